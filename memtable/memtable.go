@@ -1,0 +1,205 @@
+// Package memtable is epochdb's ordered in-memory MVCC index: a google/btree
+// of rows ordered by key, each row holding a chain of versions, newest first.
+//
+//	tree: "a" ─ "b" ─ "k" ─ ...
+//	             │
+//	             row "b": head ─► v3 (txn 12, provisional) ─► v2 (txn 9, ts 1007) ─► v1 (txn 4, ts 998)
+//
+// The memtable knows nothing about snapshots. Each version points at the
+// Status of the transaction that wrote it, and txn decides visibility from
+// that status and its snapshot. Because all versions of a transaction share one
+// Status, one atomic store on it (the commit flip) makes them all visible at
+// once.
+//
+// Concurrency: the tree is guarded by an RWMutex held only for lookups and
+// inserts, never while a caller's code runs. A row's chain is changed only
+// under that row's mutex; readers walk it without locks, through atomic
+// pointers, so an unlinked version stays readable to a walker already on it.
+package memtable
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/btree"
+)
+
+// Overheads added to key and value lengths in byte accounting: roughly the
+// size of the structs and the tree slot, so that many tiny versions are not
+// counted as free.
+const (
+	rowOverhead     = 64
+	versionOverhead = 64
+)
+
+// Memtable is the ordered key → version-chain index.
+type Memtable struct {
+	mu   sync.RWMutex // guards tree
+	tree *btree.BTreeG[*Row]
+	size atomic.Int64 // bytes of linked rows and versions
+}
+
+// New returns an empty memtable.
+func New() *Memtable {
+	return &Memtable{tree: btree.NewG(32, func(a, b *Row) bool {
+		return bytes.Compare(a.key, b.key) < 0
+	})}
+}
+
+// Size is the memtable's size in bytes: keys, values and overheads of every
+// row and version still linked.
+func (m *Memtable) Size() int64 { return m.size.Load() }
+
+// Len is the number of rows.
+func (m *Memtable) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.tree.Len()
+}
+
+// Get returns the row for key, or nil.
+func (m *Memtable) Get(key []byte) *Row {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r, _ := m.tree.Get(&Row{key: key})
+	return r
+}
+
+// Lock returns the live row for key, locked, creating it if needed. The
+// caller must Unlock it.
+func (m *Memtable) Lock(key []byte) *Row {
+	for {
+		r := m.Get(key)
+		if r == nil {
+			r = m.insert(key)
+		}
+		r.mu.Lock()
+		if !r.removed {
+			return r
+		}
+		r.mu.Unlock()
+	}
+}
+
+func (m *Memtable) insert(key []byte) *Row {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.tree.Get(&Row{key: key}); ok {
+		return r
+	}
+	r := &Row{m: m, key: bytes.Clone(key)}
+	m.tree.ReplaceOrInsert(r)
+	m.size.Add(int64(len(key) + rowOverhead))
+	return r
+}
+
+// Ascend calls fn for each row with start <= key < end in key order (a nil
+// end means no upper bound) until fn returns false. It collects rows in
+// small batches and releases the tree lock before calling fn, so fn may
+// take row locks, write, or block.
+func (m *Memtable) Ascend(start, end []byte, fn func(*Row) bool) {
+	const batch = 128
+	rows := make([]*Row, 0, batch)
+	from := &Row{key: start}
+	inclusive := true
+	for {
+		rows = rows[:0]
+		m.mu.RLock()
+		m.tree.AscendGreaterOrEqual(from, func(r *Row) bool {
+			if !inclusive && bytes.Equal(r.key, from.key) {
+				return true
+			}
+			if end != nil && bytes.Compare(r.key, end) >= 0 {
+				return false
+			}
+			rows = append(rows, r)
+			return len(rows) < batch
+		})
+		m.mu.RUnlock()
+		for _, r := range rows {
+			if !fn(r) {
+				return
+			}
+		}
+		if len(rows) < batch {
+			return
+		}
+		from, inclusive = rows[len(rows)-1], false
+	}
+}
+
+// Row is one key and its version chain.
+type Row struct {
+	m       *Memtable
+	key     []byte
+	mu      sync.Mutex // guards chain changes and removed
+	head    atomic.Pointer[Version]
+	removed bool
+}
+
+// Key is the row's key. It must not be modified.
+func (r *Row) Key() []byte { return r.key }
+
+// Head is the newest version, or nil. Safe without the row lock.
+func (r *Row) Head() *Version { return r.head.Load() }
+
+// Unlock releases a row returned by Memtable.Lock.
+func (r *Row) Unlock() { r.mu.Unlock() }
+
+// Lock locks a row the caller already holds a pointer to. It reports false,
+// with the row unlocked, if the row has been removed from the memtable.
+func (r *Row) Lock() bool {
+	r.mu.Lock()
+	if r.removed {
+		r.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// Push makes v the newest version. The caller holds the row lock.
+func (r *Row) Push(v *Version) {
+	v.next.Store(r.head.Load())
+	r.head.Store(v)
+	v.row = r
+	r.m.size.Add(v.Size())
+}
+
+// Unlink removes v from the chain. Walkers already on v can still follow
+// its next pointer. It reports whether v was linked. The caller holds the
+// row lock.
+func (r *Row) Unlink(v *Version) bool {
+	var prev *Version
+	for cur := r.head.Load(); cur != nil; prev, cur = cur, cur.next.Load() {
+		if cur != v {
+			continue
+		}
+		next := cur.next.Load()
+		if prev == nil {
+			r.head.Store(next)
+		} else {
+			prev.next.Store(next)
+		}
+		r.m.size.Add(-v.Size())
+		return true
+	}
+	return false
+}
+
+// Remove takes the row out of the memtable. It must hold nothing a reader
+// could need: txn removes a row only when its chain is empty or a lone
+// committed tombstone. The caller holds the row lock; the row stays locked.
+func (r *Row) Remove() {
+	m := r.m
+	m.mu.Lock()
+	if cur, ok := m.tree.Get(r); ok && cur == r {
+		m.tree.Delete(r)
+	}
+	m.mu.Unlock()
+	r.removed = true
+	for v := r.head.Load(); v != nil; v = v.next.Load() {
+		m.size.Add(-v.Size())
+	}
+	m.size.Add(-int64(len(r.key) + rowOverhead))
+}

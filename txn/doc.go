@@ -1,0 +1,73 @@
+// Package txn is the transaction layer: the Store that ties the write-ahead
+// log, the memtable and the reclaim manager together, and the Tx through
+// which everything above reads and writes.
+//
+// # One flip decides
+//
+// Every transaction has one memtable.Status, and every version it writes
+// points to it. While the transaction runs, its versions are provisional:
+// readers skip them because the status says "in progress", and writers that
+// meet them wait, because a provisional version is the row's write lock. The
+// commit path, in order:
+//
+//  1. Tx.Commit reads the reclaim epoch and stamps it on its versions as their
+//     birth epoch.
+//  2. Inside wal.Writer.Commit's build hook, under the log's lock, it takes
+//     the next commit timestamp and appends its buffered entries and its
+//     commit record. Log order is therefore timestamp order.
+//  3. The log's flusher writes the group and fsyncs it once.
+//  4. The flusher runs the publish hook: status.Commit(ts) — the single
+//     pointer move that makes every version of the transaction visible at once
+//     — then advances the store's visible timestamp, then wakes the
+//     transactions queued on its row locks.
+//  5. Commit returns: the commit is acknowledged. Versions the commit made
+//     obsolete are retired to reclaim.
+//
+// A snapshot is the visible timestamp when it was taken. A version is visible
+// to a snapshot if its writer committed at or before it, or if the reader
+// wrote it. Statuses flip in log order and the visible timestamp only moves
+// after the flip, so a snapshot never sees a transaction appear or vanish.
+//
+// # Status table
+//
+// The status table maps an in-progress transaction's id to its state; lock
+// waiters and the deadlock detector use it. Once a transaction ends, its
+// versions resolve through their Status pointer, which holds the outcome, so
+// the table need not keep it. When sstables let provisional versions outlive
+// memory, their statuses will be persisted the same way PostgreSQL keeps its
+// commit log, until compaction rewrites the versions as resolved.
+//
+// # Isolation
+//
+// READ COMMITTED takes a new snapshot per statement (NextStatement). A write
+// that meets a provisional version waits for its writer to end, then reads
+// the newest committed version and hands it to the caller's Mutate callback,
+// which re-checks its WHERE clause on it, as PostgreSQL's EvalPlanQual does.
+// REPEATABLE READ keeps one snapshot for the whole transaction; a write to a
+// row whose newest committed version is newer than the snapshot fails with
+// ErrSerialization (40001). SERIALIZABLE is not offered here.
+//
+// Lock waits form a waits-for graph. A transaction about to wait first
+// follows the graph from the holder; if the path returns to itself, it fails
+// with ErrDeadlock (40P01) instead of waiting. The graph is changed under one
+// mutex, so of two transactions closing a cycle exactly one sees it.
+//
+// # Recovery
+//
+// Open scans the log twice. The first pass finds the commit records — the
+// only thing that decides — and where the log ends, and truncates a torn
+// tail. The second pass installs the entries of committed transactions, in
+// commit-timestamp order, and ignores every other entry, though it is
+// physically present. New transaction ids and timestamps continue above
+// everything the log holds, so an old uncommitted entry can never be adopted
+// by a new transaction that reuses its id.
+//
+// # Reclamation
+//
+// A version superseded by a committed newer one is retired with the span
+// [its birth epoch, the epoch after the supersede]; a version of an aborted
+// transaction with the span of the abort. Readers pin an epoch before taking
+// their snapshot and seal the pin after it. reclaim frees a version (unlinks
+// it from its chain) only once no pinned reader's span overlaps its own, so
+// no reader ever finds a version it can see missing.
+package txn

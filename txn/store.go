@@ -1,0 +1,340 @@
+package txn
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/epochdb/epochdb/internal/vfs"
+	"github.com/epochdb/epochdb/memtable"
+	"github.com/epochdb/epochdb/reclaim"
+	"github.com/epochdb/epochdb/wal"
+)
+
+// Sentinel errors. SQL maps them to SQLSTATEs.
+var (
+	// ErrSerialization: a REPEATABLE READ transaction tried to write a row
+	// that a concurrent transaction changed and committed (40001).
+	ErrSerialization = errors.New("could not serialize access due to concurrent update")
+	// ErrDeadlock: waiting for a row lock would close a cycle of waits (40P01).
+	ErrDeadlock = errors.New("deadlock detected")
+	// ErrDone: the transaction has already committed or rolled back.
+	ErrDone = errors.New("txn: transaction has already ended")
+	// ErrClosed: the store is closed.
+	ErrClosed = errors.New("txn: store closed")
+)
+
+// Options configure a Store. The zero value is a durable store on the
+// operating system's file system.
+type Options struct {
+	FS  vfs.FS
+	WAL wal.Options
+	// StreamThreshold is how many bytes of entries a transaction buffers
+	// before it streams them to the log ahead of its commit. Default 1 MiB.
+	StreamThreshold int
+	Reclaim         reclaim.Options
+	// Now is the clock that commit timestamps follow. Default time.Now.
+	Now func() time.Time
+}
+
+// Store is a transactional key-value store over the log and the memtable.
+type Store struct {
+	fs     vfs.FS
+	dir    string
+	walDir string
+	opts   Options
+	mem    *memtable.Memtable
+	log    *wal.Writer
+	epochs *reclaim.Manager
+
+	nextTxn atomic.Uint64
+	// lastTS is the newest commit timestamp handed out. It is read and
+	// written only inside the log's build hook, which the log serialises.
+	lastTS uint64
+	// visible is the newest published commit timestamp; snapshots read it.
+	visible atomic.Uint64
+
+	// lockMu guards the status table of in-progress transactions and the
+	// waits-for graph.
+	lockMu   sync.Mutex
+	active   map[uint64]*Tx
+	waitsFor map[uint64]uint64
+}
+
+// WALDir is where a store in dir keeps its write-ahead log.
+func WALDir(fs vfs.FS, dir string) string { return fs.PathJoin(dir, "wal") }
+
+// Open opens the store in dir, creating it if needed, and recovers it from
+// its log: afterwards it holds exactly the transactions whose commit records
+// are durable.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.FS == nil {
+		opts.FS = vfs.Default
+	}
+	if opts.StreamThreshold <= 0 {
+		opts.StreamThreshold = 1 << 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Store{
+		fs:       opts.FS,
+		dir:      dir,
+		opts:     opts,
+		mem:      memtable.New(),
+		epochs:   reclaim.New(opts.Reclaim),
+		active:   make(map[uint64]*Tx),
+		waitsFor: make(map[uint64]uint64),
+	}
+	s.walDir = WALDir(s.fs, dir)
+	if err := s.fs.MkdirAll(s.walDir, 0o755); err != nil {
+		return nil, err
+	}
+	next, err := s.recover()
+	if err != nil {
+		return nil, err
+	}
+	s.log, err = wal.Create(s.fs, s.walDir, next, opts.WAL)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// recover replays the log into the memtable and returns the number of the
+// segment that new writes go to.
+func (s *Store) recover() (uint64, error) {
+	// Pass 1: which transactions have a durable commit record, and where
+	// does the log end?
+	commits := make(map[uint64]uint64)
+	var maxTxn uint64
+	res, err := wal.Scan(s.fs, s.walDir, func(_ wal.Pos, rec *wal.Record) error {
+		maxTxn = max(maxTxn, rec.Txn)
+		switch rec.Kind {
+		case wal.KindCommit:
+			commits[rec.Txn] = rec.CommitTS
+			for _, sub := range rec.Subtxns {
+				commits[sub] = rec.CommitTS
+				maxTxn = max(maxTxn, sub)
+			}
+			s.lastTS = max(s.lastTS, rec.CommitTS)
+		case wal.KindCheckpoint:
+			maxTxn = max(maxTxn, rec.NextTxn-1)
+			s.lastTS = max(s.lastTS, rec.CommitTS)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, errors.Wrap(err, "recovering the write-ahead log")
+	}
+	if err := wal.TruncateTorn(s.fs, s.walDir, res); err != nil {
+		return 0, errors.Wrap(err, "truncating the torn tail of the write-ahead log")
+	}
+
+	// Pass 2: install the entries of committed transactions. Everything
+	// else in the log is ignored, though it is there.
+	statuses := make(map[uint64]*memtable.Status)
+	_, err = wal.Scan(s.fs, s.walDir, func(_ wal.Pos, rec *wal.Record) error {
+		if rec.Kind != wal.KindEntry {
+			return nil
+		}
+		ts, ok := commits[rec.Txn]
+		if !ok {
+			return nil
+		}
+		st := statuses[rec.Txn]
+		if st == nil {
+			st = memtable.NewStatus(rec.Txn)
+			st.Commit(ts)
+			statuses[rec.Txn] = st
+		}
+		s.replay(rec, st, ts)
+		return nil
+	})
+	if err != nil {
+		return 0, errors.Wrap(err, "replaying the write-ahead log")
+	}
+	// No reader exists yet, so a row whose newest version is a tombstone
+	// hides nothing and can go.
+	var dead []*memtable.Row
+	s.mem.Ascend(nil, nil, func(r *memtable.Row) bool {
+		if r.Head().Tombstone {
+			dead = append(dead, r)
+		}
+		return true
+	})
+	for _, r := range dead {
+		if r.Lock() {
+			r.Remove()
+			r.Unlock()
+		}
+	}
+
+	s.visible.Store(s.lastTS)
+	s.nextTxn.Store(maxTxn + 1)
+	var next uint64 = 1
+	if n := len(res.Segments); n > 0 {
+		next = res.Segments[n-1] + 1
+	}
+	return next, nil
+}
+
+// replay installs one committed entry, keeping only the newest committed
+// version of each key: there are no readers during recovery.
+func (s *Store) replay(rec *wal.Record, st *memtable.Status, ts uint64) {
+	row := s.mem.Lock(rec.Key)
+	defer row.Unlock()
+	if head := row.Head(); head != nil {
+		if hts, _ := head.Status.CommitTS(); head.Status != st && hts > ts {
+			return
+		}
+		row.Unlink(head)
+	}
+	row.Push(&memtable.Version{
+		Status:    st,
+		Value:     append([]byte(nil), rec.Value...),
+		Tombstone: rec.Tombstone,
+	})
+}
+
+// Close writes a checkpoint record and closes the log. Transactions still
+// open are left uncommitted: recovery will ignore them.
+func (s *Store) Close() error {
+	ckpt := s.log.Sync()
+	if ckpt == nil {
+		next := s.nextTxn.Load()
+		ckpt = s.log.Commit(func(buf []byte) []byte {
+			return wal.AppendCheckpoint(buf, next, s.lastTS)
+		}, nil)
+	}
+	if err := s.log.Close(); err != nil {
+		return err
+	}
+	return ckpt
+}
+
+// Begin starts a transaction.
+func (s *Store) Begin(iso Isolation) *Tx {
+	tx := &Tx{
+		s:    s,
+		iso:  iso,
+		id:   s.nextTxn.Add(1) - 1,
+		done: make(chan struct{}),
+	}
+	tx.status = memtable.NewStatus(tx.id)
+	s.lockMu.Lock()
+	s.active[tx.id] = tx
+	s.lockMu.Unlock()
+	tx.takeSnapshot()
+	return tx
+}
+
+// release ends tx's hold on its row locks: it leaves the status table and
+// wakes its waiters. Its status must already be final.
+func (s *Store) release(tx *Tx) {
+	s.lockMu.Lock()
+	delete(s.active, tx.id)
+	s.lockMu.Unlock()
+	close(tx.done)
+}
+
+// waitFor blocks until the transaction holding a provisional version ends,
+// unless waiting would close a cycle in the waits-for graph.
+func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
+	s.lockMu.Lock()
+	h, ok := s.active[holder]
+	if !ok {
+		s.lockMu.Unlock()
+		return nil
+	}
+	for id, ok := holder, true; ok; id, ok = s.waitsFor[id] {
+		if id == tx.id {
+			s.lockMu.Unlock()
+			return errors.WithDetailf(ErrDeadlock,
+				"txn %d waits for txn %d, which waits for txn %d", tx.id, holder, tx.id)
+		}
+	}
+	s.waitsFor[tx.id] = holder
+	s.lockMu.Unlock()
+
+	var err error
+	select {
+	case <-h.done:
+	case <-ctx.Done():
+		err = errors.Wrap(ctx.Err(), "waiting for a row lock")
+	}
+	s.lockMu.Lock()
+	delete(s.waitsFor, tx.id)
+	s.lockMu.Unlock()
+	return err
+}
+
+// nextCommitTS returns the commit timestamp for the next commit: the clock
+// in nanoseconds, but always above the last one. It runs in the log's build
+// hook, so timestamps follow log order even if the clock steps back.
+func (s *Store) nextCommitTS() uint64 {
+	ts := max(uint64(s.opts.Now().UnixNano()), s.lastTS+1, 2)
+	s.lastTS = ts
+	return ts
+}
+
+// retire hands v to reclaim: it is obsolete as of now, and was visible to
+// readers from epoch born on. Once freed it is unlinked from its row.
+func (s *Store) retire(v *memtable.Version, born reclaim.Epoch) {
+	s.epochs.RetireSpan(born, v.Size(), func() { s.unlink(v.Row(), v) })
+}
+
+// unlink removes a freed version (if v is not nil) from row's chain, and
+// drops the row once it holds nothing a reader could need: nothing, or a lone
+// committed tombstone.
+func (s *Store) unlink(row *memtable.Row, v *memtable.Version) {
+	if !row.Lock() {
+		return
+	}
+	defer row.Unlock()
+	if v != nil {
+		row.Unlink(v)
+	}
+	h := row.Head()
+	if h == nil {
+		row.Remove()
+		return
+	}
+	if _, committed := h.Status.CommitTS(); committed && h.Tombstone && h.Next() == nil {
+		row.Remove()
+	}
+}
+
+// Stats describe the store.
+type Stats struct {
+	WAL           wal.Stats
+	Reclaim       reclaim.Stats
+	MemtableBytes int64
+	MemtableRows  int
+	ActiveTxns    int
+	VisibleTS     uint64
+}
+
+// Stats returns the store's statistics.
+func (s *Store) Stats() Stats {
+	s.lockMu.Lock()
+	active := len(s.active)
+	s.lockMu.Unlock()
+	return Stats{
+		WAL:           s.log.Stats(),
+		Reclaim:       s.epochs.Stats(),
+		MemtableBytes: s.mem.Size(),
+		MemtableRows:  s.mem.Len(),
+		ActiveTxns:    active,
+		VisibleTS:     s.visible.Load(),
+	}
+}
+
+// Reclaim exposes the epoch manager, for tools and tests that inspect or
+// advance it.
+func (s *Store) Reclaim() *reclaim.Manager { return s.epochs }
+
+func ownerLabel(id uint64) string { return "txn " + strconv.FormatUint(id, 10) }

@@ -1,0 +1,329 @@
+package txn
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/epochdb/epochdb/memtable"
+	"github.com/epochdb/epochdb/reclaim"
+	"github.com/epochdb/epochdb/wal"
+)
+
+// Isolation is a transaction isolation level.
+type Isolation int
+
+// The isolation levels, with PostgreSQL's meanings.
+const (
+	ReadCommitted Isolation = iota
+	RepeatableRead
+)
+
+func (i Isolation) String() string {
+	if i == RepeatableRead {
+		return "repeatable read"
+	}
+	return "read committed"
+}
+
+// Op is what a Mutate callback asks for.
+type Op int
+
+const (
+	// Keep writes nothing: for example, the row no longer matches the
+	// statement's WHERE clause.
+	Keep Op = iota
+	// Put writes the returned value.
+	Put
+	// Delete writes a tombstone.
+	Delete
+)
+
+// Tx is a transaction. It is not safe for concurrent use.
+type Tx struct {
+	s      *Store
+	iso    Isolation
+	id     uint64
+	status *memtable.Status
+	done   chan struct{} // closed when the transaction ends: its row locks are free
+
+	snap  uint64
+	guard *reclaim.Guard
+
+	writes   []*memtable.Version // every version this transaction pushed
+	walBuf   []byte              // entries not yet handed to the log
+	streamed bool                // some entries went to the log before the commit record
+	commitTS uint64              // set in the log's build hook
+	ended    bool
+}
+
+// ID is the transaction id, as written in the log.
+func (tx *Tx) ID() uint64 { return tx.id }
+
+// Isolation is the transaction's isolation level.
+func (tx *Tx) Isolation() Isolation { return tx.iso }
+
+// Snapshot is the commit timestamp the transaction currently reads at.
+func (tx *Tx) Snapshot() uint64 { return tx.snap }
+
+// takeSnapshot pins the reclaim epoch, then reads the visible timestamp, then
+// seals the pin: every version the snapshot can see is born within the pin's
+// span, and every version it may need is retired at or after the pin.
+func (tx *Tx) takeSnapshot() {
+	if tx.guard != nil {
+		tx.guard.Unpin()
+	}
+	tx.guard = tx.s.epochs.Pin(ownerLabel(tx.id))
+	tx.snap = tx.s.visible.Load()
+	tx.guard.Seal()
+}
+
+// NextStatement starts a new statement. Under READ COMMITTED it takes a new
+// snapshot, so the statement sees every commit acknowledged before it began.
+// Under REPEATABLE READ it does nothing.
+func (tx *Tx) NextStatement() {
+	if tx.iso == ReadCommitted && !tx.ended {
+		tx.takeSnapshot()
+	}
+}
+
+// visible returns the version of row that tx's snapshot sees: its own newest
+// write, or the newest version committed at or before the snapshot.
+func (tx *Tx) visible(row *memtable.Row) *memtable.Version {
+	for v := row.Head(); v != nil; v = v.Next() {
+		if v.Status == tx.status {
+			return v
+		}
+		if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
+			return v
+		}
+	}
+	return nil
+}
+
+// Get returns the value of key in tx's snapshot. The returned slice must not
+// be modified.
+func (tx *Tx) Get(key []byte) ([]byte, bool, error) {
+	if tx.ended {
+		return nil, false, ErrDone
+	}
+	row := tx.s.mem.Get(key)
+	if row == nil {
+		return nil, false, nil
+	}
+	v := tx.visible(row)
+	if v == nil || v.Tombstone {
+		return nil, false, nil
+	}
+	return v.Value, true, nil
+}
+
+// Scan calls fn, in key order, for each key in [start, end) that has a value
+// in tx's snapshot (a nil end means no upper bound), until fn returns false.
+// The slices passed to fn must not be modified.
+func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+	if tx.ended {
+		return ErrDone
+	}
+	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
+		v := tx.visible(row)
+		if v == nil || v.Tombstone {
+			return true
+		}
+		return fn(row.Key(), v.Value)
+	})
+	return nil
+}
+
+// Put writes value at key, waiting for a concurrent writer of key to end.
+func (tx *Tx) Put(ctx context.Context, key, value []byte) error {
+	return tx.Mutate(ctx, key, func([]byte, bool) ([]byte, Op, error) {
+		return value, Put, nil
+	})
+}
+
+// Delete deletes key if it exists, waiting for a concurrent writer of key to
+// end.
+func (tx *Tx) Delete(ctx context.Context, key []byte) error {
+	return tx.Mutate(ctx, key, func(_ []byte, exists bool) ([]byte, Op, error) {
+		if !exists {
+			return nil, Keep, nil
+		}
+		return nil, Delete, nil
+	})
+}
+
+// Mutate is the one write path. It locks key: if another transaction holds
+// a provisional version of it, Mutate waits for that transaction to end, or
+// fails with ErrDeadlock if waiting would deadlock. It then calls fn with the
+// newest committed value (or tx's own newest write), which under READ
+// COMMITTED may be newer than tx's snapshot: fn re-checks the caller's
+// condition on it and says what to write. Under REPEATABLE READ, a newest
+// committed version newer than the snapshot fails with ErrSerialization.
+// fn runs with the row locked and must not touch the store.
+func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	if tx.ended {
+		return ErrDone
+	}
+	if err := tx.s.log.Err(); err != nil {
+		return err
+	}
+	for {
+		row := tx.s.mem.Lock(key)
+		base := row.Head()
+		for base != nil && base.Status.Aborted() {
+			base = base.Next()
+		}
+		if base != nil && base.Status != tx.status {
+			ts, committed := base.Status.CommitTS()
+			if !committed {
+				row.Unlock()
+				if err := tx.s.waitFor(ctx, tx, base.Status.ID); err != nil {
+					return err
+				}
+				continue
+			}
+			if tx.iso == RepeatableRead && ts > tx.snap {
+				row.Unlock()
+				return ErrSerialization
+			}
+		}
+		exists := base != nil && !base.Tombstone
+		var cur []byte
+		if exists {
+			cur = base.Value
+		}
+		val, op, err := fn(cur, exists)
+		if err != nil || op == Keep {
+			row.Unlock()
+			return err
+		}
+		v := &memtable.Version{Status: tx.status, Tombstone: op == Delete}
+		if op == Put {
+			v.Value = bytes.Clone(val)
+			if v.Value == nil {
+				v.Value = []byte{}
+			}
+		}
+		row.Push(v)
+		row.Unlock()
+		tx.writes = append(tx.writes, v)
+		tx.walBuf = wal.AppendEntry(tx.walBuf, tx.id, key, v.Value, v.Tombstone)
+		if len(tx.walBuf) >= tx.s.opts.StreamThreshold {
+			return tx.stream()
+		}
+		return nil
+	}
+}
+
+// stream hands the buffered entries to the log ahead of the commit record.
+// They are physically in the log from now on, and count only if the commit
+// record follows.
+func (tx *Tx) stream() error {
+	if err := tx.s.log.Append(tx.walBuf); err != nil {
+		return err
+	}
+	tx.walBuf = tx.walBuf[:0]
+	tx.streamed = true
+	return nil
+}
+
+// Commit makes tx's writes durable and visible, all at once, and returns
+// only after both. If it returns an error, nothing tx wrote was
+// acknowledged; after an fsync failure the store accepts no more commits.
+func (tx *Tx) Commit() error {
+	if tx.ended {
+		return ErrDone
+	}
+	tx.ended = true
+	defer tx.guard.Unpin()
+	s := tx.s
+	if len(tx.writes) == 0 {
+		tx.status.Abort()
+		s.release(tx)
+		return nil
+	}
+	born := uint64(s.epochs.Current())
+	for _, v := range tx.writes {
+		v.Born = born
+	}
+	err := s.log.Commit(func(buf []byte) []byte {
+		tx.commitTS = s.nextCommitTS()
+		buf = append(buf, tx.walBuf...)
+		return wal.AppendCommit(buf, tx.id, tx.commitTS, nil)
+	}, func() {
+		tx.status.Commit(tx.commitTS)
+		s.visible.Store(tx.commitTS)
+		s.release(tx)
+	})
+	if err != nil {
+		tx.abort()
+		return err
+	}
+	tx.retireSuperseded()
+	return nil
+}
+
+// Rollback discards tx's writes. Rolling back an ended transaction returns
+// ErrDone.
+func (tx *Tx) Rollback() error {
+	if tx.ended {
+		return ErrDone
+	}
+	tx.ended = true
+	defer tx.guard.Unpin()
+	if tx.streamed {
+		// Advisory only: without a commit record the entries never count,
+		// but the abort record lets wal dump say "rolled back".
+		_ = tx.s.log.Append(wal.AppendAbort(nil, tx.id))
+	}
+	tx.abort()
+	return nil
+}
+
+// abort flips tx to aborted, frees its row locks and retires its versions:
+// no reader will ever see them.
+func (tx *Tx) abort() {
+	tx.status.Abort()
+	tx.s.release(tx)
+	now := tx.s.epochs.Current()
+	for _, v := range tx.writes {
+		tx.s.retire(v, now)
+	}
+}
+
+// retireSuperseded retires what tx's commit made obsolete: for each row, the
+// committed version below tx's newest write (visible to older snapshots
+// until now), and tx's own earlier writes of the row (never visible to
+// anyone else). A tombstone with nothing below it is retired too, so that
+// the row can go.
+func (tx *Tx) retireSuperseded() {
+	s := tx.s
+	now := s.epochs.Current()
+	for _, v := range tx.writes {
+		if tx.overwritten(v) {
+			s.retire(v, now)
+			continue
+		}
+		prev := v.Next()
+		for prev != nil && (prev.Status.Aborted() || prev.Status == tx.status) {
+			prev = prev.Next()
+		}
+		switch {
+		case prev != nil:
+			s.retire(prev, reclaim.Epoch(prev.Born))
+		case v.Tombstone:
+			row := v.Row()
+			s.epochs.RetireSpan(now, 0, func() { s.unlink(row, nil) })
+		}
+	}
+}
+
+// overwritten reports whether tx wrote a newer version of v's row above v.
+func (tx *Tx) overwritten(v *memtable.Version) bool {
+	for cur := v.Row().Head(); cur != nil && cur != v; cur = cur.Next() {
+		if cur.Status == tx.status {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,354 @@
+package wal
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/epochdb/epochdb/internal/vfs"
+)
+
+const dir = "/wal"
+
+func newFS(t testing.TB) *vfs.MemFS {
+	fs := vfs.NewMem()
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// sample holds one record of every kind, in the shapes the engine writes.
+var sample = []Record{
+	{Kind: KindEntry, Txn: 7, Key: []byte("k1"), Value: []byte("value one")},
+	{Kind: KindEntry, Txn: 7, Key: []byte("k2"), Value: []byte{}},
+	{Kind: KindEntry, Txn: 8, Key: []byte("gone"), Tombstone: true},
+	{Kind: KindCommit, Txn: 7, CommitTS: 1_796_000_000_000_000_001},
+	{Kind: KindCommit, Txn: 9, CommitTS: 5, Subtxns: []uint64{10, 11}},
+	{Kind: KindAbort, Txn: 8},
+	{Kind: KindCheckpoint, NextTxn: 12, CommitTS: 99},
+}
+
+func appendRecord(buf []byte, r Record) []byte {
+	switch r.Kind {
+	case KindEntry:
+		return AppendEntry(buf, r.Txn, r.Key, r.Value, r.Tombstone)
+	case KindCommit:
+		return AppendCommit(buf, r.Txn, r.CommitTS, r.Subtxns)
+	case KindAbort:
+		return AppendAbort(buf, r.Txn)
+	case KindCheckpoint:
+		return AppendCheckpoint(buf, r.NextTxn, r.CommitTS)
+	}
+	panic("unknown kind")
+}
+
+func sameRecord(a, b Record) bool {
+	return a.Kind == b.Kind && a.Txn == b.Txn && bytes.Equal(a.Key, b.Key) &&
+		bytes.Equal(a.Value, b.Value) && a.Tombstone == b.Tombstone &&
+		a.CommitTS == b.CommitTS && slices.Equal(a.Subtxns, b.Subtxns) && a.NextTxn == b.NextTxn
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	for _, want := range sample {
+		t.Run(want.Kind.String(), func(t *testing.T) {
+			r := NewReader(appendRecord(nil, want))
+			got, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameRecord(*got, want) {
+				t.Fatalf("round trip: got %+v, want %+v", *got, want)
+			}
+			if _, err := r.Next(); err != io.EOF {
+				t.Fatalf("after the only record: %v, want io.EOF", err)
+			}
+		})
+	}
+}
+
+// writeSegment writes records as segment seg and returns each record's start.
+func writeSegment(t *testing.T, fs vfs.FS, seg uint64, recs []Record) (data []byte, starts []int) {
+	for _, r := range recs {
+		starts = append(starts, len(data))
+		data = appendRecord(data, r)
+	}
+	f, err := fs.Create(fs.PathJoin(dir, SegmentName(seg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return data, starts
+}
+
+func scanAll(fs vfs.FS) ([]Record, ScanResult, error) {
+	var got []Record
+	res, err := Scan(fs, dir, func(_ Pos, r *Record) error {
+		c := *r
+		c.Key, c.Value = bytes.Clone(r.Key), bytes.Clone(r.Value)
+		c.Subtxns = slices.Clone(r.Subtxns)
+		got = append(got, c)
+		return nil
+	})
+	return got, res, err
+}
+
+func TestTornTailAtEveryOffset(t *testing.T) {
+	fs := newFS(t)
+	data, starts := writeSegment(t, fs, 1, sample)
+	last := starts[len(starts)-1]
+	name := fs.PathJoin(dir, SegmentName(1))
+	for cut := last; cut < len(data); cut++ {
+		writeFile(t, fs, name, data[:cut])
+		got, res, err := scanAll(fs)
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		if len(got) != len(sample)-1 {
+			t.Fatalf("cut at %d: %d records, want %d", cut, len(got), len(sample)-1)
+		}
+		if res.End != (Pos{Segment: 1, Offset: int64(last)}) || res.Torn != (cut > last) {
+			t.Fatalf("cut at %d: end %+v torn %v, want end at %d", cut, res.End, res.Torn, last)
+		}
+		if err := TruncateTorn(fs, dir, res); err != nil {
+			t.Fatal(err)
+		}
+		if _, res, err := scanAll(fs); err != nil || res.Torn {
+			t.Fatalf("cut at %d: after truncation: torn %v, %v", cut, res.Torn, err)
+		}
+	}
+}
+
+func TestGarbageTailIsTorn(t *testing.T) {
+	fs := newFS(t)
+	data, starts := writeSegment(t, fs, 1, sample)
+	tail := append(bytes.Clone(data), 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 1, 2, 3, 4, 5)
+	writeFile(t, fs, fs.PathJoin(dir, SegmentName(1)), tail)
+	got, res, err := scanAll(fs)
+	if err != nil || len(got) != len(starts) || !res.Torn || res.End.Offset != int64(len(data)) {
+		t.Fatalf("garbage after the last record: %d records, %+v, %v", len(got), res, err)
+	}
+}
+
+func TestBitFlipIsCorruption(t *testing.T) {
+	for _, newest := range []bool{true, false} {
+		t.Run(fmt.Sprintf("newest=%v", newest), func(t *testing.T) {
+			fs := newFS(t)
+			data, starts := writeSegment(t, fs, 1, sample)
+			if !newest {
+				writeSegment(t, fs, 2, sample[:1])
+			}
+			victim := 1 // a record that is not the tail
+			end := starts[victim+1]
+			for bit := starts[victim] * 8; bit < end*8; bit++ {
+				flipped := bytes.Clone(data)
+				flipped[bit/8] ^= 1 << (bit % 8)
+				writeFile(t, fs, fs.PathJoin(dir, SegmentName(1)), flipped)
+				got, _, err := scanAll(fs)
+				var ce *CorruptionError
+				if !errors.As(err, &ce) || !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("bit %d: got %v, want a corruption error", bit, err)
+				}
+				if ce.Segment != 1 || ce.Offset != int64(starts[victim]) {
+					t.Fatalf("bit %d: corruption reported at %s:%d, want %s:%d",
+						bit, SegmentName(ce.Segment), ce.Offset, SegmentName(1), starts[victim])
+				}
+				if len(got) != victim {
+					t.Fatalf("bit %d: %d records before the error, want %d: the bad record must not be skipped", bit, len(got), victim)
+				}
+			}
+		})
+	}
+}
+
+func TestTornOlderSegmentIsCorruption(t *testing.T) {
+	fs := newFS(t)
+	data, starts := writeSegment(t, fs, 1, sample)
+	writeFile(t, fs, fs.PathJoin(dir, SegmentName(1)), data[:len(data)-1])
+	writeSegment(t, fs, 2, sample[:2])
+	_, _, err := scanAll(fs)
+	var ce *CorruptionError
+	if !errors.As(err, &ce) || ce.Segment != 1 || ce.Offset != int64(starts[len(starts)-1]) {
+		t.Fatalf("torn record in a segment that is not the newest: %v", err)
+	}
+}
+
+func TestMissingSegmentIsCorruption(t *testing.T) {
+	fs := newFS(t)
+	writeSegment(t, fs, 1, sample)
+	writeSegment(t, fs, 3, sample)
+	if _, _, err := scanAll(fs); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("segments 1 and 3 without 2: %v, want corruption", err)
+	}
+}
+
+func writeFile(t *testing.T, fs vfs.FS, name string, data []byte) {
+	t.Helper()
+	f, err := fs.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// slowSync delays every fsync, as a disk does, so that committers pile up
+// behind it and group commit has something to group.
+type slowSync struct{ vfs.FS }
+
+type slowFile struct{ vfs.File }
+
+func (s slowSync) Create(name string) (vfs.File, error) {
+	f, err := s.FS.Create(name)
+	return slowFile{f}, err
+}
+
+func (f slowFile) Sync() error {
+	time.Sleep(2 * time.Millisecond)
+	return f.File.Sync()
+}
+
+func TestGroupCommitPublishesInLogOrder(t *testing.T) {
+	fs := newFS(t)
+	w, err := Create(slowSync{fs}, dir, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const committers, each = 16, 25
+	var (
+		mu        sync.Mutex
+		next      uint64 // the ts handed out in build, under the writer's lock
+		published []uint64
+		wg        sync.WaitGroup
+	)
+	for c := range committers {
+		wg.Go(func() {
+			for i := range each {
+				var ts uint64
+				err := w.Commit(func(buf []byte) []byte {
+					next++
+					ts = next
+					buf = AppendEntry(buf, ts, []byte(fmt.Sprint(c, i)), []byte("v"), false)
+					return AppendCommit(buf, ts, ts, nil)
+				}, func() {
+					mu.Lock()
+					published = append(published, ts)
+					mu.Unlock()
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if !slices.IsSorted(published) || len(published) != committers*each {
+		t.Fatalf("published %d commits, sorted %v: publish must follow log order", len(published), slices.IsSorted(published))
+	}
+	st := w.Stats()
+	if st.Commits != committers*each || st.Syncs >= st.Commits/2 {
+		t.Fatalf("%d commits took %d fsyncs: group commit should share fsyncs", st.Commits, st.Syncs)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := scanAll(fs)
+	if err != nil || len(got) != 2*committers*each {
+		t.Fatalf("scan after close: %d records, %v", len(got), err)
+	}
+	for i := 1; i < len(got); i += 2 {
+		if got[i].Kind != KindCommit || got[i].CommitTS != uint64(i/2+1) {
+			t.Fatalf("record %d is %+v: log order must equal commit-ts order", i, got[i])
+		}
+	}
+}
+
+func TestFsyncFailureIsFailStop(t *testing.T) {
+	mem := newFS(t)
+	fs := vfs.NewFaulty(mem)
+	w, err := Create(fs, dir, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := func(id uint64) (published bool, err error) {
+		err = w.Commit(func(buf []byte) []byte {
+			return AppendCommit(buf, id, id, nil)
+		}, func() { published = true })
+		return published, err
+	}
+	for id := uint64(1); id <= 3; id++ {
+		if ok, err := commit(id); err != nil || !ok {
+			t.Fatalf("commit %d before the fault: published %v, %v", id, ok, err)
+		}
+	}
+	fs.Fail(vfs.OpSync)
+	for id := uint64(4); id <= 6; id++ {
+		ok, err := commit(id)
+		if !errors.Is(err, ErrPoisoned) || ok {
+			t.Fatalf("commit %d after a failed fsync: published %v, err %v; want ErrPoisoned and no publish", id, ok, err)
+		}
+	}
+	if err := w.Append(AppendAbort(nil, 9)); !errors.Is(err, ErrPoisoned) {
+		t.Fatalf("append after a failed fsync: %v", err)
+	}
+	fs.Heal(vfs.OpSync)
+	if ok, err := commit(7); !errors.Is(err, ErrPoisoned) || ok {
+		t.Fatalf("a healed disk must not revive a poisoned writer: %v", err)
+	}
+	if n := fs.Count(vfs.OpSync); n != 4 {
+		t.Fatalf("%d fsync attempts, want 4: the failed fsync must not be retried", n)
+	}
+	if err := w.Close(); !errors.Is(err, ErrPoisoned) {
+		t.Fatalf("close of a poisoned writer: %v", err)
+	}
+	crashed := mem.CrashClone(vfs.CrashOptions{})
+	got, _, err := scanAll(crashed)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("after the crash: %d commit records, %v; want exactly the 3 acknowledged", len(got), err)
+	}
+}
+
+func TestRotation(t *testing.T) {
+	fs := newFS(t)
+	w, err := Create(fs, dir, 1, Options{SegmentSize: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 100
+	for i := range uint64(n) {
+		err := w.Commit(func(buf []byte) []byte {
+			buf = AppendEntry(buf, i, []byte("key"), bytes.Repeat([]byte("v"), 40), false)
+			return AppendCommit(buf, i, i+1, nil)
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	segs, err := Segments(fs, dir)
+	if err != nil || len(segs) < 10 {
+		t.Fatalf("segments %v, %v: want rotation at 256 bytes", segs, err)
+	}
+	got, _, err := scanAll(crashedCopy(fs))
+	if err != nil || len(got) != 2*n {
+		t.Fatalf("after a crash: %d records, %v; every acknowledged commit must survive rotation", len(got), err)
+	}
+}
+
+func crashedCopy(fs *vfs.MemFS) *vfs.MemFS { return fs.CrashClone(vfs.CrashOptions{}) }
