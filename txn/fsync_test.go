@@ -1,0 +1,100 @@
+package txn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cockroachdb/errors"
+	"github.com/epochdb/epochdb/internal/vfs"
+	"github.com/epochdb/epochdb/wal"
+)
+
+// An injected fsync failure fails that commit and every later one, and
+// after a restart every acknowledged commit is present and nothing else is.
+func TestFsyncFailure(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keepUnsynced=%v", keep), func(t *testing.T) {
+			mem := vfs.NewMem()
+			faulty := vfs.NewFaulty(mem)
+			s, err := Open("/db", Options{FS: faulty})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			var (
+				mu     sync.Mutex
+				acked  = map[string]bool{}
+				failed = map[string]bool{}
+				wg     sync.WaitGroup
+			)
+			commit := func(k string) {
+				tx := s.Begin(ReadCommitted)
+				err := tx.Put(ctx, []byte(k), []byte(k))
+				if err == nil {
+					err = tx.Commit()
+				} else {
+					_ = tx.Rollback()
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					acked[k] = true
+				} else {
+					if !errors.Is(err, wal.ErrPoisoned) {
+						t.Errorf("%s: %v, want ErrPoisoned", k, err)
+					}
+					failed[k] = true
+				}
+			}
+			for i := range 10 {
+				commit(fmt.Sprintf("before-%d", i))
+			}
+			faulty.FailAfter(vfs.OpSync, 3)
+			for w := range 8 {
+				wg.Go(func() {
+					for i := range 20 {
+						commit(fmt.Sprintf("during-%d-%d", w, i))
+					}
+				})
+			}
+			wg.Wait()
+			if len(failed) == 0 {
+				t.Fatal("no commit failed")
+			}
+			faulty.Heal(vfs.OpSync)
+			commit("after-heal")
+			if !failed["after-heal"] {
+				t.Fatal("a commit succeeded after a failed fsync: the store must stay fail-stop")
+			}
+			syncs := faulty.Count(vfs.OpSync)
+			_ = s.Close()
+			if n := faulty.Count(vfs.OpSync); n != syncs {
+				t.Fatalf("close issued %d more fsyncs after the failure", n-syncs)
+			}
+
+			crashed := mem.CrashClone(vfs.CrashOptions{KeepUnsynced: keep, Rand: newRand(7)})
+			s2, err := Open("/db", Options{FS: crashed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s2.Close()
+			tx := s2.Begin(ReadCommitted)
+			defer tx.Rollback()
+			for k := range acked {
+				if _, ok, _ := tx.Get([]byte(k)); !ok {
+					t.Fatalf("acknowledged commit %s lost", k)
+				}
+			}
+			if keep {
+				return // an unacknowledged commit record may have survived, like any in-flight commit
+			}
+			for k := range failed {
+				if _, ok, _ := tx.Get([]byte(k)); ok {
+					t.Fatalf("commit %s failed, yet it is present after the restart", k)
+				}
+			}
+		})
+	}
+}

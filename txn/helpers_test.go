@@ -1,0 +1,46 @@
+package txn
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/epochdb/epochdb/internal/vfs"
+)
+
+// newMemStore opens a durable store on a fresh in-memory FS.
+func newMemStore(t testing.TB, opts Options) (*Store, *vfs.MemFS) {
+	t.Helper()
+	fs := vfs.NewMem()
+	if opts.FS == nil {
+		opts.FS = fs
+	}
+	s, err := Open("/db", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, fs
+}
+
+func mustCommit(t testing.TB, tx *Tx) {
+	t.Helper()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(i int) []byte { return []byte(strconv.Itoa(i)) }
+
+func atoi(t testing.TB, b []byte) int {
+	t.Helper()
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func key(i int) []byte { return []byte("k" + strconv.Itoa(i)) }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
