@@ -60,22 +60,27 @@
 // bbolt, which reuses pages that lie wholly between two open read
 // transactions, reclaim frees whatever no pin can see, wherever it lies:
 //
-//	epoch   1   2   3   4   5   6   7   8   9  10  11  12  13  14
-//	A           [P=Φ=2]                                        sealed
-//	B                                           [P=12 ─────────── Φ=∞)
-//	x       [born=1 ──────────────────── died=10]              held by A
-//	y                   [5 ─────── 9]                          freed
-//	z                                       [11 ───── 13]      held by B
+//	epoch   1  2  3  4  5  6  7  8  9 10 11 12 13 14
+//	A          |                                        P = Φ = 2
+//	B                                        [───────)  P = 12, Φ = ∞
+//	x       [──────────────────────────]                held by A
+//	y                   [───────────]                   freed
+//	z                                     [─────]       held by B
 //
 // A long reader therefore holds back only the versions that were alive when
 // its snapshot was taken; the statistics attribute those bytes to it by name.
 //
 // # Parking instead of rescanning
 //
-// Re-examining every retired item on every Advance costs O(retired) per
-// Advance while a long reader holds thousands of them. Instead, an item is
-// examined once, at the first Advance after its death. If a guard overlaps it,
-// the item is parked on the oldest overlapping guard and not looked at again
+// Retire only appends to a pending list. Condition (a) is what allows that:
+// nothing is examined in the epoch it died in, so each Advance examines the
+// items of the epoch it closes, once, as a batch. (With pins serialized by the
+// mutex, (b) alone would be enough at any moment; (a) is the classic rule that
+// stays correct should Pin ever stop taking the mutex.)
+//
+// Re-examining every retired item on every Advance would cost O(retired) per
+// Advance while a long reader holds thousands of them. Instead, an item that
+// a guard overlaps is parked on the oldest such guard and not looked at again
 // until that guard unpins. Then it moves to the next overlapping guard or is
 // freed. Guards are kept in a list ordered by P (pins append at the tail, and P
 // only grows), so the search for the next holder resumes after the unpinned

@@ -250,37 +250,41 @@ func TestAdvanceEvery(t *testing.T) {
 }
 
 // TestFreeOutsideLock has free callbacks re-enter the manager, which deadlocks
-// if they run with its mutex held.
+// if Advance, Unpin or Retire runs them with its mutex held.
 func TestFreeOutsideLock(t *testing.T) {
-	m := New(Options{AdvanceEvery: 2})
-	var advancing bool
+	m := New(Options{AdvanceEvery: 3})
 	var ran atomic.Int32
 	free := func() {
-		if !advancing {
-			t.Error("free callback ran outside the call that freed it")
-		}
 		_ = m.Stats()
 		m.Retire(1, func() {})
 		ran.Add(1)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		g := m.Pin("reader")
-		advancing = true
-		m.Retire(1, free)
-		m.Advance()
-		g.Unpin()
-		m.Retire(1, free) // the second retirement advances and frees both
-		advancing = false
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("deadlock: a free callback ran with the manager's mutex held")
+	var g *Guard
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"Advance", func() { m.Retire(1, free); m.Advance() }},
+		{"Unpin", func() { g = m.Pin("r"); m.Retire(1, free); m.Advance(); g.Unpin() }},
+		// The callback above retired one item; this is the third since Advance.
+		{"Retire", func() { m.Retire(1, free); m.Retire(1, func() {}) }},
 	}
-	if ran.Load() != 2 {
-		t.Fatalf("%d callbacks ran, want 2", ran.Load())
+	for i, step := range steps {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			step.do()
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s deadlocked: it ran a free callback with the mutex held", step.name)
+		}
+		// Each step's callback must have run before the call that freed it
+		// returned, on its goroutine.
+		if got := ran.Load(); got != int32(i+1) {
+			t.Fatalf("after %s: %d callbacks ran, want %d", step.name, got, i+1)
+		}
 	}
 }
 
@@ -324,9 +328,9 @@ func TestMisusePanics(t *testing.T) {
 // a checker asserts that the epoch and the horizon never move backward.
 func TestConcurrentSafety(t *testing.T) {
 	const workers = 8
-	iters := 4000
+	iters := 20000
 	if testing.Short() {
-		iters = 500
+		iters = 2000
 	}
 	m := New(Options{AdvanceEvery: 8})
 
