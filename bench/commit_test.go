@@ -58,7 +58,7 @@ func benchEpochDB(b *testing.B, committers int) {
 }
 
 func benchPebble(b *testing.B, committers int) {
-	db, err := pebble.Open(b.TempDir(), &pebble.Options{})
+	db, err := pebble.Open(b.TempDir(), &pebble.Options{Logger: quietLogger{pebble.DefaultLogger}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,6 +71,12 @@ func benchPebble(b *testing.B, committers int) {
 		return db.Set(key, value, pebble.Sync)
 	})
 }
+
+// quietLogger drops Pebble's info messages ("Found 0 WALs"), which would
+// otherwise land in the middle of the benchmark's result lines.
+type quietLogger struct{ pebble.Logger }
+
+func (quietLogger) Infof(string, ...any) {}
 
 // drive runs b.N calls of commit from exactly n goroutines that share b.N,
 // each with a key of its own, and reports commits/s. RunParallel is not used

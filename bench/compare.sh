@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# compare.sh runs BenchmarkSyncCommit and prints, per committer count, the
-# median commits/s of epochdb and Pebble and their ratio. BENCHTIME and COUNT
-# set -benchtime and -count; OUT, if set, keeps the raw output for benchstat.
+# compare.sh runs BenchmarkSyncCommit COUNT times and prints, per committer
+# count, the median commits/s of epochdb and Pebble and their ratio.
+# BENCHTIME sets -benchtime; OUT, if set, keeps the raw output for benchstat.
+#
+# go test -count=N would run each sub-benchmark N times in a row, so a slow
+# minute of the disk could land on one engine only. Running the test binary
+# COUNT times with -count=1 instead alternates the engines at every step:
+# epochdb/1, pebble/1, epochdb/16, pebble/16, ..., and again.
 set -euo pipefail
 cd "$(dirname "$0")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=${OUT:-$tmp/bench.txt}
+: >"$out"
 
-# Build the summariser first: compiling during the run would steal a core.
+# Build everything first: compiling during the run would steal a core.
 go build -o "$tmp/ratio" ./cmd/ratio
-go test -run '^$' -bench BenchmarkSyncCommit \
-	-benchtime="${BENCHTIME:-3s}" -count="${COUNT:-3}" | tee "$out"
+go test -c -o "$tmp/bench.test" .
+for ((i = 1; i <= ${COUNT:-3}; i++)); do
+	"$tmp/bench.test" -test.run '^$' -test.bench BenchmarkSyncCommit \
+		-test.benchtime="${BENCHTIME:-3s}" -test.count=1 | tee -a "$out"
+done
 echo
 "$tmp/ratio" <"$out"
