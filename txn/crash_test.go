@@ -77,7 +77,10 @@ func runCrashSeed(t *testing.T, seed uint64) {
 	opts := Options{
 		FS:              yieldingSync{fs},
 		StreamThreshold: []int{64, 512, 1 << 20}[rng.IntN(3)],
-		WAL:             wal.Options{SegmentSize: []int64{512, 4096, 1 << 20}[rng.IntN(3)]},
+		WAL: wal.Options{
+			SegmentSize:   []int64{512, 4096, 1 << 16}[rng.IntN(3)],
+			NoPreallocate: rng.IntN(2) == 0,
+		},
 	}
 	var all []*crashTxn
 	for round := range 3 {

@@ -18,7 +18,7 @@ func TestFsyncFailure(t *testing.T) {
 		t.Run(fmt.Sprintf("keepUnsynced=%v", keep), func(t *testing.T) {
 			mem := vfs.NewMem()
 			faulty := vfs.NewFaulty(mem)
-			s, err := Open("/db", Options{FS: faulty})
+			s, err := Open("/db", Options{FS: faulty, WAL: wal.Options{NoPreallocate: true}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/cockroachdb/errors"
+
 	"github.com/epochdb/epochdb/internal/vfs"
 )
 
@@ -89,7 +91,11 @@ func Dump(out io.Writer, fs vfs.FS, dir string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if res.Torn {
+	switch {
+	case res.Torn && errors.Is(res.TornErr, ErrZeroed):
+		fmt.Fprintf(out, "log ends at %s offset %d; the rest is unwritten preallocated space\n",
+			SegmentName(res.End.Segment), res.End.Offset)
+	case res.Torn:
 		fmt.Fprintf(out, "torn tail at %s offset %d (%v): recovery truncates it\n",
 			SegmentName(res.End.Segment), res.End.Offset, res.TornErr)
 	}

@@ -110,12 +110,38 @@ func parseFrame(b []byte) (Kind, []byte, error) {
 // matching checksum. Scan uses it to tell a torn tail (nothing valid follows
 // the bad record) from corruption (valid records follow it).
 func validFrameAfter(b []byte) bool {
-	for i := range b {
-		if _, _, err := parseFrame(b[i:]); err == nil {
-			return true
+	for i := 0; i < len(b); {
+		// No frame's header is all zeroes, so a run of zeroes (a prepared
+		// segment's unwritten space) can hide only a frame that starts in
+		// its last headerSize-1 bytes.
+		nz := i + indexNonZero(b[i:])
+		if nz >= len(b) {
+			return false
 		}
+		for k := max(i, nz-(headerSize-1)); k <= nz; k++ {
+			if _, _, err := parseFrame(b[k:]); err == nil {
+				return true
+			}
+		}
+		i = nz + 1
 	}
 	return false
+}
+
+// indexNonZero returns the index of the first non-zero byte of b, or len(b).
+func indexNonZero(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:]) != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] != 0 {
+			return i
+		}
+	}
+	return len(b)
 }
 
 func allZero(b []byte) bool {

@@ -1,6 +1,8 @@
 package wal
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +26,9 @@ type Options struct {
 	// NoSync skips fsync. Commits are published once written. It is for
 	// in-memory stores and tests; it gives up durability explicitly.
 	NoSync bool
+	// NoPreallocate turns off zero-filled segments (see prepare). NoSync
+	// implies it.
+	NoPreallocate bool
 	// MaxPending bounds the bytes that Append lets pile up ahead of the
 	// flusher before it blocks. Default 8 MiB.
 	MaxPending int
@@ -36,6 +41,9 @@ func (o *Options) fillDefaults() {
 	if o.MaxPending <= 0 {
 		o.MaxPending = 8 << 20
 	}
+	if o.NoSync {
+		o.NoPreallocate = true
+	}
 }
 
 // Stats count the writer's work since it was created.
@@ -47,6 +55,15 @@ type Stats struct {
 	Segment uint64 // the segment being written
 }
 
+// group is the set of commits that share one write and one fsync. Its
+// committers wait on done; err is set before done is closed.
+type group struct {
+	done chan struct{}
+	err  error
+}
+
+func newGroup() *group { return &group{done: make(chan struct{})} }
+
 // Writer appends records to the log with group commit. It is safe for
 // concurrent use.
 type Writer struct {
@@ -54,28 +71,46 @@ type Writer struct {
 	dir  string
 	opts Options
 
-	// mu guards the fields down to flushed; work and done use it.
+	// mu guards the fields down to closing; work and room use it.
 	mu       sync.Mutex
 	work     sync.Cond // the flusher waits here for something to do
-	done     sync.Cond // committers and blocked appenders wait here for progress
+	room     sync.Cond // blocked appenders wait here for the flusher to catch up
 	pending  []byte    // framed records not yet taken by the flusher
 	publish  []func()  // publish hooks of the commits in pending, in log order
+	group    *group    // the group that pending's commits will be flushed in
 	syncWant bool      // pending holds a commit (or a Sync request)
-	appended uint64    // bytes ever appended: the log position of pending's end
-	flushed  uint64    // bytes written, synced if needed, and published
 	err      error     // set once, when the writer is poisoned or closed
 	closing  bool
 
 	// Owned by the flusher goroutine.
-	file       vfs.File
-	seg        uint64
-	segSize    int64
-	unsynced   bool
-	spare      []byte
-	sparePubs  []func()
-	flusherEnd chan struct{}
+	file         vfs.File
+	seg          atomic.Uint64
+	segSize      int64
+	preallocated bool // file is a prepared, zero-filled segment
+	unsynced     bool
+	spare        []byte
+	sparePubs    []func()
+	flusherEnd   chan struct{}
+
+	// prepared hands zero-filled segments from prepare to the flusher.
+	prepared    chan preparedSegment
+	stopPrepare chan struct{}
+	prepareEnd  chan struct{}
 
 	commits, syncs, writes, bytes atomic.Uint64
+}
+
+// A segment being prepared has a temporary name until the flusher renames
+// it into the log. Until then it is not part of the log, and Create removes
+// any that a crash left behind.
+const (
+	prepPrefix = "prepared-"
+	prepSuffix = ".tmp"
+)
+
+type preparedSegment struct {
+	file vfs.File
+	name string
 }
 
 // Create starts a writer on a new, empty segment number seg in dir. The
@@ -83,11 +118,30 @@ type Writer struct {
 // acknowledged in it can never vanish with its file.
 func Create(fs vfs.FS, dir string, seg uint64, opts Options) (*Writer, error) {
 	opts.fillDefaults()
-	w := &Writer{fs: fs, dir: dir, opts: opts, flusherEnd: make(chan struct{})}
+	w := &Writer{
+		fs: fs, dir: dir, opts: opts,
+		group:       newGroup(),
+		flusherEnd:  make(chan struct{}),
+		prepared:    make(chan preparedSegment),
+		stopPrepare: make(chan struct{}),
+		prepareEnd:  make(chan struct{}),
+	}
 	w.work.L = &w.mu
-	w.done.L = &w.mu
-	if err := w.openSegment(seg); err != nil {
+	w.room.L = &w.mu
+	if err := removePrepared(fs, dir); err != nil {
 		return nil, err
+	}
+	f, err := fs.Create(fs.PathJoin(dir, SegmentName(seg)))
+	if err != nil {
+		return nil, err
+	}
+	if err := w.install(f, seg, false); err != nil {
+		return nil, err
+	}
+	if opts.NoPreallocate {
+		close(w.prepareEnd)
+	} else {
+		go w.prepare()
 	}
 	go w.flusher()
 	return w, nil
@@ -114,24 +168,28 @@ func (w *Writer) Sync() error {
 
 func (w *Writer) commit(build func(buf []byte) []byte, publish func()) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	if err := w.errLocked(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	w.pending = build(w.pending)
+	w.publish = append(w.publish, publish)
+	w.syncWant = true
+	g := w.group
+	w.work.Signal()
+	w.mu.Unlock()
+	<-g.done
+	return g.err
+}
+
+func (w *Writer) errLocked() error {
 	if w.err != nil {
 		return w.err
 	}
-	before := len(w.pending)
-	w.pending = build(w.pending)
-	w.appended += uint64(len(w.pending) - before)
-	w.publish = append(w.publish, publish)
-	w.syncWant = true
-	mine := w.appended
-	w.work.Signal()
-	for w.flushed < mine && w.err == nil {
-		w.done.Wait()
+	if w.closing {
+		return ErrClosed
 	}
-	if w.flushed >= mine {
-		return nil
-	}
-	return w.err
+	return nil
 }
 
 // Append queues framed records without waiting for them to be written. A
@@ -140,16 +198,22 @@ func (w *Writer) commit(build func(buf []byte) []byte, publish func()) error {
 func (w *Writer) Append(records []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.err == nil && len(w.pending) >= w.opts.MaxPending {
-		w.done.Wait()
+	for w.errLocked() == nil && len(w.pending) >= w.opts.MaxPending {
+		w.room.Wait()
 	}
-	if w.err != nil {
-		return w.err
+	if err := w.errLocked(); err != nil {
+		return err
 	}
 	w.pending = append(w.pending, records...)
-	w.appended += uint64(len(records))
 	w.work.Signal()
 	return nil
+}
+
+// Err returns the error that poisoned or closed the writer, or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.errLocked()
 }
 
 // Close flushes and syncs what was appended, then closes the segment. It
@@ -164,16 +228,21 @@ func (w *Writer) Close() error {
 	w.closing = true
 	w.syncWant = true
 	w.work.Signal()
+	w.room.Broadcast()
 	w.mu.Unlock()
 	<-w.flusherEnd
+	close(w.stopPrepare)
+	<-w.prepareEnd
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	failed := w.err
 	if failed == nil {
 		w.err = ErrClosed
+		if w.preallocated {
+			failed = w.trimAndSync()
+		}
 	}
-	w.done.Broadcast()
 	if err := w.file.Close(); err != nil && failed == nil {
 		failed = err
 	}
@@ -187,13 +256,13 @@ func (w *Writer) Stats() Stats {
 		Syncs:   w.syncs.Load(),
 		Writes:  w.writes.Load(),
 		Bytes:   w.bytes.Load(),
-		Segment: atomic.LoadUint64(&w.seg),
+		Segment: w.seg.Load(),
 	}
 }
 
 // flusher is the one goroutine that writes the log. Each turn of the loop
 // is one group commit: take everything pending, write it, sync it once,
-// publish its commits in order, wake their committers.
+// publish its commits in log order, wake its committers.
 func (w *Writer) flusher() {
 	defer close(w.flusherEnd)
 	for {
@@ -201,44 +270,53 @@ func (w *Writer) flusher() {
 		for len(w.pending) == 0 && !w.syncWant && !w.closing {
 			w.work.Wait()
 		}
-		if w.err != nil || (w.closing && len(w.pending) == 0 && !w.syncWant) {
+		if w.closing && len(w.pending) == 0 && !w.syncWant {
 			w.mu.Unlock()
 			return
 		}
-		buf, pubs, end, wantSync := w.pending, w.publish, w.appended, w.syncWant
-		w.pending, w.publish, w.syncWant = w.spare, w.sparePubs, false
+		buf, pubs, g, wantSync := w.pending, w.publish, w.group, w.syncWant
+		w.pending, w.publish, w.group, w.syncWant = w.spare, w.sparePubs, newGroup(), false
+		w.room.Broadcast()
 		w.mu.Unlock()
 
-		err := w.write(buf, wantSync)
-		w.mu.Lock()
-		if err != nil {
-			w.err = errors.Mark(errors.Wrap(err, "wal: write failed"), ErrPoisoned)
-			w.done.Broadcast()
-			w.mu.Unlock()
+		if err := w.write(buf, wantSync); err != nil {
+			w.poison(err, g)
 			return
 		}
-		w.mu.Unlock()
-
 		for _, p := range pubs {
 			if p != nil {
 				p()
 			}
 		}
-		clear(pubs)
+		close(g.done)
 
+		clear(pubs)
 		w.mu.Lock()
-		w.flushed = end
 		w.spare, w.sparePubs = buf[:0], pubs[:0]
-		w.done.Broadcast()
 		w.mu.Unlock()
 	}
 }
 
+// poison fails the group whose write failed, the group gathering behind it,
+// and every later call. Nothing is retried.
+func (w *Writer) poison(cause error, failed *group) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.err = errors.Mark(errors.Wrap(cause, "wal: write failed"), ErrPoisoned)
+	for _, g := range []*group{failed, w.group} {
+		g.err = w.err
+		close(g.done)
+	}
+	w.group = newGroup() // never closed: errLocked turns every later caller away
+	w.room.Broadcast()
+}
+
 // write appends buf to the current segment, rotating first if the segment
-// is full, and syncs if asked to.
+// is full (or if a prepared segment can replace a growing one), and syncs
+// if asked to.
 func (w *Writer) write(buf []byte, sync bool) error {
-	if w.segSize >= w.opts.SegmentSize && len(buf) > 0 {
-		if err := w.rotate(); err != nil {
+	if len(buf) > 0 && (w.segSize >= w.opts.SegmentSize || !w.preallocated) {
+		if err := w.maybeRotate(); err != nil {
 			return err
 		}
 	}
@@ -270,10 +348,26 @@ func (w *Writer) syncFile() error {
 	return nil
 }
 
-// rotate finishes the current segment and starts the next. The old segment
-// is synced in full first: only the newest segment may ever have a torn tail.
-func (w *Writer) rotate() error {
-	if w.unsynced {
+// maybeRotate starts the next segment when the current one is full, or
+// early, to trade a growing segment for a prepared one as soon as one is
+// ready.
+func (w *Writer) maybeRotate() error {
+	full := w.segSize >= w.opts.SegmentSize
+	var next preparedSegment
+	select {
+	case next = <-w.prepared:
+	default:
+		if !full {
+			return nil
+		}
+	}
+	// The old segment is synced, and trimmed to its records, before the new
+	// one exists: only the newest segment may ever have a torn tail.
+	if w.preallocated {
+		if err := w.trimAndSync(); err != nil {
+			return err
+		}
+	} else if w.unsynced {
 		if err := w.syncFile(); err != nil {
 			return err
 		}
@@ -281,14 +375,24 @@ func (w *Writer) rotate() error {
 	if err := w.file.Close(); err != nil {
 		return err
 	}
-	return w.openSegment(w.seg + 1)
-}
-
-func (w *Writer) openSegment(seg uint64) error {
-	f, err := w.fs.Create(w.fs.PathJoin(w.dir, SegmentName(seg)))
+	seg := w.seg.Load() + 1
+	name := w.fs.PathJoin(w.dir, SegmentName(seg))
+	if next.file != nil {
+		if err := w.fs.Rename(next.name, name); err != nil {
+			_ = next.file.Close()
+			return err
+		}
+		return w.install(next.file, seg, true)
+	}
+	f, err := w.fs.Create(name)
 	if err != nil {
 		return err
 	}
+	return w.install(f, seg, false)
+}
+
+// install makes f the current segment once its directory entry is durable.
+func (w *Writer) install(f vfs.File, seg uint64, preallocated bool) error {
 	if !w.opts.NoSync {
 		if err := w.fs.SyncDir(w.dir); err != nil {
 			_ = f.Close()
@@ -296,13 +400,92 @@ func (w *Writer) openSegment(seg uint64) error {
 		}
 	}
 	w.file, w.segSize, w.unsynced = f, 0, false
-	atomic.StoreUint64(&w.seg, seg)
+	w.preallocated = preallocated && !w.opts.NoPreallocate
+	w.seg.Store(seg)
 	return nil
 }
 
-// Err returns the error that poisoned or closed the writer, or nil.
-func (w *Writer) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
+// trimAndSync cuts a prepared segment's unwritten zeroes and syncs it.
+func (w *Writer) trimAndSync() error {
+	if err := w.file.Truncate(w.segSize); err != nil {
+		return err
+	}
+	w.unsynced = true
+	return w.syncFile()
+}
+
+// prepare keeps one zero-filled, synced segment ready for the flusher.
+//
+// fdatasync after an append must also commit the file's new size and block
+// allocation to the file system's journal. Writing over blocks that already
+// exist needs only the data. On this project's ext4 test disk, a small
+// write's fdatasync costs about 120 µs appended and 80 µs overwritten;
+// fallocate alone does not help, because its blocks are still "unwritten".
+// Pebble gets the same effect by recycling old log files. epochdb does not
+// delete segments yet, so it writes zeroes ahead of time instead, off the
+// commit path. Readers treat the zeroes after the last record as the log's
+// end (ErrZeroed at the tail), and rotation trims them.
+func (w *Writer) prepare() {
+	defer close(w.prepareEnd)
+	zeros := make([]byte, 1<<20)
+	for i := 0; ; i++ {
+		name := w.fs.PathJoin(w.dir, prepPrefix+strconv.Itoa(i)+prepSuffix)
+		f, err := w.zeroFill(name, zeros)
+		if err != nil {
+			// Not fatal: the flusher falls back to growing segments.
+			_ = w.fs.Remove(name)
+			return
+		}
+		select {
+		case w.prepared <- preparedSegment{file: f, name: name}:
+		case <-w.stopPrepare:
+			_ = f.Close()
+			_ = w.fs.Remove(name)
+			return
+		}
+	}
+}
+
+func (w *Writer) zeroFill(name string, zeros []byte) (vfs.File, error) {
+	f, err := w.fs.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	for n := int64(0); n < w.opts.SegmentSize; n += int64(len(zeros)) {
+		select {
+		case <-w.stopPrepare:
+			_ = f.Close()
+			return nil, ErrClosed
+		default:
+		}
+		if _, err := f.Write(zeros[:min(int64(len(zeros)), w.opts.SegmentSize-n)]); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	// Reopen to write from offset 0 over the zeroes.
+	return w.fs.OpenReadWrite(name)
+}
+
+// removePrepared deletes prepared segments that a crash left behind.
+func removePrepared(fs vfs.FS, dir string) error {
+	names, err := fs.List(dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if strings.HasPrefix(name, prepPrefix) && strings.HasSuffix(name, prepSuffix) {
+			if err := fs.Remove(fs.PathJoin(dir, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
