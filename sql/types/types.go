@@ -1,0 +1,124 @@
+// Package types is epochdb's SQL type system: PostgreSQL type OIDs, the Go
+// values that carry SQL values (datums), their text and binary wire formats,
+// comparison, casts, and the encodings rows and index keys are stored in.
+//
+// # Datums
+//
+// A datum is a Go value whose meaning is given by the T it travels with:
+//
+//	SQL NULL                          nil (for every type)
+//	bool                              bool
+//	int2, int4, int8, oid             int64 (range-checked when assigned)
+//	float4, float8                    float64 (float4 rounded to float32 precision)
+//	numeric                           *apd.Decimal (never mutated once made; NaN allowed)
+//	text, varchar(n), char(n), name   string (char(n) stored blank-padded to n)
+//	bytea                             []byte
+//	date                              time.Time, midnight UTC of that day
+//	timestamp                         time.Time in UTC holding the wall-clock reading
+//	timestamptz                       time.Time in UTC, the instant
+//	interval                          Interval
+//	uuid                              UUID
+//	arrays (int8[], text[], ...)      []any of the element's datums
+//
+// Keeping one Go type per family keeps expression evaluation simple; the T
+// says how to print, compare and check it.
+package types
+
+import "fmt"
+
+// Oid is a PostgreSQL object id; for types, the pg_type oid.
+type Oid uint32
+
+// Built-in type OIDs, as in PostgreSQL's pg_type.
+const (
+	OidBool        Oid = 16
+	OidBytea       Oid = 17
+	OidChar        Oid = 18 // "char", one byte
+	OidName        Oid = 19
+	OidInt8        Oid = 20
+	OidInt2        Oid = 21
+	OidInt4        Oid = 23
+	OidRegproc     Oid = 24
+	OidText        Oid = 25
+	OidOid         Oid = 26
+	OidFloat4      Oid = 700
+	OidFloat8      Oid = 701
+	OidUnknown     Oid = 705
+	OidBpchar      Oid = 1042
+	OidVarchar     Oid = 1043
+	OidDate        Oid = 1082
+	OidTime        Oid = 1083
+	OidTimestamp   Oid = 1114
+	OidTimestamptz Oid = 1184
+	OidInterval    Oid = 1186
+	OidNumeric     Oid = 1700
+	OidUUID        Oid = 2950
+	OidVoid        Oid = 2278
+	OidRecord      Oid = 2249
+
+	OidBoolArray        Oid = 1000
+	OidByteaArray       Oid = 1001
+	OidInt2Array        Oid = 1005
+	OidInt4Array        Oid = 1007
+	OidTextArray        Oid = 1009
+	OidBpcharArray      Oid = 1014
+	OidVarcharArray     Oid = 1015
+	OidInt8Array        Oid = 1016
+	OidFloat4Array      Oid = 1021
+	OidFloat8Array      Oid = 1022
+	OidOidArray         Oid = 1028
+	OidNameArray        Oid = 1003
+	OidTimestampArray   Oid = 1115
+	OidDateArray        Oid = 1182
+	OidTimestamptzArray Oid = 1185
+	OidIntervalArray    Oid = 1187
+	OidNumericArray     Oid = 1231
+	OidUUIDArray        Oid = 2951
+)
+
+// T is a SQL type: its OID and its type modifier, as PostgreSQL keeps them
+// (atttypmod): -1 for none; n+4 for varchar(n) and char(n);
+// ((precision<<16)|scale)+4 for numeric(p,s); for timestamp(p) and
+// interval(p), p.
+type T struct {
+	Oid Oid
+	Mod int32
+}
+
+// Common types without modifiers.
+var (
+	Bool         = T{OidBool, -1}
+	Bytea        = T{OidBytea, -1}
+	Int2         = T{OidInt2, -1}
+	Int4         = T{OidInt4, -1}
+	Int8         = T{OidInt8, -1}
+	Float4       = T{OidFloat4, -1}
+	Float8       = T{OidFloat8, -1}
+	Numeric      = T{OidNumeric, -1}
+	Text         = T{OidText, -1}
+	Varchar      = T{OidVarchar, -1}
+	Bpchar       = T{OidBpchar, -1}
+	Name         = T{OidName, -1}
+	Date         = T{OidDate, -1}
+	Timestamp    = T{OidTimestamp, -1}
+	Timestamptz  = T{OidTimestamptz, -1}
+	IntervalType = T{OidInterval, -1}
+	UUIDType     = T{OidUUID, -1}
+	OidType      = T{OidOid, -1}
+	Unknown      = T{OidUnknown, -1}
+	Int8Array    = T{OidInt8Array, -1}
+	TextArray    = T{OidTextArray, -1}
+)
+
+// Interval is a PostgreSQL interval: months, days and microseconds are kept
+// apart because their lengths vary.
+type Interval struct {
+	Months int32
+	Days   int32
+	Micros int64
+}
+
+// UUID is a 16-byte uuid.
+type UUID [16]byte
+
+func (t T) GoString() string { return fmt.Sprintf("types.T{%d, %d}", t.Oid, t.Mod) }
