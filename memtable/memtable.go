@@ -160,9 +160,9 @@ func (r *Row) Lock() bool {
 
 // Push makes v the newest version. The caller holds the row lock.
 func (r *Row) Push(v *Version) {
+	v.row = r
 	v.next.Store(r.head.Load())
 	r.head.Store(v)
-	v.row = r
 	r.m.size.Add(v.Size())
 }
 

@@ -32,6 +32,11 @@ func (y yieldingSync) Create(name string) (vfs.File, error) {
 	return yieldingFile{f}, err
 }
 
+func (y yieldingSync) OpenReadWrite(name string) (vfs.File, error) {
+	f, err := y.FS.OpenReadWrite(name)
+	return yieldingFile{f}, err
+}
+
 func (f yieldingFile) Sync() error {
 	runtime.Gosched()
 	return f.File.Sync()

@@ -56,9 +56,9 @@
 //
 // Open scans the log twice. The first pass finds the commit records — the
 // only thing that decides — and where the log ends, and truncates a torn
-// tail. The second pass installs the entries of committed transactions, in
-// commit-timestamp order, and ignores every other entry, though it is
-// physically present. New transaction ids and timestamps continue above
+// tail. The second pass installs the entries of committed transactions in
+// log order, keeping for each key the version with the newest commit
+// timestamp, and ignores every other entry, though it is physically present. New transaction ids and timestamps continue above
 // everything the log holds, so an old uncommitted entry can never be adopted
 // by a new transaction that reuses its id.
 //

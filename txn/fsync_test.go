@@ -98,3 +98,31 @@ func TestFsyncFailure(t *testing.T) {
 		})
 	}
 }
+
+// An entry too big for one log record is refused before anything is
+// acknowledged, so the log never holds a record recovery would reject.
+func TestTooLargeEntry(t *testing.T) {
+	s, fs := newMemStore(t, Options{})
+	tx := s.Begin(ReadCommitted)
+	big := make([]byte, MaxEntry)
+	if err := tx.Put(context.Background(), []byte("big"), big); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("got %v, want ErrTooLarge", err)
+	}
+	if err := tx.Put(context.Background(), []byte("ok"), big[:MaxEntry-2]); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open("/db", Options{FS: fs, WAL: wal.Options{NoPreallocate: true}})
+	if err != nil {
+		t.Fatalf("reopen after the largest allowed entry: %v", err)
+	}
+	defer s2.Close()
+	r := s2.Begin(ReadCommitted)
+	defer r.Rollback()
+	if v, ok, _ := r.Get([]byte("ok")); !ok || len(v) != MaxEntry-2 {
+		t.Fatalf("largest entry lost: %d bytes, %v", len(v), ok)
+	}
+}

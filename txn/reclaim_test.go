@@ -150,3 +150,18 @@ func TestBoundedGarbage(t *testing.T) {
 		t.Fatalf("only %d of %d superseded versions freed", st.FreedCount, updates)
 	}
 }
+
+// A write that decides to write nothing leaves no empty row behind.
+func TestNoEmptyRowsFromKeep(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	tx := s.Begin(ReadCommitted)
+	for i := range 1000 {
+		if err := tx.Delete(context.Background(), key(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, tx)
+	if st := s.Stats(); st.MemtableRows != 0 || st.MemtableBytes != 0 {
+		t.Fatalf("deleting 1000 missing keys left %d rows, %d bytes", st.MemtableRows, st.MemtableBytes)
+	}
+}

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,13 @@ var (
 	ErrDone = errors.New("txn: transaction has already ended")
 	// ErrClosed: the store is closed.
 	ErrClosed = errors.New("txn: store closed")
+	// ErrTooLarge: a key and value together exceed MaxEntry (54000).
+	ErrTooLarge = errors.New("row is too big")
 )
+
+// MaxEntry bounds a key and value together, so that every entry fits one
+// log record.
+const MaxEntry = wal.MaxPayload - 1024
 
 // Options configure a Store. The zero value is a durable store on the
 // operating system's file system.
@@ -92,6 +99,13 @@ func Open(dir string, opts Options) (*Store, error) {
 	s.walDir = WALDir(s.fs, dir)
 	if err := s.fs.MkdirAll(s.walDir, 0o755); err != nil {
 		return nil, err
+	}
+	// The new directories' entries must be durable before any commit in
+	// them is acknowledged.
+	for _, d := range []string{filepath.Dir(filepath.Clean(dir)), dir} {
+		if err := s.fs.SyncDir(d); err != nil {
+			return nil, err
+		}
 	}
 	next, err := s.recover()
 	if err != nil {
@@ -206,9 +220,10 @@ func (s *Store) Close() error {
 	ckpt := s.log.Sync()
 	if ckpt == nil {
 		next := s.nextTxn.Load()
-		ckpt = s.log.Commit(func(buf []byte) []byte {
-			return wal.AppendCheckpoint(buf, next, s.lastTS)
-		}, nil)
+		ckpt = s.log.Append(wal.AppendCheckpoint(nil, next, s.visible.Load()))
+	}
+	if ckpt == nil {
+		ckpt = s.log.Sync()
 	}
 	if err := s.log.Close(); err != nil {
 		return err
@@ -254,7 +269,7 @@ func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
 		if id == tx.id {
 			s.lockMu.Unlock()
 			return errors.WithDetailf(ErrDeadlock,
-				"txn %d waits for txn %d, which waits for txn %d", tx.id, holder, tx.id)
+				"txn %d waits for txn %d, which waits, directly or through others, for txn %d", tx.id, holder, tx.id)
 		}
 	}
 	s.waitsFor[tx.id] = holder

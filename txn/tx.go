@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/cockroachdb/errors"
 	"github.com/epochdb/epochdb/memtable"
 	"github.com/epochdb/epochdb/reclaim"
 	"github.com/epochdb/epochdb/wal"
@@ -193,7 +194,13 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 			cur = base.Value
 		}
 		val, op, err := fn(cur, exists)
+		if err == nil && op == Put && len(key)+len(val) > MaxEntry {
+			err = errors.WithDetailf(ErrTooLarge, "key and value are %d bytes; the limit is %d", len(key)+len(val), MaxEntry)
+		}
 		if err != nil || op == Keep {
+			if row.Head() == nil {
+				row.Remove() // Lock created it for us; leave nothing behind
+			}
 			row.Unlock()
 			return err
 		}
@@ -242,10 +249,13 @@ func (tx *Tx) Commit() error {
 		s.release(tx)
 		return nil
 	}
-	born := uint64(s.epochs.Current())
+	born := s.epochs.Current()
 	for _, v := range tx.writes {
-		v.Born = born
+		v.Born = uint64(born)
 	}
+	// Decide what the commit makes obsolete while the row locks still hold
+	// the chains still; retire it only once the commit is published.
+	obsolete := tx.superseded(born)
 	err := s.log.Commit(func(buf []byte) []byte {
 		tx.commitTS = s.nextCommitTS()
 		buf = append(buf, tx.walBuf...)
@@ -259,7 +269,9 @@ func (tx *Tx) Commit() error {
 		tx.abort()
 		return err
 	}
-	tx.retireSuperseded()
+	for _, o := range obsolete {
+		s.epochs.RetireSpan(o.born, o.bytes, o.free)
+	}
 	return nil
 }
 
@@ -291,17 +303,26 @@ func (tx *Tx) abort() {
 	}
 }
 
-// retireSuperseded retires what tx's commit made obsolete: for each row, the
+// retirement is one version (or row) to hand to reclaim after the commit.
+type retirement struct {
+	born  reclaim.Epoch
+	bytes int64
+	free  func()
+}
+
+// superseded lists what tx's commit makes obsolete: for each row, the
 // committed version below tx's newest write (visible to older snapshots
-// until now), and tx's own earlier writes of the row (never visible to
-// anyone else). A tombstone with nothing below it is retired too, so that
-// the row can go.
-func (tx *Tx) retireSuperseded() {
+// until the commit), and tx's own earlier writes of the row (never visible
+// to anyone else). A tombstone with nothing below it is listed too, so that
+// the row can go. It runs before the commit, while tx's provisional
+// versions lock the rows, so no chain it reads can change under it.
+func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 	s := tx.s
-	now := s.epochs.Current()
+	var out []retirement
 	for _, v := range tx.writes {
+		row := v.Row()
 		if tx.overwritten(v) {
-			s.retire(v, now)
+			out = append(out, retirement{born, v.Size(), func() { s.unlink(row, v) }})
 			continue
 		}
 		prev := v.Next()
@@ -310,12 +331,12 @@ func (tx *Tx) retireSuperseded() {
 		}
 		switch {
 		case prev != nil:
-			s.retire(prev, reclaim.Epoch(prev.Born))
+			out = append(out, retirement{reclaim.Epoch(prev.Born), prev.Size(), func() { s.unlink(row, prev) }})
 		case v.Tombstone:
-			row := v.Row()
-			s.epochs.RetireSpan(now, 0, func() { s.unlink(row, nil) })
+			out = append(out, retirement{born, 0, func() { s.unlink(row, nil) }})
 		}
 	}
+	return out
 }
 
 // overwritten reports whether tx wrote a newer version of v's row above v.

@@ -43,29 +43,51 @@ func (e *CorruptionError) Error() string {
 
 func (e *CorruptionError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 
-// Reader reads the records of one segment in order.
+// Reader reads the records of one segment in order, batch by batch.
 type Reader struct {
-	data []byte
-	off  int64
-	rec  Record
+	data       []byte
+	seg        uint64
+	off        int64 // where the next record (or batch header) starts
+	batchStart int64 // where the current batch starts
+	batchEnd   int64 // where the current batch ends
+	rec        Record
 }
 
-// NewReader reads records from the complete contents of one segment.
-func NewReader(data []byte) *Reader { return &Reader{data: data} }
+// NewReader reads records from the complete contents of segment seg.
+func NewReader(data []byte, seg uint64) *Reader { return &Reader{data: data, seg: seg} }
 
-// Offset is where the next record starts, or where the invalid record that
-// Next just reported starts.
+// Offset is where the next record starts, or where the invalid record or
+// batch header that Next just reported starts.
 func (r *Reader) Offset() int64 { return r.off }
 
+// BatchStart is where the batch holding the current (or invalid) record
+// starts.
+func (r *Reader) BatchStart() int64 { return r.batchStart }
+
 // Next returns the next record. It returns io.EOF exactly at the end of the
-// segment, and one of the sentinel errors above for an invalid record, in
-// which case Offset stays at the start of that record.
+// segment, and one of the sentinel errors above for an invalid batch header
+// or record, in which case Offset stays at its start.
 func (r *Reader) Next() (*Record, error) {
-	rest := r.data[r.off:]
-	if len(rest) == 0 {
-		return nil, io.EOF
+	if r.off == r.batchEnd {
+		if r.off == int64(len(r.data)) {
+			return nil, io.EOF
+		}
+		n, _, err := parseBatchHeader(r.data, r.seg, r.off)
+		r.batchStart = r.off
+		if err != nil {
+			return nil, err
+		}
+		r.off += batchHeaderSize
+		r.batchEnd = r.off + int64(n)
+		// Check every record before returning any: a batch counts whole
+		// or not at all, so no caller may act on the front of a batch
+		// whose back turns out bad.
+		if bad, err := r.validateBatch(); err != nil {
+			r.off = bad
+			return nil, err
+		}
 	}
-	kind, payload, err := parseFrame(rest)
+	kind, payload, err := parseFrame(r.data[r.off:r.batchEnd])
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +98,24 @@ func (r *Reader) Next() (*Record, error) {
 	return &r.rec, nil
 }
 
-// parseFrame validates the frame at the start of b.
+// validateBatch parses every record of the current batch, returning the
+// offset and error of the first invalid one.
+func (r *Reader) validateBatch() (int64, error) {
+	var rec Record
+	for off := r.off; off < r.batchEnd; {
+		kind, payload, err := parseFrame(r.data[off:r.batchEnd])
+		if err == nil {
+			err = decodePayload(kind, payload, &rec)
+		}
+		if err != nil {
+			return off, err
+		}
+		off += int64(headerSize + len(payload))
+	}
+	return 0, nil
+}
+
+// parseFrame validates the record frame at the start of b.
 func parseFrame(b []byte) (Kind, []byte, error) {
 	if len(b) < headerSize {
 		if allZero(b) {
@@ -104,44 +143,6 @@ func parseFrame(b []byte) (Kind, []byte, error) {
 		return 0, nil, errors.Wrapf(ErrBadPayload, "unknown record kind %d", kind)
 	}
 	return kind, b[headerSize:end], nil
-}
-
-// validFrameAfter reports whether any offset in b starts a frame with a
-// matching checksum. Scan uses it to tell a torn tail (nothing valid follows
-// the bad record) from corruption (valid records follow it).
-func validFrameAfter(b []byte) bool {
-	for i := 0; i < len(b); {
-		// No frame's header is all zeroes, so a run of zeroes (a prepared
-		// segment's unwritten space) can hide only a frame that starts in
-		// its last headerSize-1 bytes.
-		nz := i + indexNonZero(b[i:])
-		if nz >= len(b) {
-			return false
-		}
-		for k := max(i, nz-(headerSize-1)); k <= nz; k++ {
-			if _, _, err := parseFrame(b[k:]); err == nil {
-				return true
-			}
-		}
-		i = nz + 1
-	}
-	return false
-}
-
-// indexNonZero returns the index of the first non-zero byte of b, or len(b).
-func indexNonZero(b []byte) int {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:]) != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] != 0 {
-			return i
-		}
-	}
-	return len(b)
 }
 
 func allZero(b []byte) bool {

@@ -80,7 +80,7 @@ func Scan(fs vfs.FS, dir string, fn func(pos Pos, rec *Record) error) (ScanResul
 		if err != nil {
 			return res, err
 		}
-		r := NewReader(data)
+		r := NewReader(data, seg)
 		for {
 			pos := Pos{Segment: seg, Offset: r.Offset()}
 			rec, err := r.Next()
@@ -88,9 +88,12 @@ func Scan(fs vfs.FS, dir string, fn func(pos Pos, rec *Record) error) (ScanResul
 				break
 			}
 			if err != nil {
+				// A batch is all or nothing: a torn tail drops the whole
+				// batch, none of which was acknowledged.
 				newest := i == len(segs)-1
-				if newest && !validFrameAfter(data[pos.Offset+1:]) {
-					res.End, res.Torn, res.TornErr = pos, true, err
+				batch := r.BatchStart()
+				if newest && !syncedBatchAfter(data, seg, batch) {
+					res.End, res.Torn, res.TornErr = Pos{Segment: seg, Offset: batch}, true, err
 					return res, nil
 				}
 				return res, &CorruptionError{Segment: seg, Offset: pos.Offset, Err: err}

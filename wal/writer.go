@@ -75,12 +75,13 @@ type Writer struct {
 	mu       sync.Mutex
 	work     sync.Cond // the flusher waits here for something to do
 	room     sync.Cond // blocked appenders wait here for the flusher to catch up
-	pending  []byte    // framed records not yet taken by the flusher
+	pending  []byte    // a batch: reserved header, then records not yet taken by the flusher
 	publish  []func()  // publish hooks of the commits in pending, in log order
 	group    *group    // the group that pending's commits will be flushed in
 	syncWant bool      // pending holds a commit (or a Sync request)
 	err      error     // set once, when the writer is poisoned or closed
 	closing  bool
+	closeErr error // what the first Close returned
 
 	// Owned by the flusher goroutine.
 	file         vfs.File
@@ -88,9 +89,11 @@ type Writer struct {
 	segSize      int64
 	preallocated bool // file is a prepared, zero-filled segment
 	unsynced     bool
+	synced       int64 // how far fsync has made the current segment durable
 	spare        []byte
 	sparePubs    []func()
 	flusherEnd   chan struct{}
+	closed       chan struct{} // closed when Close has finished
 
 	// prepared hands zero-filled segments from prepare to the flusher.
 	prepared    chan preparedSegment
@@ -121,7 +124,10 @@ func Create(fs vfs.FS, dir string, seg uint64, opts Options) (*Writer, error) {
 	w := &Writer{
 		fs: fs, dir: dir, opts: opts,
 		group:       newGroup(),
+		pending:     make([]byte, batchHeaderSize),
+		spare:       make([]byte, batchHeaderSize),
 		flusherEnd:  make(chan struct{}),
+		closed:      make(chan struct{}),
 		prepared:    make(chan preparedSegment),
 		stopPrepare: make(chan struct{}),
 		prepareEnd:  make(chan struct{}),
@@ -222,8 +228,8 @@ func (w *Writer) Close() error {
 	w.mu.Lock()
 	if w.closing {
 		w.mu.Unlock()
-		<-w.flusherEnd
-		return nil
+		<-w.closed
+		return w.closeErr
 	}
 	w.closing = true
 	w.syncWant = true
@@ -236,6 +242,7 @@ func (w *Writer) Close() error {
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer close(w.closed)
 	failed := w.err
 	if failed == nil {
 		w.err = ErrClosed
@@ -246,6 +253,7 @@ func (w *Writer) Close() error {
 	if err := w.file.Close(); err != nil && failed == nil {
 		failed = err
 	}
+	w.closeErr = failed
 	return failed
 }
 
@@ -267,10 +275,10 @@ func (w *Writer) flusher() {
 	defer close(w.flusherEnd)
 	for {
 		w.mu.Lock()
-		for len(w.pending) == 0 && !w.syncWant && !w.closing {
+		for len(w.pending) == batchHeaderSize && !w.syncWant && !w.closing {
 			w.work.Wait()
 		}
-		if w.closing && len(w.pending) == 0 && !w.syncWant {
+		if w.closing && len(w.pending) == batchHeaderSize && !w.syncWant {
 			w.mu.Unlock()
 			return
 		}
@@ -292,7 +300,7 @@ func (w *Writer) flusher() {
 
 		clear(pubs)
 		w.mu.Lock()
-		w.spare, w.sparePubs = buf[:0], pubs[:0]
+		w.spare, w.sparePubs = buf[:batchHeaderSize], pubs[:0]
 		w.mu.Unlock()
 	}
 }
@@ -315,12 +323,13 @@ func (w *Writer) poison(cause error, failed *group) {
 // is full (or if a prepared segment can replace a growing one), and syncs
 // if asked to.
 func (w *Writer) write(buf []byte, sync bool) error {
-	if len(buf) > 0 && (w.segSize >= w.opts.SegmentSize || !w.preallocated) {
-		if err := w.maybeRotate(); err != nil {
-			return err
+	if len(buf) > batchHeaderSize {
+		if w.segSize >= w.opts.SegmentSize || !w.preallocated {
+			if err := w.maybeRotate(); err != nil {
+				return err
+			}
 		}
-	}
-	if len(buf) > 0 {
+		putBatchHeader(buf, w.seg.Load(), w.segSize, w.synced)
 		if _, err := w.file.Write(buf); err != nil {
 			return err
 		}
@@ -340,10 +349,14 @@ func (w *Writer) syncFile() error {
 		w.unsynced = false
 		return nil
 	}
+	return w.forceSync()
+}
+
+func (w *Writer) forceSync() error {
 	if err := w.file.Sync(); err != nil {
 		return err
 	}
-	w.unsynced = false
+	w.unsynced, w.synced = false, w.segSize
 	w.syncs.Add(1)
 	return nil
 }
@@ -363,12 +376,14 @@ func (w *Writer) maybeRotate() error {
 	}
 	// The old segment is synced, and trimmed to its records, before the new
 	// one exists: only the newest segment may ever have a torn tail.
+	// Even under NoSync: an older segment with a torn tail would read as
+	// corruption, not as lost recent commits.
 	if w.preallocated {
 		if err := w.trimAndSync(); err != nil {
 			return err
 		}
 	} else if w.unsynced {
-		if err := w.syncFile(); err != nil {
+		if err := w.forceSync(); err != nil {
 			return err
 		}
 	}
@@ -393,13 +408,11 @@ func (w *Writer) maybeRotate() error {
 
 // install makes f the current segment once its directory entry is durable.
 func (w *Writer) install(f vfs.File, seg uint64, preallocated bool) error {
-	if !w.opts.NoSync {
-		if err := w.fs.SyncDir(w.dir); err != nil {
-			_ = f.Close()
-			return err
-		}
+	if err := w.fs.SyncDir(w.dir); err != nil {
+		_ = f.Close()
+		return err
 	}
-	w.file, w.segSize, w.unsynced = f, 0, false
+	w.file, w.segSize, w.unsynced, w.synced = f, 0, false, 0
 	w.preallocated = preallocated && !w.opts.NoPreallocate
 	w.seg.Store(seg)
 	return nil
@@ -410,8 +423,7 @@ func (w *Writer) trimAndSync() error {
 	if err := w.file.Truncate(w.segSize); err != nil {
 		return err
 	}
-	w.unsynced = true
-	return w.syncFile()
+	return w.forceSync()
 }
 
 // prepare keeps one zero-filled, synced segment ready for the flusher.
