@@ -14,8 +14,10 @@
 // # Segments and framing
 //
 // The log is a sequence of segment files named by a zero-padded number
-// (000000000001.wal, 000000000002.wal, ...). A segment holds whole records;
-// no record spans two segments. Each record is framed as
+// (000000000001.wal, 000000000002.wal, ...). A segment is a sequence of
+// batches, one per flusher write, each a 16-byte header (batch.go) followed
+// by whole records; no record spans two batches or segments. Each record is
+// framed as
 //
 //	 0         4         8    9
 //	+---------+---------+----+---------------------+
@@ -66,17 +68,21 @@
 //
 // Scan reads every segment in order. Records are only acknowledged after the
 // fsync that covers them, and a segment is synced in full before the next one
-// is created, so the only place a crash can leave a partial record is the tail
-// of the newest segment. Scan therefore classifies an invalid record (short,
-// zeroed, bad length or bad checksum) by where it sits:
+// is created, so the only place a crash can leave damage is the unsynced
+// tail of the newest segment. A batch is checked whole before any of its
+// records reaches the caller, and Scan classifies a bad batch (short, zeroed,
+// bad length or checksum, in its header or any record) by where it sits:
 //
-//   - in the newest segment, with no valid record anywhere after it: a torn
-//     tail, the normal result of a crash. Recover truncates it.
+//   - in the newest segment, with no later valid batch header whose synced
+//     field lies beyond it: a torn tail, the normal result of a crash, even if
+//     the disk wrote some later pages of the unsynced tail before earlier
+//     ones. TruncateTorn cuts the log at the bad batch's start.
 //   - anywhere else: corruption. Scan stops with a *CorruptionError that names
-//     the segment and offset. It never skips the record, because skipping could
+//     the segment and offset. It never skips the batch, because skipping could
 //     silently drop an acknowledged commit or resurrect half a transaction.
 //
-// A bit flip in the very last record of the newest segment is
-// indistinguishable from a torn write; like PostgreSQL, the log treats it as
-// the end of the log.
+// Batch headers are salted with their position, so bytes inside a value
+// that look like a header never count as evidence. A bit flip in the last
+// batch of the newest segment is indistinguishable from a torn write; like
+// PostgreSQL, the log treats it as the end of the log.
 package wal
