@@ -126,3 +126,24 @@ func TestTooLargeEntry(t *testing.T) {
 		t.Fatalf("largest entry lost: %d bytes, %v", len(v), ok)
 	}
 }
+
+// Two stores never share one directory: the second Open fails until the
+// first closes.
+func TestOpenLocksDirectory(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); err == nil || !errors.Is(err, vfs.ErrLocked) {
+		t.Fatalf("second Open of a directory in use: %v, want ErrLocked", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	_ = s2.Close()
+}

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -52,6 +53,10 @@ type Store struct {
 	fs     vfs.FS
 	dir    string
 	walDir string
+	lock   io.Closer
+
+	closeOnce sync.Once
+	closeErr  error
 	opts   Options
 	mem    *memtable.Memtable
 	log    *wal.Writer
@@ -100,6 +105,12 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := s.fs.MkdirAll(s.walDir, 0o755); err != nil {
 		return nil, err
 	}
+	// Two processes appending to one log would corrupt it.
+	lock, err := s.fs.Lock(s.fs.PathJoin(dir, "LOCK"))
+	if err != nil {
+		return nil, errors.Wrapf(err, "database %s is in use by another process", dir)
+	}
+	s.lock = lock
 	// The new directories' entries must be durable before any commit in
 	// them is acknowledged.
 	for _, d := range []string{filepath.Dir(filepath.Clean(dir)), dir} {
@@ -108,11 +119,11 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 	}
 	next, err := s.recover()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		s.log, err = wal.Create(s.fs, s.walDir, next, opts.WAL)
 	}
-	s.log, err = wal.Create(s.fs, s.walDir, next, opts.WAL)
 	if err != nil {
+		_ = lock.Close()
 		return nil, err
 	}
 	return s, nil
@@ -217,6 +228,11 @@ func (s *Store) replay(rec *wal.Record, st *memtable.Status, ts uint64) {
 // Close writes a checkpoint record and closes the log. Transactions still
 // open are left uncommitted: recovery will ignore them.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Store) close() error {
 	ckpt := s.log.Sync()
 	if ckpt == nil {
 		next := s.nextTxn.Load()
@@ -225,7 +241,11 @@ func (s *Store) Close() error {
 	if ckpt == nil {
 		ckpt = s.log.Sync()
 	}
-	if err := s.log.Close(); err != nil {
+	err := s.log.Close()
+	if lerr := s.lock.Close(); err == nil {
+		err = lerr
+	}
+	if err != nil {
 		return err
 	}
 	return ckpt

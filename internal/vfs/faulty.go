@@ -3,6 +3,7 @@ package vfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sync/atomic"
@@ -169,3 +170,6 @@ func (f *faultyFile) Sync() error {
 	}
 	return f.File.Sync()
 }
+
+// Lock passes through: locking is not a fault this wrapper injects.
+func (f *Faulty) Lock(name string) (io.Closer, error) { return f.fs.Lock(name) }

@@ -62,6 +62,9 @@ type MemFS struct {
 	// pending lists, oldest first, the creates, removes and renames that
 	// are not durable yet.
 	pending []entryOp
+	// locks are the names locked with Lock; a lock does not survive a
+	// crash, as a process's flock does not.
+	locks map[string]bool
 }
 
 // CrashOptions says what CrashClone keeps beyond the durable state.
@@ -560,3 +563,27 @@ func (fi *memFileInfo) Mode() os.FileMode {
 
 // ModTime is always the zero time: nothing in the storage engine reads it.
 func (fi *memFileInfo) ModTime() time.Time { return time.Time{} }
+
+// Lock takes an in-process exclusive lock on name.
+func (fs *MemFS) Lock(name string) (io.Closer, error) {
+	name = filepath.Clean(name)
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.locks[name] {
+		return nil, &os.PathError{Op: "lock", Path: name, Err: ErrLocked}
+	}
+	if fs.locks == nil {
+		fs.locks = make(map[string]bool)
+	}
+	fs.locks[name] = true
+	return closerFunc(func() error {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		delete(fs.locks, name)
+		return nil
+	}), nil
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }

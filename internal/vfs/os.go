@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -77,3 +78,16 @@ type osFile struct {
 }
 
 func (f osFile) Sync() error { return datasync(f.File) }
+
+// Lock takes flock(2) on name (elsewhere than Linux, an exclusive create).
+func (osFS) Lock(name string) (io.Closer, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		_ = f.Close()
+		return nil, &os.PathError{Op: "lock", Path: name, Err: err}
+	}
+	return f, nil
+}

@@ -35,3 +35,14 @@ func datasync(f *os.File) error {
 	}
 	return nil
 }
+
+// lockFile takes a non-blocking exclusive flock, released when f closes.
+func lockFile(f *os.File) error {
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if err == unix.EWOULDBLOCK {
+			return ErrLocked
+		}
+		return err
+	}
+	return nil
+}

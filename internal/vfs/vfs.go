@@ -15,6 +15,7 @@
 package vfs
 
 import (
+	"errors"
 	"io"
 	"os"
 )
@@ -37,7 +38,14 @@ type FS interface {
 	// SyncDir makes the directory entries of dir durable.
 	SyncDir(dir string) error
 	PathJoin(elem ...string) string
+	// Lock takes an exclusive lock on the named file, creating it, so that
+	// two processes never open one database. It fails with ErrLocked if
+	// the lock is held; closing the result releases it.
+	Lock(name string) (io.Closer, error)
 }
+
+// ErrLocked is returned by Lock when another holder has the lock.
+var ErrLocked = errors.New("vfs: file is locked by another process")
 
 // File is an open file. Writes go at the current offset (append, for files
 // the storage engine writes); ReadAt and Truncate serve recovery.
