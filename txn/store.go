@@ -57,10 +57,10 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
-	opts   Options
-	mem    *memtable.Memtable
-	log    *wal.Writer
-	epochs *reclaim.Manager
+	opts      Options
+	mem       *memtable.Memtable
+	log       *wal.Writer
+	epochs    *reclaim.Manager
 
 	nextTxn atomic.Uint64
 	// lastTS is the newest commit timestamp handed out. It is read and
