@@ -77,18 +77,3 @@ type CopySource interface {
 // Errors are *pgerr.Error (use pgerr.Convert on anything else). A session is
 // used by one goroutine at a time; ctx cancellation (CancelRequest) stops the
 // running statement with 57014.
-
-// Engine is the SQL layer over a txn.Store: the catalog, the planner and
-// the executor. Sessions share it.
-type Engine struct{}
-
-// Session is one client's conversation with the engine: its settings, its
-// transaction, its prepared statements' plans.
-type Session struct{}
-
-// Prepared is a parsed and planned statement.
-type Prepared struct{}
-
-// Portal is a prepared statement bound to parameters: a running or
-// runnable execution.
-type Portal struct{}

@@ -42,7 +42,7 @@ func TestWALDumpMarksUncommittedEntries(t *testing.T) {
 	}
 
 	var out, errOut bytes.Buffer
-	if code := run([]string{"wal", "dump", "--data-dir", dir}, &out, &errOut); code != 0 {
+	if code := run(ctx, []string{"wal", "dump", "--data-dir", dir}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	want := map[uint64]string{

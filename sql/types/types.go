@@ -10,21 +10,42 @@
 //	bool                              bool
 //	int2, int4, int8, oid             int64 (range-checked when assigned)
 //	float4, float8                    float64 (float4 rounded to float32 precision)
-//	numeric                           *apd.Decimal (never mutated once made; NaN allowed)
+//	numeric                           *apd.Decimal, never mutated once made; -Exponent is
+//	                                  the display scale (1.50 has Exponent -2); NaN, ±Infinity
 //	text, varchar(n), char(n), name   string (char(n) stored blank-padded to n)
+//	"char"                            string of at most one byte
 //	bytea                             []byte
 //	date                              time.Time, midnight UTC of that day
 //	timestamp                         time.Time in UTC holding the wall-clock reading
 //	timestamptz                       time.Time in UTC, the instant
+//	  'infinity', '-infinity'           TimeInfinity, TimeNegInfinity (all three)
 //	interval                          Interval
 //	uuid                              UUID
 //	arrays (int8[], text[], ...)      []any of the element's datums
 //
 // Keeping one Go type per family keeps expression evaluation simple; the T
 // says how to print, compare and check it.
+//
+// # Files
+//
+//	names.go    type names: T.String (format_type) and ParseTypeName
+//	catalog.go  the built-in pg_type rows: Lookup, All, Elem, ArrayOf
+//	text.go     text input and output (PostgreSQL's typinput/typoutput)
+//	datetime.go date and timestamp text formats, time zones
+//	interval.go interval text formats
+//	numeric.go  numeric rounding and PostgreSQL's numeric limits
+//	binary.go   binary send/recv formats
+//	coerce.go   assignment to a column: type modifiers and ranges
+//	compare.go  ordering of two datums
+//	cast.go     explicit casts
+//	key.go      order-preserving key encoding
+//	row.go      compact row encoding
 package types
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Oid is a PostgreSQL object id; for types, the pg_type oid.
 type Oid uint32
@@ -33,7 +54,7 @@ type Oid uint32
 const (
 	OidBool        Oid = 16
 	OidBytea       Oid = 17
-	OidChar        Oid = 18 // "char", one byte
+	OidChar        Oid = 18 // "char", one byte; not character(n)
 	OidName        Oid = 19
 	OidInt8        Oid = 20
 	OidInt2        Oid = 21
@@ -68,6 +89,7 @@ const (
 	OidFloat8Array      Oid = 1022
 	OidOidArray         Oid = 1028
 	OidNameArray        Oid = 1003
+	OidCharArray        Oid = 1002
 	OidTimestampArray   Oid = 1115
 	OidDateArray        Oid = 1182
 	OidTimestamptzArray Oid = 1185
@@ -78,8 +100,10 @@ const (
 
 // T is a SQL type: its OID and its type modifier, as PostgreSQL keeps them
 // (atttypmod): -1 for none; n+4 for varchar(n) and char(n);
-// ((precision<<16)|scale)+4 for numeric(p,s); for timestamp(p) and
-// interval(p), p.
+// ((precision<<16)|(scale&0x7ff))+4 for numeric(p,s), the scale being an
+// 11-bit signed field; p for timestamp(p) and timestamptz(p);
+// (0x7fff<<16)|p for interval(p) (all fields allowed, precision p). An
+// array type carries its element's modifier, as atttypmod does.
 type T struct {
 	Oid Oid
 	Mod int32
@@ -106,6 +130,7 @@ var (
 	UUIDType     = T{OidUUID, -1}
 	OidType      = T{OidOid, -1}
 	Unknown      = T{OidUnknown, -1}
+	Char         = T{OidChar, -1}
 	Int8Array    = T{OidInt8Array, -1}
 	TextArray    = T{OidTextArray, -1}
 )
@@ -120,5 +145,19 @@ type Interval struct {
 
 // UUID is a 16-byte uuid.
 type UUID [16]byte
+
+// TimeInfinity and TimeNegInfinity are the datums of 'infinity' and
+// '-infinity' for date, timestamp and timestamptz. They lie beyond the
+// range of every finite date (4714 BC to 5874897 AD) and timestamp, so they
+// sort as PostgreSQL's infinities do; the encodings map them to
+// PostgreSQL's representation, the extreme int32 or int64.
+var (
+	TimeInfinity    = time.Date(10_000_000, time.January, 1, 0, 0, 0, 0, time.UTC)
+	TimeNegInfinity = time.Date(-10_000_000, time.January, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// pgEpochUnix is 2000-01-01 00:00:00 UTC, PostgreSQL's epoch for dates and
+// timestamps, in Unix seconds.
+const pgEpochUnix = 946684800
 
 func (t T) GoString() string { return fmt.Sprintf("types.T{%d, %d}", t.Oid, t.Mod) }

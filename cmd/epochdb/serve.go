@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/epochdb/epochdb/pgwire"
+	"github.com/epochdb/epochdb/txn"
+)
+
+type serveConfig struct {
+	dataDir  string
+	listen   string
+	password string
+	user     string
+	auth     string // pgwire.Server.AuthMethod, used with a password
+}
+
+// shutdownTimeout bounds how long a shutdown waits for running statements
+// before it cancels them.
+const shutdownTimeout = 30 * time.Second
+
+// serve runs the server until ctx ends, then shuts down in order: stop
+// accepting, let running statements (and their commits) finish, close the
+// sessions, and only then close the store, which checkpoints the WAL.
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
+	addr, err := listenAddr(cfg.listen, cfg.password != "")
+	if err != nil {
+		return err
+	}
+	// Bind first: a second server on a busy port must fail before it
+	// touches the data directory.
+	l, err := net.ListenTCP("tcp", addr)
+	if err != nil {
+		return err
+	}
+	store, err := txn.Open(cfg.dataDir, txn.Options{})
+	if err != nil {
+		l.Close()
+		return fmt.Errorf("open %s: %w", cfg.dataDir, err)
+	}
+	engine, err := openEngine(store, cfg.user)
+	if err != nil {
+		l.Close()
+		store.Close()
+		return err
+	}
+	srv := &pgwire.Server{Engine: engine, User: cfg.user, Password: cfg.password, Logger: log}
+	auth := "trust"
+	if cfg.password != "" {
+		srv.AuthMethod, auth = cfg.auth, cfg.auth
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	log.Info("epochdb: serving", "addr", l.Addr().String(), "data-dir", cfg.dataDir, "user", cfg.user, "auth", auth)
+
+	select {
+	case <-ctx.Done():
+		log.Info("epochdb: shutting down")
+	case err = <-served:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("epochdb: statements still running were cancelled", "err", err)
+	}
+	if cerr := store.Close(); err == nil || errors.Is(err, pgwire.ErrServerClosed) {
+		err = cerr
+	}
+	if err == nil {
+		log.Info("epochdb: stopped")
+	}
+	return err
+}
+
+// listenAddr resolves --listen. Without a password every client is trusted
+// as the superuser, so only a loopback address is allowed then: on any
+// other, anyone who can reach the port would own the database.
+func listenAddr(listen string, password bool) (*net.TCPAddr, error) {
+	addr, err := net.ResolveTCPAddr("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", listen, err)
+	}
+	if !password && !addr.IP.IsLoopback() {
+		return nil, fmt.Errorf("refusing to listen on %s without a password: every client would be trusted as the superuser, "+
+			"and this address is reachable from other machines; set --password (or EPOCHDB_PASSWORD), "+
+			"or listen on a loopback address such as 127.0.0.1:5433", listen)
+	}
+	return addr, nil
+}

@@ -1,0 +1,254 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// aggPlan is the grouping step of a query. Its output row is the GROUP BY
+// values followed by one value per aggregate call; expressions above it
+// (select list, HAVING, ORDER BY) compile against that row.
+type aggPlan struct {
+	input      *compiler // compiles aggregate arguments in the input scope
+	groupExprs []expr
+	groupKeys  []string // GROUP BY expressions as SQL, to recognise them above
+	groupTypes []types.T
+	calls      []*aggCall
+}
+
+type aggCall struct {
+	fn       string
+	distinct bool
+	args     []expr // nil for count(*)
+	t        types.T
+}
+
+func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
+	if len(a.groupKeys) == 0 {
+		return 0, false
+	}
+	key := restore(n)
+	for i, k := range a.groupKeys {
+		if k == key {
+			return i, true
+		}
+	}
+	// A bare column also matches a qualified GROUP BY column, and the
+	// reverse.
+	if cn, ok := n.(*ast.ColumnNameExpr); ok {
+		for i, g := range a.groupExprs {
+			if ce, ok := g.(*colExpr); ok {
+				if idx, _, err := a.input.scope.resolve(cn.Name.Table.O, cn.Name.Name.O); err == nil && idx == ce.idx {
+					return i, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
+	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct}
+	star := call.fn == "count" && len(n.Args) == 1 && !n.Distinct && isConstOne(n.Args[0])
+	if !star {
+		for _, arg := range n.Args {
+			e, err := a.input.compile(arg)
+			if err != nil {
+				return nil, err
+			}
+			call.args = append(call.args, e)
+		}
+	}
+	if err := call.typeCheck(a.input); err != nil {
+		return nil, err
+	}
+	a.calls = append(a.calls, call)
+	return &colExpr{t: call.t, idx: len(a.groupExprs) + len(a.calls) - 1}, nil
+}
+
+func isConstOne(n ast.ExprNode) bool {
+	v, ok := n.(interface{ GetValue() any })
+	if !ok {
+		return false
+	}
+	i, ok := v.GetValue().(int64)
+	return ok && i == 1
+}
+
+// typeCheck resolves the aggregate's result type, PostgreSQL's way.
+func (call *aggCall) typeCheck(c *compiler) error {
+	if call.args == nil {
+		call.t = types.Int8
+		return nil
+	}
+	arg := call.args[0]
+	var err error
+	if arg, err = c.resolveUnknown(arg); err != nil {
+		return err
+	}
+	call.args[0] = arg
+	at := arg.typ()
+	switch call.fn {
+	case "count":
+		call.t = types.Int8
+	case "sum":
+		switch at.Oid {
+		case types.OidInt2, types.OidInt4:
+			call.t = types.Int8
+		case types.OidInt8, types.OidNumeric:
+			call.t = types.Numeric
+		case types.OidFloat4, types.OidFloat8, types.OidInterval:
+			call.t = types.T{Oid: at.Oid, Mod: -1}
+		default:
+			return pgerr.New(pgerr.UndefinedFunction, "function sum(%s) does not exist", at)
+		}
+	case "avg":
+		switch {
+		case at.Oid == types.OidFloat4 || at.Oid == types.OidFloat8:
+			call.t = types.Float8
+		case numRank(at.Oid) > 0:
+			call.t = types.Numeric
+		default:
+			return pgerr.New(pgerr.UndefinedFunction, "function avg(%s) does not exist", at)
+		}
+	case "min", "max":
+		call.t = types.T{Oid: at.Oid, Mod: at.Mod}
+	case "bool_and", "bool_or", "every":
+		if call.args[0], err = c.coerce(arg, types.Bool); err != nil {
+			return err
+		}
+		call.t = types.Bool
+	case "string_agg", "group_concat":
+		if call.args[0], err = c.coerce(arg, types.Text); err != nil {
+			return err
+		}
+		call.t = types.Text
+	default:
+		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
+	}
+	return nil
+}
+
+// aggState accumulates one aggregate call over one group.
+type aggState struct {
+	call  *aggCall
+	count int64
+	acc   any // running sum / min / max / and / or / string
+	seen  map[string]struct{}
+}
+
+func (st *aggState) add(vals []any) error {
+	c := st.call
+	if c.args == nil {
+		st.count++
+		return nil
+	}
+	v := vals[0]
+	if v == nil {
+		return nil
+	}
+	if c.distinct {
+		k := string(types.AppendKey(nil, c.args[0].typ(), v, false))
+		if _, dup := st.seen[k]; dup {
+			return nil
+		}
+		if st.seen == nil {
+			st.seen = make(map[string]struct{})
+		}
+		st.seen[k] = struct{}{}
+	}
+	st.count++
+	switch c.fn {
+	case "sum", "avg":
+		return st.addSum(v)
+	case "min", "max":
+		if st.acc == nil || (types.Compare(c.t, v, st.acc) < 0) == (c.fn == "min") {
+			st.acc = v
+		}
+	case "bool_and", "every":
+		st.acc = (st.acc == nil || st.acc.(bool)) && v.(bool)
+	case "bool_or":
+		st.acc = (st.acc != nil && st.acc.(bool)) || v.(bool)
+	case "string_agg", "group_concat":
+		s := v.(string)
+		if st.acc != nil {
+			sep := ""
+			if len(vals) > 1 && vals[1] != nil {
+				sep = vals[1].(string)
+			}
+			s = st.acc.(string) + sep + s
+		}
+		st.acc = s
+	}
+	return nil
+}
+
+// addSum keeps integer sums in numeric (exact, no overflow) and float
+// sums in float64.
+func (st *aggState) addSum(v any) error {
+	switch x := v.(type) {
+	case int64:
+		d := apd.New(x, 0)
+		if st.acc != nil {
+			if _, err := numericCtx.Add(d, st.acc.(*apd.Decimal), d); err != nil {
+				return err
+			}
+		}
+		st.acc = d
+	case *apd.Decimal:
+		d := new(apd.Decimal).Set(x)
+		if st.acc != nil {
+			if _, err := numericCtx.Add(d, st.acc.(*apd.Decimal), x); err != nil {
+				return err
+			}
+		}
+		st.acc = d
+	case float64:
+		if st.acc == nil {
+			st.acc = x
+		} else {
+			st.acc = st.acc.(float64) + x
+		}
+	case types.Interval:
+		if st.acc == nil {
+			st.acc = x
+		} else {
+			a := st.acc.(types.Interval)
+			st.acc = types.Interval{Months: a.Months + x.Months, Days: a.Days + x.Days, Micros: a.Micros + x.Micros}
+		}
+	}
+	return nil
+}
+
+func (st *aggState) result() (any, error) {
+	c := st.call
+	switch c.fn {
+	case "count":
+		return st.count, nil
+	case "avg":
+		if st.count == 0 {
+			return nil, nil
+		}
+		if f, ok := st.acc.(float64); ok {
+			return f / float64(st.count), nil
+		}
+		return numericArith('/', st.acc.(*apd.Decimal), apd.New(st.count, 0))
+	case "sum":
+		if st.acc == nil {
+			return nil, nil
+		}
+		if d, ok := st.acc.(*apd.Decimal); ok && c.t.Oid == types.OidInt8 {
+			i, err := d.Int64()
+			if err != nil {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
+			}
+			return i, nil
+		}
+		return st.acc, nil
+	}
+	return st.acc, nil
+}

@@ -1,0 +1,427 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+)
+
+// The SQL layer keeps everything in txn's one ordered key space:
+//
+//	0x00 'd' <id u32>                  descriptor of table or sequence id (JSON)
+//	0x00 'n' <name>                    name → id; its row lock serialises CREATE of one name
+//	0x00 'v'                           catalog version: every DDL transaction bumps it,
+//	                                   so DDL transactions run one at a time
+//	0x00 'o'                           the next object id
+//	0x00 's' <id u32>                  a sequence's reserved high-water mark
+//	0x01 <data id u32> <index u8> ...  table data; index 1 is the primary index
+//	                                   (value: the row), others are unique indexes
+//	                                   (value: the primary key)
+//
+// Descriptors are read through the DDL transaction that writes them, so DDL
+// commits and rolls back with the transaction, and they survive restarts
+// because they are ordinary keys.
+const (
+	sysPrefix  = 0x00
+	dataPrefix = 0x01
+
+	primaryIndex = 1
+	// firstObjectID is PostgreSQL's FirstNormalObjectId: user objects' OIDs
+	// start here, clear of the built-in catalog's.
+	firstObjectID = 16384
+)
+
+var (
+	keyCatalogVersion = []byte{sysPrefix, 'v'}
+	keyNextObjectID   = []byte{sysPrefix, 'o'}
+)
+
+func descKey(id uint32) []byte   { return binary.BigEndian.AppendUint32([]byte{sysPrefix, 'd'}, id) }
+func nameKey(name string) []byte { return append([]byte{sysPrefix, 'n'}, name...) }
+func seqKey(id uint32) []byte    { return binary.BigEndian.AppendUint32([]byte{sysPrefix, 's'}, id) }
+
+// indexPrefix is the key prefix of one index of a table's current data.
+func indexPrefix(dataID uint32, index uint8) []byte {
+	b := make([]byte, 0, 32)
+	b = append(b, dataPrefix)
+	b = binary.BigEndian.AppendUint32(b, dataID)
+	return append(b, index)
+}
+
+// Table describes a table.
+type Table struct {
+	ID      uint32         `json:"id"`
+	Name    string         `json:"name"`
+	Columns []*TableColumn `json:"columns"`
+	// Indexes holds the primary key first (if any), then unique
+	// constraints. A table without a primary key has a hidden row id.
+	Indexes []*Index `json:"indexes"`
+	// DataID is the key space of the table's rows; TRUNCATE moves it.
+	DataID  uint32            `json:"data_id"`
+	Options map[string]string `json:"options,omitempty"`
+	// RowIDSeq numbers the hidden row ids of a table without primary key.
+	RowIDSeq uint32 `json:"rowid_seq,omitempty"`
+	NextNum  int16  `json:"next_num"`
+}
+
+// TableColumn describes a table column. Num is its attnum: stable, 1-based, never
+// reused, so stored rows decode by position even after columns are dropped.
+type TableColumn struct {
+	Num     int16   `json:"num"`
+	Name    string  `json:"name"`
+	Type    types.T `json:"type"`
+	NotNull bool    `json:"not_null,omitempty"`
+	// Default is the default expression as SQL the TiDB parser reads.
+	Default string `json:"default,omitempty"`
+	Dropped bool   `json:"dropped,omitempty"`
+	// Serial names the sequence a serial column's default draws from.
+	Serial uint32 `json:"serial,omitempty"`
+}
+
+// Index describes the primary key or a unique constraint.
+type Index struct {
+	ID      uint8  `json:"id"`
+	Name    string `json:"name"`
+	Columns []int  `json:"columns"` // positions in Table.Columns
+	Primary bool   `json:"primary,omitempty"`
+}
+
+// Sequence describes a sequence.
+type Sequence struct {
+	ID        uint32 `json:"id"`
+	Name      string `json:"name"`
+	Start     int64  `json:"start"`
+	Increment int64  `json:"increment"`
+	Min       int64  `json:"min"`
+	Max       int64  `json:"max"`
+	// Owner is the table whose serial column (or hidden row id) it feeds;
+	// DROP TABLE drops it too.
+	Owner uint32 `json:"owner,omitempty"`
+}
+
+// descriptor is the stored form: exactly one of the two is set.
+type descriptor struct {
+	Table    *Table    `json:"table,omitempty"`
+	Sequence *Sequence `json:"sequence,omitempty"`
+}
+
+// PrimaryKey returns the primary index, or nil for a table keyed by hidden
+// row id.
+func (t *Table) PrimaryKey() *Index {
+	if len(t.Indexes) > 0 && t.Indexes[0].Primary {
+		return t.Indexes[0]
+	}
+	return nil
+}
+
+// Column returns the live column called name.
+func (t *Table) Column(name string) (int, *TableColumn) {
+	for i, c := range t.Columns {
+		if !c.Dropped && c.Name == name {
+			return i, c
+		}
+	}
+	return -1, nil
+}
+
+// types returns the storage types of every column, dropped ones included.
+func (t *Table) types() []types.T {
+	ts := make([]types.T, len(t.Columns))
+	for i, c := range t.Columns {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+func (t *Table) clone() *Table {
+	c := *t
+	c.Columns = make([]*TableColumn, len(t.Columns))
+	for i, col := range t.Columns {
+		cc := *col
+		c.Columns[i] = &cc
+	}
+	c.Indexes = make([]*Index, len(t.Indexes))
+	for i, ix := range t.Indexes {
+		cx := *ix
+		cx.Columns = append([]int(nil), ix.Columns...)
+		c.Indexes[i] = &cx
+	}
+	return &c
+}
+
+// Catalog is an immutable snapshot of the descriptors. The engine replaces
+// it after every DDL commit; a DDL transaction works on a private copy.
+type Catalog struct {
+	version   uint64
+	tables    map[string]*Table
+	byID      map[uint32]*Table
+	sequences map[string]*Sequence
+	seqByID   map[uint32]*Sequence
+}
+
+func newCatalog() *Catalog {
+	return &Catalog{
+		tables:    make(map[string]*Table),
+		byID:      make(map[uint32]*Table),
+		sequences: make(map[string]*Sequence),
+		seqByID:   make(map[uint32]*Sequence),
+	}
+}
+
+// Table returns the table called name, or 42P01.
+func (c *Catalog) Table(name string) (*Table, error) {
+	if t, ok := c.tables[name]; ok {
+		return t, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+}
+
+// Tables returns every table, ordered by name.
+func (c *Catalog) Tables() []*Table {
+	ts := make([]*Table, 0, len(c.tables))
+	for _, t := range c.tables {
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	return ts
+}
+
+// loadCatalog reads every descriptor through tx.
+func loadCatalog(tx *txn.Tx) (*Catalog, error) {
+	c := newCatalog()
+	if v, ok, err := tx.Get(keyCatalogVersion); err != nil {
+		return nil, err
+	} else if ok {
+		c.version, _ = strconv.ParseUint(string(v), 10, 64)
+	}
+	var derr error
+	err := tx.Scan([]byte{sysPrefix, 'd'}, []byte{sysPrefix, 'e'}, func(_, v []byte) bool {
+		var d descriptor
+		if derr = json.Unmarshal(v, &d); derr != nil {
+			return false
+		}
+		c.add(&d)
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return c, err
+}
+
+func (c *Catalog) add(d *descriptor) {
+	if t := d.Table; t != nil {
+		c.tables[t.Name] = t
+		c.byID[t.ID] = t
+	}
+	if s := d.Sequence; s != nil {
+		c.sequences[s.Name] = s
+		c.seqByID[s.ID] = s
+	}
+}
+
+// ddl is a DDL transaction's view of the catalog: it locks the catalog
+// version (so DDL transactions serialise), writes descriptors through the
+// transaction, and keeps a private catalog that the session's later
+// statements in the same transaction see.
+type ddl struct {
+	tx  *txn.Tx
+	cat *Catalog
+}
+
+// beginDDL locks the catalog for tx and loads the private copy.
+func beginDDL(ctx context.Context, tx *txn.Tx) (*ddl, error) {
+	err := tx.Mutate(ctx, keyCatalogVersion, func(cur []byte, _ bool) ([]byte, txn.Op, error) {
+		v, _ := strconv.ParseUint(string(cur), 10, 64)
+		return strconv.AppendUint(nil, v+1, 10), txn.Put, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Read the newest committed descriptors, not the statement's snapshot:
+	// the version lock means no other DDL is in flight.
+	tx.NextStatement()
+	cat, err := loadCatalog(tx)
+	if err != nil {
+		return nil, err
+	}
+	return &ddl{tx: tx, cat: cat}, nil
+}
+
+func (d *ddl) nextID(ctx context.Context) (uint32, error) {
+	var id uint32
+	err := d.tx.Mutate(ctx, keyNextObjectID, func(cur []byte, ok bool) ([]byte, txn.Op, error) {
+		id = firstObjectID
+		if ok {
+			n, _ := strconv.ParseUint(string(cur), 10, 32)
+			id = uint32(n)
+		}
+		return strconv.AppendUint(nil, uint64(id)+1, 10), txn.Put, nil
+	})
+	return id, err
+}
+
+// claimName takes name for id, or fails with 42P07 if it is taken.
+func (d *ddl) claimName(ctx context.Context, name string, id uint32) error {
+	return d.tx.Mutate(ctx, nameKey(name), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+		if exists {
+			return nil, txn.Keep, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+		}
+		return binary.BigEndian.AppendUint32(nil, id), txn.Put, nil
+	})
+}
+
+func (d *ddl) putTable(ctx context.Context, t *Table) error {
+	d.cat.tables[t.Name] = t
+	d.cat.byID[t.ID] = t
+	return d.put(ctx, t.ID, &descriptor{Table: t})
+}
+
+func (d *ddl) putSequence(ctx context.Context, s *Sequence) error {
+	d.cat.sequences[s.Name] = s
+	d.cat.seqByID[s.ID] = s
+	return d.put(ctx, s.ID, &descriptor{Sequence: s})
+}
+
+func (d *ddl) put(ctx context.Context, id uint32, desc *descriptor) error {
+	b, err := json.Marshal(desc)
+	if err != nil {
+		return err
+	}
+	return d.tx.Put(ctx, descKey(id), b)
+}
+
+func (d *ddl) dropTable(ctx context.Context, t *Table) error {
+	delete(d.cat.tables, t.Name)
+	delete(d.cat.byID, t.ID)
+	for _, s := range d.cat.sequences {
+		if s.Owner == t.ID {
+			if err := d.dropSequence(ctx, s); err != nil {
+				return err
+			}
+		}
+	}
+	if err := d.tx.Delete(ctx, descKey(t.ID)); err != nil {
+		return err
+	}
+	if err := d.tx.Delete(ctx, nameKey(t.Name)); err != nil {
+		return err
+	}
+	return d.deleteData(ctx, t.DataID)
+}
+
+func (d *ddl) dropSequence(ctx context.Context, s *Sequence) error {
+	delete(d.cat.sequences, s.Name)
+	delete(d.cat.seqByID, s.ID)
+	for _, k := range [][]byte{descKey(s.ID), nameKey(s.Name), seqKey(s.ID)} {
+		if err := d.tx.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteData deletes every row and index entry of a data id.
+func (d *ddl) deleteData(ctx context.Context, dataID uint32) error {
+	start := indexPrefix(dataID, 0)[:5]
+	end := binary.BigEndian.AppendUint32([]byte{dataPrefix}, dataID+1)
+	var keys [][]byte
+	if err := d.tx.Scan(start, end, func(k, _ []byte) bool {
+		keys = append(keys, append([]byte(nil), k...))
+		return true
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := d.tx.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sequences hands out sequence values. PostgreSQL's nextval is not
+// transactional: a value once handed out is never handed out again, even if
+// the transaction that took it rolls back. So values come from blocks
+// reserved by short transactions of their own (one fsync per block of
+// seqBlock values), and a crash skips the rest of a block, as PostgreSQL's
+// sequences skip up to 32 values.
+type sequences struct {
+	store *txn.Store
+	mu    sync.Mutex
+	state map[uint32]*seqState
+}
+
+type seqState struct {
+	next, limit int64 // values [next, limit) are reserved and unused
+	last        int64
+	called      bool
+}
+
+const seqBlock = 32
+
+// nextval returns the next value of s.
+func (sq *sequences) nextval(ctx context.Context, s *Sequence) (int64, error) {
+	sq.mu.Lock()
+	defer sq.mu.Unlock()
+	st := sq.state[s.ID]
+	if st == nil {
+		st = &seqState{}
+		sq.state[s.ID] = st
+	}
+	if st.next == st.limit {
+		if err := sq.reserve(ctx, s, st); err != nil {
+			return 0, err
+		}
+	}
+	v := st.next
+	st.next += s.Increment
+	return v, nil
+}
+
+// reserve durably claims the next block of values.
+func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) error {
+	tx := sq.store.Begin(txn.ReadCommitted)
+	var from, to int64
+	err := tx.Mutate(ctx, seqKey(s.ID), func(cur []byte, ok bool) ([]byte, txn.Op, error) {
+		from = s.Start
+		if ok {
+			from, _ = strconv.ParseInt(string(cur), 10, 64)
+		}
+		if (s.Increment > 0 && from > s.Max) || (s.Increment < 0 && from < s.Min) {
+			return nil, txn.Keep, pgerr.New(pgerr.ObjectNotInPrerequisiteState,
+				"nextval: reached maximum value of sequence %q (%d)", s.Name, s.Max)
+		}
+		to = from + seqBlock*s.Increment
+		if s.Increment > 0 && (to > s.Max || to < from) {
+			to = s.Max + 1
+		}
+		if s.Increment < 0 && (to < s.Min || to > from) {
+			to = s.Min - 1
+		}
+		return strconv.AppendInt(nil, to, 10), txn.Put, nil
+	})
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	st.next, st.limit = from, to
+	return nil
+}
+
+// forget drops cached state, after DROP or TRUNCATE ... RESTART IDENTITY.
+func (sq *sequences) forget(id uint32) {
+	sq.mu.Lock()
+	delete(sq.state, id)
+	sq.mu.Unlock()
+}

@@ -1,0 +1,584 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// scope is the set of columns an expression can name: the columns of the
+// row it will be evaluated against, in order.
+type scope struct {
+	cols []scopeCol
+}
+
+type scopeCol struct {
+	table string // the table's name or alias, "" for computed columns
+	name  string
+	t     types.T
+	// tableOID and attNum describe a column that comes straight from a
+	// table, for RowDescription.
+	tableOID uint32
+	attNum   int16
+}
+
+func (sc *scope) resolve(table, name string) (int, *scopeCol, error) {
+	found := -1
+	for i := range sc.cols {
+		c := &sc.cols[i]
+		if c.name != name || (table != "" && c.table != table) {
+			continue
+		}
+		if found >= 0 {
+			return 0, nil, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		if table != "" {
+			return 0, nil, pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", table, name)
+		}
+		return 0, nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name)
+	}
+	return found, &sc.cols[found], nil
+}
+
+// compiler turns TiDB expression ASTs into typed exprs.
+type compiler struct {
+	s      *Session
+	params *[]types.T // inferred parameter types, shared by the whole statement
+	order  []int      // TiDB marker order → parameter index
+	scope  *scope
+	// agg, when set, compiles in the post-aggregation scope of a grouped
+	// query: aggregates become slots, GROUP BY expressions become columns.
+	agg *aggPlan
+}
+
+func (c *compiler) withScope(sc *scope) *compiler {
+	cc := *c
+	cc.scope = sc
+	cc.agg = nil
+	return &cc
+}
+
+func (c *compiler) compile(n ast.ExprNode) (expr, error) {
+	if c.agg != nil {
+		if i, ok := c.agg.groupIndex(n); ok {
+			return &colExpr{t: c.agg.groupTypes[i], idx: i}, nil
+		}
+	}
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return c.compile(n.Expr)
+	case *driver.ParamMarkerExpr:
+		idx := n.Order
+		if idx < len(c.order) {
+			idx = c.order[idx]
+		}
+		return &paramExpr{idx: idx, types: c.params}, nil
+	case *driver.ValueExpr:
+		return literal(n)
+	case *ast.ColumnNameExpr:
+		if c.agg != nil {
+			return nil, pgerr.New(pgerr.GroupingError,
+				"column %q must appear in the GROUP BY clause or be used in an aggregate function", columnText(n.Name))
+		}
+		i, col, err := c.scope.resolve(n.Name.Table.O, n.Name.Name.O)
+		if err != nil {
+			return nil, err
+		}
+		return &colExpr{t: col.t, idx: i}, nil
+	case *ast.UnaryOperationExpr:
+		return c.unary(n)
+	case *ast.BinaryOperationExpr:
+		return c.binary(n)
+	case *ast.IsNullExpr:
+		e, err := c.compile(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return &isNullExpr{e: e, not: n.Not}, nil
+	case *ast.IsTruthExpr:
+		e, err := c.compileAs(n.Expr, types.Bool)
+		if err != nil {
+			return nil, err
+		}
+		return &isTruthExpr{e: e, truth: n.True != 0, not: n.Not}, nil
+	case *ast.BetweenExpr:
+		return c.between(n)
+	case *ast.PatternInExpr:
+		return c.in(n)
+	case *ast.PatternLikeOrIlikeExpr:
+		return c.like(n)
+	case *ast.CaseExpr:
+		return c.caseExpr(n)
+	case *ast.FuncCallExpr:
+		return c.call(n)
+	case *ast.AggregateFuncExpr:
+		if c.agg == nil {
+			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed here")
+		}
+		return c.agg.add(c, n)
+	case *ast.DefaultExpr:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DEFAULT is not allowed in this context")
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", restore(n))
+}
+
+// compileAs compiles n and coerces it to t.
+func (c *compiler) compileAs(n ast.ExprNode, t types.T) (expr, error) {
+	e, err := c.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	return c.coerce(e, t)
+}
+
+func literal(v *driver.ValueExpr) (expr, error) {
+	switch x := v.GetValue().(type) {
+	case nil:
+		return &constExpr{t: types.Unknown}, nil
+	case int64:
+		if x >= -1<<31 && x < 1<<31 {
+			return &constExpr{t: types.Int4, v: x}, nil
+		}
+		return &constExpr{t: types.Int8, v: x}, nil
+	case uint64, float64, *driver.MyDecimal:
+		var text string
+		switch x := x.(type) {
+		case uint64:
+			text = strconv.FormatUint(x, 10)
+		case float64:
+			text = strconv.FormatFloat(x, 'g', -1, 64)
+		case *driver.MyDecimal:
+			text = x.String()
+		}
+		d, _, err := apd.NewFromString(text)
+		if err != nil {
+			return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid numeric literal %s", text)
+		}
+		return &constExpr{t: types.Numeric, v: d}, nil
+	case string:
+		return &unknownExpr{s: x}, nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "literal %s is not supported", restore(v))
+}
+
+// Type families, for PostgreSQL's implicit conversions.
+func numRank(o types.Oid) int {
+	switch o {
+	case types.OidInt2:
+		return 1
+	case types.OidInt4:
+		return 2
+	case types.OidInt8:
+		return 3
+	case types.OidNumeric:
+		return 4
+	case types.OidFloat4:
+		return 5
+	case types.OidFloat8:
+		return 6
+	}
+	return 0
+}
+
+func isString(o types.Oid) bool {
+	return o == types.OidText || o == types.OidVarchar || o == types.OidBpchar || o == types.OidName
+}
+
+func timeRank(o types.Oid) int {
+	switch o {
+	case types.OidDate:
+		return 1
+	case types.OidTimestamp:
+		return 2
+	case types.OidTimestamptz:
+		return 3
+	}
+	return 0
+}
+
+// unify picks the type two operands are compared or combined in.
+func unify(a, b types.T) (types.T, bool) {
+	au, bu := a.Oid == types.OidUnknown, b.Oid == types.OidUnknown
+	switch {
+	case au && bu:
+		return types.Text, true
+	case au:
+		return types.T{Oid: b.Oid, Mod: -1}, true
+	case bu:
+		return types.T{Oid: a.Oid, Mod: -1}, true
+	case a.Oid == b.Oid:
+		return types.T{Oid: a.Oid, Mod: -1}, true
+	}
+	if ra, rb := numRank(a.Oid), numRank(b.Oid); ra > 0 && rb > 0 {
+		if ra > rb {
+			return types.T{Oid: a.Oid, Mod: -1}, true
+		}
+		return types.T{Oid: b.Oid, Mod: -1}, true
+	}
+	if isString(a.Oid) && isString(b.Oid) {
+		return types.Text, true
+	}
+	if ra, rb := timeRank(a.Oid), timeRank(b.Oid); ra > 0 && rb > 0 {
+		if ra > rb {
+			return types.T{Oid: a.Oid, Mod: -1}, true
+		}
+		return types.T{Oid: b.Oid, Mod: -1}, true
+	}
+	return types.T{}, false
+}
+
+// implicitOK reports whether PostgreSQL converts from to to without an
+// explicit cast (assignment or implicit context).
+func implicitOK(from, to types.T) bool {
+	if from.Oid == to.Oid || from.Oid == types.OidUnknown {
+		return true
+	}
+	if numRank(from.Oid) > 0 && numRank(to.Oid) > 0 {
+		return true
+	}
+	if isString(from.Oid) && isString(to.Oid) {
+		return true
+	}
+	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0
+}
+
+// coerce converts e to t: an unknown literal is parsed as t now, an
+// untyped parameter takes t as its type, anything else is cast if PostgreSQL
+// would do so implicitly.
+func (c *compiler) coerce(e expr, t types.T) (expr, error) {
+	et := e.typ()
+	if et.Oid == t.Oid && (t.Mod < 0 || et.Mod == t.Mod) {
+		return e, nil
+	}
+	switch x := e.(type) {
+	case *unknownExpr:
+		v, err := types.ParseText(t, x.s, c.s.loc())
+		if err != nil {
+			return nil, err
+		}
+		return &constExpr{t: t, v: v}, nil
+	case *constExpr:
+		if x.v == nil {
+			return &constExpr{t: t}, nil
+		}
+	case *paramExpr:
+		if et.Oid == types.OidUnknown {
+			(*c.params)[x.idx] = types.T{Oid: t.Oid, Mod: -1}
+			if t.Mod < 0 {
+				return e, nil
+			}
+			return &castExpr{e: e, from: (*c.params)[x.idx], to: t}, nil
+		}
+	}
+	if !implicitOK(et, t) {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", t, et).
+			WithHint("You will need to rewrite or cast the expression.")
+	}
+	return &castExpr{e: e, from: et, to: t}, nil
+}
+
+// resolveUnknown gives an expression that still has no type the type text,
+// as PostgreSQL does for output columns and function arguments.
+func (c *compiler) resolveUnknown(e expr) (expr, error) {
+	if e.typ().Oid == types.OidUnknown {
+		if p, ok := e.(*paramExpr); ok {
+			return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", p.idx+1)
+		}
+		return c.coerce(e, types.Text)
+	}
+	return e, nil
+}
+
+func (c *compiler) unary(n *ast.UnaryOperationExpr) (expr, error) {
+	switch n.Op {
+	case opcode.Not, opcode.Not2:
+		e, err := c.compileAs(n.V, types.Bool)
+		if err != nil {
+			return nil, err
+		}
+		return &notExpr{e: e}, nil
+	case opcode.Minus:
+		if v, ok := n.V.(*driver.ValueExpr); ok {
+			// Fold -literal so that -2147483648 is an int4, as in PostgreSQL.
+			if i, ok := v.GetValue().(int64); ok {
+				if -i >= -1<<31 {
+					return &constExpr{t: types.Int4, v: -i}, nil
+				}
+				return &constExpr{t: types.Int8, v: -i}, nil
+			}
+		}
+		e, err := c.compile(n.V)
+		if err != nil {
+			return nil, err
+		}
+		if e.typ().Oid == types.OidUnknown {
+			if e, err = c.coerce(e, types.Numeric); err != nil {
+				return nil, err
+			}
+		}
+		return &negExpr{e: e}, nil
+	case opcode.Plus:
+		return c.compile(n.V)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
+}
+
+var cmpOps = map[opcode.Op]string{
+	opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=",
+}
+
+var arithOps = map[opcode.Op]byte{
+	opcode.Plus: '+', opcode.Minus: '-', opcode.Mul: '*', opcode.Div: '/', opcode.Mod: '%', opcode.IntDiv: '/',
+}
+
+func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
+	switch n.Op {
+	case opcode.LogicAnd, opcode.LogicOr:
+		l, err := c.compileAs(n.L, types.Bool)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.compileAs(n.R, types.Bool)
+		if err != nil {
+			return nil, err
+		}
+		return &logicExpr{and: n.Op == opcode.LogicAnd, l: l, r: r}, nil
+	}
+	l, err := c.compile(n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.compile(n.R)
+	if err != nil {
+		return nil, err
+	}
+	if op, ok := cmpOps[n.Op]; ok {
+		t, ok := unify(l.typ(), r.typ())
+		if !ok {
+			return nil, noOperator(op, l.typ(), r.typ())
+		}
+		if l, err = c.coerce(l, t); err != nil {
+			return nil, err
+		}
+		if r, err = c.coerce(r, t); err != nil {
+			return nil, err
+		}
+		return &cmpExpr{op: op, t: t, l: l, r: r}, nil
+	}
+	if op, ok := arithOps[n.Op]; ok {
+		return c.arith(op, l, r)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
+}
+
+func (c *compiler) arith(op byte, l, r expr) (expr, error) {
+	lt, rt := l.typ(), r.typ()
+	if f, ok := dateTimeArith(op, lt, rt); ok {
+		return c.call2(f, l, r)
+	}
+	t, ok := unify(lt, rt)
+	if !ok || numRank(t.Oid) == 0 {
+		if t.Oid == types.OidText && lt.Oid == types.OidUnknown && rt.Oid == types.OidUnknown {
+			t, ok = types.Numeric, true
+		} else {
+			return nil, noOperator(string(op), lt, rt)
+		}
+	}
+	var err error
+	if l, err = c.coerce(l, t); err != nil {
+		return nil, err
+	}
+	if r, err = c.coerce(r, t); err != nil {
+		return nil, err
+	}
+	return &arithExpr{op: op, t: t, l: l, r: r}, nil
+}
+
+func noOperator(op string, l, r types.T) error {
+	return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", l, op, r).
+		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func (c *compiler) between(n *ast.BetweenExpr) (expr, error) {
+	e, err := c.compile(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := c.compile(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := c.compile(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := unify(e.typ(), lo.typ())
+	if ok {
+		t, ok = unify(t, hi.typ())
+	}
+	if !ok {
+		return nil, noOperator(">=", e.typ(), lo.typ())
+	}
+	for _, p := range []*expr{&e, &lo, &hi} {
+		if *p, err = c.coerce(*p, t); err != nil {
+			return nil, err
+		}
+	}
+	var out expr = &logicExpr{and: true, l: &cmpExpr{op: ">=", t: t, l: e, r: lo}, r: &cmpExpr{op: "<=", t: t, l: e, r: hi}}
+	if n.Not {
+		out = &notExpr{e: out}
+	}
+	return out, nil
+}
+
+func (c *compiler) in(n *ast.PatternInExpr) (expr, error) {
+	if n.Sel != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "IN (subquery) is not supported yet")
+	}
+	e, err := c.compile(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]expr, len(n.List))
+	t := e.typ()
+	for i, item := range n.List {
+		if list[i], err = c.compile(item); err != nil {
+			return nil, err
+		}
+		var ok bool
+		if t, ok = unify(t, list[i].typ()); !ok {
+			return nil, noOperator("=", e.typ(), list[i].typ())
+		}
+	}
+	if e, err = c.coerce(e, t); err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if list[i], err = c.coerce(list[i], t); err != nil {
+			return nil, err
+		}
+	}
+	return &inExpr{t: t, e: e, list: list, not: n.Not}, nil
+}
+
+func (c *compiler) like(n *ast.PatternLikeOrIlikeExpr) (expr, error) {
+	e, err := c.compileAs(n.Expr, types.Text)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.compileAs(n.Pattern, types.Text)
+	if err != nil {
+		return nil, err
+	}
+	// TiDB's default escape is '\\', which is PostgreSQL's too.
+	return &likeExpr{e: e, pattern: p, not: n.Not, ci: !n.IsLike, escape: rune(n.Escape)}, nil
+}
+
+func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
+	ce := &caseExpr{}
+	var err error
+	if n.Value != nil {
+		if ce.operand, err = c.compile(n.Value); err != nil {
+			return nil, err
+		}
+		ce.opType = ce.operand.typ()
+	}
+	results := make([]expr, 0, len(n.WhenClauses)+1)
+	for _, w := range n.WhenClauses {
+		var cond expr
+		if ce.operand != nil {
+			if cond, err = c.compile(w.Expr); err != nil {
+				return nil, err
+			}
+			t, ok := unify(ce.opType, cond.typ())
+			if !ok {
+				return nil, noOperator("=", ce.opType, cond.typ())
+			}
+			ce.opType = t
+		} else if cond, err = c.compileAs(w.Expr, types.Bool); err != nil {
+			return nil, err
+		}
+		ce.whens = append(ce.whens, cond)
+		res, err := c.compile(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	if n.ElseClause != nil {
+		els, err := c.compile(n.ElseClause)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, els)
+	}
+	if ce.operand != nil {
+		if ce.operand, err = c.coerce(ce.operand, ce.opType); err != nil {
+			return nil, err
+		}
+		for i := range ce.whens {
+			if ce.whens[i], err = c.coerce(ce.whens[i], ce.opType); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if ce.t, err = c.commonType("CASE", results); err != nil {
+		return nil, err
+	}
+	ce.thens = results[:len(n.WhenClauses)]
+	if n.ElseClause != nil {
+		ce.els = results[len(results)-1]
+	}
+	return ce, nil
+}
+
+// commonType unifies a list of branches (CASE, COALESCE, VALUES columns)
+// and coerces each to the result, in place.
+func (c *compiler) commonType(what string, es []expr) (types.T, error) {
+	t := types.Unknown
+	for _, e := range es {
+		u, ok := unify(t, e.typ())
+		if !ok {
+			return types.T{}, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.typ())
+		}
+		t = u
+	}
+	if t.Oid == types.OidUnknown {
+		t = types.Text
+	}
+	for i := range es {
+		var err error
+		if es[i], err = c.coerce(es[i], t); err != nil {
+			return types.T{}, err
+		}
+	}
+	return t, nil
+}
+
+// restore prints an AST node back as SQL; it keys GROUP BY matching and
+// default expressions.
+func restore(n ast.Node) string {
+	var sb strings.Builder
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameDoubleQuotes, &sb)
+	if err := n.Restore(ctx); err != nil {
+		return "?"
+	}
+	return sb.String()
+}
+
+func columnText(n *ast.ColumnName) string {
+	if n.Table.O != "" {
+		return n.Table.O + "." + n.Name.O
+	}
+	return n.Name.O
+}

@@ -1,0 +1,503 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	tidb "github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+)
+
+// Storage options CREATE TABLE ... WITH (...) accepts. fillfactor is
+// PostgreSQL's and has no effect here; ingest_* configure ingest tables.
+var tableOptions = map[string]bool{
+	"fillfactor": true, "ingest_producer": true, "ingest_sequence": true,
+	"ingest_epoch": true, "ingest_window": true, "ingest_producer_ttl": true,
+}
+
+func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.CreateTableStmt) error {
+	if n.Select != nil || n.ReferTable != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS and LIKE are not supported yet")
+	}
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := n.Table.Name.O
+	if _, exists := d.cat.tables[name]; exists || d.cat.sequences[name] != nil {
+		if n.IfNotExists {
+			s.notice("relation %q already exists, skipping", name)
+			return nil
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	id, err := d.nextID(ctx)
+	if err != nil {
+		return err
+	}
+	t := &Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
+	for _, o := range st.Options {
+		if !tableOptions[o.Name] {
+			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Name)
+		}
+		t.Options[o.Name] = o.Value
+	}
+	var pk []string
+	var uniques [][]string
+	for i, cd := range n.Cols {
+		col, colPK, unique, err := s.columnDef(ctx, d, t, cd, columnType(st, i))
+		if err != nil {
+			return err
+		}
+		if _, dup := t.Column(col.Name); dup != nil {
+			return pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", col.Name)
+		}
+		t.Columns = append(t.Columns, col)
+		if colPK {
+			if pk != nil {
+				return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
+			}
+			pk = []string{col.Name}
+		}
+		if unique {
+			uniques = append(uniques, []string{col.Name})
+		}
+	}
+	for _, cons := range n.Constraints {
+		cols := make([]string, len(cons.Keys))
+		for i, k := range cons.Keys {
+			if k.Column == nil {
+				return pgerr.New(pgerr.FeatureNotSupported, "expression indexes are not supported")
+			}
+			cols[i] = k.Column.Name.O
+		}
+		switch cons.Tp {
+		case ast.ConstraintPrimaryKey:
+			if pk != nil {
+				return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
+			}
+			pk = cols
+		case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+			uniques = append(uniques, cols)
+		default:
+			return pgerr.New(pgerr.FeatureNotSupported, "this table constraint is not supported yet")
+		}
+	}
+	if pk != nil {
+		if err := t.addIndex(pk, true); err != nil {
+			return err
+		}
+	} else if err := s.addRowIDSeq(ctx, d, t); err != nil {
+		return err
+	}
+	for _, u := range uniques {
+		if err := t.addIndex(u, false); err != nil {
+			return err
+		}
+	}
+	if err := d.claimName(ctx, name, id); err != nil {
+		return err
+	}
+	return d.putTable(ctx, t)
+}
+
+func columnType(st *parser.Statement, i int) string {
+	if i < len(st.ColumnTypes) {
+		return st.ColumnTypes[i]
+	}
+	return ""
+}
+
+// columnDef builds a column from its definition; serial types create their
+// sequence.
+func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string) (*TableColumn, bool, bool, error) {
+	t.NextNum++
+	col := &TableColumn{Num: t.NextNum, Name: cd.Name.Name.O}
+	serial := map[string]types.T{"serial": types.Int4, "serial4": types.Int4, "bigserial": types.Int8,
+		"serial8": types.Int8, "smallserial": types.Int2, "serial2": types.Int2}
+	if st, ok := serial[typeName]; ok {
+		col.Type, col.NotNull = st, true
+		seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, st)
+		if err != nil {
+			return nil, false, false, err
+		}
+		col.Serial = seq.ID
+		col.Default = fmt.Sprintf("nextval('%s')", seq.Name)
+	} else {
+		typ, err := types.ParseTypeName(typeName)
+		if err != nil {
+			return nil, false, false, err
+		}
+		col.Type = typ
+	}
+	var pk, unique bool
+	for _, o := range cd.Options {
+		switch o.Tp {
+		case ast.ColumnOptionNotNull:
+			col.NotNull = true
+		case ast.ColumnOptionNull:
+		case ast.ColumnOptionDefaultValue:
+			col.Default = restore(o.Expr)
+			// Check the default now, as PostgreSQL does at CREATE time.
+			if _, err := s.compileDefault(col); err != nil {
+				return nil, false, false, err
+			}
+		case ast.ColumnOptionPrimaryKey:
+			pk, col.NotNull = true, true
+		case ast.ColumnOptionUniqKey:
+			unique = true
+		default:
+			return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
+		}
+	}
+	return col, pk, unique, nil
+}
+
+func (s *Session) compileDefault(col *TableColumn) (expr, error) {
+	n, err := parseExpr(col.Default)
+	if err != nil {
+		return nil, err
+	}
+	var params []types.T
+	c := &compiler{s: s, params: &params, scope: &scope{}}
+	return c.compileAs(n, col.Type)
+}
+
+// addIndex adds the primary key or a unique constraint over cols.
+func (t *Table) addIndex(cols []string, primary bool) error {
+	ix := &Index{ID: uint8(len(t.Indexes) + 2), Primary: primary}
+	if primary {
+		ix.ID = primaryIndex
+		ix.Name = t.Name + "_pkey"
+	} else {
+		ix.Name = t.Name + "_" + strings.Join(cols, "_") + "_key"
+		for _, other := range t.Indexes {
+			ix.ID = max(ix.ID, other.ID+1)
+		}
+	}
+	for _, name := range cols {
+		i, col := t.Column(name)
+		if col == nil {
+			return pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", name)
+		}
+		if primary {
+			col.NotNull = true
+		}
+		ix.Columns = append(ix.Columns, i)
+	}
+	if primary {
+		t.Indexes = append([]*Index{ix}, t.Indexes...)
+	} else {
+		t.Indexes = append(t.Indexes, ix)
+	}
+	return nil
+}
+
+// addRowIDSeq gives a table without primary key the sequence its hidden
+// row ids come from. Its name starts with a NUL byte, so SQL never sees it.
+func (s *Session) addRowIDSeq(ctx context.Context, d *ddl, t *Table) error {
+	seq, err := s.newSequence(ctx, d, "\x00rowid."+t.Name, t.ID, types.Int8)
+	if err != nil {
+		return err
+	}
+	t.RowIDSeq = seq.ID
+	return nil
+}
+
+func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner uint32, t types.T) (*Sequence, error) {
+	id, err := d.nextID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	maxV := int64(math.MaxInt64)
+	switch t.Oid {
+	case types.OidInt4:
+		maxV = math.MaxInt32
+	case types.OidInt2:
+		maxV = math.MaxInt16
+	}
+	seq := &Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner}
+	if err := d.claimName(ctx, name, id); err != nil {
+		return nil, err
+	}
+	return seq, d.putSequence(ctx, seq)
+}
+
+func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := n.Name.Name.O
+	if d.cat.sequences[name] != nil || d.cat.tables[name] != nil {
+		if n.IfNotExists {
+			s.notice("relation %q already exists, skipping", name)
+			return nil
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	seq, err := s.newSequence(ctx, d, name, 0, types.Int8)
+	if err != nil {
+		return err
+	}
+	startSet := false
+	for _, o := range n.SeqOptions {
+		switch o.Tp {
+		case ast.SequenceOptionIncrementBy:
+			seq.Increment = o.IntValue
+		case ast.SequenceStartWith:
+			seq.Start, startSet = o.IntValue, true
+		case ast.SequenceMinValue:
+			seq.Min = o.IntValue
+		case ast.SequenceMaxValue:
+			seq.Max = o.IntValue
+		case ast.SequenceNoMinValue, ast.SequenceNoMaxValue, ast.SequenceCache, ast.SequenceNoCache, ast.SequenceNoCycle:
+		default:
+			return pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported")
+		}
+	}
+	if seq.Increment == 0 {
+		return pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
+	}
+	if seq.Increment < 0 {
+		if seq.Max == math.MaxInt64 {
+			seq.Max = -1
+		}
+		if seq.Min == 1 {
+			seq.Min = math.MinInt64
+		}
+		if !startSet {
+			seq.Start = seq.Max
+		}
+	} else if !startSet {
+		seq.Start = seq.Min
+	}
+	return d.putSequence(ctx, seq)
+}
+
+func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
+	if n.IsView {
+		return pgerr.New(pgerr.FeatureNotSupported, "views are not supported")
+	}
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	for _, tn := range n.Tables {
+		t := d.cat.tables[tn.Name.O]
+		if t == nil {
+			if n.IfExists {
+				s.notice("table %q does not exist, skipping", tn.Name.O)
+				continue
+			}
+			return pgerr.New(pgerr.UndefinedTable, "table %q does not exist", tn.Name.O)
+		}
+		if err := d.dropTable(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	for _, tn := range n.Sequences {
+		seq := d.cat.sequences[tn.Name.O]
+		if seq == nil {
+			if n.IfExists {
+				s.notice("sequence %q does not exist, skipping", tn.Name.O)
+				continue
+			}
+			return pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", tn.Name.O)
+		}
+		if err := d.dropSequence(ctx, seq); err != nil {
+			return err
+		}
+		s.e.seqs.forget(seq.ID)
+	}
+	return nil
+}
+
+func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range cmd.Tables {
+		t := d.cat.tables[strings.TrimPrefix(name, "public.")]
+		if t == nil {
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		if err := d.deleteData(ctx, t.DataID); err != nil {
+			return err
+		}
+		if cmd.RestartIdentity {
+			for _, seq := range d.cat.sequences {
+				if seq.Owner == t.ID {
+					if err := d.tx.Delete(ctx, seqKey(seq.ID)); err != nil {
+						return err
+					}
+					s.e.seqs.forget(seq.ID)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	old := d.cat.tables[n.Table.Name.O]
+	if old == nil {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", n.Table.Name.O)
+	}
+	t := old.clone()
+	typeIdx := 0
+	for _, spec := range n.Specs {
+		switch spec.Tp {
+		case ast.AlterTableAddColumns:
+			for _, cd := range spec.NewColumns {
+				col, pk, unique, err := s.columnDef(ctx, d, t, cd, columnType(st, typeIdx))
+				typeIdx++
+				if err != nil {
+					return err
+				}
+				if _, dup := t.Column(col.Name); dup != nil {
+					return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", col.Name, t.Name)
+				}
+				if pk || unique || col.NotNull || col.Default != "" {
+					if err := s.requireEmpty(d, old, "adding a column with a default, NOT NULL or key"); err != nil {
+						return err
+					}
+				}
+				t.Columns = append(t.Columns, col)
+			}
+		case ast.AlterTableDropColumn:
+			i, col := t.Column(spec.OldColumnName.Name.O)
+			if col == nil {
+				if spec.IfExists {
+					continue
+				}
+				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", spec.OldColumnName.Name.O, t.Name)
+			}
+			for _, ix := range t.Indexes {
+				for _, ci := range ix.Columns {
+					if ci == i {
+						return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because constraint %s depends on it", col.Name, t.Name, ix.Name)
+					}
+				}
+			}
+			col.Dropped = true
+		case ast.AlterTableAddConstraint:
+			cons := spec.Constraint
+			var cols []string
+			for _, k := range cons.Keys {
+				cols = append(cols, k.Column.Name.O)
+			}
+			switch cons.Tp {
+			case ast.ConstraintPrimaryKey:
+				if t.PrimaryKey() != nil {
+					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
+				}
+				if err := t.addIndex(cols, true); err != nil {
+					return err
+				}
+			case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+				if err := t.addIndex(cols, false); err != nil {
+					return err
+				}
+			default:
+				return pgerr.New(pgerr.FeatureNotSupported, "this constraint is not supported yet")
+			}
+		default:
+			return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
+		}
+	}
+	if len(t.Indexes) != len(old.Indexes) {
+		if err := s.rebuild(ctx, d, old, t); err != nil {
+			return err
+		}
+	}
+	return d.putTable(ctx, t)
+}
+
+// requireEmpty refuses a change that existing rows would need rewriting for.
+func (s *Session) requireEmpty(d *ddl, t *Table, what string) error {
+	empty := true
+	err := d.tx.Scan(indexPrefix(t.DataID, primaryIndex), prefixEnd(indexPrefix(t.DataID, primaryIndex)), func(_, _ []byte) bool {
+		empty = false
+		return false
+	})
+	if err != nil {
+		return err
+	}
+	if !empty {
+		return pgerr.New(pgerr.FeatureNotSupported, "%s to a table that has rows is not supported yet", what)
+	}
+	return nil
+}
+
+// rebuild rewrites a table's rows under a new data id, for a new primary
+// key or unique constraint: keys are re-derived and uniqueness and NOT NULL
+// are checked on every existing row.
+func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table) error {
+	id, err := d.nextID(ctx)
+	if err != nil {
+		return err
+	}
+	t.DataID = id
+	if t.PrimaryKey() != nil && old.PrimaryKey() == nil && t.RowIDSeq != 0 {
+		if seq := d.cat.seqByID[t.RowIDSeq]; seq != nil {
+			if err := d.dropSequence(ctx, seq); err != nil {
+				return err
+			}
+		}
+		t.RowIDSeq = 0
+	}
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	scan := &tableScan{t: old, access: access{kind: "seq"}}
+	it, err := scan.open(x)
+	if err != nil {
+		return err
+	}
+	rows, err := drain(it)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if err := s.insertRow(x, t, row); err != nil {
+			return err
+		}
+	}
+	return d.deleteData(ctx, old.DataID)
+}
+
+// parseExpr parses a stored expression (TiDB SQL, as restore printed it).
+func parseExpr(sql string) (ast.ExprNode, error) {
+	p := tidbParsers.Get().(*tidb.Parser)
+	defer tidbParsers.Put(p)
+	stmts, _, err := p.Parse("SELECT "+sql, "", "")
+	if err != nil || len(stmts) != 1 {
+		return nil, pgerr.New(pgerr.InternalError, "stored expression %q does not parse: %v", sql, err)
+	}
+	return stmts[0].(*ast.SelectStmt).Fields.Fields[0].Expr, nil
+}
+
+var tidbParsers = sync.Pool{New: func() any {
+	p := tidb.New()
+	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
+	return p
+}}

@@ -1,0 +1,604 @@
+package sql
+
+import (
+	"bytes"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// writePlan is a planned INSERT, UPDATE or DELETE. run performs every write
+// and returns the RETURNING rows (if any) and the number of rows affected.
+type writePlan struct {
+	verb      string
+	t         *Table
+	returning []expr
+	cols      []Column
+	run       func(x *execCtx) (rows [][]any, n int64, err error)
+	explain   func() string
+}
+
+// targetTable resolves the table an INSERT, UPDATE or DELETE writes.
+func (c *compiler) targetTable(refs *ast.TableRefsClause) (*Table, string, error) {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "writing to several tables in one statement is not supported")
+	}
+	ts, ok := refs.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
+	}
+	t, err := c.s.catalog().Table(tn.Name.O)
+	if err != nil {
+		return nil, "", err
+	}
+	alias := ts.AsName.O
+	if alias == "" {
+		alias = t.Name
+	}
+	return t, alias, nil
+}
+
+// planReturning compiles a RETURNING list over the table's rows.
+func (c *compiler) planReturning(p *writePlan, sc *scope, list *ast.FieldList) error {
+	if list == nil {
+		return nil
+	}
+	sp := &selectPlan{}
+	in := c.withScope(sc)
+	for _, f := range list.Fields {
+		if f.WildCard != nil {
+			if err := sp.expandStar(sc, f.WildCard.Table.O); err != nil {
+				return err
+			}
+			continue
+		}
+		e, err := in.compile(f.Expr)
+		if err != nil {
+			return err
+		}
+		if e, err = in.resolveUnknown(e); err != nil {
+			return err
+		}
+		name := f.AsName.O
+		if name == "" {
+			name = fieldName(f.Expr)
+		}
+		sp.exprs = append(sp.exprs, e)
+		sp.cols = append(sp.cols, Column{Name: name, Type: e.typ()})
+	}
+	p.returning, p.cols = sp.exprs, sp.cols
+	return nil
+}
+
+func (p *writePlan) project(x *execCtx, row []any) ([]any, error) {
+	out := make([]any, len(p.returning))
+	e := x.env(row)
+	for i, r := range p.returning {
+		var err error
+		if out[i], err = r.eval(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// planInsert plans INSERT ... VALUES / SELECT / DEFAULT VALUES.
+func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*writePlan, error) {
+	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
+	}
+	t, alias, err := c.targetTable(n.Table)
+	if err != nil {
+		return nil, err
+	}
+	// targets[i] is the table column the i-th value goes to.
+	var targets []int
+	if len(n.Columns) == 0 {
+		for i, col := range t.Columns {
+			if !col.Dropped {
+				targets = append(targets, i)
+			}
+		}
+	} else {
+		for _, cn := range n.Columns {
+			i, col := t.Column(cn.Name.O)
+			if col == nil {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cn.Name.O, t.Name)
+			}
+			targets = append(targets, i)
+		}
+	}
+	defaults, err := c.defaults(t)
+	if err != nil {
+		return nil, err
+	}
+	p := &writePlan{verb: "INSERT", t: t}
+	if err := c.planReturning(p, tableScope(t, alias), returning); err != nil {
+		return nil, err
+	}
+
+	// rows produces the value lists: compiled VALUES, or a query.
+	var rows func(x *execCtx) ([][]any, error)
+	empty := c.withScope(&scope{})
+	switch {
+	case n.Select != nil:
+		sel, ok := n.Select.(*ast.SelectStmt)
+		if !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT ... %T is not supported", n.Select)
+		}
+		sp, err := c.planSelect(sel)
+		if err != nil {
+			return nil, err
+		}
+		if sp.visible != len(targets) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		}
+		casts := make([]expr, len(targets))
+		for i, ti := range targets {
+			col := &colExpr{t: sp.exprs[i].typ(), idx: i}
+			if casts[i], err = empty.coerce(col, t.Columns[ti].Type); err != nil {
+				return nil, err
+			}
+		}
+		rows = func(x *execCtx) ([][]any, error) {
+			it, err := sp.run(x)
+			if err != nil {
+				return nil, err
+			}
+			out, err := drain(&projectIter{in: it, x: x, exprs: casts})
+			return out, err
+		}
+	default:
+		lists := n.Lists
+		if len(lists) == 0 { // DEFAULT VALUES
+			lists = [][]ast.ExprNode{nil}
+			targets = nil
+		}
+		// Without a column list, VALUES may fill only the leading
+		// columns; the rest take their defaults.
+		if len(n.Columns) == 0 && len(lists[0]) < len(targets) {
+			targets = targets[:len(lists[0])]
+		}
+		compiled := make([][]expr, len(lists))
+		for r, list := range lists {
+			if len(list) != len(targets) {
+				if len(list) > len(targets) {
+					return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+				}
+				return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			compiled[r] = make([]expr, len(list))
+			for i, item := range list {
+				col := t.Columns[targets[i]]
+				if _, ok := item.(*ast.DefaultExpr); ok {
+					compiled[r][i] = defaults[targets[i]]
+					continue
+				}
+				if compiled[r][i], err = empty.compileAs(item, col.Type); err != nil {
+					return nil, err
+				}
+			}
+		}
+		rows = func(x *execCtx) ([][]any, error) {
+			out := make([][]any, len(compiled))
+			e := x.env(nil)
+			for r, list := range compiled {
+				out[r] = make([]any, len(list))
+				for i, ex := range list {
+					if ex == nil {
+						continue
+					}
+					var err error
+					if out[r][i], err = ex.eval(e); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return out, nil
+		}
+	}
+
+	// Columns the statement does not name take their defaults.
+	named := make(map[int]bool, len(targets))
+	for _, ti := range targets {
+		named[ti] = true
+	}
+	p.run = func(x *execCtx) ([][]any, int64, error) {
+		vals, err := rows(x)
+		if err != nil {
+			return nil, 0, err
+		}
+		var out [][]any
+		e := x.env(nil)
+		for _, v := range vals {
+			row := make([]any, len(t.Columns)+1)
+			for i, ti := range targets {
+				row[ti] = v[i]
+			}
+			for i, d := range defaults {
+				if named[i] {
+					continue
+				}
+				if d != nil {
+					if row[i], err = d.eval(e); err != nil {
+						return nil, 0, err
+					}
+				}
+			}
+			if err := x.s.insertRow(x, t, row); err != nil {
+				return nil, 0, err
+			}
+			if p.returning != nil {
+				r, err := p.project(x, row)
+				if err != nil {
+					return nil, 0, err
+				}
+				out = append(out, r)
+			}
+		}
+		return out, int64(len(vals)), nil
+	}
+	p.explain = func() string { return "Insert on " + t.Name }
+	return p, nil
+}
+
+// defaults compiles each column's default expression (nil: NULL).
+func (c *compiler) defaults(t *Table) ([]expr, error) {
+	out := make([]expr, len(t.Columns))
+	empty := c.withScope(&scope{})
+	for i, col := range t.Columns {
+		if col.Default == "" || col.Dropped {
+			continue
+		}
+		n, err := parseExpr(col.Default)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = empty.compileAs(n, col.Type); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// insertRow checks and writes one new row and its unique index entries.
+func (s *Session) insertRow(x *execCtx, t *Table, row []any) error {
+	if err := s.checkRow(t, row); err != nil {
+		return err
+	}
+	var rowID int64
+	if t.PrimaryKey() == nil {
+		seq := s.catalog().seqByID[t.RowIDSeq]
+		id, err := s.e.seqs.nextval(x.ctx, seq)
+		if err != nil {
+			return err
+		}
+		rowID = id
+	}
+	key := t.rowKey(row, rowID)
+	row[len(t.Columns)] = key
+	val := t.encodeRow(row)
+	pk := t.PrimaryKey()
+	err := x.tx.Mutate(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+		if exists {
+			return nil, txn.Keep, s.uniqueViolation(t, pk, row)
+		}
+		return val, txn.Put, nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.insertIndexEntries(x, t, row, key)
+}
+
+func (s *Session) insertIndexEntries(x *execCtx, t *Table, row []any, key []byte) error {
+	for _, ix := range t.Indexes {
+		if ix.Primary || hasNull(ix, row) {
+			continue
+		}
+		err := x.tx.Mutate(x.ctx, t.indexKey(ix, row), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+			if exists {
+				return nil, txn.Keep, s.uniqueViolation(t, ix, row)
+			}
+			return key, txn.Put, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) uniqueViolation(t *Table, ix *Index, row []any) error {
+	e := pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", ix.Name).
+		WithDetail("%s", t.keyDescription(ix, row, s))
+	e.Table, e.Constraint = t.Name, ix.Name
+	return e
+}
+
+// checkRow applies column types (lengths, precision, ranges) and NOT NULL.
+func (s *Session) checkRow(t *Table, row []any) error {
+	for i, col := range t.Columns {
+		if col.Dropped {
+			continue
+		}
+		if row[i] == nil {
+			if col.NotNull {
+				e := pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", col.Name, t.Name).
+					WithDetail("%s", t.rowDescription(row, s))
+				e.Table, e.Column = t.Name, col.Name
+				return e
+			}
+			continue
+		}
+		v, err := types.Coerce(col.Type, row[i])
+		if err != nil {
+			return err
+		}
+		row[i] = v
+	}
+	return nil
+}
+
+// planUpdate plans UPDATE t SET ... WHERE ...
+func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*writePlan, error) {
+	if n.Order != nil || n.Limit != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
+	}
+	t, alias, err := c.targetTable(n.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	sc := tableScope(t, alias)
+	in := c.withScope(sc)
+	scan := &tableScan{t: t, access: access{kind: "seq"}}
+	var where expr
+	if n.Where != nil {
+		if where, err = in.compileAs(n.Where, types.Bool); err != nil {
+			return nil, err
+		}
+		scan.access = chooseAccess(t, where)
+	}
+	defaults, err := c.defaults(t)
+	if err != nil {
+		return nil, err
+	}
+	type set struct {
+		col int
+		e   expr
+	}
+	var sets []set
+	for _, a := range n.List {
+		i, col := t.Column(a.Column.Name.O)
+		if col == nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+		}
+		var e expr
+		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
+			e = defaults[i]
+			if e == nil {
+				e = &constExpr{t: col.Type}
+			}
+		} else if e, err = in.compileAs(a.Expr, col.Type); err != nil {
+			return nil, err
+		}
+		sets = append(sets, set{i, e})
+	}
+	p := &writePlan{verb: "UPDATE", t: t}
+	if err := c.planReturning(p, sc, returning); err != nil {
+		return nil, err
+	}
+	p.explain = func() string { return "Update on " + t.Name + "\n" + scan.explain("  ") }
+	p.run = func(x *execCtx) ([][]any, int64, error) {
+		var out [][]any
+		var count int64
+		err := x.s.modifyRows(x, t, scan, where, func(old []any) ([]any, error) {
+			row := append([]any(nil), old...)
+			e := x.env(old)
+			for _, st := range sets {
+				v, err := st.e.eval(e)
+				if err != nil {
+					return nil, err
+				}
+				row[st.col] = v
+			}
+			return row, x.s.checkRow(t, row)
+		}, func(row []any) error {
+			count++
+			if p.returning != nil {
+				r, err := p.project(x, row)
+				if err != nil {
+					return err
+				}
+				out = append(out, r)
+			}
+			return nil
+		})
+		return out, count, err
+	}
+	return p, nil
+}
+
+// planDelete plans DELETE FROM t WHERE ...
+func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*writePlan, error) {
+	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
+	}
+	t, alias, err := c.targetTable(n.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	sc := tableScope(t, alias)
+	scan := &tableScan{t: t, access: access{kind: "seq"}}
+	var where expr
+	if n.Where != nil {
+		if where, err = c.withScope(sc).compileAs(n.Where, types.Bool); err != nil {
+			return nil, err
+		}
+		scan.access = chooseAccess(t, where)
+	}
+	p := &writePlan{verb: "DELETE", t: t}
+	if err := c.planReturning(p, sc, returning); err != nil {
+		return nil, err
+	}
+	p.explain = func() string { return "Delete on " + t.Name + "\n" + scan.explain("  ") }
+	p.run = func(x *execCtx) ([][]any, int64, error) {
+		var out [][]any
+		var count int64
+		err := x.s.modifyRows(x, t, scan, where, nil, func(row []any) error {
+			count++
+			if p.returning != nil {
+				r, err := p.project(x, row)
+				if err != nil {
+					return err
+				}
+				out = append(out, r)
+			}
+			return nil
+		})
+		return out, count, err
+	}
+	return p, nil
+}
+
+// modifyRows is UPDATE's and DELETE's shared loop. It finds candidate rows
+// with the statement's snapshot, then locks each one through Mutate, which
+// waits for a concurrent writer and hands back the newest committed version;
+// the WHERE clause is re-checked on that version (PostgreSQL's EvalPlanQual
+// under READ COMMITTED). update == nil deletes. done is called with the row
+// as written (or deleted).
+func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
+	update func(old []any) ([]any, error), done func(row []any) error) error {
+	it, err := scan.open(x)
+	if err != nil {
+		return err
+	}
+	candidates, err := drain(&filterIter{in: it, x: x, pred: trueIfNil(where)})
+	if err != nil {
+		return err
+	}
+	for _, cand := range candidates {
+		key := cand[len(t.Columns)].([]byte)
+		var old, row []any
+		err := x.tx.Mutate(x.ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+			if !exists {
+				return nil, txn.Keep, nil // deleted meanwhile
+			}
+			var err error
+			if old, err = t.decodeRow(key, cur); err != nil {
+				return nil, txn.Keep, err
+			}
+			if where != nil {
+				v, err := where.eval(x.env(old))
+				if err != nil {
+					return nil, txn.Keep, err
+				}
+				if !isTrue(v) {
+					old = nil
+					return nil, txn.Keep, nil
+				}
+			}
+			if update == nil {
+				row = old
+				return nil, txn.Delete, nil
+			}
+			if row, err = update(old); err != nil {
+				return nil, txn.Keep, err
+			}
+			if newKey := t.rowKey(row, 0); t.PrimaryKey() != nil && !bytes.Equal(newKey, key) {
+				return nil, txn.Delete, nil // re-inserted under its new key below
+			}
+			return t.encodeRow(row), txn.Put, nil
+		})
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			continue
+		}
+		if err := s.fixIndexes(x, t, key, old, row, update == nil); err != nil {
+			return err
+		}
+		if err := done(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixIndexes brings unique index entries (and a moved primary key) in line
+// with an updated or deleted row.
+func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, deleted bool) error {
+	for _, ix := range t.Indexes {
+		if ix.Primary {
+			continue
+		}
+		oldKey := t.indexKey(ix, old)
+		if !deleted && !hasNull(ix, row) && bytes.Equal(oldKey, t.indexKey(ix, row)) {
+			continue
+		}
+		if !hasNull(ix, old) {
+			if err := x.tx.Delete(x.ctx, oldKey); err != nil {
+				return err
+			}
+		}
+	}
+	if deleted {
+		return nil
+	}
+	newKey := key
+	if pk := t.PrimaryKey(); pk != nil {
+		if nk := t.rowKey(row, 0); !bytes.Equal(nk, key) {
+			newKey = nk
+			val := t.encodeRow(row)
+			err := x.tx.Mutate(x.ctx, nk, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+				if exists {
+					return nil, txn.Keep, s.uniqueViolation(t, pk, row)
+				}
+				return val, txn.Put, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	row[len(t.Columns)] = newKey
+	for _, ix := range t.Indexes {
+		if ix.Primary || hasNull(ix, row) {
+			continue
+		}
+		ik := t.indexKey(ix, row)
+		if bytes.Equal(ik, t.indexKey(ix, old)) && !bytes.Equal(newKey, key) {
+			if err := x.tx.Put(x.ctx, ik, newKey); err != nil {
+				return err
+			}
+			continue
+		}
+		if bytes.Equal(ik, t.indexKey(ix, old)) {
+			continue
+		}
+		err := x.tx.Mutate(x.ctx, ik, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+			if exists {
+				return nil, txn.Keep, s.uniqueViolation(t, ix, row)
+			}
+			return newKey, txn.Put, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func trueIfNil(e expr) expr {
+	if e == nil {
+		return &constExpr{t: types.Bool, v: true}
+	}
+	return e
+}

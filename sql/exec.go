@@ -1,0 +1,222 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+)
+
+// rowIter yields rows; next returns nil, nil at the end.
+type rowIter interface {
+	next() ([]any, error)
+	close()
+}
+
+// execCtx is what a running statement has: its transaction and parameters.
+type execCtx struct {
+	ctx    context.Context
+	s      *Session
+	tx     *txn.Tx
+	params []any
+}
+
+func (x *execCtx) env(row []any) *env {
+	return &env{ctx: x.ctx, row: row, params: x.params, s: x.s}
+}
+
+// source produces the rows a query reads; planned per statement, opened
+// per execution.
+type source interface {
+	open(x *execCtx) (rowIter, error)
+	explain(indent string) string
+}
+
+// sliceIter yields rows from a slice.
+type sliceIter struct {
+	rows [][]any
+	i    int
+}
+
+func (s *sliceIter) next() ([]any, error) {
+	if s.i >= len(s.rows) {
+		return nil, nil
+	}
+	s.i++
+	return s.rows[s.i-1], nil
+}
+func (s *sliceIter) close() {}
+
+// funcIter adapts a closure.
+type funcIter struct {
+	f    func() ([]any, error)
+	done func()
+}
+
+func (f *funcIter) next() ([]any, error) { return f.f() }
+func (f *funcIter) close() {
+	if f.done != nil {
+		f.done()
+	}
+}
+
+// kvScan reads [start, end) of the key space in batches, so that the
+// transaction's Scan callback never runs caller code.
+type kvScan struct {
+	tx         *txn.Tx
+	start, end []byte
+	buf        []kv
+	i          int
+	done       bool
+}
+
+type kv struct{ k, v []byte }
+
+const scanBatch = 256
+
+func (s *kvScan) nextKV() (kv, bool, error) {
+	if s.i == len(s.buf) {
+		if s.done {
+			return kv{}, false, nil
+		}
+		s.buf, s.i = s.buf[:0], 0
+		err := s.tx.Scan(s.start, s.end, func(k, v []byte) bool {
+			s.buf = append(s.buf, kv{k, v})
+			return len(s.buf) < scanBatch
+		})
+		if err != nil {
+			return kv{}, false, err
+		}
+		if len(s.buf) < scanBatch {
+			s.done = true
+		} else {
+			// Resume just after the last key: its immediate successor.
+			last := s.buf[len(s.buf)-1].k
+			s.start = append(bytes.Clone(last), 0)
+		}
+		if len(s.buf) == 0 {
+			return kv{}, false, nil
+		}
+	}
+	s.i++
+	return s.buf[s.i-1], true, nil
+}
+
+// prefixEnd is the first key after every key that starts with p.
+func prefixEnd(p []byte) []byte {
+	end := bytes.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// filterIter keeps rows for which pred is true.
+type filterIter struct {
+	in   rowIter
+	x    *execCtx
+	pred expr
+}
+
+func (f *filterIter) next() ([]any, error) {
+	for {
+		row, err := f.in.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		v, err := f.pred.eval(f.x.env(row))
+		if err != nil {
+			return nil, err
+		}
+		if isTrue(v) {
+			return row, nil
+		}
+	}
+}
+func (f *filterIter) close() { f.in.close() }
+
+// projectIter computes output columns.
+type projectIter struct {
+	in    rowIter
+	x     *execCtx
+	exprs []expr
+}
+
+func (p *projectIter) next() ([]any, error) {
+	row, err := p.in.next()
+	if row == nil || err != nil {
+		return nil, err
+	}
+	e := p.x.env(row)
+	out := make([]any, len(p.exprs))
+	for i, ex := range p.exprs {
+		if out[i], err = ex.eval(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+func (p *projectIter) close() { p.in.close() }
+
+// sortKey is one ORDER BY item over a projected row.
+type sortKey struct {
+	idx        int
+	t          types.T
+	desc       bool
+	nullsFirst bool
+}
+
+// sortRows sorts rows by keys, as PostgreSQL orders: NULLs last ascending
+// and first descending, unless NULLS FIRST/LAST says otherwise.
+func sortRows(rows [][]any, keys []sortKey) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		for _, k := range keys {
+			a, b := rows[i][k.idx], rows[j][k.idx]
+			var c int
+			switch {
+			case a == nil && b == nil:
+				continue
+			case a == nil:
+				c = 1
+				if k.nullsFirst {
+					c = -1
+				}
+			case b == nil:
+				c = -1
+				if k.nullsFirst {
+					c = 1
+				}
+			default:
+				c = types.Compare(k.t, a, b)
+				if k.desc {
+					c = -c
+				}
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+}
+
+// drain reads every row of it.
+func drain(it rowIter) ([][]any, error) {
+	defer it.close()
+	var rows [][]any
+	for {
+		row, err := it.next()
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			return rows, nil
+		}
+		rows = append(rows, row)
+	}
+}

@@ -1,0 +1,585 @@
+package sql
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// expr is a typed, compiled scalar expression. Compilation resolves names,
+// infers types the way PostgreSQL does (including parameter types), and
+// inserts implicit casts, so eval only computes.
+type expr interface {
+	typ() types.T
+	eval(env *env) (any, error)
+}
+
+// env is what an expression reads while it runs: the current row, the
+// bound parameters, and the session.
+type env struct {
+	ctx    context.Context
+	row    []any
+	params []any
+	s      *Session
+}
+
+// constExpr is a constant.
+type constExpr struct {
+	t types.T
+	v any
+}
+
+func (c *constExpr) typ() types.T           { return c.t }
+func (c *constExpr) eval(*env) (any, error) { return c.v, nil }
+
+// unknownExpr is a string literal whose type the context decides, as with
+// PostgreSQL's "unknown" literals: '5' compared with an int4 column is 5.
+type unknownExpr struct{ s string }
+
+func (u *unknownExpr) typ() types.T           { return types.Unknown }
+func (u *unknownExpr) eval(*env) (any, error) { return u.s, nil }
+
+// colExpr reads column idx of the current row.
+type colExpr struct {
+	t   types.T
+	idx int
+}
+
+func (c *colExpr) typ() types.T             { return c.t }
+func (c *colExpr) eval(e *env) (any, error) { return e.row[c.idx], nil }
+
+// paramExpr reads a bound parameter. Its type is shared with the planner's
+// parameter list, so inference that happens after it was compiled (the
+// other side of a comparison) is seen.
+type paramExpr struct {
+	idx   int
+	types *[]types.T
+}
+
+func (p *paramExpr) typ() types.T {
+	t := (*p.types)[p.idx]
+	if t.Oid == 0 {
+		return types.Unknown
+	}
+	return t
+}
+func (p *paramExpr) eval(e *env) (any, error) { return e.params[p.idx], nil }
+
+// castExpr converts between types.
+type castExpr struct {
+	e        expr
+	from, to types.T
+}
+
+func (c *castExpr) typ() types.T { return c.to }
+func (c *castExpr) eval(e *env) (any, error) {
+	v, err := c.e.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	from := c.from
+	if from.Oid == types.OidUnknown {
+		from = types.Text
+	}
+	return types.Cast(v, from, c.to, e.s.loc())
+}
+
+// funcExpr calls a built-in scalar function. Unless lazy, NULL arguments
+// are evaluated first and, for strict functions, give NULL.
+type funcExpr struct {
+	name   string
+	t      types.T
+	args   []expr
+	strict bool
+	fn     func(e *env, args []any) (any, error)
+}
+
+func (f *funcExpr) typ() types.T { return f.t }
+func (f *funcExpr) eval(e *env) (any, error) {
+	vals := make([]any, len(f.args))
+	for i, a := range f.args {
+		v, err := a.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil && f.strict {
+			return nil, nil
+		}
+		vals[i] = v
+	}
+	return f.fn(e, vals)
+}
+
+// cmpExpr compares two values of one type; NULL in gives NULL out.
+type cmpExpr struct {
+	op   string
+	t    types.T
+	l, r expr
+}
+
+func (c *cmpExpr) typ() types.T { return types.Bool }
+func (c *cmpExpr) eval(e *env) (any, error) {
+	l, err := c.l.eval(e)
+	if err != nil || l == nil {
+		return nil, err
+	}
+	r, err := c.r.eval(e)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return cmpResult(c.op, types.Compare(c.t, l, r)), nil
+}
+
+func cmpResult(op string, c int) bool {
+	switch op {
+	case "=":
+		return c == 0
+	case "<>":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	default: // ">="
+		return c >= 0
+	}
+}
+
+// logicExpr is AND or OR with SQL's three-valued logic.
+type logicExpr struct {
+	and  bool
+	l, r expr
+}
+
+func (l *logicExpr) typ() types.T { return types.Bool }
+func (l *logicExpr) eval(e *env) (any, error) {
+	a, err := l.l.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	// Short-circuit: FALSE AND x is FALSE, TRUE OR x is TRUE.
+	if a != nil && a.(bool) != l.and {
+		return a, nil
+	}
+	b, err := l.r.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	if b != nil && b.(bool) != l.and {
+		return b, nil
+	}
+	if a == nil || b == nil {
+		return nil, nil
+	}
+	return l.and, nil
+}
+
+type notExpr struct{ e expr }
+
+func (n *notExpr) typ() types.T { return types.Bool }
+func (n *notExpr) eval(e *env) (any, error) {
+	v, err := n.e.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return !v.(bool), nil
+}
+
+type isNullExpr struct {
+	e   expr
+	not bool
+}
+
+func (n *isNullExpr) typ() types.T { return types.Bool }
+func (n *isNullExpr) eval(e *env) (any, error) {
+	v, err := n.e.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	return (v == nil) != n.not, nil
+}
+
+// isTruthExpr is IS [NOT] TRUE / FALSE: never NULL.
+type isTruthExpr struct {
+	e     expr
+	truth bool
+	not   bool
+}
+
+func (n *isTruthExpr) typ() types.T { return types.Bool }
+func (n *isTruthExpr) eval(e *env) (any, error) {
+	v, err := n.e.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	is := v != nil && v.(bool) == n.truth
+	return is != n.not, nil
+}
+
+// inExpr is x [NOT] IN (list): NULL when no element matches and x or some
+// element is NULL.
+type inExpr struct {
+	t    types.T
+	e    expr
+	list []expr
+	not  bool
+}
+
+func (n *inExpr) typ() types.T { return types.Bool }
+func (n *inExpr) eval(e *env) (any, error) {
+	v, err := n.e.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	sawNull := false
+	for _, item := range n.list {
+		w, err := item.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			sawNull = true
+			continue
+		}
+		if types.Compare(n.t, v, w) == 0 {
+			return !n.not, nil
+		}
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return n.not, nil
+}
+
+// caseExpr is CASE [operand] WHEN ... THEN ... ELSE ... END.
+type caseExpr struct {
+	t       types.T
+	operand expr    // nil for the searched form
+	opType  types.T // comparison type with operand
+	whens   []expr
+	thens   []expr
+	els     expr
+}
+
+func (c *caseExpr) typ() types.T { return c.t }
+func (c *caseExpr) eval(e *env) (any, error) {
+	var op any
+	if c.operand != nil {
+		var err error
+		if op, err = c.operand.eval(e); err != nil {
+			return nil, err
+		}
+	}
+	for i, w := range c.whens {
+		v, err := w.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		match := false
+		if c.operand == nil {
+			match = v != nil && v.(bool)
+		} else {
+			match = op != nil && v != nil && types.Compare(c.opType, op, v) == 0
+		}
+		if match {
+			return c.thens[i].eval(e)
+		}
+	}
+	if c.els == nil {
+		return nil, nil
+	}
+	return c.els.eval(e)
+}
+
+// coalesceExpr returns its first non-NULL argument, evaluating lazily.
+type coalesceExpr struct {
+	t    types.T
+	args []expr
+}
+
+func (c *coalesceExpr) typ() types.T { return c.t }
+func (c *coalesceExpr) eval(e *env) (any, error) {
+	for _, a := range c.args {
+		v, err := a.eval(e)
+		if err != nil || v != nil {
+			return v, err
+		}
+	}
+	return nil, nil
+}
+
+// likeExpr is [NOT] LIKE / ILIKE with a backslash escape, as in PostgreSQL.
+type likeExpr struct {
+	e, pattern expr
+	not, ci    bool
+	escape     rune
+}
+
+func (l *likeExpr) typ() types.T { return types.Bool }
+func (l *likeExpr) eval(e *env) (any, error) {
+	v, err := l.e.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	p, err := l.pattern.eval(e)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	s, pat := v.(string), p.(string)
+	if l.ci {
+		s, pat = strings.ToLower(s), strings.ToLower(pat)
+	}
+	m, err := likeMatch(s, pat, l.escape)
+	if err != nil {
+		return nil, err
+	}
+	return m != l.not, nil
+}
+
+// likeMatch matches s against a LIKE pattern: % any run, _ one character.
+func likeMatch(s, p string, escape rune) (bool, error) {
+	sr, pr := []rune(s), []rune(p)
+	var match func(i, j int) (bool, error)
+	match = func(i, j int) (bool, error) {
+		for j < len(pr) {
+			c := pr[j]
+			switch {
+			case c == escape && escape != 0:
+				if j+1 >= len(pr) {
+					return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+				}
+				if i >= len(sr) || sr[i] != pr[j+1] {
+					return false, nil
+				}
+				i, j = i+1, j+2
+			case c == '%':
+				for j < len(pr) && pr[j] == '%' {
+					j++
+				}
+				if j == len(pr) {
+					return true, nil
+				}
+				for k := i; k <= len(sr); k++ {
+					if ok, err := match(k, j); ok || err != nil {
+						return ok, err
+					}
+				}
+				return false, nil
+			case c == '_':
+				if i >= len(sr) {
+					return false, nil
+				}
+				i, j = i+1, j+1
+			default:
+				if i >= len(sr) || sr[i] != c {
+					return false, nil
+				}
+				i, j = i+1, j+1
+			}
+		}
+		return i == len(sr), nil
+	}
+	return match(0, 0)
+}
+
+// arithExpr is + - * / % on one numeric type (after promotion).
+type arithExpr struct {
+	op   byte
+	t    types.T
+	l, r expr
+}
+
+func (a *arithExpr) typ() types.T { return a.t }
+func (a *arithExpr) eval(e *env) (any, error) {
+	l, err := a.l.eval(e)
+	if err != nil || l == nil {
+		return nil, err
+	}
+	r, err := a.r.eval(e)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	switch a.t.Oid {
+	case types.OidInt2, types.OidInt4, types.OidInt8:
+		return intArith(a.op, a.t, l.(int64), r.(int64))
+	case types.OidFloat4, types.OidFloat8:
+		return floatArith(a.op, a.t, l.(float64), r.(float64))
+	default:
+		return numericArith(a.op, l.(*apd.Decimal), r.(*apd.Decimal))
+	}
+}
+
+func intRange(t types.T) (int64, int64, string) {
+	switch t.Oid {
+	case types.OidInt2:
+		return math.MinInt16, math.MaxInt16, "smallint"
+	case types.OidInt4:
+		return math.MinInt32, math.MaxInt32, "integer"
+	}
+	return math.MinInt64, math.MaxInt64, "bigint"
+}
+
+func intArith(op byte, t types.T, l, r int64) (any, error) {
+	lo, hi, name := intRange(t)
+	overflow := pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", name)
+	var v int64
+	switch op {
+	case '+':
+		v = l + r
+		if (r > 0 && v < l) || (r < 0 && v > l) {
+			return nil, overflow
+		}
+	case '-':
+		v = l - r
+		if (r < 0 && v < l) || (r > 0 && v > l) {
+			return nil, overflow
+		}
+	case '*':
+		if l != 0 && r != 0 {
+			v = l * r
+			if v/r != l || (l == -1 && r == math.MinInt64) || (r == -1 && l == math.MinInt64) {
+				return nil, overflow
+			}
+		}
+	case '/', '%':
+		if r == 0 {
+			return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
+		}
+		if r == -1 { // MinInt / -1 overflows; x % -1 is 0
+			if op == '%' {
+				return int64(0), nil
+			}
+			if l == lo {
+				return nil, overflow
+			}
+			return -l, nil
+		}
+		if op == '/' {
+			v = l / r
+		} else {
+			v = l % r
+		}
+	}
+	if v < lo || v > hi {
+		return nil, overflow
+	}
+	return v, nil
+}
+
+func floatArith(op byte, t types.T, l, r float64) (any, error) {
+	var v float64
+	switch op {
+	case '+':
+		v = l + r
+	case '-':
+		v = l - r
+	case '*':
+		v = l * r
+	case '/':
+		if r == 0 {
+			return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
+		}
+		v = l / r
+	case '%':
+		return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %% %s", t, t)
+	}
+	if math.IsInf(v, 0) && !math.IsInf(l, 0) && !math.IsInf(r, 0) {
+		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+	}
+	if t.Oid == types.OidFloat4 {
+		v = float64(float32(v))
+	}
+	return v, nil
+}
+
+// numericCtx is wide enough for exact sums and products; division picks its
+// own scale as PostgreSQL does (numericDivScale).
+var numericCtx = apd.Context{Precision: 1000, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
+
+func numericArith(op byte, l, r *apd.Decimal) (any, error) {
+	d := new(apd.Decimal)
+	var err error
+	switch op {
+	case '+':
+		_, err = numericCtx.Add(d, l, r)
+	case '-':
+		_, err = numericCtx.Sub(d, l, r)
+	case '*':
+		_, err = numericCtx.Mul(d, l, r)
+	case '/', '%':
+		if r.IsZero() {
+			return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
+		}
+		if op == '%' {
+			_, err = numericCtx.Rem(d, l, r)
+			break
+		}
+		scale := numericDivScale(l, r)
+		c := numericCtx
+		c.Precision = uint32(max(int64(scale)+int64(l.NumDigits())+int64(-r.Exponent)+8, 16))
+		if _, err = c.Quo(d, l, r); err == nil {
+			_, err = numericCtx.Quantize(d, d, -scale)
+		}
+	}
+	if err != nil {
+		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+	}
+	return d, nil
+}
+
+// numericDivScale follows PostgreSQL's select_div_scale: at least 16
+// significant digits, and no fewer decimals than either input displays.
+func numericDivScale(l, r *apd.Decimal) int32 {
+	weight := func(d *apd.Decimal) int64 {
+		if d.IsZero() {
+			return 0
+		}
+		return int64(d.NumDigits()) + int64(d.Exponent) - 1
+	}
+	scale := int64(16) - (weight(l) - weight(r))
+	scale = max(scale, int64(max(-l.Exponent, 0)), int64(max(-r.Exponent, 0)), 0)
+	return int32(min(scale, 1000))
+}
+
+// negExpr is unary minus.
+type negExpr struct{ e expr }
+
+func (n *negExpr) typ() types.T { return n.e.typ() }
+func (n *negExpr) eval(e *env) (any, error) {
+	v, err := n.e.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case int64:
+		return intArith('-', n.typ(), 0, x)
+	case float64:
+		return -x, nil
+	case *apd.Decimal:
+		return new(apd.Decimal).Neg(x), nil
+	case types.Interval:
+		return types.Interval{Months: -x.Months, Days: -x.Days, Micros: -x.Micros}, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", n.typ())
+}
+
+// isTrue is how WHERE, HAVING and CASE read a boolean: NULL is not true.
+func isTrue(v any) bool { b, ok := v.(bool); return ok && b }
+
+// nowFunc is the transaction timestamp: now() is stable within a transaction.
+func (s *Session) txnTime() time.Time {
+	if s.txnStart.IsZero() {
+		return time.Now()
+	}
+	return s.txnStart
+}
+
+var _ = strconv.Itoa

@@ -1,0 +1,621 @@
+package sql
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"math"
+	mrand "math/rand/v2"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// builtin compiles a call of one built-in function.
+type builtin func(c *compiler, n *ast.FuncCallExpr) (expr, error)
+
+var builtins map[string]builtin
+
+func init() {
+	builtins = map[string]builtin{
+		"epochdb_cast": compileCast,
+		"epochdb_nulls": func(*compiler, *ast.FuncCallExpr) (expr, error) {
+			return nil, pgerr.New(pgerr.SyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
+		},
+		"coalesce": compileCoalesce,
+		"nullif":   compileNullif,
+		"greatest": compileExtreme(1),
+		"least":    compileExtreme(-1),
+
+		"lower":            strFunc(types.Text, func(s string) any { return strings.ToLower(s) }),
+		"upper":            strFunc(types.Text, func(s string) any { return strings.ToUpper(s) }),
+		"length":           strFunc(types.Int4, func(s string) any { return int64(utf8.RuneCountInString(s)) }),
+		"char_length":      strFunc(types.Int4, func(s string) any { return int64(utf8.RuneCountInString(s)) }),
+		"character_length": strFunc(types.Int4, func(s string) any { return int64(utf8.RuneCountInString(s)) }),
+		"octet_length":     strFunc(types.Int4, func(s string) any { return int64(len(s)) }),
+		"reverse": strFunc(types.Text, func(s string) any {
+			r := []rune(s)
+			for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+				r[i], r[j] = r[j], r[i]
+			}
+			return string(r)
+		}),
+		"md5": strFunc(types.Text, func(s string) any { h := md5.Sum([]byte(s)); return hex.EncodeToString(h[:]) }),
+		"initcap": strFunc(types.Text, func(s string) any {
+			r := []rune(strings.ToLower(s))
+			start := true
+			for i, c := range r {
+				alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c > 127
+				if start && alnum {
+					r[i] = []rune(strings.ToUpper(string(c)))[0]
+				}
+				start = !alnum
+			}
+			return string(r)
+		}),
+		"substr":    compileSubstr,
+		"substring": compileSubstr,
+		"replace": fixed(types.Text, []types.T{types.Text, types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+			return strings.ReplaceAll(a[0].(string), a[1].(string), a[2].(string)), nil
+		}),
+		"left":  fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) { return leftRight(a[0].(string), a[1].(int64), true), nil }),
+		"right": fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) { return leftRight(a[0].(string), a[1].(int64), false), nil }),
+		"repeat": fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) {
+			return strings.Repeat(a[0].(string), int(max(a[1].(int64), 0))), nil
+		}),
+		"strpos": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) { return runeIndex(a[0].(string), a[1].(string)), nil }),
+		"position": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+			return runeIndex(a[1].(string), a[0].(string)), nil
+		}),
+		"locate": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+			return runeIndex(a[1].(string), a[0].(string)), nil
+		}),
+		"trim":   compileTrim,
+		"btrim":  trimFunc(true, true),
+		"ltrim":  trimFunc(true, false),
+		"rtrim":  trimFunc(false, true),
+		"lpad":   padFunc(true),
+		"rpad":   padFunc(false),
+		"concat": compileConcat,
+
+		"abs":     numFunc(false, func(f float64) float64 { return math.Abs(f) }, (*apd.Context).Abs),
+		"ceil":    numFunc(true, math.Ceil, (*apd.Context).Ceil),
+		"ceiling": numFunc(true, math.Ceil, (*apd.Context).Ceil),
+		"floor":   numFunc(true, math.Floor, (*apd.Context).Floor),
+		"sqrt":    mathFunc(math.Sqrt),
+		"exp":     mathFunc(math.Exp),
+		"ln":      mathFunc(math.Log),
+		"round":   compileRound,
+		"trunc":   compileRound,
+		"power":   fixed(types.Float8, []types.T{types.Float8, types.Float8}, func(_ *env, a []any) (any, error) { return math.Pow(a[0].(float64), a[1].(float64)), nil }),
+		"pow":     fixed(types.Float8, []types.T{types.Float8, types.Float8}, func(_ *env, a []any) (any, error) { return math.Pow(a[0].(float64), a[1].(float64)), nil }),
+		"mod":     compileMod,
+		"random":  fixed(types.Float8, nil, func(*env, []any) (any, error) { return mrand.Float64(), nil }),
+
+		"now":                   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
+		"current_timestamp":     timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
+		"transaction_timestamp": timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
+		"statement_timestamp":   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.stmtStart }),
+		"clock_timestamp":       timeFunc(types.Timestamptz, func(*env) time.Time { return time.Now() }),
+		"localtimestamp": timeFunc(types.Timestamp, func(e *env) time.Time {
+			t := e.s.txnTime().In(e.s.loc())
+			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1000*1000, time.UTC)
+		}),
+		"current_date": timeFunc(types.Date, func(e *env) time.Time {
+			t := e.s.txnTime().In(e.s.loc())
+			return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		}),
+
+		"version":          constFunc(types.Text, func(e *env) any { return e.s.e.versionString() }),
+		"current_database": constFunc(types.Name, func(e *env) any { return e.s.database }),
+		"current_schema":   constFunc(types.Name, func(*env) any { return "public" }),
+		"current_user":     constFunc(types.Name, func(e *env) any { return e.s.user }),
+		"session_user":     constFunc(types.Name, func(e *env) any { return e.s.user }),
+		"user":             constFunc(types.Name, func(e *env) any { return e.s.user }),
+		"pg_backend_pid":   constFunc(types.Int4, func(e *env) any { return int64(e.s.pid) }),
+		"current_setting": fixed(types.Text, []types.T{types.Text}, func(e *env, a []any) (any, error) {
+			return e.s.getSetting(a[0].(string))
+		}),
+		"set_config": fixed(types.Text, []types.T{types.Text, types.Text, types.Bool}, func(e *env, a []any) (any, error) {
+			if err := e.s.setSetting(a[0].(string), a[1].(string), a[2].(bool)); err != nil {
+				return nil, err
+			}
+			return e.s.getSetting(a[0].(string))
+		}),
+		"pg_sleep": fixed(types.T{Oid: types.OidVoid, Mod: -1}, []types.T{types.Float8}, func(e *env, a []any) (any, error) {
+			d := time.Duration(a[0].(float64) * float64(time.Second))
+			select {
+			case <-time.After(d):
+				return "", nil
+			case <-e.ctx.Done():
+				return nil, pgerr.Convert(context.Cause(e.ctx))
+			}
+		}),
+		"gen_random_uuid": fixed(types.UUIDType, nil, func(*env, []any) (any, error) {
+			var u types.UUID
+			_, _ = rand.Read(u[:])
+			u[6] = u[6]&0x0f | 0x40
+			u[8] = u[8]&0x3f | 0x80
+			return u, nil
+		}),
+		"nextval": seqFunc(func(e *env, s *Sequence) (any, error) { return e.s.e.seqs.nextval(e.ctx, s) }),
+	}
+}
+
+func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
+	name := n.FnName.L
+	if b, ok := builtins[name]; ok {
+		return b(c, n)
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// call2 builds a two-argument strict function expression from a ready
+// implementation (datetime arithmetic).
+func (c *compiler) call2(f *funcExpr, l, r expr) (expr, error) {
+	f.args = []expr{l, r}
+	f.strict = true
+	return f, nil
+}
+
+func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	name := n.Args[1].(*driver.ValueExpr).GetString()
+	t, err := types.ParseTypeName(name)
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	switch x := e.(type) {
+	case *unknownExpr:
+		v, err := types.ParseText(t, x.s, c.s.loc())
+		if err != nil {
+			return nil, err
+		}
+		if v, err = types.Coerce(t, v); err != nil {
+			return nil, err
+		}
+		return &constExpr{t: t, v: v}, nil
+	case *paramExpr:
+		if e.typ().Oid == types.OidUnknown {
+			(*c.params)[x.idx] = types.T{Oid: t.Oid, Mod: -1}
+		}
+	}
+	if e.typ().Oid == t.Oid && e.typ().Mod == t.Mod {
+		return e, nil
+	}
+	return &castExpr{e: e, from: e.typ(), to: t}, nil
+}
+
+func compileArgs(c *compiler, n *ast.FuncCallExpr) ([]expr, error) {
+	args := make([]expr, len(n.Args))
+	for i, a := range n.Args {
+		var err error
+		if args[i], err = c.compile(a); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+func compileCoalesce(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.commonType("COALESCE", args)
+	if err != nil {
+		return nil, err
+	}
+	return &coalesceExpr{t: t, args: args}, nil
+}
+
+func compileNullif(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args, err := compileArgs(c, n)
+	if err != nil || len(args) != 2 {
+		return nil, argCountErr(n, err)
+	}
+	t, ok := unify(args[0].typ(), args[1].typ())
+	if !ok {
+		return nil, noOperator("=", args[0].typ(), args[1].typ())
+	}
+	if t.Oid == types.OidUnknown {
+		t = types.Text
+	}
+	for i := range args {
+		if args[i], err = c.coerce(args[i], t); err != nil {
+			return nil, err
+		}
+	}
+	return &funcExpr{name: "nullif", t: t, args: args, fn: func(_ *env, a []any) (any, error) {
+		if a[0] != nil && a[1] != nil && types.Compare(t, a[0], a[1]) == 0 {
+			return nil, nil
+		}
+		return a[0], nil
+	}}, nil
+}
+
+func compileExtreme(sign int) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		args, err := compileArgs(c, n)
+		if err != nil {
+			return nil, err
+		}
+		t, err := c.commonType(n.FnName.L, args)
+		if err != nil {
+			return nil, err
+		}
+		return &funcExpr{name: n.FnName.L, t: t, args: args, fn: func(_ *env, a []any) (any, error) {
+			var best any
+			for _, v := range a {
+				if v != nil && (best == nil || types.Compare(t, v, best)*sign > 0) {
+					best = v
+				}
+			}
+			return best, nil
+		}}, nil
+	}
+}
+
+func argCountErr(n *ast.FuncCallExpr, err error) error {
+	if err != nil {
+		return err
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", n.FnName.L, len(n.Args))
+}
+
+// fixed compiles a strict function with fixed argument types.
+func fixed(ret types.T, params []types.T, fn func(*env, []any) (any, error)) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != len(params) {
+			return nil, argCountErr(n, nil)
+		}
+		args := make([]expr, len(params))
+		for i, a := range n.Args {
+			var err error
+			if args[i], err = c.compileAs(a, params[i]); err != nil {
+				return nil, err
+			}
+		}
+		return &funcExpr{name: n.FnName.L, t: ret, args: args, strict: true, fn: fn}, nil
+	}
+}
+
+func strFunc(ret types.T, f func(string) any) builtin {
+	return fixed(ret, []types.T{types.Text}, func(_ *env, a []any) (any, error) { return f(a[0].(string)), nil })
+}
+
+func constFunc(ret types.T, f func(*env) any) builtin {
+	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e), nil })
+}
+
+func timeFunc(ret types.T, f func(*env) time.Time) builtin {
+	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e).UTC().Truncate(time.Microsecond), nil })
+}
+
+func leftRight(s string, n int64, left bool) string {
+	r := []rune(s)
+	k := int(n)
+	if k < 0 {
+		k = max(len(r)+k, 0)
+	}
+	k = min(k, len(r))
+	if left {
+		return string(r[:k])
+	}
+	return string(r[len(r)-k:])
+}
+
+func runeIndex(s, sub string) int64 {
+	i := strings.Index(s, sub)
+	if i < 0 {
+		return 0
+	}
+	return int64(utf8.RuneCountInString(s[:i]) + 1)
+}
+
+func compileSubstr(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	params := []types.T{types.Text, types.Int4, types.Int4}
+	if len(n.Args) < 2 || len(n.Args) > 3 {
+		return nil, argCountErr(n, nil)
+	}
+	return fixed(types.Text, params[:len(n.Args)], func(_ *env, a []any) (any, error) {
+		r := []rune(a[0].(string))
+		start := a[1].(int64)
+		end := int64(len(r)) + 1
+		if len(a) == 3 {
+			if a[2].(int64) < 0 {
+				return nil, pgerr.New(pgerr.SubstringError, "negative substring length not allowed")
+			}
+			end = start + a[2].(int64)
+		}
+		start, end = max(start, 1), min(end, int64(len(r))+1)
+		if start >= end {
+			return "", nil
+		}
+		return string(r[start-1 : end-1]), nil
+	})(c, n)
+}
+
+func trimFunc(left, right bool) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		params := []types.T{types.Text, types.Text}
+		if len(n.Args) < 1 || len(n.Args) > 2 {
+			return nil, argCountErr(n, nil)
+		}
+		return fixed(types.Text, params[:len(n.Args)], func(_ *env, a []any) (any, error) {
+			cut := " "
+			if len(a) == 2 {
+				cut = a[1].(string)
+			}
+			s := a[0].(string)
+			if left {
+				s = strings.TrimLeft(s, cut)
+			}
+			if right {
+				s = strings.TrimRight(s, cut)
+			}
+			return s, nil
+		})(c, n)
+	}
+}
+
+// compileTrim handles TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),
+// whose arguments arrive as (s, chars, direction).
+func compileTrim(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	left, right := true, true
+	args := n.Args
+	if len(args) == 3 {
+		if d, ok := args[2].(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				right = false
+			case ast.TrimTrailing:
+				left = false
+			}
+		}
+		args = args[:2]
+	}
+	if len(args) == 2 {
+		if v, ok := args[1].(*driver.ValueExpr); ok && v.GetValue() == nil {
+			args = args[:1]
+		}
+	}
+	return trimFunc(left, right)(c, &ast.FuncCallExpr{FnName: n.FnName, Args: args})
+}
+
+func padFunc(left bool) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		params := []types.T{types.Text, types.Int4, types.Text}
+		if len(n.Args) < 2 || len(n.Args) > 3 {
+			return nil, argCountErr(n, nil)
+		}
+		return fixed(types.Text, params[:len(n.Args)], func(_ *env, a []any) (any, error) {
+			r := []rune(a[0].(string))
+			width := int(max(a[1].(int64), 0))
+			fill := []rune(" ")
+			if len(a) == 3 {
+				fill = []rune(a[2].(string))
+			}
+			if len(r) >= width || len(fill) == 0 {
+				return string(r[:min(len(r), width)]), nil
+			}
+			pad := make([]rune, 0, width-len(r))
+			for i := 0; len(pad) < width-len(r); i++ {
+				pad = append(pad, fill[i%len(fill)])
+			}
+			if left {
+				return string(pad) + string(r), nil
+			}
+			return string(r) + string(pad), nil
+		})(c, n)
+	}
+}
+
+// compileConcat is concat() and the || operator (TiDB parses || as concat
+// in PIPES_AS_CONCAT mode). PostgreSQL's || yields NULL for a NULL operand,
+// but concat() skips NULLs; TiDB does not tell them apart, so || follows
+// the operator's rule when every argument is a string.
+func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range args {
+		if a.typ().Oid == types.OidUnknown {
+			if args[i], err = c.coerce(a, types.Text); err != nil {
+				return nil, err
+			}
+		}
+	}
+	loc := c.s.loc()
+	return &funcExpr{name: "concat", t: types.Text, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+		var sb strings.Builder
+		for i, v := range a {
+			if s, ok := v.(string); ok {
+				sb.WriteString(s)
+			} else {
+				sb.Write(types.AppendText(nil, args[i].typ(), v, loc))
+			}
+		}
+		return sb.String(), nil
+	}}, nil
+}
+
+// numFunc applies a rounding-like function, keeping integer arguments'
+// types as PostgreSQL's overloads do.
+func numFunc(keepInt bool, f func(float64) float64, d func(*apd.Context, *apd.Decimal, *apd.Decimal) (apd.Condition, error)) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 1 {
+			return nil, argCountErr(n, nil)
+		}
+		e, err := c.compile(n.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		t := e.typ()
+		if numRank(t.Oid) == 0 {
+			t = types.Float8
+		}
+		if t.Oid == types.OidFloat4 {
+			t = types.Float8
+		}
+		if e, err = c.coerce(e, t); err != nil {
+			return nil, err
+		}
+		return &funcExpr{name: n.FnName.L, t: types.T{Oid: t.Oid, Mod: -1}, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
+			switch x := a[0].(type) {
+			case int64:
+				if keepInt {
+					return x, nil
+				}
+				if x < 0 {
+					return intArith('-', t, 0, x)
+				}
+				return x, nil
+			case float64:
+				return f(x), nil
+			default:
+				r := new(apd.Decimal)
+				if _, err := d(&numericCtx, r, x.(*apd.Decimal)); err != nil {
+					return nil, err
+				}
+				return r, nil
+			}
+		}}, nil
+	}
+}
+
+func mathFunc(f func(float64) float64) builtin {
+	return fixed(types.Float8, []types.T{types.Float8}, func(_ *env, a []any) (any, error) { return f(a[0].(float64)), nil })
+}
+
+func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) < 1 || len(n.Args) > 2 {
+		return nil, argCountErr(n, nil)
+	}
+	trunc := n.FnName.L == "trunc"
+	e, err := c.compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(n.Args) == 1 && (e.typ().Oid == types.OidFloat8 || e.typ().Oid == types.OidFloat4) {
+		e, _ = c.coerce(e, types.Float8)
+		return &funcExpr{name: n.FnName.L, t: types.Float8, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
+			if trunc {
+				return math.Trunc(a[0].(float64)), nil
+			}
+			return math.RoundToEven(a[0].(float64)), nil
+		}}, nil
+	}
+	if e, err = c.coerce(e, types.Numeric); err != nil {
+		return nil, err
+	}
+	args := []expr{e}
+	if len(n.Args) == 2 {
+		s, err := c.compileAs(n.Args[1], types.Int4)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, s)
+	}
+	return &funcExpr{name: n.FnName.L, t: types.Numeric, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+		scale := int64(0)
+		if len(a) == 2 {
+			scale = a[1].(int64)
+		}
+		ctx := numericCtx
+		if trunc {
+			ctx.Rounding = apd.RoundDown
+		}
+		r := new(apd.Decimal)
+		if _, err := ctx.Quantize(r, a[0].(*apd.Decimal), int32(-scale)); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}}, nil
+}
+
+func compileMod(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) != 2 {
+		return nil, argCountErr(n, nil)
+	}
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.arith('%', args[0], args[1])
+}
+
+func seqFunc(f func(*env, *Sequence) (any, error)) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 1 {
+			return nil, argCountErr(n, nil)
+		}
+		arg, err := c.compileAs(n.Args[0], types.Text)
+		if err != nil {
+			return nil, err
+		}
+		return &funcExpr{name: n.FnName.L, t: types.Int8, args: []expr{arg}, strict: true, fn: func(e *env, a []any) (any, error) {
+			name := a[0].(string)
+			s, ok := e.s.catalog().sequences[name]
+			if !ok {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+			}
+			return f(e, s)
+		}}, nil
+	}
+}
+
+// dateTimeArith returns the implementation of date and time arithmetic,
+// or false if neither operand is a date, time or interval.
+func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
+	switch {
+	case op == '-' && l.Oid == types.OidDate && r.Oid == types.OidDate:
+		return &funcExpr{name: "date_mi", t: types.Int4, fn: func(_ *env, a []any) (any, error) {
+			return int64(a[0].(time.Time).Sub(a[1].(time.Time)).Hours() / 24), nil
+		}}, true
+	case (op == '+' || op == '-') && l.Oid == types.OidDate && numRank(r.Oid) > 0 && numRank(r.Oid) <= 2:
+		return &funcExpr{name: "date_pli", t: types.Date, fn: func(_ *env, a []any) (any, error) {
+			d := a[1].(int64)
+			if op == '-' {
+				d = -d
+			}
+			return a[0].(time.Time).AddDate(0, 0, int(d)), nil
+		}}, true
+	case (op == '+' || op == '-') && timeRank(l.Oid) > 0 && r.Oid == types.OidInterval:
+		t := l
+		if t.Oid == types.OidDate {
+			t = types.Timestamp
+		}
+		return &funcExpr{name: "timestamp_pl_interval", t: types.T{Oid: t.Oid, Mod: -1}, fn: func(e *env, a []any) (any, error) {
+			iv := a[1].(types.Interval)
+			if op == '-' {
+				iv = types.Interval{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
+			}
+			ts := a[0].(time.Time)
+			if t.Oid == types.OidTimestamptz {
+				ts = ts.In(e.s.loc())
+			}
+			ts = ts.AddDate(0, int(iv.Months), int(iv.Days)).Add(time.Duration(iv.Micros) * time.Microsecond)
+			return ts.UTC(), nil
+		}}, true
+	case op == '-' && timeRank(l.Oid) >= 2 && l.Oid == r.Oid:
+		return &funcExpr{name: "timestamp_mi", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
+			d := a[0].(time.Time).Sub(a[1].(time.Time))
+			days := int64(d / (24 * time.Hour))
+			return types.Interval{Days: int32(days), Micros: int64((d - time.Duration(days)*24*time.Hour) / time.Microsecond)}, nil
+		}}, true
+	}
+	return nil, false
+}

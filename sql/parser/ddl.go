@@ -1,0 +1,1044 @@
+package parser
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+func isCreateTable(n ast.StmtNode) bool { _, ok := n.(*ast.CreateTableStmt); return ok }
+func isAlterTable(n ast.StmtNode) bool  { _, ok := n.(*ast.AlterTableStmt); return ok }
+func isCreateIndex(n ast.StmtNode) bool { _, ok := n.(*ast.CreateIndexStmt); return ok }
+func isCreateSeq(n ast.StmtNode) bool   { _, ok := n.(*ast.CreateSequenceStmt); return ok }
+func isDropTable(n ast.StmtNode) bool   { _, ok := n.(*ast.DropTableStmt); return ok }
+func isDropSeq(n ast.StmtNode) bool     { _, ok := n.(*ast.DropSequenceStmt); return ok }
+func isExplain(n ast.StmtNode) bool     { _, ok := n.(*ast.ExplainStmt); return ok }
+
+// createModifiers may come between CREATE and the kind of object.
+var createModifiers = map[string]bool{
+	"or": true, "replace": true, "global": true, "local": true, "temp": true, "temporary": true,
+	"unlogged": true, "unique": true, "materialized": true, "recursive": true, "trusted": true,
+	"procedural": true, "default": true, "constraint": true,
+}
+
+// create parses CREATE TABLE, CREATE INDEX and CREATE SEQUENCE.
+func (p *stmtParser) create() error {
+	seq, err := p.buildTree(p.toks)
+	if err != nil {
+		return err
+	}
+	i := 1
+	var temp, unique *token
+	for isWord(at(seq, i)) && createModifiers[tokOf(seq[i]).val] {
+		switch t := tokOf(seq[i]); t.val {
+		case "temp", "temporary":
+			temp = t
+		case "unique":
+			unique = t
+		}
+		i++
+	}
+	kind := tokOf(at(seq, i))
+	switch {
+	case kind == nil:
+		return p.syntaxErrorAtEnd()
+	case isWord(kind, "table") && unique == nil:
+		if err := p.modifiersOnly(seq[1:i], "global", "local", "temp", "temporary", "unlogged"); err != nil {
+			return err
+		}
+		return p.createTable(seq, i, temp)
+	case isWord(kind, "index"):
+		if err := p.modifiersOnly(seq[1:i], "unique"); err != nil {
+			return err
+		}
+		return p.createIndex(seq, i, unique)
+	case isWord(kind, "sequence"):
+		if err := p.modifiersOnly(seq[1:i]); err != nil {
+			return err
+		}
+		if temp != nil {
+			return p.unsupported(temp, "temporary sequences are not supported")
+		}
+		return p.createSequence(seq, i)
+	}
+	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
+}
+
+// modifiersOnly checks that the CREATE modifiers mods are among allowed.
+func (p *stmtParser) modifiersOnly(mods []item, allowed ...string) error {
+	for _, m := range mods {
+		if !isWord(m, allowed...) {
+			return p.syntaxError(tokOf(m))
+		}
+	}
+	return nil
+}
+
+// createTable parses CREATE TABLE. Column types are recorded in
+// ColumnTypes and replaced by TEXT, so that TiDB, which knows MySQL's types,
+// parses the constraints and defaults; storage options go to Options.
+func (p *stmtParser) createTable(seq []item, i int, temp *token) error {
+	out := []item{seq[0]}
+	if temp != nil {
+		out = append(out, &synth{anchor: temp, space: true, parts: []any{"TEMPORARY"}})
+	}
+	out = append(out, seq[i])
+	i++
+	if wordsAt(seq, i, "if", "not", "exists") {
+		out = append(out, seq[i:i+3]...)
+		i += 3
+	}
+	j := skipNameAt(seq, i)
+	if j < 0 {
+		return p.errorAt(seq, i)
+	}
+	out = append(out, seq[i:j]...)
+	i = j
+	g := parenGroup(at(seq, i))
+	switch {
+	case isWord(at(seq, i), "as"):
+		rest := seq[i:]
+		if n := len(rest); n >= 2 && wordsAt(rest, n-2, "with", "data") {
+			rest = rest[:n-2]
+		} else if n >= 3 && wordsAt(rest, n-3, "with", "no", "data") {
+			return p.unsupported(tokOf(rest[n-3]), "CREATE TABLE ... WITH NO DATA is not supported")
+		}
+		query, main, err := p.with(rest[1:])
+		if err != nil {
+			return err
+		}
+		query, err = p.queryItems(query, main)
+		if err != nil {
+			return err
+		}
+		return p.finish(append(append(out, rest[0]), query...), isCreateTable)
+	case g == nil && isWord(at(seq, i), "of", "partition"):
+		return p.unsupported(tokOf(seq[i]), "CREATE TABLE ... %s is not supported", upper(tokOf(seq[i]).val))
+	case g == nil:
+		return p.errorAt(seq, i)
+	}
+	if isWord(at(seq, i+1), "as") {
+		return p.unsupported(tokOf(seq[i+1]), "CREATE TABLE ... (columns) AS is not supported")
+	}
+	kids, err := p.tableElements(g.kids)
+	if err != nil {
+		return err
+	}
+	g.kids = kids
+	out = append(out, g)
+	for i++; i < len(seq); {
+		t := tokOf(seq[i])
+		switch {
+		case isWord(t, "with") && parenGroup(at(seq, i+1)) != nil:
+			if err := p.options(parenGroup(seq[i+1])); err != nil {
+				return err
+			}
+			i += 2
+		case wordsAt(seq, i, "without", "oids"):
+			i += 2
+		case wordsAt(seq, i, "on", "commit", "preserve", "rows"):
+			i += 4
+		case isWord(t, "on", "inherits", "partition", "using", "tablespace", "with"):
+			return p.unsupported(t, "CREATE TABLE ... %s is not supported", upper(t.val))
+		default:
+			return p.errorAt(seq, i)
+		}
+	}
+	items, err := p.rewrite(out)
+	if err != nil {
+		return err
+	}
+	return p.finish(items, isCreateTable)
+}
+
+// options parses CREATE TABLE's WITH (name [= value], ...).
+func (p *stmtParser) options(g *group) error {
+	for _, opt := range splitCommas(g.kids) {
+		j := skipNameAt(opt, 0)
+		if j < 0 {
+			return p.errorAt(opt, 0, g.close)
+		}
+		var name strings.Builder
+		for _, it := range opt[:j] {
+			if t := tokOf(it); t.kind == tkPunct {
+				name.WriteByte('.')
+			} else {
+				name.WriteString(t.val)
+			}
+		}
+		value := "true" // a bare name turns a boolean option on
+		if j < len(opt) {
+			if !isOp(opt[j], "=") {
+				return p.errorAt(opt, j)
+			}
+			v, n, ok := optionValue(opt, j+1)
+			if !ok {
+				return p.errorAt(opt, j+1, g.close)
+			}
+			if n < len(opt) {
+				return p.errorAt(opt, n)
+			}
+			value = v
+		}
+		p.st.Options = append(p.st.Options, Option{Name: name.String(), Value: value})
+	}
+	return nil
+}
+
+// optionValue reads a string, a signed number or a word as text.
+func optionValue(seq []item, i int) (string, int, bool) {
+	sign := ""
+	if isOp(at(seq, i), "-") || isOp(at(seq, i), "+") {
+		sign = tokOf(seq[i]).val
+		i++
+		if t := tokOf(at(seq, i)); t == nil || t.kind != tkNumber {
+			return "", i, false
+		}
+	}
+	t := tokOf(at(seq, i))
+	if t == nil || t.kind != tkString && t.kind != tkNumber && t.kind != tkWord && t.kind != tkQIdent {
+		return "", i, false
+	}
+	if sign == "-" {
+		return "-" + t.val, i + 1, true
+	}
+	return t.val, i + 1, true
+}
+
+// tableElements rewrites the column definitions and table constraints of
+// CREATE TABLE. Named column constraints that TiDB takes only at table level
+// move there.
+func (p *stmtParser) tableElements(kids []item) ([]item, error) {
+	var out []item
+	var moved [][]item
+	for n, elem := range splitCommas(kids) {
+		if len(elem) == 0 {
+			return nil, p.errorAt(kids, len(out))
+		}
+		if n > 0 {
+			out = append(out, comma(elem[0]))
+		}
+		if isWord(elem[0], "constraint", "primary", "unique", "check", "foreign", "exclude", "like") {
+			c, err := p.tableConstraint(elem)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c...)
+			continue
+		}
+		col, extra, err := p.columnDef(elem)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, col...)
+		moved = append(moved, extra...)
+	}
+	for _, c := range moved {
+		out = append(out, comma(c[0]))
+		out = append(out, c...)
+	}
+	return out, nil
+}
+
+// comma is a ',' written before it.
+func comma(it item) *synth {
+	return &synth{anchor: firstTok(it), parts: []any{","}}
+}
+
+// tableConstraint checks a table constraint for what TiDB would drop or
+// misread and strips the clauses that only restate PostgreSQL's defaults.
+func (p *stmtParser) tableConstraint(elem []item) ([]item, error) {
+	i := 0
+	if isWord(elem[0], "constraint") {
+		if !isName(at(elem, 1)) {
+			return nil, p.errorAt(elem, 1)
+		}
+		i = 2
+	}
+	t := tokOf(at(elem, i))
+	switch {
+	case t == nil:
+		return nil, p.errorAt(elem, i)
+	case isWord(t, "exclude"):
+		return nil, p.unsupported(t, "EXCLUDE constraints are not supported")
+	case isWord(t, "like"):
+		return nil, p.unsupported(t, "CREATE TABLE ... (LIKE) is not supported")
+	case isWord(t, "foreign"):
+		// FOREIGN KEY (cols) REFERENCES ...
+		g := parenGroup(at(elem, i+2))
+		if !isWord(at(elem, i+1), "key") || g == nil || !isWord(at(elem, i+3), "references") {
+			return nil, p.errorAt(elem, i+1)
+		}
+		end, err := p.references(elem, i+3)
+		if err != nil {
+			return nil, err
+		}
+		return p.constraintTail(elem, end)
+	case isWord(t, "check"):
+		if parenGroup(at(elem, i+1)) == nil {
+			return nil, p.errorAt(elem, i+1)
+		}
+		if wordsAt(elem, i+2, "no", "inherit") {
+			return nil, p.unsupported(tokOf(elem[i+2]), "NO INHERIT is not supported")
+		}
+		return p.constraintTail(elem, i+2)
+	case isWord(t, "primary"):
+		if !isWord(at(elem, i+1), "key") || parenGroup(at(elem, i+2)) == nil {
+			return nil, p.errorAt(elem, i+1)
+		}
+		return p.constraintTail(elem, i+3)
+	case isWord(t, "unique"):
+		out, j, err := p.nullsDistinct(elem, i+1)
+		if err != nil {
+			return nil, err
+		}
+		if parenGroup(at(out, j)) == nil {
+			return nil, p.errorAt(out, j)
+		}
+		return p.constraintTail(out, j+1)
+	}
+	return nil, p.errorAt(elem, i)
+}
+
+// nullsDistinct strips NULLS DISTINCT, PostgreSQL's default, after UNIQUE at
+// elem[i-1], and rejects NULLS NOT DISTINCT.
+func (p *stmtParser) nullsDistinct(elem []item, i int) ([]item, int, error) {
+	switch {
+	case wordsAt(elem, i, "nulls", "distinct"):
+		return append(elem[:i:i], elem[i+2:]...), i, nil
+	case wordsAt(elem, i, "nulls", "not", "distinct"):
+		return nil, 0, p.unsupported(tokOf(elem[i]), "UNIQUE NULLS NOT DISTINCT is not supported")
+	}
+	return elem, i, nil
+}
+
+// constraintTail checks what follows a constraint at elem[i]: only the
+// deferrability clauses that restate the default may.
+func (p *stmtParser) constraintTail(elem []item, i int) ([]item, error) {
+	out := elem[:i:i]
+	for i < len(elem) {
+		switch {
+		case wordsAt(elem, i, "not", "deferrable"), wordsAt(elem, i, "initially", "immediate"):
+			i += 2
+		case isWord(elem[i], "deferrable"), wordsAt(elem, i, "initially", "deferred"):
+			return nil, p.unsupported(tokOf(elem[i]), "deferrable constraints are not supported")
+		case wordsAt(elem, i, "not", "valid"):
+			return nil, p.unsupported(tokOf(elem[i]), "NOT VALID is not supported")
+		case isWord(elem[i], "include", "using", "with"):
+			return nil, p.unsupported(tokOf(elem[i]), "%s in a constraint is not supported", upper(tokOf(elem[i]).val))
+		default:
+			return nil, p.errorAt(elem, i)
+		}
+	}
+	return out, nil
+}
+
+// references returns the end of a REFERENCES clause at elem[i].
+func (p *stmtParser) references(elem []item, i int) (int, error) {
+	j := skipNameAt(elem, i+1)
+	if j < 0 {
+		return 0, p.errorAt(elem, i+1)
+	}
+	if parenGroup(at(elem, j)) != nil {
+		j++
+	}
+	for {
+		switch {
+		case isWord(at(elem, j), "match") && isWord(at(elem, j+1), "full", "simple"):
+			j += 2
+		case isWord(at(elem, j), "match"):
+			return 0, p.unsupported(tokOf(elem[j]), "MATCH PARTIAL is not supported")
+		case wordsAt(elem, j, "on", "delete"), wordsAt(elem, j, "on", "update"):
+			j += 2
+			switch {
+			case wordsAt(elem, j, "no", "action"), wordsAt(elem, j, "set", "null"), wordsAt(elem, j, "set", "default"):
+				j += 2
+				if parenGroup(at(elem, j)) != nil {
+					return 0, p.unsupported(firstTok(elem[j]), "column lists in referential actions are not supported")
+				}
+			case isWord(at(elem, j), "restrict", "cascade"):
+				j++
+			default:
+				return 0, p.errorAt(elem, j)
+			}
+		default:
+			return j, nil
+		}
+	}
+}
+
+// columnDef rewrites a column definition: its type becomes TEXT, and its
+// constraints take the forms TiDB reads. Named PRIMARY KEY, UNIQUE and
+// REFERENCES constraints come back as table constraints in moved.
+func (p *stmtParser) columnDef(elem []item) (col []item, moved [][]item, err error) {
+	if !isName(elem[0]) {
+		return nil, nil, p.errorAt(elem, 0)
+	}
+	name := tokOf(elem[0])
+	typ, i, ok := parseType(elem, 1)
+	if !ok {
+		return nil, nil, p.errorAt(elem, 1)
+	}
+	if strings.HasPrefix(typ, "setof") {
+		return nil, nil, p.unsupported(tokOf(elem[1]), "SETOF columns are not supported")
+	}
+	p.st.ColumnTypes = append(p.st.ColumnTypes, typ)
+	tt := firstTok(elem[1])
+	col = []item{elem[0], &synth{anchor: tt, space: leadingSpace(elem[1]), parts: []any{"TEXT"}}}
+	for i < len(elem) {
+		var conName []item
+		if isWord(elem[i], "constraint") {
+			if !isName(at(elem, i+1)) {
+				return nil, nil, p.errorAt(elem, i+1)
+			}
+			conName = elem[i : i+2]
+			i += 2
+		}
+		t := tokOf(at(elem, i))
+		switch {
+		case t == nil:
+			return nil, nil, p.errorAt(elem, i)
+		case wordsAt(elem, i, "not", "null"), isWord(t, "null"):
+			// TiDB takes no constraint name here, and PostgreSQL does not
+			// keep one for NOT NULL.
+			j := i + 1
+			if isWord(t, "not") {
+				j++
+			}
+			col = append(col, elem[i:j]...)
+			i = j
+		case isWord(t, "default"):
+			j := i + 1
+			for j < len(elem) && (j == i+1 || !isWord(elem[j], columnConstraintWords...)) {
+				j++
+			}
+			if j == i+1 {
+				return nil, nil, p.errorAt(elem, j)
+			}
+			def, err := p.fold(elem[i+1 : j])
+			if err != nil {
+				return nil, nil, err
+			}
+			col = append(col, t, tidbDefault(def))
+			i = j
+		case isWord(t, "check"):
+			if parenGroup(at(elem, i+1)) == nil {
+				return nil, nil, p.errorAt(elem, i+1)
+			}
+			if wordsAt(elem, i+2, "no", "inherit") {
+				return nil, nil, p.unsupported(tokOf(elem[i+2]), "NO INHERIT is not supported")
+			}
+			col = append(col, conName...)
+			col = append(col, elem[i:i+2]...)
+			i += 2
+		case wordsAt(elem, i, "primary", "key"):
+			if conName != nil {
+				moved = append(moved, append(append([]item(nil), conName...), elem[i], elem[i+1], columnList(name)))
+			} else {
+				col = append(col, elem[i:i+2]...)
+			}
+			i += 2
+		case isWord(t, "unique"):
+			rest, j, err := p.nullsDistinct(elem, i+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			elem = rest
+			if conName != nil {
+				moved = append(moved, append(append([]item(nil), conName...), elem[i], columnList(name)))
+			} else {
+				col = append(col, elem[i])
+			}
+			i = j
+		case isWord(t, "references"):
+			j, err := p.references(elem, i)
+			if err != nil {
+				return nil, nil, err
+			}
+			if conName != nil {
+				fk := &synth{anchor: t, space: true, parts: []any{"FOREIGN KEY", columnList(name)}}
+				moved = append(moved, append(append(append([]item(nil), conName...), fk), elem[i:j]...))
+			} else {
+				col = append(col, elem[i:j]...)
+			}
+			i = j
+		case wordsAt(elem, i, "generated", "by", "default", "as", "identity"):
+			// Identity BY DEFAULT takes explicit values, as AUTO_INCREMENT does.
+			if parenGroup(at(elem, i+5)) != nil {
+				return nil, nil, p.unsupported(firstTok(elem[i+5]), "identity column options are not supported")
+			}
+			col = append(col, &synth{anchor: t, space: true, parts: []any{"AUTO_INCREMENT"}})
+			i += 5
+		case wordsAt(elem, i, "generated", "always", "as", "identity"):
+			return nil, nil, p.unsupported(t, "GENERATED ALWAYS AS IDENTITY is not supported")
+		case wordsAt(elem, i, "generated", "always", "as") && parenGroup(at(elem, i+3)) != nil && isWord(at(elem, i+4), "stored"):
+			col = append(col, elem[i:i+5]...)
+			i += 5
+		case isWord(t, "collate"):
+			return nil, nil, p.unsupported(t, "COLLATE is not supported")
+		case wordsAt(elem, i, "not", "deferrable"), wordsAt(elem, i, "initially", "immediate"):
+			i += 2
+		case isWord(t, "deferrable"), wordsAt(elem, i, "initially", "deferred"):
+			return nil, nil, p.unsupported(t, "deferrable constraints are not supported")
+		default:
+			return nil, nil, p.errorAt(elem, i)
+		}
+	}
+	return col, moved, nil
+}
+
+// columnConstraintWords end a column's DEFAULT expression, which is a
+// b_expr and so holds none of them.
+var columnConstraintWords = []string{
+	"constraint", "not", "null", "default", "check", "primary", "unique", "references",
+	"generated", "collate", "deferrable", "initially",
+}
+
+// columnList is "(name)" for a constraint moved to table level.
+func columnList(name *token) *synth {
+	return &synth{anchor: name, parts: []any{"(", name, ")"}}
+}
+
+// tidbDefault wraps a DEFAULT expression that TiDB's column grammar does
+// not take. It accepts only literals and function calls there, so anything
+// else becomes the argument of epochdb_default, which the planner
+// evaluates as its argument.
+func tidbDefault(def []item) item {
+	if simpleDefault(def) || len(def) == 1 && isCall(def[0]) ||
+		len(def) == 2 && isFuncName(tokOf(def[0])) && tokOf(def[0]).call {
+		return &synth{anchor: firstTok(def[0]), space: true, parts: []any{def}}
+	}
+	return &synth{anchor: firstTok(def[0]), space: true, parts: []any{"epochdb_default(", def, ")"}}
+}
+
+// simpleDefault reports whether def is a literal, possibly signed.
+func simpleDefault(def []item) bool {
+	if len(def) == 2 && (isOp(def[0], "-") || isOp(def[0], "+")) {
+		def = def[1:]
+	}
+	t := tokOf(at(def, 0))
+	return len(def) == 1 && t != nil && (t.kind == tkString || t.kind == tkNumber || isWord(t, "null", "true", "false"))
+}
+
+// isCall reports whether it is a rewritten function call, such as a cast.
+func isCall(it item) bool {
+	_, ok := it.(*synth)
+	return ok
+}
+
+// createIndex parses CREATE INDEX. TiDB wants the index name, the method
+// after the columns, and expressions in parentheses.
+func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
+	out := []item{seq[0]}
+	if unique != nil {
+		out = append(out, unique)
+	}
+	out = append(out, seq[i])
+	i++
+	if isWord(at(seq, i), "concurrently") {
+		// Building without blocking writes changes nothing a client sees.
+		i++
+	}
+	var name []item
+	if !isWord(at(seq, i), "on") {
+		if wordsAt(seq, i, "if", "not", "exists") {
+			out = append(out, seq[i:i+3]...)
+			i += 3
+		}
+		if !isName(at(seq, i)) {
+			return p.errorAt(seq, i)
+		}
+		name = seq[i : i+1]
+		i++
+	}
+	if !isWord(at(seq, i), "on") {
+		return p.errorAt(seq, i)
+	}
+	on := seq[i]
+	i++
+	if isWord(at(seq, i), "only") {
+		i++
+	}
+	j := skipNameAt(seq, i)
+	if j < 0 {
+		return p.errorAt(seq, i)
+	}
+	table := seq[i:j]
+	i = j
+	var using item
+	if isWord(at(seq, i), "using") {
+		m := tokOf(at(seq, i+1))
+		if m == nil || !isName(m) {
+			return p.errorAt(seq, i+1)
+		}
+		if m.val != "btree" && m.val != "hash" {
+			return p.unsupported(m, "index method %s is not supported", m.val)
+		}
+		using = &synth{anchor: m, space: true, parts: []any{"USING " + upper(m.val)}}
+		i += 2
+	}
+	g := parenGroup(at(seq, i))
+	if g == nil {
+		return p.errorAt(seq, i)
+	}
+	var cols []string
+	var kids []item
+	for n, elem := range splitCommas(g.kids) {
+		if len(elem) == 0 {
+			return p.errorAt(g.kids, len(kids), g.close)
+		}
+		if n > 0 {
+			kids = append(kids, comma(elem[0]))
+		}
+		k := 1
+		switch {
+		case parenGroup(elem[0]) != nil:
+			cols = append(cols, "expr")
+		case isName(elem[0]) && tokOf(elem[0]).call && parenGroup(at(elem, 1)) != nil:
+			// PostgreSQL takes a function call without the parentheses
+			// around an expression that TiDB needs.
+			k = 2
+			cols = append(cols, tokOf(elem[0]).val)
+			elem = append([]item{&synth{anchor: tokOf(elem[0]), space: tokOf(elem[0]).space,
+				parts: []any{"(", elem[:2], ")"}}}, elem[2:]...)
+			k = 1
+		case isName(elem[0]):
+			cols = append(cols, tokOf(elem[0]).val)
+		default:
+			return p.errorAt(elem, 0)
+		}
+		if isWord(at(elem, k), "asc", "desc") {
+			k++
+		}
+		switch {
+		case k == len(elem):
+		case isWord(elem[k], "nulls"):
+			return p.unsupported(tokOf(elem[k]), "NULLS FIRST/LAST in an index is not supported")
+		case isWord(elem[k], "collate"):
+			return p.unsupported(tokOf(elem[k]), "COLLATE is not supported")
+		case isName(elem[k]):
+			return p.unsupported(tokOf(elem[k]), "operator classes are not supported")
+		default:
+			return p.errorAt(elem, k)
+		}
+		kids = append(kids, elem...)
+	}
+	g.kids = kids
+	i++
+	for i < len(seq) {
+		t := tokOf(seq[i])
+		switch {
+		case wordsAt(seq, i, "nulls", "distinct"):
+			i += 2
+		case isWord(t, "where"):
+			return p.unsupported(t, "partial indexes are not supported")
+		case isWord(t, "include", "nulls", "with", "tablespace"):
+			return p.unsupported(t, "CREATE INDEX ... %s is not supported", upper(t.val))
+		default:
+			return p.errorAt(seq, i)
+		}
+	}
+	if name == nil {
+		t := tokOf(on)
+		name = []item{&synth{anchor: t, space: true,
+			parts: []any{quoteIdent(indexName(tokOf(table[len(table)-1]).val, cols))}}}
+	}
+	out = append(out, name...)
+	out = append(out, on)
+	out = append(out, table...)
+	out = append(out, g)
+	if using != nil {
+		out = append(out, using)
+	}
+	items, err := p.rewrite(out)
+	if err != nil {
+		return err
+	}
+	return p.finish(items, isCreateIndex)
+}
+
+// indexName chooses the name PostgreSQL gives an unnamed index:
+// table_col1_col2_idx, with the table and column parts shortened in turn
+// to fit in NAMEDATALEN-1 bytes (makeObjectName in indexcmds.c).
+func indexName(table string, cols []string) string {
+	name2 := strings.Join(cols, "_")
+	avail := maxIdentLen - len("idx") - 1
+	if name2 != "" {
+		avail--
+	}
+	n1, n2 := len(table), len(name2)
+	for n1+n2 > avail {
+		if n1 > n2 {
+			n1--
+		} else {
+			n2--
+		}
+	}
+	clip := func(s string, n int) string {
+		for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n]
+	}
+	name := clip(table, n1)
+	if name2 != "" {
+		name += "_" + clip(name2, n2)
+	}
+	return name + "_idx"
+}
+
+// createSequence parses CREATE SEQUENCE, whose options TiDB shares except
+// AS type and OWNED BY.
+func (p *stmtParser) createSequence(seq []item, i int) error {
+	out := append([]item(nil), seq[:i+1]...)
+	for i++; i < len(seq); i++ {
+		switch {
+		case isWord(seq[i], "as"):
+			typ, next, ok := parseType(seq, i+1)
+			if !ok {
+				return p.errorAt(seq, i+1)
+			}
+			if typ != "bigint" && typ != "int8" {
+				return p.unsupported(tokOf(seq[i]), "sequences of type %s are not supported", typ)
+			}
+			i = next - 1
+		case wordsAt(seq, i, "owned", "by"):
+			return p.unsupported(tokOf(seq[i]), "OWNED BY is not supported")
+		default:
+			out = append(out, seq[i])
+		}
+	}
+	items, err := p.rewrite(out)
+	if err != nil {
+		return err
+	}
+	return p.finish(items, isCreateSeq)
+}
+
+// drop parses DROP TABLE, DROP SEQUENCE and DROP INDEX.
+func (p *stmtParser) drop() error {
+	seq, err := p.buildTree(p.toks)
+	if err != nil {
+		return err
+	}
+	kind := tokOf(at(seq, 1))
+	if kind == nil {
+		return p.syntaxErrorAtEnd()
+	}
+	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict") {
+		seq = seq[:n-1]
+	} else if isWord(seq[n-1], "cascade") {
+		return p.unsupported(tokOf(seq[n-1]), "DROP ... CASCADE is not supported")
+	}
+	switch {
+	case isWord(kind, "table"):
+		items, err := p.rewrite(seq)
+		if err != nil {
+			return err
+		}
+		return p.finish(items, isDropTable)
+	case isWord(kind, "sequence"):
+		items, err := p.rewrite(seq)
+		if err != nil {
+			return err
+		}
+		return p.finish(items, isDropSeq)
+	case isWord(kind, "index"):
+		return p.dropIndex(seq)
+	}
+	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
+}
+
+// dropIndex parses DROP INDEX [CONCURRENTLY] [IF EXISTS] name. TiDB wants
+// the index's table, which PostgreSQL does not name, so this builds the AST
+// itself: Table holds only the schema, if the index name has one.
+func (p *stmtParser) dropIndex(seq []item) error {
+	i := 2
+	if isWord(at(seq, i), "concurrently") {
+		i++
+	}
+	stmt := &ast.DropIndexStmt{Table: &ast.TableName{}}
+	if wordsAt(seq, i, "if", "exists") {
+		stmt.IfExists = true
+		i += 2
+	}
+	j := skipNameAt(seq, i)
+	if j < 0 {
+		return p.errorAt(seq, i)
+	}
+	switch {
+	case isPunct(at(seq, j), ","):
+		return p.unsupported(tokOf(seq[j]), "dropping several indexes at once is not supported")
+	case j < len(seq):
+		return p.errorAt(seq, j)
+	case j-i == 3:
+		stmt.Table.Schema = ast.NewCIStr(tokOf(seq[i]).val)
+		i += 2
+	case j-i > 3:
+		return p.unsupported(tokOf(seq[i]), "cross-database references are not implemented")
+	}
+	stmt.IndexName = tokOf(seq[i]).val
+	p.st.AST = stmt
+	return nil
+}
+
+// alter parses ALTER TABLE.
+func (p *stmtParser) alter() error {
+	seq, err := p.buildTree(p.toks)
+	if err != nil {
+		return err
+	}
+	if !isWord(at(seq, 1), "table") {
+		kind := tokOf(at(seq, 1))
+		if kind == nil {
+			return p.syntaxErrorAtEnd()
+		}
+		return p.unsupported(tokOf(seq[0]), "ALTER %s is not supported", upper(kind.val))
+	}
+	out := append([]item(nil), seq[:2]...)
+	i := 2
+	if wordsAt(seq, i, "if", "exists") {
+		// TiDB's AST has nowhere to say it.
+		return p.unsupported(tokOf(seq[i]), "ALTER TABLE IF EXISTS is not supported")
+	}
+	seq, i = stripOnly(seq, i)
+	j := skipNameAt(seq, i)
+	if j < 0 {
+		return p.errorAt(seq, i)
+	}
+	out = append(out, seq[i:j]...)
+	if j == len(seq) {
+		return p.syntaxErrorAtEnd()
+	}
+	if isWord(seq[j], "rename") {
+		r, err := p.alterRename(seq, j)
+		if err != nil {
+			return err
+		}
+		out = append(out, r...)
+	} else {
+		for n, action := range splitCommas(seq[j:]) {
+			if len(action) == 0 {
+				return p.errorAt(seq, j)
+			}
+			if n > 0 {
+				out = append(out, comma(action[0]))
+			}
+			a, err := p.alterAction(action)
+			if err != nil {
+				return err
+			}
+			out = append(out, a...)
+		}
+	}
+	items, err := p.rewrite(out)
+	if err != nil {
+		return err
+	}
+	return p.finish(items, isAlterTable)
+}
+
+// alterRename parses RENAME TO name and RENAME [COLUMN] a TO b.
+func (p *stmtParser) alterRename(seq []item, i int) ([]item, error) {
+	switch {
+	case isWord(at(seq, i+1), "to"):
+		if !isName(at(seq, i+2)) || i+3 != len(seq) {
+			return nil, p.errorAt(seq, i+2+min(len(seq)-i-2, 1))
+		}
+		return seq[i:], nil
+	case isWord(at(seq, i+1), "constraint"):
+		return nil, p.unsupported(tokOf(seq[i+1]), "RENAME CONSTRAINT is not supported")
+	}
+	j := i + 1
+	if isWord(at(seq, j), "column") {
+		j++
+	}
+	if !isName(at(seq, j)) || !isWord(at(seq, j+1), "to") || !isName(at(seq, j+2)) || j+3 != len(seq) {
+		return nil, p.errorAt(seq, j)
+	}
+	t := tokOf(seq[i])
+	return []item{&synth{anchor: t, space: t.space, parts: []any{"RENAME COLUMN"}}, seq[j], seq[j+1], seq[j+2]}, nil
+}
+
+// alterAction rewrites one ALTER TABLE action.
+func (p *stmtParser) alterAction(a []item) ([]item, error) {
+	t := tokOf(a[0])
+	switch {
+	case isWord(t, "add"):
+		if isWord(at(a, 1), "constraint", "primary", "unique", "check", "foreign", "exclude") {
+			c, err := p.tableConstraint(a[1:])
+			if err != nil {
+				return nil, err
+			}
+			return append([]item{t}, c...), nil
+		}
+		i := 1
+		if isWord(at(a, i), "column") {
+			i++
+		}
+		if wordsAt(a, i, "if", "not", "exists") {
+			i += 3
+		}
+		if i == len(a) {
+			return nil, p.syntaxErrorAtEnd()
+		}
+		col, moved, err := p.columnDef(a[i:])
+		if err != nil {
+			return nil, err
+		}
+		out := append(append([]item(nil), a[:i]...), col...)
+		for _, c := range moved {
+			out = append(out, comma(c[0]), &synth{anchor: firstTok(c[0]), space: true, parts: []any{"ADD"}})
+			out = append(out, c...)
+		}
+		return out, nil
+	case isWord(t, "drop"):
+		i := 1
+		if isWord(at(a, i), "constraint", "column") {
+			i++
+		}
+		if wordsAt(a, i, "if", "exists") {
+			if isWord(a[1], "constraint") {
+				// TiDB's AST has nowhere to say it.
+				return nil, p.unsupported(tokOf(a[i]), "DROP CONSTRAINT IF EXISTS is not supported")
+			}
+			i += 2
+		}
+		if !isName(at(a, i)) {
+			return nil, p.errorAt(a, i)
+		}
+		i++
+		switch {
+		case i == len(a):
+		case isWord(a[i], "restrict") && i+1 == len(a):
+			a = a[:i]
+		case isWord(a[i], "cascade"):
+			return nil, p.unsupported(tokOf(a[i]), "DROP ... CASCADE is not supported")
+		default:
+			return nil, p.errorAt(a, i)
+		}
+		return a, nil
+	case isWord(t, "alter"):
+		i := 1
+		if isWord(at(a, i), "column") {
+			i++
+		}
+		if !isName(at(a, i)) {
+			return nil, p.errorAt(a, i)
+		}
+		i++
+		switch {
+		case wordsAt(a, i, "drop", "default") && i+2 == len(a):
+			return a, nil
+		case wordsAt(a, i, "set", "default") && i+2 < len(a):
+			def, err := p.fold(a[i+2:])
+			if err != nil {
+				return nil, err
+			}
+			if !simpleDefault(def) {
+				// TiDB's SET DEFAULT takes a literal or a parenthesized expression.
+				def = []item{&synth{anchor: firstTok(def[0]), space: true, parts: []any{"(", def, ")"}}}
+			}
+			return append(a[:i+2:i+2], def...), nil
+		case i < len(a):
+			what := tokOf(a[i])
+			n := 1
+			switch {
+			case wordsAt(a, i, "set", "data", "type"), wordsAt(a, i, "set", "not", "null"), wordsAt(a, i, "drop", "not", "null"):
+				n = 3
+			case isWord(what, "set", "drop", "add", "reset"):
+				n = min(2, len(a)-i)
+			}
+			return nil, p.unsupported(what, "ALTER TABLE ... ALTER COLUMN ... %s is not supported",
+				upper(p.q[what.pos:firstTok(a[i+n-1]).end]))
+		}
+		return nil, p.syntaxErrorAtEnd()
+	case t != nil && t.kind == tkWord:
+		return nil, p.unsupported(t, "ALTER TABLE ... %s is not supported", upper(t.val))
+	}
+	return nil, p.errorAt(a, 0)
+}
+
+// explain parses EXPLAIN [ANALYZE] [VERBOSE] statement and EXPLAIN
+// (options) statement.
+func (p *stmtParser) explain() error {
+	seq, err := p.buildTree(p.toks)
+	if err != nil {
+		return err
+	}
+	analyze := false
+	i := 1
+	if g := parenGroup(at(seq, i)); g != nil && !isWord(at(g.kids, 0), "select", "values", "with", "table") {
+		for _, opt := range splitCommas(g.kids) {
+			name := tokOf(at(opt, 0))
+			if name == nil || name.kind != tkWord {
+				return p.errorAt(opt, 0, g.close)
+			}
+			if len(opt) > 2 {
+				return p.errorAt(opt, 2)
+			}
+			value := "true"
+			if len(opt) == 2 {
+				v, _, ok := optionValue(opt, 1)
+				if !ok {
+					return p.errorAt(opt, 1)
+				}
+				value = strings.ToLower(v)
+			}
+			switch name.val {
+			case "analyze", "analyse":
+				b, ok := parseBool(value)
+				if !ok {
+					return p.invalidParam(name, "%s requires a Boolean value", name.val)
+				}
+				analyze = b
+			case "format":
+				if value != "text" {
+					return p.unsupported(name, "EXPLAIN FORMAT %s is not supported", upper(value))
+				}
+			case "verbose", "costs", "settings", "buffers", "wal", "timing", "summary", "memory", "generic_plan", "serialize":
+				// These shape PostgreSQL's plan output, which epochdb's is not.
+			default:
+				return p.syntaxMsg(name, "unrecognized EXPLAIN option \"%s\"", name.val)
+			}
+		}
+		i++
+	} else {
+		if isWord(at(seq, i), "analyze", "analyse") {
+			analyze = true
+			i++
+		}
+		if isWord(at(seq, i), "verbose") {
+			i++
+		}
+	}
+	out := []item{seq[0]}
+	if analyze {
+		out = append(out, &synth{anchor: tokOf(seq[0]), space: true, parts: []any{"ANALYZE"}})
+	}
+	inner, main, err := p.with(seq[i:])
+	if err != nil {
+		return err
+	}
+	var items []item
+	switch {
+	case main >= len(inner):
+		return p.syntaxErrorAtEnd()
+	case isWord(inner[main], "insert", "update", "delete"):
+		for _, it := range inner[main:] {
+			if isWord(it, "returning") || isWord(it, "conflict") {
+				return p.unsupported(tokOf(it), "EXPLAIN of a statement with %s is not supported", upper(tokOf(it).val))
+			}
+		}
+		items, _, err = p.dmlItems(inner, main)
+	case isWord(inner[main], "select", "values", "table") || parenGroup(inner[main]) != nil:
+		items, err = p.queryItems(inner, main)
+	default:
+		return p.unsupported(firstTok(inner[main]), "EXPLAIN of this statement is not supported")
+	}
+	if err != nil {
+		return err
+	}
+	return p.finish(append(out, items...), isExplain)
+}

@@ -1,0 +1,239 @@
+package parser
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// dml parses INSERT, UPDATE and DELETE.
+func (p *stmtParser) dml() error {
+	seq, err := p.buildTree(p.toks)
+	if err != nil {
+		return err
+	}
+	return p.dmlTree(seq, 0)
+}
+
+func isInsert(n ast.StmtNode) bool { _, ok := n.(*ast.InsertStmt); return ok }
+func isUpdate(n ast.StmtNode) bool { _, ok := n.(*ast.UpdateStmt); return ok }
+func isDelete(n ast.StmtNode) bool { _, ok := n.(*ast.DeleteStmt); return ok }
+
+// dmlTree parses the INSERT, UPDATE or DELETE at seq[main], which a WITH
+// clause may precede. RETURNING and ON CONFLICT, which TiDB lacks, are cut
+// off and parsed on their own.
+func (p *stmtParser) dmlTree(seq []item, main int) error {
+	var returning, conflict []item
+	for i := main; i < len(seq); i++ {
+		if isWord(seq[i], "returning") {
+			returning = seq[i:]
+			seq = seq[:i]
+			break
+		}
+	}
+	if isWord(seq[main], "insert") {
+		for i := main; i < len(seq); i++ {
+			if wordsAt(seq, i, "on", "conflict") {
+				conflict = seq[i:]
+				seq = seq[:i]
+				break
+			}
+		}
+	}
+	items, kind, err := p.dmlItems(seq, main)
+	if err != nil {
+		return err
+	}
+	if err := p.finish(items, kind); err != nil {
+		return err
+	}
+	if conflict != nil {
+		if err := p.onConflict(seq, main, conflict); err != nil {
+			return err
+		}
+	}
+	if returning != nil {
+		return p.returning(returning)
+	}
+	return nil
+}
+
+// dmlItems rewrites an INSERT, UPDATE or DELETE without RETURNING or ON
+// CONFLICT.
+func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
+	verb := tokOf(seq[main])
+	if main > 0 && verb.val == "insert" {
+		return nil, nil, p.unsupported(verb, "WITH ... INSERT is not supported")
+	}
+	var kind stmtKind
+	i := main + 1
+	switch verb.val {
+	case "insert":
+		kind = isInsert
+		if !isWord(at(seq, i), "into") {
+			return nil, nil, p.errorAt(seq, i)
+		}
+		i = p.skipName(seq, i+1)
+		if i < 0 {
+			return nil, nil, p.errorAt(seq, -i)
+		}
+		if isWord(at(seq, i), "as") {
+			return nil, nil, p.unsupported(tokOf(seq[i]), "INSERT ... AS alias is not supported")
+		}
+		cols := parenGroup(at(seq, i)) != nil && !isWord(at(parenGroup(at(seq, i)).kids, 0), "select", "values", "with")
+		if cols {
+			i++
+		}
+		switch {
+		case isWord(at(seq, i), "overriding"):
+			return nil, nil, p.unsupported(tokOf(seq[i]), "OVERRIDING is not supported")
+		case wordsAt(seq, i, "default", "values") && !cols:
+			t := tokOf(seq[i])
+			seq = append(seq[:i:i], append([]item{&synth{anchor: t, space: t.space, parts: []any{"() VALUES ()"}}}, seq[i+2:]...)...)
+		}
+	case "update":
+		kind = isUpdate
+		seq, i = stripOnly(seq, i)
+		for j := i; j < len(seq); j++ {
+			switch {
+			case isWord(seq[j], "from") && !isWord(seq[j-1], "distinct"):
+				return nil, nil, p.unsupported(tokOf(seq[j]), "UPDATE ... FROM is not supported")
+			case wordsAt(seq, j, "where", "current", "of"):
+				return nil, nil, p.unsupported(tokOf(seq[j]), "WHERE CURRENT OF is not supported")
+			case isWord(seq[j], "order", "limit"):
+				return nil, nil, p.syntaxError(tokOf(seq[j]))
+			}
+		}
+	case "delete":
+		kind = isDelete
+		if !isWord(at(seq, i), "from") {
+			return nil, nil, p.errorAt(seq, i)
+		}
+		seq, i = stripOnly(seq, i+1)
+		for j := i; j < len(seq); j++ {
+			switch {
+			case isWord(seq[j], "using"):
+				return nil, nil, p.unsupported(tokOf(seq[j]), "DELETE ... USING is not supported")
+			case wordsAt(seq, j, "where", "current", "of"):
+				return nil, nil, p.unsupported(tokOf(seq[j]), "WHERE CURRENT OF is not supported")
+			case isWord(seq[j], "order", "limit"):
+				return nil, nil, p.syntaxError(tokOf(seq[j]))
+			}
+		}
+	}
+	items, err := p.rewrite(seq)
+	return items, kind, err
+}
+
+// stripOnly drops ONLY before a table name and * after it: epochdb tables
+// have no inheritance children to include or exclude.
+func stripOnly(seq []item, i int) ([]item, int) {
+	if isWord(at(seq, i), "only") {
+		seq = append(seq[:i:i], seq[i+1:]...)
+	}
+	if j := skipNameAt(seq, i); j > 0 && isOp(at(seq, j), "*") {
+		seq = append(seq[:j:j], seq[j+1:]...)
+	}
+	return seq, i
+}
+
+// skipName returns the index after a possibly qualified name at seq[i], or
+// -i if there is none.
+func (p *stmtParser) skipName(seq []item, i int) int {
+	if j := skipNameAt(seq, i); j > 0 {
+		return j
+	}
+	return -i
+}
+
+func skipNameAt(seq []item, i int) int {
+	if !isName(at(seq, i)) {
+		return -1
+	}
+	i++
+	for isPunct(at(seq, i), ".") && isName(at(seq, i+1)) {
+		i += 2
+	}
+	return i
+}
+
+// returning parses RETURNING's list as a SELECT list.
+func (p *stmtParser) returning(seq []item) error {
+	t := tokOf(seq[0])
+	if len(seq) == 1 {
+		return p.syntaxErrorAtEnd()
+	}
+	for _, it := range seq[1:] {
+		if isWord(it, "from", "where", "group", "having", "window", "order", "limit", "offset", "fetch",
+			"for", "union", "intersect", "except", "into") {
+			return p.syntaxError(tokOf(it))
+		}
+	}
+	items := append([]item{&synth{anchor: t, space: t.space, parts: []any{"SELECT"}}}, seq[1:]...)
+	items, err := p.rewrite(items)
+	if err != nil {
+		return err
+	}
+	n, err := p.tidb(items, func(n ast.StmtNode) bool {
+		s, ok := n.(*ast.SelectStmt)
+		return ok && s.From == nil && s.Where == nil && s.GroupBy == nil && s.Having == nil &&
+			s.OrderBy == nil && s.Limit == nil && s.LockInfo == nil && s.WindowSpecs == nil && !s.Distinct
+	})
+	if err != nil {
+		return err
+	}
+	p.st.Returning = n.(*ast.SelectStmt).Fields
+	return nil
+}
+
+// onConflict parses ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ...
+// [WHERE ...]. The SET list and WHERE are parsed by TiDB as an UPDATE of
+// the insert's table.
+func (p *stmtParser) onConflict(insert []item, main int, seq []item) error {
+	oc := &OnConflict{}
+	i := 2
+	if g := parenGroup(at(seq, i)); g != nil {
+		for _, col := range splitCommas(g.kids) {
+			if len(col) != 1 || !isName(col[0]) {
+				return p.unsupported(firstTok(at(col, 0)), "ON CONFLICT with an expression is not supported")
+			}
+			oc.Columns = append(oc.Columns, tokOf(col[0]).val)
+		}
+		i++
+		if isWord(at(seq, i), "where") {
+			return p.unsupported(tokOf(seq[i]), "ON CONFLICT ... WHERE is not supported")
+		}
+	} else if wordsAt(seq, i, "on", "constraint") {
+		return p.unsupported(tokOf(seq[i]), "ON CONFLICT ON CONSTRAINT is not supported")
+	}
+	if !isWord(at(seq, i), "do") {
+		return p.errorAt(seq, i)
+	}
+	i++
+	switch {
+	case isWord(at(seq, i), "nothing") && i+1 == len(seq):
+		oc.DoNothing = true
+	case wordsAt(seq, i, "update", "set"):
+		if oc.Columns == nil {
+			return p.syntaxMsg(tokOf(seq[0]), "ON CONFLICT DO UPDATE requires inference specification or constraint name")
+		}
+		// UPDATE <the insert's table> SET ... [WHERE ...]
+		nameEnd := skipNameAt(insert, main+2)
+		items := append([]item{seq[i]}, insert[main+2:nameEnd]...)
+		items = append(items, seq[i+1:]...)
+		items, err := p.rewrite(items)
+		if err != nil {
+			return err
+		}
+		n, err := p.tidb(items, isUpdate)
+		if err != nil {
+			return err
+		}
+		u := n.(*ast.UpdateStmt)
+		oc.Set, oc.Where = u.List, u.Where
+	case isWord(at(seq, i), "nothing"):
+		return p.errorAt(seq, i+1)
+	default:
+		return p.errorAt(seq, i)
+	}
+	p.st.OnConflict = oc
+	return nil
+}

@@ -1,0 +1,126 @@
+package parser
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// soupWords are the tokens FuzzParse strings together: the keywords,
+// operators and constants that the rewrite treats specially.
+var soupWords = strings.Fields(`
+	select from where insert into values update set delete create table index drop alter add column
+	constraint primary key unique references default not null and or is distinct between like ilike
+	in exists case when then else end cast as order by nulls first last asc desc limit offset fetch
+	next rows row only returning on conflict do nothing with recursive union all join left full outer
+	lateral group having begin commit rollback savepoint release copy stdin stdout csv header freeze
+	truncate vacuum analyze explain declare cursor move close show reset time zone interval timestamp
+	double precision varchar int text serial array any some operator collate for share no isolation
+	level read write transaction to identity generated always sequence if true false current_user
+	over partition window filter within escape isnull notnull similar at local session
+	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
+	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
+	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
+	( ) [ ] , ; . : ( ) ( ) , ,
+`)
+
+// FuzzParse checks that Parse never panics, on raw input and on soups of
+// the tokens above, and that what it returns holds together.
+func FuzzParse(f *testing.F) {
+	f.Add("SELECT 1", []byte{0, 1, 2})
+	f.Fuzz(func(t *testing.T, raw string, soup []byte) {
+		check(t, raw)
+		var b strings.Builder
+		for i, c := range soup {
+			if i > 0 && c&0x80 == 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(soupWords[int(c&0x7f)%len(soupWords)])
+		}
+		check(t, b.String())
+	})
+}
+
+func check(t *testing.T, query string) {
+	stmts, err := Parse(query)
+	if err != nil {
+		var pe *pgerr.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("%q: error %T is not a *pgerr.Error: %v", query, err, err)
+		}
+		if pe.Code == "" || pe.Code == pgerr.InternalError {
+			t.Fatalf("%q: error without a proper SQLSTATE: %s %v", query, pe.Code, err)
+		}
+		if pe.Position < 0 || pe.Position > utf8.RuneCountInString(query)+1 {
+			t.Fatalf("%q: position %d out of range", query, pe.Position)
+		}
+		return
+	}
+	for _, st := range stmts {
+		checkStatement(t, query, st)
+	}
+}
+
+func checkStatement(t *testing.T, query string, st *Statement) {
+	if st.Pos < 0 || st.Pos+len(st.SQL) > len(query) || query[st.Pos:st.Pos+len(st.SQL)] != st.SQL {
+		t.Fatalf("%q: statement %q is not at %d", query, st.SQL, st.Pos)
+	}
+	if (st.AST == nil) == (st.Cmd == nil) {
+		t.Fatalf("%q: statement %q has AST %v and Cmd %v", query, st.SQL, st.AST, st.Cmd)
+	}
+	for _, n := range st.ParamOrder {
+		if n < 0 || n >= st.NumParams {
+			t.Fatalf("%q: ParamOrder %v out of range for %d parameters", query, st.ParamOrder, st.NumParams)
+		}
+	}
+	var markers []*driver.ParamMarkerExpr
+	if st.AST != nil {
+		markers = markersOf(st.AST)
+	}
+	if st.OnConflict != nil {
+		var set []ast.Node
+		for _, a := range st.OnConflict.Set {
+			set = append(set, a)
+		}
+		if st.OnConflict.Where != nil {
+			set = append(set, st.OnConflict.Where)
+		}
+		markers = append(markers, markersOf(set...)...)
+	}
+	if st.Returning != nil {
+		markers = append(markers, markersOf(st.Returning)...)
+	}
+	if len(markers) != len(st.ParamOrder) {
+		t.Fatalf("%q: %d markers, ParamOrder %v", query, len(markers), st.ParamOrder)
+	}
+	for i, m := range markers {
+		if m.Order != i {
+			t.Fatalf("%q: marker %d has Order %d", query, i, m.Order)
+		}
+	}
+	switch cmd := st.Cmd.(type) {
+	case *Copy:
+		if cmd.Query != nil {
+			checkStatement(t, query, cmd.Query)
+		}
+	case *Declare:
+		checkStatement(t, query, cmd.Query)
+	}
+}
+
+// markersOf returns the parameter markers of the nodes of one TiDB parse,
+// in text order.
+func markersOf(nodes ...ast.Node) []*driver.ParamMarkerExpr {
+	var v collector
+	for _, n := range nodes {
+		n.Accept(&v)
+	}
+	slices.SortFunc(v.markers, func(a, b *driver.ParamMarkerExpr) int { return a.Offset - b.Offset })
+	return v.markers
+}

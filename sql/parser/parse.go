@@ -1,0 +1,398 @@
+package parser
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	tidb "github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// Statement is one parsed statement of a query.
+type Statement struct {
+	// SQL is the statement's original text, trimmed, without the ';'.
+	SQL string
+	// Pos is the byte offset of SQL within the query.
+	Pos int
+	// NumParams is the highest $n the statement references, or 0.
+	NumParams int
+	// ParamOrder[i] is the 0-based parameter index ($n-1) of the i-th '?'
+	// marker: ast.ParamMarkerExpr.Order == i. The markers of AST come
+	// first, then those of OnConflict, then those of Returning, each in
+	// text order.
+	ParamOrder []int
+	// AST is set for statements TiDB parses.
+	AST ast.StmtNode
+	// Cmd is set instead of AST for the statements this package parses
+	// itself: *Begin, *Commit, *Copy and the other command types.
+	Cmd any
+	// Returning is the RETURNING list of INSERT, UPDATE or DELETE.
+	Returning *ast.FieldList
+	// OnConflict is the ON CONFLICT clause of INSERT.
+	OnConflict *OnConflict
+	// Options are CREATE TABLE's WITH (name = value) storage options.
+	Options []Option
+	// ColumnTypes are the PostgreSQL types of CREATE TABLE's column
+	// definitions, or of ALTER TABLE's added columns, in order, normalized
+	// to lower case and single spaces ("varchar(10)", "bigserial",
+	// "timestamp with time zone"). TiDB sees each as TEXT.
+	ColumnTypes []string
+
+	// tidbSQL is the text given to TiDB: the statement, then ON CONFLICT's
+	// UPDATE, then RETURNING's SELECT. Tests print it.
+	tidbSQL []string
+}
+
+// Option is one CREATE TABLE storage option.
+type Option struct{ Name, Value string }
+
+// OnConflict is INSERT's ON CONFLICT clause.
+type OnConflict struct {
+	Columns   []string // the conflict target's columns
+	DoNothing bool
+	Set       []*ast.Assignment // DO UPDATE SET
+	Where     ast.ExprNode      // DO UPDATE ... WHERE, or nil
+}
+
+// Parse splits query into statements at the semicolons outside strings,
+// comments and parentheses, and parses each. A query with no statements
+// yields none. Errors are *pgerr.Error; like PostgreSQL, a syntax error in
+// any statement fails the whole query.
+func Parse(query string) ([]*Statement, error) {
+	toks, err := lex(query)
+	if err != nil {
+		return nil, err
+	}
+	var stmts []*Statement
+	depth, start := 0, 0
+	for i := 0; i <= len(toks); i++ {
+		var semi *token
+		if i < len(toks) {
+			t := &toks[i]
+			if t.kind != tkPunct {
+				continue
+			}
+			switch t.val {
+			case "(", "[":
+				depth++
+				continue
+			case ")", "]":
+				depth = max(depth-1, 0)
+				continue
+			case ";":
+				if depth > 0 {
+					continue
+				}
+				semi = t
+			default:
+				continue
+			}
+		}
+		if i > start {
+			p := &stmtParser{q: query, toks: toks[start:i], after: semi}
+			if err := p.parse(); err != nil {
+				return nil, err
+			}
+			stmts = append(stmts, p.st)
+		}
+		start = i + 1
+	}
+	return stmts, nil
+}
+
+// stmtParser parses one statement.
+type stmtParser struct {
+	q     string
+	toks  []token
+	after *token // the ';' that ends the statement, or nil at the end of the query
+	st    *Statement
+}
+
+func (p *stmtParser) parse() error {
+	first, last := p.toks[0], p.toks[len(p.toks)-1]
+	p.st = &Statement{SQL: p.q[first.pos:last.end], Pos: first.pos}
+	for _, t := range p.toks {
+		if t.kind == tkParam {
+			p.st.NumParams = max(p.st.NumParams, t.num)
+		}
+	}
+	if first.kind == tkPunct && first.val == "(" {
+		return p.query()
+	}
+	if first.kind != tkWord {
+		return p.syntaxError(&p.toks[0])
+	}
+	switch first.val {
+	case "select", "with", "values", "table":
+		return p.query()
+	case "insert", "update", "delete":
+		return p.dml()
+	case "create":
+		return p.create()
+	case "drop":
+		return p.drop()
+	case "alter":
+		return p.alter()
+	case "explain":
+		return p.explain()
+	}
+	if parse := command(first.val); parse != nil {
+		c := &cursor{p: p, toks: p.toks, i: 1}
+		cmd, err := parse(c)
+		if err != nil {
+			return err
+		}
+		p.st.Cmd = cmd
+		return nil
+	}
+	if unsupportedStatements[first.val] {
+		return p.unsupported(&p.toks[0], "%s is not supported", upper(first.val))
+	}
+	return p.syntaxError(&p.toks[0])
+}
+
+// unsupportedStatements are PostgreSQL statements epochdb does not run.
+var unsupportedStatements = map[string]bool{
+	"prepare": true, "execute": true, "listen": true, "notify": true, "unlisten": true,
+	"lock": true, "grant": true, "revoke": true, "comment": true, "do": true, "call": true,
+	"reindex": true, "cluster": true, "refresh": true, "import": true, "load": true,
+	"security": true, "reassign": true, "merge": true,
+}
+
+// query parses SELECT, VALUES, TABLE and WITH ... SELECT.
+func (p *stmtParser) query() error {
+	seq, err := p.buildTree(p.toks)
+	if err != nil {
+		return err
+	}
+	seq, main, err := p.with(seq)
+	if err != nil {
+		return err
+	}
+	if main < len(seq) && isWord(seq[main], "insert", "update", "delete") {
+		return p.dmlTree(seq, main)
+	}
+	items, err := p.queryItems(seq, main)
+	if err != nil {
+		return err
+	}
+	return p.finish(items, isQuery)
+}
+
+// queryItems rewrites a query whose main SELECT starts at seq[main].
+func (p *stmtParser) queryItems(seq []item, main int) ([]item, error) {
+	if main < len(seq) && !isWord(seq[main], "select", "values", "table") && parenGroup(seq[main]) == nil {
+		return nil, p.errorAt(seq, main)
+	}
+	for _, it := range seq[main:] {
+		if isWord(it, "into") {
+			return nil, p.unsupported(tokOf(it), "SELECT INTO is not supported")
+		}
+	}
+	return p.rewrite(seq)
+}
+
+// with strips what TiDB does not know from a leading WITH clause and
+// returns the index of the statement it prefixes.
+func (p *stmtParser) with(seq []item) ([]item, int, error) {
+	if !isWord(at(seq, 0), "with") {
+		return seq, 0, nil
+	}
+	out := []item{seq[0]}
+	i := 1
+	if isWord(at(seq, i), "recursive") {
+		out = append(out, seq[i])
+		i++
+	}
+	for {
+		if !isName(at(seq, i)) {
+			return nil, 0, p.errorAt(seq, i)
+		}
+		out = append(out, seq[i])
+		i++
+		if parenGroup(at(seq, i)) != nil {
+			out = append(out, seq[i])
+			i++
+		}
+		if !isWord(at(seq, i), "as") {
+			return nil, 0, p.errorAt(seq, i)
+		}
+		out = append(out, seq[i])
+		i++
+		// [NOT] MATERIALIZED only advises the planner.
+		switch {
+		case wordsAt(seq, i, "not", "materialized"):
+			i += 2
+		case isWord(at(seq, i), "materialized"):
+			i++
+		}
+		if parenGroup(at(seq, i)) == nil {
+			return nil, 0, p.errorAt(seq, i)
+		}
+		out = append(out, seq[i])
+		i++
+		if isWord(at(seq, i), "search", "cycle") {
+			return nil, 0, p.unsupported(tokOf(seq[i]), "%s in WITH is not supported", upper(tokOf(seq[i]).val))
+		}
+		if !isPunct(at(seq, i), ",") {
+			break
+		}
+		out = append(out, seq[i])
+		i++
+	}
+	main := len(out)
+	return append(out, seq[i:]...), main, nil
+}
+
+// The kinds of AST a statement may produce; TiDB parsing a PostgreSQL
+// statement into anything else would be a mis-parse.
+type stmtKind func(ast.StmtNode) bool
+
+func isQuery(n ast.StmtNode) bool {
+	switch n.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		return true
+	}
+	return false
+}
+
+// finish gives the rewritten statement to TiDB and records the result.
+func (p *stmtParser) finish(items []item, kind stmtKind) error {
+	n, err := p.tidb(items, kind)
+	if err != nil {
+		return err
+	}
+	p.st.AST = n
+	return nil
+}
+
+// tidbPool holds TiDB parsers, which are not safe for concurrent use.
+var tidbPool = sync.Pool{New: func() any {
+	tp := tidb.New()
+	tp.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
+	return tp
+}}
+
+// tidb writes items as SQL, parses it with TiDB and numbers its parameter
+// markers, appending them to ParamOrder.
+func (p *stmtParser) tidb(items []item, kind stmtKind) (ast.StmtNode, error) {
+	w := &writer{p: p}
+	w.emitAll(items)
+	if w.err != nil {
+		return nil, w.err
+	}
+	sql := w.b.String()
+	p.st.tidbSQL = append(p.st.tidbSQL, sql)
+	tp := tidbPool.Get().(*tidb.Parser)
+	stmts, _, err := tp.Parse(sql, "", "")
+	tidbPool.Put(tp)
+	if err != nil {
+		return nil, p.tidbError(w, sql, err)
+	}
+	if len(stmts) != 1 || !kind(stmts[0]) {
+		return nil, p.syntaxError(&p.toks[0])
+	}
+	var v markerVisitor
+	stmts[0].Accept(&v)
+	if len(v.markers) != len(w.params) {
+		return nil, pgerr.New(pgerr.InternalError, "parameter markers lost in %q", sql)
+	}
+	slices.SortFunc(v.markers, func(a, b *driver.ParamMarkerExpr) int { return a.Offset - b.Offset })
+	base := len(p.st.ParamOrder)
+	for i, m := range v.markers {
+		m.SetOrder(base + i)
+	}
+	p.st.ParamOrder = append(p.st.ParamOrder, w.params...)
+	return stmts[0], nil
+}
+
+// markerVisitor collects the parameter markers of an AST.
+type markerVisitor struct{ markers []*driver.ParamMarkerExpr }
+
+func (v *markerVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if m, ok := n.(*driver.ParamMarkerExpr); ok {
+		v.markers = append(v.markers, m)
+	}
+	return n, false
+}
+
+func (v *markerVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// tidbSyntax matches TiDB's syntax errors: line L column C near "rest".
+var (
+	tidbSyntax = regexp.MustCompile(`^line \d+ column \d+ near "`)
+	tidbTotal  = regexp.MustCompile(`\(total length (\d+)\)$`)
+	tidbCode   = regexp.MustCompile(`^\[[a-z:0-9]+\]`)
+)
+
+// tidbError turns a TiDB parse error into a PostgreSQL syntax error that
+// points into the original query. TiDB reports the rest of its input from
+// the offending token on; its length gives the offset in the rewritten text,
+// and the writer's pieces map that back.
+func (p *stmtParser) tidbError(w *writer, sql string, err error) error {
+	msg := err.Error()
+	loc := tidbSyntax.FindStringIndex(msg)
+	if loc == nil {
+		return pgerr.New(pgerr.SyntaxError, "%s", strings.TrimSpace(tidbCode.ReplaceAllString(msg, "")))
+	}
+	rest := msg[loc[1]:]
+	off := -1
+	if m := tidbTotal.FindStringSubmatch(rest); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			off = len(sql) - n
+		}
+	} else {
+		for i := max(0, len(sql)-2048); i <= len(sql); i++ {
+			if strings.HasPrefix(rest, sql[i:]+`"`) {
+				off = i
+				break
+			}
+		}
+	}
+	if off < 0 || off >= len(strings.TrimRight(sql, " ")) {
+		return p.syntaxErrorAtEnd()
+	}
+	return p.syntaxError(w.origin(off))
+}
+
+// errorAt reports a syntax error at seq[i], or, past the end of seq, at the
+// first of the fallbacks or the end of the statement.
+func (p *stmtParser) errorAt(seq []item, i int, fallback ...*token) *pgerr.Error {
+	if t := firstTok(at(seq, i)); t != nil {
+		return p.syntaxError(t)
+	}
+	if len(fallback) > 0 {
+		return p.syntaxError(fallback[0])
+	}
+	return p.syntaxErrorAtEnd()
+}
+
+// syntaxMsg reports a syntax error with a message of its own.
+func (p *stmtParser) syntaxMsg(t *token, format string, args ...any) *pgerr.Error {
+	return pgerr.New(pgerr.SyntaxError, format, args...).WithPosition(charPos(p.q, t.pos))
+}
+
+// invalidParam reports an option value of the wrong kind.
+func (p *stmtParser) invalidParam(t *token, format string, args ...any) *pgerr.Error {
+	return pgerr.New(pgerr.InvalidParameterValue, format, args...).WithPosition(charPos(p.q, t.pos))
+}
+
+// parseBool reads a Boolean option value the way PostgreSQL's defGetBoolean
+// does.
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "true", "on", "1":
+		return true, true
+	case "false", "off", "0":
+		return false, true
+	}
+	return false, false
+}
+
+func upper(s string) string { return strings.ToUpper(s) }

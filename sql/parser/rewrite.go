@@ -1,0 +1,1108 @@
+package parser
+
+import "errors"
+
+// rewrite turns a PostgreSQL item sequence into one TiDB reads the same way:
+// first casts are folded into epochdb_cast calls, then expressions are
+// re-parsed with PostgreSQL's precedence and their PostgreSQL-only operators
+// rewritten.
+func (p *stmtParser) rewrite(seq []item) ([]item, error) {
+	seq, err := p.fold(seq)
+	if err != nil {
+		return nil, err
+	}
+	return p.exprs(seq)
+}
+
+// castItem renders a cast as epochdb_cast(operand, 'type'). The planner
+// reads the type name with PostgreSQL's rules; TiDB's CAST knows only
+// MySQL's types.
+func castItem(anchor *token, operand []item, typ string) *synth {
+	return &synth{anchor: anchor, space: leadingSpace(operand[0]),
+		parts: []any{"epochdb_cast(", operand, ", " + quoteString(typ) + ")"}}
+}
+
+// fold rewrites expr::type, CAST(expr AS type) and typed literals such as
+// date '2020-01-02' into epochdb_cast calls, in seq and every group in it.
+func (p *stmtParser) fold(seq []item) ([]item, error) {
+	out := make([]item, 0, len(seq))
+	for i := 0; i < len(seq); i++ {
+		it := seq[i]
+		if err := p.foldInside(it); err != nil {
+			return nil, err
+		}
+		t := tokOf(it)
+		switch {
+		case isPunct(it, "::"):
+			start, ok := primaryStart(out)
+			if !ok {
+				return nil, p.syntaxError(t)
+			}
+			typ, next, ok := parseType(seq, i+1)
+			if !ok {
+				return nil, p.errorAt(seq, i+1)
+			}
+			cast := castItem(t, append([]item(nil), out[start:]...), typ)
+			out = append(out[:start], cast)
+			i = next - 1
+		case isWord(it, "cast") && parenGroup(at(seq, i+1)) != nil:
+			g := seq[i+1].(*group)
+			if err := p.foldInside(g); err != nil {
+				return nil, err
+			}
+			as := -1
+			for k, kid := range g.kids {
+				if isWord(kid, "as") {
+					as = k
+					break
+				}
+			}
+			if as <= 0 {
+				return nil, p.errorAt(g.kids, len(g.kids), g.close)
+			}
+			typ, next, ok := parseType(g.kids, as+1)
+			if !ok || next != len(g.kids) {
+				return nil, p.errorAt(g.kids, max(next, as+1), g.close)
+			}
+			cast := castItem(t, g.kids[:as], typ)
+			cast.space = t.space
+			out = append(out, cast)
+			i++
+		case isWord(it, "extract") && t.call && parenGroup(at(seq, i+1)) != nil:
+			g := seq[i+1].(*group)
+			if err := p.foldInside(g); err != nil {
+				return nil, err
+			}
+			field := tokOf(at(g.kids, 0))
+			if field == nil || field.kind != tkWord && field.kind != tkString || !isWord(at(g.kids, 1), "from") || len(g.kids) < 3 {
+				return nil, p.errorAt(g.kids, 1, g.close)
+			}
+			// TiDB's EXTRACT knows MySQL's units, with MySQL's meaning.
+			out = append(out, &synth{anchor: t, space: t.space,
+				parts: []any{"epochdb_extract(" + quoteString(field.val) + ", ", g.kids[2:], ")"}})
+			i++
+		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && typeHead(t.val)):
+			typ, next, ok := parseType(seq, i)
+			if s := tokOf(at(seq, next)); ok && s != nil && s.kind == tkString {
+				next++
+				if typ == "interval" {
+					if fields, n := intervalFields(seq, next); n >= 0 {
+						typ += fields
+						next = n
+					}
+				}
+				cast := castItem(t, []item{s}, typ)
+				cast.space = t.space
+				out = append(out, cast)
+				i = next - 1
+				continue
+			}
+			out = append(out, it)
+		default:
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// foldInside folds the groups and synthesized runs inside it.
+func (p *stmtParser) foldInside(it item) error {
+	var err error
+	switch v := it.(type) {
+	case *group:
+		v.kids, err = p.fold(v.kids)
+	case *synth:
+		for i, part := range v.parts {
+			if err != nil {
+				break
+			}
+			if run, ok := part.([]item); ok {
+				v.parts[i], err = p.fold(run)
+			} else {
+				err = p.foldInside(part)
+			}
+		}
+	}
+	return err
+}
+
+// typeHead reports whether a word may start a typed literal (gram.y's
+// AexprConst: a generic type name or a ConstTypename, then a string). Words
+// that take a string operand in the grammar are excluded.
+func typeHead(w string) bool {
+	switch pgKeywords[w] {
+	case reserved, typeFuncName:
+		return false
+	case colName:
+		return constTypeWords[w]
+	}
+	switch w {
+	case "escape", "zone", "uescape":
+		return false
+	}
+	return true
+}
+
+// primaryKeywords are reserved words that are values by themselves.
+var primaryKeywords = map[string]bool{
+	"null": true, "true": true, "false": true, "default": true, "current_date": true,
+	"current_time": true, "current_timestamp": true, "localtime": true, "localtimestamp": true,
+	"current_user": true, "session_user": true, "user": true, "current_role": true,
+	"current_catalog": true, "system_user": true,
+}
+
+// primaryStart finds where the primary expression ending out begins: the
+// operand of a following ::, which binds tighter than any operator.
+func primaryStart(out []item) (int, bool) {
+	k := len(out) - 1
+	if k < 0 {
+		return 0, false
+	}
+	if k >= 3 && isWord(out[k-1], "over") && (parenGroup(out[k]) != nil || isName(out[k])) {
+		// A window clause belongs to the call before it.
+		if parenGroup(out[k-2]) == nil || !isFuncName(tokOf(out[k-3])) || !tokOf(out[k-3]).call {
+			return 0, false
+		}
+		return nameStart(out, k-3), true
+	}
+	switch v := out[k].(type) {
+	case *group:
+		if v.open.val == "[" {
+			return 0, false
+		}
+		if v.paren() && k > 0 && isFuncName(tokOf(out[k-1])) && tokOf(out[k-1]).call {
+			return nameStart(out, k-1), true
+		}
+		return k, true
+	case *synth, *exprNode:
+		return k, true
+	case *token:
+		switch v.kind {
+		case tkString, tkNumber, tkParam:
+			return k, true
+		case tkQIdent:
+			return nameStart(out, k), true
+		case tkWord:
+			if pgKeywords[v.val] == reserved && !primaryKeywords[v.val] {
+				return 0, false
+			}
+			return nameStart(out, k), true
+		}
+	}
+	return 0, false
+}
+
+// nameStart extends a name ending at out[k] back over its dotted qualifiers.
+func nameStart(out []item, k int) int {
+	for k >= 2 && isPunct(out[k-1], ".") && tokOf(out[k-2]) != nil &&
+		(tokOf(out[k-2]).kind == tkWord || tokOf(out[k-2]).kind == tkQIdent) {
+		k -= 2
+	}
+	return k
+}
+
+// isFuncName reports whether t can name a function in a call.
+func isFuncName(t *token) bool {
+	if t == nil {
+		return false
+	}
+	switch t.kind {
+	case tkQIdent:
+		return true
+	case tkWord:
+		switch pgKeywords[t.val] {
+		case reserved:
+			return primaryKeywords[t.val]
+		case typeFuncName:
+			return t.val == "left" || t.val == "right" || t.val == "current_schema"
+		case colName:
+			return t.val != "between" && t.val != "values"
+		}
+		return true
+	}
+	return false
+}
+
+// PostgreSQL's operator precedence, loosest first (the table in the
+// "Operator Precedence" section of the manual).
+const (
+	precOr = 1 + iota
+	precAnd
+	precNot
+	precIs
+	precCmp
+	precPred // BETWEEN IN LIKE ILIKE SIMILAR
+	precOther
+	precAdd
+	precMul
+	precExp
+	precUnary
+	precCollate
+)
+
+// TiDB's binding strengths, loosest first: the levels of its grammar
+// (Expression, BoolPri, PredicateExpr, BitExpr, SimpleExpr) and of the
+// operators within BitExpr.
+const (
+	lvOr = 1 + iota
+	lvXor
+	lvAnd
+	lvNot
+	lvCmp  // BoolPri: comparisons and IS NULL
+	lvPred // PredicateExpr: IN, LIKE, BETWEEN
+	lvBitOr
+	lvBitAnd
+	lvShift
+	lvAdd
+	lvMul
+	lvBitXor
+	lvUnary // SimpleExpr
+	lvPrimary
+)
+
+// exprNode is an expression parsed with PostgreSQL's precedence. When TiDB
+// would group its source items the same way and no operator needs
+// rewriting, the node is written as its source items; otherwise it is
+// written from parts, with parentheses wherever TiDB's grammar needs them to
+// keep PostgreSQL's grouping.
+type exprNode struct {
+	seq       []item
+	lo, hi    int   // the node's source items are seq[lo:hi]
+	parts     []any // string (synthetic text), []item, or kid
+	kids      []*exprNode
+	need      []int // need[i] is the binding strength TiDB requires of kids[i]
+	level     int   // the binding strength of the node as written
+	rewritten bool  // parts differ from the source items
+	anchor    *token
+}
+
+// kid refers to exprNode.kids[kid] in exprNode.parts.
+type kid int
+
+func (n *exprNode) dirty() bool {
+	if n.rewritten {
+		return true
+	}
+	for i, k := range n.kids {
+		if k.level < n.need[i] || k.dirty() {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *exprNode) emit(w *writer) {
+	if !n.dirty() {
+		w.emitAll(n.seq[n.lo:n.hi])
+		return
+	}
+	for i, part := range n.parts {
+		switch v := part.(type) {
+		case string:
+			w.text(v, n.anchor, i == 0 && leadingSpace(n.seq[n.lo]))
+		case []item:
+			w.emitAll(v)
+		case kid:
+			k := n.kids[v]
+			if k.level < n.need[v] {
+				first := firstTok(k.seq[k.lo])
+				w.text("(", first, leadingSpace(k.seq[k.lo]))
+				k.emit(w)
+				w.text(")", first, false)
+			} else {
+				k.emit(w)
+			}
+		}
+	}
+}
+
+// structuralError means the items are not an expression this parser
+// understands, such as the special syntax of EXTRACT or a window frame.
+// Such items are passed to TiDB as written.
+type structuralError struct{}
+
+func (structuralError) Error() string { return "not an expression" }
+
+// exprParser parses one expression from seq[i:] by precedence climbing.
+type exprParser struct {
+	p   *stmtParser
+	seq []item
+	i   int
+}
+
+func (e *exprParser) cur() item { return at(e.seq, e.i) }
+
+func (e *exprParser) parse(minPrec int) (*exprNode, error) {
+	lo := e.i
+	left, err := e.prefix()
+	if err != nil {
+		return nil, err
+	}
+	for e.i < len(e.seq) {
+		n, err := e.infix(lo, left, minPrec)
+		if err != nil {
+			return nil, err
+		}
+		if n == nil {
+			break
+		}
+		left = n
+	}
+	return left, nil
+}
+
+func (e *exprParser) node(lo int, level int, anchor *token, parts []any, kids []*exprNode, need ...int) *exprNode {
+	return &exprNode{seq: e.seq, lo: lo, hi: e.i, parts: parts, kids: kids, need: need, level: level, anchor: anchor}
+}
+
+func (e *exprParser) prefix() (*exprNode, error) {
+	lo := e.i
+	it := e.cur()
+	t := tokOf(it)
+	switch {
+	case t == nil:
+	case t.kind == tkOp && (t.val == "-" || t.val == "+"):
+		e.i++
+		arg, err := e.parse(precUnary)
+		if err != nil {
+			return nil, err
+		}
+		return e.node(lo, lvUnary, t, []any{e.seq[lo : lo+1], kid(0)}, []*exprNode{arg}, lvUnary), nil
+	case t.kind == tkOp && t.val == "~":
+		// A prefix operator takes everything that binds tighter than the
+		// "other operator" level: ~ a + b is ~(a + b).
+		e.i++
+		arg, err := e.parse(precOther + 1)
+		if err != nil {
+			return nil, err
+		}
+		n := e.node(lo, lvUnary, t, []any{"~", kid(0)}, []*exprNode{arg}, lvUnary)
+		n.rewritten = true
+		return n, nil
+	case t.kind == tkOp && t.val != "*":
+		return nil, e.p.unsupported(t, "operator %s is not supported", t.val)
+	case isWord(t, "not"):
+		e.i++
+		arg, err := e.parse(precNot)
+		if err != nil {
+			return nil, err
+		}
+		return e.node(lo, lvNot, t, []any{e.seq[lo : lo+1], kid(0)}, []*exprNode{arg}, lvNot), nil
+	}
+	return e.primary()
+}
+
+// exprOpWords are non-reserved keywords that continue or join expressions
+// rather than start them.
+var exprOpWords = map[string]bool{
+	"is": true, "isnull": true, "notnull": true, "like": true, "ilike": true, "similar": true,
+	"overlaps": true, "between": true, "join": true, "cross": true, "full": true, "inner": true,
+	"natural": true, "outer": true, "binary": true, "collation": true, "concurrently": true,
+	"freeze": true, "tablesample": true, "verbose": true, "authorization": true,
+}
+
+func (e *exprParser) primary() (*exprNode, error) {
+	lo := e.i
+	switch v := e.cur().(type) {
+	case *group:
+		if !v.paren() && !v.isCase() {
+			return nil, e.p.unsupported(v.open, "arrays are not supported")
+		}
+		e.i++
+		// (composite).field
+		for isPunct(e.cur(), ".") && isName(at(e.seq, e.i+1)) {
+			e.i += 2
+		}
+	case *synth, *exprNode:
+		e.i++
+	case *token:
+		switch v.kind {
+		case tkString, tkNumber, tkParam:
+			e.i++
+		case tkBits:
+			return nil, e.p.unsupported(v, "bit-string constants are not supported")
+		case tkOp:
+			if v.val != "*" {
+				return nil, structuralError{}
+			}
+			e.i++
+		case tkQIdent:
+			if err := e.name(); err != nil {
+				return nil, err
+			}
+		case tkWord:
+			w := v.val
+			switch {
+			case w == "array":
+				return nil, e.p.unsupported(v, "arrays are not supported")
+			case primaryKeywords[w]:
+				e.i++
+				if v.call {
+					e.i++
+				}
+			case pgKeywords[w] == reserved, exprOpWords[w]:
+				return nil, structuralError{}
+			default:
+				if err := e.name(); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, structuralError{}
+		}
+	default:
+		return nil, structuralError{}
+	}
+	if g, ok := e.cur().(*group); ok && g.open.val == "[" {
+		return nil, e.p.unsupported(g.open, "arrays are not supported")
+	}
+	return e.node(lo, lvPrimary, firstTok(e.seq[lo]), nil, nil), nil
+}
+
+// name consumes a possibly qualified name, and the call and window clause
+// that may follow it.
+func (e *exprParser) name() error {
+	last := tokOf(e.cur())
+	e.i++
+	for isPunct(e.cur(), ".") {
+		next := tokOf(at(e.seq, e.i+1))
+		if next == nil || next.kind != tkWord && next.kind != tkQIdent && !(next.kind == tkOp && next.val == "*") {
+			break
+		}
+		last = next
+		e.i += 2
+	}
+	g := parenGroup(e.cur())
+	if !last.call || g == nil {
+		return nil
+	}
+	for _, kid := range g.kids {
+		if isWord(kid, "order") {
+			return e.p.unsupported(tokOf(kid), "ORDER BY in function arguments is not supported")
+		}
+	}
+	e.i++
+	switch {
+	case isWord(e.cur(), "filter") && parenGroup(at(e.seq, e.i+1)) != nil:
+		return e.p.unsupported(tokOf(e.cur()), "aggregate FILTER is not supported")
+	case wordsAt(e.seq, e.i, "within", "group"):
+		return e.p.unsupported(tokOf(e.cur()), "WITHIN GROUP is not supported")
+	case isWord(e.cur(), "over") && (parenGroup(at(e.seq, e.i+1)) != nil || isName(at(e.seq, e.i+1))):
+		e.i += 2
+	}
+	return nil
+}
+
+// rewrittenOps maps PostgreSQL operators that TiDB lacks or reads with
+// another meaning or precedence to the text around their two operands, and
+// the binding strength TiDB needs of each operand there.
+var rewrittenOps = map[string]struct {
+	prec               int
+	pre, mid, post     string
+	needLeft, needRght int
+}{
+	"||":   {precOther, "(", " || ", ")", lvUnary, lvUnary},
+	"&":    {precOther, "(", " & ", ")", lvBitAnd, lvBitAnd + 1},
+	"|":    {precOther, "(", " | ", ")", lvBitOr, lvBitOr + 1},
+	"<<":   {precOther, "(", " << ", ")", lvShift, lvShift + 1},
+	">>":   {precOther, "(", " >> ", ")", lvShift, lvShift + 1},
+	"#":    {precOther, "(", " ^ ", ")", lvBitXor, lvBitXor + 1},
+	"~":    {precOther, "regexp_like(", ", ", ")", lvOr, lvOr},
+	"~*":   {precOther, "regexp_like(", ", ", ", 'i')", lvOr, lvOr},
+	"!~":   {precOther, "(NOT regexp_like(", ", ", "))", lvOr, lvOr},
+	"!~*":  {precOther, "(NOT regexp_like(", ", ", ", 'i'))", lvOr, lvOr},
+	"~~":   {precOther, "(", " LIKE ", ")", lvPred + 1, lvUnary},
+	"!~~":  {precOther, "(", " NOT LIKE ", ")", lvPred + 1, lvUnary},
+	"~~*":  {precOther, "(", " ILIKE ", ")", lvPred + 1, lvUnary},
+	"!~~*": {precOther, "(", " NOT ILIKE ", ")", lvPred + 1, lvUnary},
+	"^":    {precExp, "power(", ", ", ")", lvOr, lvOr},
+}
+
+// infix extends left by the operator at e.i if it binds at least as tightly
+// as minPrec. It returns nil if there is none.
+func (e *exprParser) infix(lo int, left *exprNode, minPrec int) (*exprNode, error) {
+	opLo := e.i
+	t := tokOf(e.cur())
+	if t == nil {
+		return nil, nil
+	}
+	binary := func(prec, level, needL, needR int) (*exprNode, error) {
+		e.i++
+		right, err := e.parse(prec + 1)
+		if err != nil {
+			return nil, err
+		}
+		return e.node(lo, level, t, []any{kid(0), e.seq[opLo : opLo+1], kid(1)}, []*exprNode{left, right}, needL, needR), nil
+	}
+	switch t.kind {
+	case tkOp:
+		switch t.val {
+		case "+", "-":
+			if precAdd < minPrec {
+				return nil, nil
+			}
+			return binary(precAdd, lvAdd, lvAdd, lvAdd+1)
+		case "*", "/", "%":
+			if precMul < minPrec {
+				return nil, nil
+			}
+			return binary(precMul, lvMul, lvMul, lvMul+1)
+		case "=", "<", ">", "<=", ">=", "<>", "!=":
+			if precCmp < minPrec {
+				return nil, nil
+			}
+			if isWord(at(e.seq, e.i+1), "any", "all", "some") {
+				return e.quantified(lo, left, t)
+			}
+			return binary(precCmp, lvCmp, lvCmp, lvPred)
+		case "=>":
+			return nil, e.p.unsupported(t, "named function arguments are not supported")
+		}
+		op, ok := rewrittenOps[t.val]
+		if !ok {
+			return nil, e.p.unsupported(t, "operator %s is not supported", t.val)
+		}
+		if op.prec < minPrec {
+			return nil, nil
+		}
+		e.i++
+		return e.rewritten(lo, left, t, op.prec, op.pre, op.mid, op.post, op.needLeft, op.needRght)
+	case tkPunct:
+		if t.val == ":=" {
+			return nil, e.p.unsupported(t, "named function arguments are not supported")
+		}
+		return nil, nil
+	case tkWord:
+	default:
+		return nil, nil
+	}
+	switch t.val {
+	case "or":
+		if precOr < minPrec {
+			return nil, nil
+		}
+		return binary(precOr, lvOr, lvOr, lvOr+1)
+	case "and":
+		if precAnd < minPrec {
+			return nil, nil
+		}
+		return binary(precAnd, lvAnd, lvAnd, lvAnd+1)
+	case "is", "isnull", "notnull":
+		if precIs < minPrec {
+			return nil, nil
+		}
+		return e.is(lo, left, t)
+	case "not":
+		if !isWord(at(e.seq, e.i+1), "between", "in", "like", "ilike", "similar") {
+			return nil, nil
+		}
+		fallthrough
+	case "between", "in", "like", "ilike", "similar":
+		if precPred < minPrec {
+			return nil, nil
+		}
+		return e.predicate(lo, left)
+	case "at":
+		if wordsAt(e.seq, e.i, "at", "time", "zone") || wordsAt(e.seq, e.i, "at", "local") {
+			return nil, e.p.unsupported(t, "AT TIME ZONE is not supported")
+		}
+	case "operator":
+		return e.operator(lo, left, minPrec)
+	case "collate":
+		if precCollate < minPrec {
+			return nil, nil
+		}
+		j := e.i + 1
+		if isWord(at(e.seq, j), "pg_catalog") && isPunct(at(e.seq, j+1), ".") {
+			j += 2
+		}
+		if d := tokOf(at(e.seq, j)); d == nil || d.val != "default" || d.kind != tkWord && d.kind != tkQIdent {
+			return nil, e.p.unsupported(t, "COLLATE is not supported")
+		}
+		// The default collation changes nothing.
+		e.i = j + 1
+		n := e.node(lo, left.level, t, []any{kid(0)}, []*exprNode{left}, left.level)
+		n.rewritten = true
+		return n, nil
+	case "overlaps":
+		return nil, e.p.unsupported(t, "OVERLAPS is not supported")
+	}
+	return nil, nil
+}
+
+// rewritten finishes a binary operator that is written as pre left mid
+// right post.
+func (e *exprParser) rewritten(lo int, left *exprNode, t *token, prec int, pre, mid, post string, needL, needR int) (*exprNode, error) {
+	right, err := e.parse(prec + 1)
+	if err != nil {
+		return nil, err
+	}
+	n := e.node(lo, lvPrimary, t, []any{pre, kid(0), mid, kid(1), post}, []*exprNode{left, right}, needL, needR)
+	n.rewritten = true
+	return n, nil
+}
+
+// operator parses left OPERATOR([schema.]op) right, which psql uses to
+// name pg_catalog's operators. It has the precedence of an "other"
+// operator whatever op is.
+func (e *exprParser) operator(lo int, left *exprNode, minPrec int) (*exprNode, error) {
+	g := parenGroup(at(e.seq, e.i+1))
+	if g == nil {
+		return nil, nil
+	}
+	op := tokOf(at(g.kids, len(g.kids)-1))
+	switch {
+	case op == nil || op.kind != tkOp:
+		return nil, e.p.syntaxError(g.open)
+	case len(g.kids) == 3 && isWord(g.kids[0], "pg_catalog") && isPunct(g.kids[1], "."), len(g.kids) == 1:
+	default:
+		return nil, e.p.unsupported(firstTok(g.kids[0]), "OPERATOR(%s) is not supported", e.p.q[g.open.end:g.close.pos])
+	}
+	if precOther < minPrec {
+		return nil, nil
+	}
+	e.i += 2
+	if r, ok := rewrittenOps[op.val]; ok {
+		return e.rewritten(lo, left, op, precOther, r.pre, r.mid, r.post, r.needLeft, r.needRght)
+	}
+	if !tidbSafeOps[op.val] {
+		return nil, e.p.unsupported(op, "operator %s is not supported", op.val)
+	}
+	return e.rewritten(lo, left, op, precOther, "(", " "+op.val+" ", ")", lvPrimary, lvPrimary)
+}
+
+// quantified parses "left op ANY|ALL|SOME (subquery)".
+func (e *exprParser) quantified(lo int, left *exprNode, op *token) (*exprNode, error) {
+	opLo := e.i
+	e.i++
+	q := tokOf(e.cur())
+	g := parenGroup(at(e.seq, e.i+1))
+	if g == nil {
+		return nil, structuralError{}
+	}
+	if first := at(g.kids, 0); !isWord(first, "select", "with", "values", "table") && parenGroup(first) == nil {
+		return nil, e.p.unsupported(q, "%s %s (array) is not supported", op.val, upper(q.val))
+	}
+	e.i += 2
+	right := &exprNode{seq: e.seq, lo: opLo + 1, hi: e.i, level: lvPrimary, anchor: q}
+	return e.node(lo, lvCmp, op, []any{kid(0), e.seq[opLo : opLo+1], kid(1)}, []*exprNode{left, right}, lvCmp, lvPred), nil
+}
+
+// is parses the IS family of postfix operators and ISNULL/NOTNULL.
+func (e *exprParser) is(lo int, left *exprNode, t *token) (*exprNode, error) {
+	opLo := e.i
+	e.i++
+	switch t.val {
+	case "isnull":
+		n := e.node(lo, lvPrimary, t, []any{"(", kid(0), " IS NULL)"}, []*exprNode{left}, lvCmp)
+		n.rewritten = true
+		return n, nil
+	case "notnull":
+		n := e.node(lo, lvPrimary, t, []any{"(", kid(0), " IS NOT NULL)"}, []*exprNode{left}, lvCmp)
+		n.rewritten = true
+		return n, nil
+	}
+	not := isWord(e.cur(), "not")
+	if not {
+		e.i++
+	}
+	w := tokOf(e.cur())
+	switch {
+	case isWord(w, "null"):
+		e.i++
+		return e.node(lo, lvCmp, t, []any{kid(0), e.seq[opLo:e.i]}, []*exprNode{left}, lvCmp), nil
+	case isWord(w, "true", "false", "unknown"):
+		// TiDB takes IS TRUE at its Expression level, looser than comparisons.
+		e.i++
+		return e.node(lo, lvNot, t, []any{kid(0), e.seq[opLo:e.i]}, []*exprNode{left}, lvCmp), nil
+	case isWord(w, "distinct") && isWord(at(e.seq, e.i+1), "from"):
+		e.i += 2
+		right, err := e.parse(precIs + 1)
+		if err != nil {
+			return nil, err
+		}
+		parts := []any{"(NOT (", kid(0), " <=> ", kid(1), "))"}
+		if not {
+			parts = []any{"(", kid(0), " <=> ", kid(1), ")"}
+		}
+		n := e.node(lo, lvPrimary, t, parts, []*exprNode{left, right}, lvCmp, lvPred)
+		n.rewritten = true
+		return n, nil
+	case w != nil:
+		return nil, e.p.unsupported(w, "IS %s is not supported", upper(e.p.q[w.pos:w.end]))
+	}
+	return nil, structuralError{}
+}
+
+// predicate parses [NOT] BETWEEN, IN, LIKE and ILIKE.
+func (e *exprParser) predicate(lo int, left *exprNode) (*exprNode, error) {
+	opLo := e.i
+	if isWord(e.cur(), "not") {
+		e.i++
+	}
+	op := tokOf(e.cur())
+	e.i++
+	opItems := e.seq[opLo:e.i]
+	switch op.val {
+	case "similar":
+		return nil, e.p.unsupported(op, "SIMILAR TO is not supported")
+	case "in":
+		if parenGroup(e.cur()) == nil {
+			return nil, structuralError{}
+		}
+		e.i++
+		return e.node(lo, lvPred, op, []any{kid(0), e.seq[opLo:e.i]}, []*exprNode{left}, lvPred+1), nil
+	case "between":
+		rewritten := false
+		switch {
+		case isWord(e.cur(), "symmetric"):
+			return nil, e.p.unsupported(tokOf(e.cur()), "BETWEEN SYMMETRIC is not supported")
+		case isWord(e.cur(), "asymmetric"):
+			// The default; TiDB does not know the word.
+			rewritten = true
+			e.i++
+		}
+		low, err := e.parse(precPred + 1)
+		if err != nil {
+			return nil, err
+		}
+		if !isWord(e.cur(), "and") {
+			return nil, structuralError{}
+		}
+		and := e.i
+		e.i++
+		high, err := e.parse(precPred + 1)
+		if err != nil {
+			return nil, err
+		}
+		n := e.node(lo, lvPred, op, []any{kid(0), opItems, kid(1), e.seq[and : and+1], kid(2)},
+			[]*exprNode{left, low, high}, lvPred+1, lvPred+1, lvPred)
+		n.rewritten = rewritten
+		return n, nil
+	}
+	pattern, err := e.parse(precPred + 1)
+	if err != nil {
+		return nil, err
+	}
+	if !isWord(e.cur(), "escape") {
+		return e.node(lo, lvPred, op, []any{kid(0), opItems, kid(1)}, []*exprNode{left, pattern}, lvPred+1, lvUnary), nil
+	}
+	esc := e.i
+	e.i++
+	escape, err := e.parse(precPred + 1)
+	if err != nil {
+		return nil, err
+	}
+	return e.node(lo, lvPred, op, []any{kid(0), opItems, kid(1), e.seq[esc : esc+1], kid(2)},
+		[]*exprNode{left, pattern, escape}, lvPred+1, lvUnary, lvPrimary), nil
+}
+
+// startsExpr reports whether an expression may start at it.
+func startsExpr(it item) bool {
+	switch v := it.(type) {
+	case *group:
+		return true
+	case *synth, *exprNode:
+		return true
+	case *token:
+		switch v.kind {
+		case tkWord:
+			if v.val == "not" || primaryKeywords[v.val] || v.val == "array" {
+				return true
+			}
+			return pgKeywords[v.val] != reserved && !exprOpWords[v.val]
+		case tkPunct:
+			return false
+		case tkOp:
+			return !tidbSafeOps[v.val] || v.val == "-" || v.val == "+" || v.val == "*"
+		}
+		return true
+	}
+	return false
+}
+
+// exprs rewrites the expressions in seq, and first in every group inside
+// it. It also rewrites the clause-level syntax that depends on knowing where
+// an expression ends: NULLS FIRST/LAST, LIMIT/OFFSET/FETCH.
+func (p *stmtParser) exprs(seq []item) ([]item, error) {
+	for i, it := range seq {
+		if isWord(at(seq, i-1), "operator") {
+			continue // OPERATOR(schema.op) names an operator
+		}
+		if err := p.exprsInside(it); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]item, 0, len(seq))
+	inSelect, inFrom := false, false
+	for i := 0; i < len(seq); {
+		it := seq[i]
+		t := tokOf(it)
+		switch {
+		case isWord(it, "select"):
+			inSelect, inFrom = true, false
+		case isWord(it, "from") && inSelect && !isWord(at(seq, i-1), "distinct"):
+			inFrom = true
+		case isWord(it, "where", "group", "having", "window", "order", "limit", "offset", "fetch", "for",
+			"union", "intersect", "except"):
+			inFrom = false
+		}
+		switch {
+		case inFrom && tableFuncAt(seq, i):
+			items, next, err := p.tableFunc(seq, i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, items...)
+			i = next
+			continue
+		case isWord(it, "limit", "offset") || wordsAt(seq, i, "fetch", "first") || wordsAt(seq, i, "fetch", "next"):
+			items, next, err := p.limit(seq, i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, items...)
+			i = next
+			continue
+		case inFrom && isWord(it, "as") && isColID(at(seq, i+1)) && parenGroup(at(seq, i+2)) != nil:
+			return nil, p.unsupported(firstTok(seq[i+2]), "column alias lists are not supported")
+		case wordsAt(seq, i, "distinct", "on"):
+			return nil, p.unsupported(t, "SELECT DISTINCT ON is not supported")
+		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
+			// TiDB would read FULL as a table alias.
+			return nil, p.unsupported(t, "FULL JOIN is not supported")
+		case wordsAt(seq, i, "for", "no", "key", "update"):
+			// The stronger lock gives the same results; it only blocks more.
+			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"FOR UPDATE"}})
+			i += 4
+			continue
+		case wordsAt(seq, i, "for", "key", "share"):
+			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"FOR SHARE"}})
+			i += 3
+			continue
+		case isWord(it, "values") && (i == 0 || isWord(seq[i-1], "union", "intersect", "except", "all", "distinct")):
+			// A VALUES list as a query is a table value constructor in TiDB.
+			out = append(out, it)
+			i++
+			for g := parenGroup(at(seq, i)); g != nil; g = parenGroup(at(seq, i)) {
+				out = append(out, &synth{anchor: g.open, space: g.open.space, parts: []any{"ROW", g}})
+				i++
+				if !isPunct(at(seq, i), ",") {
+					break
+				}
+				out = append(out, seq[i])
+				i++
+			}
+			continue
+		case startsExpr(it):
+			e := &exprParser{p: p, seq: seq, i: i}
+			n, err := e.parse(0)
+			if errors.As(err, new(structuralError)) {
+				out = append(out, it)
+				i++
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			j := e.i
+			k := j
+			if isWord(at(seq, k), "asc", "desc") {
+				k++
+			}
+			if isWord(at(seq, k), "using") && tokOf(at(seq, k+1)) != nil && tokOf(at(seq, k+1)).kind == tkOp {
+				return nil, p.unsupported(tokOf(seq[k]), "ORDER BY ... USING is not supported")
+			}
+			if isWord(at(seq, k), "nulls") && isWord(at(seq, k+1), "first", "last") {
+				// TiDB has no NULLS FIRST/LAST; the planner sorts by epochdb_nulls.
+				which := tokOf(seq[k+1]).val
+				out = append(out, &synth{anchor: tokOf(seq[k]), space: leadingSpace(it),
+					parts: []any{"epochdb_nulls(", n, ", '" + which + "')", seq[j:k]}})
+				i = k + 2
+				continue
+			}
+			if n.dirty() {
+				out = append(out, n)
+			} else {
+				out = append(out, seq[i:j]...)
+			}
+			i = j
+			continue
+		}
+		out = append(out, it)
+		i++
+	}
+	return out, nil
+}
+
+// tableFuncAt reports whether a function call starts a FROM item at seq[i].
+func tableFuncAt(seq []item, i int) bool {
+	if i == 0 || !(isWord(seq[i-1], "from", "join", "lateral") || isPunct(seq[i-1], ",")) {
+		return false
+	}
+	j := skipNameAt(seq, i)
+	return j > 0 && tokOf(seq[j-1]).call && parenGroup(at(seq, j)) != nil
+}
+
+// tableFunc rewrites a function call in FROM, which TiDB cannot parse, into
+// the derived table (SELECT epochdb_table(call)) AS alias. The planner reads
+// that as the rows the call returns; the alias defaults to the function's
+// name, as in PostgreSQL.
+func (p *stmtParser) tableFunc(seq []item, i int) ([]item, int, error) {
+	j := skipNameAt(seq, i) + 1
+	name := tokOf(seq[j-2])
+	parts := []any{"(SELECT epochdb_table(", seq[i:j], "))"}
+	switch {
+	case wordsAt(seq, j, "with", "ordinality"):
+		return nil, 0, p.unsupported(tokOf(seq[j]), "WITH ORDINALITY is not supported")
+	case isWord(at(seq, j), "as") && isColID(at(seq, j+1)):
+		parts = append(parts, seq[j:j+2])
+		j += 2
+	case isColID(at(seq, j)):
+		parts = append(parts, seq[j:j+1])
+		j++
+	default:
+		parts = append(parts, " AS "+quoteIdent(name.val))
+	}
+	if parenGroup(at(seq, j)) != nil {
+		return nil, 0, p.unsupported(firstTok(seq[j]), "column alias lists are not supported")
+	}
+	return []item{&synth{anchor: tokOf(seq[i]), space: leadingSpace(seq[i]), parts: parts}}, j, nil
+}
+
+// isColID reports whether it can be an alias (gram.y's ColId).
+func isColID(it item) bool {
+	t := tokOf(it)
+	if t == nil {
+		return false
+	}
+	c := pgKeywords[t.val]
+	return t.kind == tkQIdent || t.kind == tkWord && (c == notKeyword || c == unreserved || c == colName)
+}
+
+// exprsInside rewrites the groups and synthesized runs inside it.
+func (p *stmtParser) exprsInside(it item) error {
+	var err error
+	switch v := it.(type) {
+	case *group:
+		v.kids, err = p.exprs(v.kids)
+	case *synth:
+		for i, part := range v.parts {
+			if err != nil {
+				break
+			}
+			if run, ok := part.([]item); ok {
+				v.parts[i], err = p.exprs(run)
+			} else {
+				err = p.exprsInside(part)
+			}
+		}
+	}
+	return err
+}
+
+// limit rewrites a run of LIMIT, OFFSET and FETCH FIRST clauses, in any
+// order, into the LIMIT count OFFSET start that TiDB reads.
+func (p *stmtParser) limit(seq []item, i int) ([]item, int, error) {
+	var limitTok, offsetTok, fetchTok *token
+	var count, offset []item
+	for {
+		t := tokOf(at(seq, i))
+		switch {
+		case isWord(t, "limit"):
+			if limitTok != nil || fetchTok != nil {
+				return nil, 0, p.syntaxMsg(t, "multiple LIMIT clauses not allowed")
+			}
+			limitTok = t
+			i++
+			if isWord(at(seq, i), "all") {
+				// LIMIT ALL is no limit: there is nothing to write.
+				i++
+				continue
+			}
+			var err error
+			if count, i, err = p.expr(seq, i, 0); err != nil {
+				return nil, 0, err
+			}
+			if isPunct(at(seq, i), ",") {
+				e := p.syntaxMsg(t, "LIMIT #,# syntax is not supported")
+				e.Hint = "Use separate LIMIT and OFFSET clauses."
+				return nil, 0, e
+			}
+		case isWord(t, "offset"):
+			if offsetTok != nil {
+				return nil, 0, p.syntaxMsg(t, "multiple OFFSET clauses not allowed")
+			}
+			offsetTok = t
+			var err error
+			if offset, i, err = p.expr(seq, i+1, 0); err != nil {
+				return nil, 0, err
+			}
+			if isWord(at(seq, i), "row", "rows") {
+				i++
+			}
+		case isWord(t, "fetch") && isWord(at(seq, i+1), "first", "next"):
+			if limitTok != nil || fetchTok != nil {
+				return nil, 0, p.syntaxMsg(t, "multiple LIMIT clauses not allowed")
+			}
+			fetchTok = t
+			i += 2
+			if isWord(at(seq, i), "row", "rows") {
+				count = []item{&synth{anchor: t, space: true, parts: []any{"1"}}}
+			} else {
+				var err error
+				if count, i, err = p.expr(seq, i, precUnary+1); err != nil {
+					return nil, 0, err
+				}
+			}
+			if !isWord(at(seq, i), "row", "rows") {
+				return nil, 0, p.errorAt(seq, i)
+			}
+			i++
+			switch {
+			case isWord(at(seq, i), "only"):
+				i++
+			case wordsAt(seq, i, "with", "ties"):
+				return nil, 0, p.unsupported(t, "FETCH FIRST ... WITH TIES is not supported")
+			default:
+				return nil, 0, p.errorAt(seq, i)
+			}
+		default:
+			var out []item
+			switch {
+			case count != nil:
+				if limitTok != nil {
+					out = append(out, limitTok)
+				} else {
+					out = append(out, &synth{anchor: fetchTok, space: fetchTok.space, parts: []any{"LIMIT"}})
+				}
+				out = append(out, count...)
+			case offsetTok != nil:
+				// OFFSET alone: TiDB needs a count, and this one is no limit.
+				out = append(out, &synth{anchor: offsetTok, space: offsetTok.space, parts: []any{"LIMIT 18446744073709551615"}})
+			}
+			if offsetTok != nil {
+				out = append(out, offsetTok)
+				out = append(out, offset...)
+			}
+			return out, i, nil
+		}
+	}
+}
+
+// expr parses one expression at seq[i:] and returns its items as they are
+// to be written.
+func (p *stmtParser) expr(seq []item, i, minPrec int) ([]item, int, error) {
+	e := &exprParser{p: p, seq: seq, i: i}
+	n, err := e.parse(minPrec)
+	if errors.As(err, new(structuralError)) {
+		return nil, 0, p.errorAt(seq, e.i)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if n.dirty() {
+		return []item{n}, e.i, nil
+	}
+	return seq[i:e.i], e.i, nil
+}

@@ -1,0 +1,735 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// hiddenKey names the extra element a table row carries: its primary-index
+// key. No SQL name can contain a NUL byte, so no query can name it.
+const hiddenKey = "\x00key"
+
+// selectPlan is a planned SELECT.
+type selectPlan struct {
+	cols     []Column
+	src      source
+	where    expr
+	agg      *aggPlan
+	having   expr
+	exprs    []expr // output columns, then hidden ORDER BY columns
+	visible  int
+	distinct bool
+	order    []sortKey
+	limit    expr
+	offset   expr
+}
+
+// oneRow is the FROM-less source: one empty row.
+type oneRow struct{}
+
+func (oneRow) open(*execCtx) (rowIter, error) { return &sliceIter{rows: [][]any{{}}}, nil }
+func (oneRow) explain(indent string) string   { return indent + "Result" }
+
+// planFrom builds the source and scope of a FROM clause.
+func (c *compiler) planFrom(from *ast.TableRefsClause) (source, *scope, error) {
+	if from == nil {
+		return oneRow{}, &scope{}, nil
+	}
+	return c.planResultSet(from.TableRefs)
+}
+
+func (c *compiler) planResultSet(n ast.ResultSetNode) (source, *scope, error) {
+	switch n := n.(type) {
+	case *ast.Join:
+		if n.Right == nil {
+			return c.planResultSet(n.Left)
+		}
+		return c.planJoin(n)
+	case *ast.TableSource:
+		tn, ok := n.Source.(*ast.TableName)
+		if !ok {
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in FROM are not supported yet")
+		}
+		alias := n.AsName.O
+		if alias == "" {
+			alias = tn.Name.O
+		}
+		return c.planTable(tn, alias)
+	}
+	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "FROM item %T is not supported", n)
+}
+
+func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, error) {
+	if vt := virtualTable(tn); vt != nil {
+		return vt.source(c.s), vt.scope(alias), nil
+	}
+	if tn.Schema.O != "" && tn.Schema.O != "public" {
+		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", tn.Schema.O, tn.Name.O)
+	}
+	t, err := c.s.catalog().Table(tn.Name.O)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &tableScan{t: t, access: access{kind: "seq"}}, tableScope(t, alias), nil
+}
+
+func tableScope(t *Table, alias string) *scope {
+	sc := &scope{}
+	for _, col := range t.Columns {
+		name := col.Name
+		if col.Dropped {
+			name = ""
+		}
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: name, t: col.Type, tableOID: t.ID, attNum: col.Num})
+	}
+	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea})
+	return sc
+}
+
+// nestedJoin joins by reading the right side once and looping over it for
+// each left row. LEFT JOIN pads unmatched left rows with NULLs.
+type nestedJoin struct {
+	left, right source
+	on          expr
+	leftOuter   bool
+	rightWidth  int
+}
+
+func (j *nestedJoin) explain(indent string) string {
+	kind := "Nested Loop"
+	if j.leftOuter {
+		kind += " Left Join"
+	}
+	return indent + kind + "\n" + j.left.explain(indent+"  ") + "\n" + j.right.explain(indent+"  ")
+}
+
+func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
+	rit, err := j.right.open(x)
+	if err != nil {
+		return nil, err
+	}
+	right, err := drain(rit)
+	if err != nil {
+		return nil, err
+	}
+	lit, err := j.left.open(x)
+	if err != nil {
+		return nil, err
+	}
+	var cur []any
+	i, matched := 0, false
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			if cur == nil {
+				l, err := lit.next()
+				if l == nil || err != nil {
+					return nil, err
+				}
+				cur, i, matched = l, 0, false
+			}
+			for i < len(right) {
+				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), right[i]...)
+				i++
+				if j.on != nil {
+					v, err := j.on.eval(x.env(row))
+					if err != nil {
+						return nil, err
+					}
+					if !isTrue(v) {
+						continue
+					}
+				}
+				matched = true
+				return row, nil
+			}
+			l := cur
+			cur = nil
+			if j.leftOuter && !matched {
+				return append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...), nil
+			}
+		}
+	}, done: lit.close}, nil
+}
+
+func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
+	left, ls, err := c.planResultSet(n.Left)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rs, err := c.planResultSet(n.Right)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n.Tp == ast.RightJoin {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "RIGHT JOIN is not supported yet")
+	}
+	if len(n.Using) > 0 || n.NaturalJoin {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "JOIN USING and NATURAL JOIN are not supported yet")
+	}
+	sc := &scope{cols: append(append([]scopeCol(nil), ls.cols...), rs.cols...)}
+	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin, rightWidth: len(rs.cols)}
+	if n.On != nil {
+		if j.on, err = c.withScope(sc).compileAs(n.On.Expr, types.Bool); err != nil {
+			return nil, nil, err
+		}
+	}
+	return j, sc, nil
+}
+
+// planSelect plans a SELECT statement.
+func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
+	if n.Kind != ast.SelectStmtKindSelect {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of SELECT is not supported yet")
+	}
+	if n.With != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH queries are not supported yet")
+	}
+	p := &selectPlan{distinct: n.Distinct}
+	src, sc, err := c.planFrom(n.From)
+	if err != nil {
+		return nil, err
+	}
+	in := c.withScope(sc)
+	if n.Where != nil {
+		if p.where, err = in.compileAs(n.Where, types.Bool); err != nil {
+			return nil, err
+		}
+		if ts, ok := src.(*tableScan); ok {
+			ts.access = chooseAccess(ts.t, p.where)
+		}
+	}
+	p.src = src
+
+	// Grouping: GROUP BY, or an aggregate anywhere in the select list or
+	// HAVING, makes the rest compile over the grouped rows.
+	out := in
+	if n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields) {
+		agg := &aggPlan{input: in}
+		if n.GroupBy != nil {
+			for _, item := range n.GroupBy.Items {
+				ge, err := groupItem(in, n.Fields, item.Expr)
+				if err != nil {
+					return nil, err
+				}
+				agg.groupExprs = append(agg.groupExprs, ge)
+				agg.groupKeys = append(agg.groupKeys, restore(item.Expr))
+				agg.groupTypes = append(agg.groupTypes, ge.typ())
+			}
+		}
+		out = c.withScope(sc)
+		out.agg = agg
+		p.agg = agg
+		if n.Having != nil {
+			if p.having, err = out.compileAs(n.Having.Expr, types.Bool); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	for _, f := range n.Fields.Fields {
+		if f.WildCard != nil {
+			if p.agg != nil {
+				return nil, pgerr.New(pgerr.GroupingError, "SELECT * is not allowed with GROUP BY or aggregates")
+			}
+			if err := p.expandStar(sc, f.WildCard.Table.O); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		e, err := out.compile(f.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = out.resolveUnknown(e); err != nil {
+			return nil, err
+		}
+		col := Column{Name: f.AsName.O, Type: e.typ()}
+		if col.Name == "" {
+			col.Name = fieldName(f.Expr)
+		}
+		if ce, ok := e.(*colExpr); ok && p.agg == nil {
+			col.TableOID, col.AttNum = sc.cols[ce.idx].tableOID, sc.cols[ce.idx].attNum
+		}
+		p.exprs = append(p.exprs, e)
+		p.cols = append(p.cols, col)
+	}
+	p.visible = len(p.exprs)
+
+	if n.OrderBy != nil {
+		for _, item := range n.OrderBy.Items {
+			if err := p.addOrder(out, item); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if n.Limit != nil {
+		if n.Limit.Count != nil {
+			if p.limit, err = c.withScope(&scope{}).compileAs(n.Limit.Count, types.Int8); err != nil {
+				return nil, err
+			}
+		}
+		if n.Limit.Offset != nil {
+			if p.offset, err = c.withScope(&scope{}).compileAs(n.Limit.Offset, types.Int8); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// groupItem compiles a GROUP BY item: an output column's position or alias,
+// or an expression over the input.
+func groupItem(in *compiler, fields *ast.FieldList, n ast.ExprNode) (expr, error) {
+	if pos, ok := ordinal(n); ok {
+		if pos < 1 || pos > len(fields.Fields) || fields.Fields[pos-1].WildCard != nil {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos)
+		}
+		return in.compile(fields.Fields[pos-1].Expr)
+	}
+	return in.compile(n)
+}
+
+func ordinal(n ast.ExprNode) (int, bool) {
+	v, ok := n.(*driver.ValueExpr)
+	if !ok {
+		return 0, false
+	}
+	i, ok := v.GetValue().(int64)
+	return int(i), ok
+}
+
+func (p *selectPlan) expandStar(sc *scope, table string) error {
+	found := false
+	for i, col := range sc.cols {
+		if col.name == "" || col.name == hiddenKey || (table != "" && col.table != table) {
+			continue
+		}
+		found = true
+		p.exprs = append(p.exprs, &colExpr{t: col.t, idx: i})
+		p.cols = append(p.cols, Column{Name: col.name, Type: col.t, TableOID: col.tableOID, AttNum: col.attNum})
+	}
+	if !found && table != "" {
+		return pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table)
+	}
+	return nil
+}
+
+// addOrder adds one ORDER BY item: an output position, an output alias, or
+// an expression, computed as a hidden extra column.
+func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
+	e := item.Expr
+	key := sortKey{desc: item.Desc, nullsFirst: item.Desc}
+	if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
+		e = f.Args[0]
+		key.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
+	}
+	if pos, ok := ordinal(e); ok {
+		if pos < 1 || pos > p.visible {
+			return pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+		}
+		key.idx, key.t = pos-1, p.exprs[pos-1].typ()
+		p.order = append(p.order, key)
+		return nil
+	}
+	if cn, ok := e.(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
+		for i := 0; i < p.visible; i++ {
+			if p.cols[i].Name == cn.Name.Name.O {
+				if _, _, err := c.scope.resolve("", cn.Name.Name.O); err != nil || p.agg != nil {
+					key.idx, key.t = i, p.exprs[i].typ()
+					p.order = append(p.order, key)
+					return nil
+				}
+			}
+		}
+	}
+	if p.distinct {
+		return pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+	}
+	ex, err := c.compile(e)
+	if err != nil {
+		return err
+	}
+	if ex, err = c.resolveUnknown(ex); err != nil {
+		return err
+	}
+	key.idx, key.t = len(p.exprs), ex.typ()
+	p.exprs = append(p.exprs, ex)
+	p.order = append(p.order, key)
+	return nil
+}
+
+func hasAggregate(fields *ast.FieldList) bool {
+	found := false
+	for _, f := range fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(&aggFinder{found: &found})
+		}
+	}
+	return found
+}
+
+type aggFinder struct{ found *bool }
+
+func (a *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.AggregateFuncExpr); ok {
+		*a.found = true
+		return n, true
+	}
+	return n, false
+}
+func (a *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// fieldName is the output column name PostgreSQL gives an unaliased
+// select-list expression.
+func fieldName(n ast.ExprNode) string {
+	switch n := n.(type) {
+	case *ast.ColumnNameExpr:
+		return n.Name.Name.O
+	case *ast.ParenthesesExpr:
+		return fieldName(n.Expr)
+	case *ast.AggregateFuncExpr:
+		return strings.ToLower(n.F)
+	case *ast.FuncCallExpr:
+		switch n.FnName.L {
+		case "epochdb_cast":
+			if name := fieldName(n.Args[0]); name != "?column?" {
+				return name
+			}
+			t, err := types.ParseTypeName(n.Args[1].(*driver.ValueExpr).GetString())
+			if err != nil {
+				return "?column?"
+			}
+			info, _ := types.Lookup(t.Oid)
+			return info.Name
+		case "concat":
+			return "?column?"
+		}
+		return n.FnName.L
+	case *ast.CaseExpr:
+		return "case"
+	}
+	return "?column?"
+}
+
+func (p *selectPlan) explain() string {
+	var sb strings.Builder
+	indent := ""
+	if p.limit != nil || p.offset != nil {
+		sb.WriteString("Limit\n")
+		indent += "  "
+	}
+	if len(p.order) > 0 {
+		sb.WriteString(indent + "Sort\n")
+		indent += "  "
+	}
+	if p.distinct {
+		sb.WriteString(indent + "Unique\n")
+		indent += "  "
+	}
+	if p.agg != nil {
+		sb.WriteString(indent + "HashAggregate\n")
+		indent += "  "
+	}
+	sb.WriteString(p.src.explain(indent))
+	if p.where != nil {
+		sb.WriteString("\n" + indent + "  Filter: (WHERE clause)")
+	}
+	return sb.String()
+}
+
+// run executes the plan and returns its output rows as an iterator.
+func (p *selectPlan) run(x *execCtx) (rowIter, error) {
+	it, err := p.src.open(x)
+	if err != nil {
+		return nil, err
+	}
+	if p.where != nil {
+		it = &filterIter{in: it, x: x, pred: p.where}
+	}
+	if p.agg != nil {
+		rows, err := p.aggregate(x, it)
+		if err != nil {
+			return nil, err
+		}
+		it = &sliceIter{rows: rows}
+		if p.having != nil {
+			it = &filterIter{in: it, x: x, pred: p.having}
+		}
+	}
+	it = &projectIter{in: it, x: x, exprs: p.exprs}
+	if !p.distinct && len(p.order) == 0 && p.limit == nil && p.offset == nil {
+		return it, nil
+	}
+	rows, err := drain(it)
+	if err != nil {
+		return nil, err
+	}
+	if p.distinct {
+		rows = distinctRows(rows, p.exprs[:p.visible])
+	}
+	if len(p.order) > 0 {
+		sortRows(rows, p.order)
+	}
+	if rows, err = p.window(x, rows); err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i] = rows[i][:p.visible]
+	}
+	return &sliceIter{rows: rows}, nil
+}
+
+// window applies OFFSET and LIMIT.
+func (p *selectPlan) window(x *execCtx, rows [][]any) ([][]any, error) {
+	if p.offset != nil {
+		v, err := p.offset.eval(x.env(nil))
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			n := v.(int64)
+			if n < 0 {
+				return nil, pgerr.New(pgerr.InvalidRowCountInResultOffset, "OFFSET must not be negative")
+			}
+			rows = rows[min(int(n), len(rows)):]
+		}
+	}
+	if p.limit != nil {
+		v, err := p.limit.eval(x.env(nil))
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			n := v.(int64)
+			if n < 0 {
+				return nil, pgerr.New(pgerr.InvalidRowCountInLimitClause, "LIMIT must not be negative")
+			}
+			rows = rows[:min(int(n), len(rows))]
+		}
+	}
+	return rows, nil
+}
+
+func distinctRows(rows [][]any, exprs []expr) [][]any {
+	seen := make(map[string]bool, len(rows))
+	out := rows[:0]
+	for _, row := range rows {
+		var k []byte
+		for i, e := range exprs {
+			k = types.AppendKey(k, e.typ(), row[i], false)
+		}
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// aggregate groups the input rows and computes every aggregate call.
+func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
+	defer it.close()
+	a := p.agg
+	type group struct {
+		keys   []any
+		states []*aggState
+	}
+	groups := make(map[string]*group)
+	var order []*group
+	newGroup := func(keys []any) *group {
+		g := &group{keys: keys, states: make([]*aggState, len(a.calls))}
+		for i, c := range a.calls {
+			g.states[i] = &aggState{call: c}
+		}
+		order = append(order, g)
+		return g
+	}
+	for {
+		row, err := it.next()
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			break
+		}
+		e := x.env(row)
+		keys := make([]any, len(a.groupExprs))
+		var k []byte
+		for i, ge := range a.groupExprs {
+			if keys[i], err = ge.eval(e); err != nil {
+				return nil, err
+			}
+			k = types.AppendKey(k, a.groupTypes[i], keys[i], false)
+		}
+		g := groups[string(k)]
+		if g == nil {
+			g = newGroup(keys)
+			groups[string(k)] = g
+		}
+		for i, c := range a.calls {
+			vals := make([]any, len(c.args))
+			for j, arg := range c.args {
+				if vals[j], err = arg.eval(e); err != nil {
+					return nil, err
+				}
+			}
+			if err := g.states[i].add(vals); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(order) == 0 && len(a.groupExprs) == 0 {
+		newGroup(nil) // aggregates over no rows still give one row
+	}
+	rows := make([][]any, len(order))
+	for i, g := range order {
+		row := append(make([]any, 0, len(g.keys)+len(g.states)), g.keys...)
+		for _, st := range g.states {
+			v, err := st.result()
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, v)
+		}
+		rows[i] = row
+	}
+	return rows, nil
+}
+
+// chooseAccess picks an index for a table scan from WHERE's conjuncts:
+// equality on every primary-key column (a point lookup), equality on a
+// leading part plus a range on the next column, or equality on every column
+// of a unique constraint. The WHERE clause is still applied to every row,
+// so the access path only has to return a superset.
+func chooseAccess(t *Table, where expr) access {
+	eq := map[int]expr{}
+	type bound struct {
+		e    expr
+		incl bool
+	}
+	lo, hi := map[int]bound{}, map[int]bound{}
+	for _, cj := range conjuncts(where) {
+		cmp, ok := cj.(*cmpExpr)
+		if !ok {
+			continue
+		}
+		op := cmp.op
+		col, other := cmp.l, cmp.r
+		if _, ok := col.(*colExpr); !ok {
+			col, other = cmp.r, cmp.l
+			op = flipOp(op)
+		}
+		ce, ok := col.(*colExpr)
+		if !ok || ce.idx >= len(t.Columns) || !rowIndependent(other) || t.Columns[ce.idx].Type.Oid != cmp.t.Oid {
+			continue
+		}
+		switch op {
+		case "=":
+			eq[ce.idx] = other
+		case ">":
+			lo[ce.idx] = bound{other, false}
+		case ">=":
+			lo[ce.idx] = bound{other, true}
+		case "<":
+			hi[ce.idx] = bound{other, false}
+		case "<=":
+			hi[ce.idx] = bound{other, true}
+		}
+	}
+	describe := func(ix *Index, n int) string {
+		var parts []string
+		for _, ci := range ix.Columns[:n] {
+			parts = append(parts, t.Columns[ci].Name+" = ?")
+		}
+		return "(" + strings.Join(parts, " AND ") + ")"
+	}
+	if pk := t.PrimaryKey(); pk != nil {
+		n := 0
+		var vals []expr
+		for _, ci := range pk.Columns {
+			v, ok := eq[ci]
+			if !ok {
+				break
+			}
+			vals = append(vals, v)
+			n++
+		}
+		if n == len(pk.Columns) {
+			return access{kind: "pk-point", ix: pk, eq: vals, describe: describe(pk, n)}
+		}
+		next := pk.Columns[n]
+		l, hasLo := lo[next]
+		h, hasHi := hi[next]
+		if hasLo || hasHi {
+			a := access{kind: "pk-range", ix: pk, eq: vals, describe: describe(pk, n)}
+			if hasLo {
+				a.lo, a.loIncl = l.e, l.incl
+			}
+			if hasHi {
+				a.hi, a.hiIncl = h.e, h.incl
+			}
+			a.describe = strings.TrimSuffix(a.describe, ")")
+			if n > 0 {
+				a.describe += " AND "
+			}
+			a.describe += fmt.Sprintf("%s in range)", t.Columns[next].Name)
+			a.describe = strings.Replace(a.describe, "()", "(", 1)
+			return a
+		}
+		if n > 0 {
+			return access{kind: "pk-range", ix: pk, eq: vals, describe: describe(pk, n)}
+		}
+	}
+	for _, ix := range t.Indexes {
+		if ix.Primary {
+			continue
+		}
+		var vals []expr
+		for _, ci := range ix.Columns {
+			if v, ok := eq[ci]; ok {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == len(ix.Columns) {
+			return access{kind: "unique-point", ix: ix, eq: vals, describe: describe(ix, len(vals))}
+		}
+	}
+	return access{kind: "seq"}
+}
+
+func conjuncts(e expr) []expr {
+	if l, ok := e.(*logicExpr); ok && l.and {
+		return append(conjuncts(l.l), conjuncts(l.r)...)
+	}
+	return []expr{e}
+}
+
+func flipOp(op string) string {
+	switch op {
+	case "<":
+		return ">"
+	case "<=":
+		return ">="
+	case ">":
+		return "<"
+	case ">=":
+		return "<="
+	}
+	return op
+}
+
+// rowIndependent reports whether e's value does not depend on the row.
+func rowIndependent(e expr) bool {
+	switch x := e.(type) {
+	case *constExpr, *paramExpr:
+		return true
+	case *castExpr:
+		return rowIndependent(x.e)
+	}
+	return false
+}

@@ -1,0 +1,813 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// EngineOptions configure an Engine.
+type EngineOptions struct {
+	// Superuser is the one role's name. Default "epochdb".
+	Superuser string
+}
+
+// Engine is the SQL layer over a txn.Store: the catalog, the planner and
+// the executor. Sessions share it.
+type Engine struct {
+	store *txn.Store
+	opts  EngineOptions
+	cat   atomic.Pointer[Catalog]
+	seqs  *sequences
+}
+
+// DatabaseName is the one database; "postgres" is accepted as an alias
+// because many tools connect there by default.
+const DatabaseName = "epochdb"
+
+// NewEngine loads the catalog from store.
+func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
+	if opts.Superuser == "" {
+		opts.Superuser = "epochdb"
+	}
+	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}}
+	if err := e.reloadCatalog(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Engine) reloadCatalog() error {
+	tx := e.store.Begin(txn.ReadCommitted)
+	defer tx.Rollback()
+	cat, err := loadCatalog(tx)
+	if err != nil {
+		return err
+	}
+	e.cat.Store(cat)
+	return nil
+}
+
+func (e *Engine) versionString() string {
+	return "PostgreSQL " + serverVersion + " (epochdb) on x86_64-pc-linux-gnu, compiled by Go, 64-bit"
+}
+
+// Session is one client's conversation with the engine: its settings, its
+// transaction, its cursors.
+type Session struct {
+	e        *Engine
+	user     string
+	database string
+	pid      int32
+	noticeFn func(*pgerr.Error)
+
+	settings map[string]string // by canonical name
+	changed  map[string]bool
+	loc_     *time.Location
+
+	// The transaction. tx is nil between transactions. explicit is a
+	// BEGIN block; otherwise tx is the implicit transaction that the next
+	// Sync ends. failed means a statement failed in it.
+	tx       *txn.Tx
+	explicit bool
+	failed   bool
+	ddlState *ddl // the transaction changed the catalog
+	txnStart time.Time
+	// nextIso and nextReadOnly are SET TRANSACTION / BEGIN's modes.
+	stmtStart time.Time
+	cursors   map[string]*Portal
+}
+
+// NewSession starts a session; an unknown database is 3D000.
+func (e *Engine) NewSession(p SessionParams) (*Session, error) {
+	if p.Database != "" && p.Database != DatabaseName && p.Database != "postgres" {
+		return nil, pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", p.Database)
+	}
+	s := &Session{
+		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice,
+		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
+	}
+	if p.Database == "postgres" {
+		s.database = "postgres"
+	}
+	for _, st := range settingList {
+		s.settings[st.name] = st.def
+	}
+	s.settings["session_authorization"] = s.user
+	for k, v := range p.Options {
+		if k == "user" || k == "database" || k == "options" || k == "replication" {
+			continue
+		}
+		if err := s.setSetting(k, v, false); err != nil {
+			return nil, err
+		}
+	}
+	clear(s.changed)
+	return s, nil
+}
+
+// Close ends the session, rolling back an open transaction.
+func (s *Session) Close() {
+	if s.tx != nil {
+		_ = s.tx.Rollback()
+		s.tx = nil
+	}
+}
+
+func (s *Session) notice(format string, args ...any) {
+	if s.noticeFn != nil {
+		e := pgerr.New(pgerr.SuccessfulCompletion, format, args...)
+		e.Severity = "NOTICE"
+		s.noticeFn(e)
+	}
+}
+
+func (s *Session) warning(code, format string, args ...any) {
+	if s.noticeFn != nil {
+		e := pgerr.New(code, format, args...)
+		e.Severity = "WARNING"
+		s.noticeFn(e)
+	}
+}
+
+// StatusParams returns every parameter reported to the client.
+func (s *Session) StatusParams() map[string]string {
+	m := make(map[string]string)
+	for _, st := range settingList {
+		if st.reported {
+			m[st.name] = s.settings[st.name]
+		}
+	}
+	return m
+}
+
+// ChangedParams returns the reported parameters changed since the last call.
+func (s *Session) ChangedParams() map[string]string {
+	if len(s.changed) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(s.changed))
+	for name := range s.changed {
+		m[name] = s.settings[name]
+	}
+	clear(s.changed)
+	return m
+}
+
+func (s *Session) getSetting(name string) (string, error) {
+	st, err := lookupSetting(name)
+	if err != nil {
+		return "", err
+	}
+	if st.name == "transaction_isolation" && s.tx != nil {
+		return s.tx.Isolation().String(), nil
+	}
+	return s.settings[st.name], nil
+}
+
+func (s *Session) setSetting(name, value string, local bool) error {
+	st, err := lookupSetting(name)
+	if err != nil {
+		return err
+	}
+	if st.readOnly {
+		if s.settings[st.name] == value {
+			return nil
+		}
+		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter %q cannot be changed", st.name)
+	}
+	if st.check != nil {
+		if value, err = st.check(value); err != nil {
+			return err
+		}
+	}
+	_ = local // SET LOCAL lasts until the transaction ends; see endTxn.
+	if s.settings[st.name] != value && st.reported {
+		s.changed[st.name] = true
+	}
+	s.settings[st.name] = value
+	if st.name == "TimeZone" {
+		s.loc_ = nil
+	}
+	return nil
+}
+
+// loc is the session's TimeZone.
+func (s *Session) loc() *time.Location {
+	if s.loc_ == nil {
+		loc, err := loadLocation(s.settings["TimeZone"])
+		if err != nil {
+			loc = time.UTC
+		}
+		s.loc_ = loc
+	}
+	return s.loc_
+}
+
+// TxStatus is ReadyForQuery's transaction status.
+func (s *Session) TxStatus() byte {
+	switch {
+	case s.tx == nil || !s.explicit:
+		return 'I'
+	case s.failed:
+		return 'E'
+	}
+	return 'T'
+}
+
+// catalog is what this session's statements see: its own DDL transaction's
+// private catalog, or the engine's.
+func (s *Session) catalog() *Catalog {
+	if s.ddlState != nil {
+		return s.ddlState.cat
+	}
+	return s.e.cat.Load()
+}
+
+// ddl returns the transaction's DDL state, taking the catalog lock on
+// first use.
+func (s *Session) ddl(ctx context.Context) (*ddl, error) {
+	if s.ddlState == nil {
+		d, err := beginDDL(ctx, s.tx)
+		if err != nil {
+			return nil, err
+		}
+		s.ddlState = d
+	}
+	return s.ddlState, nil
+}
+
+func (s *Session) isolation(iso string) (txn.Isolation, error) {
+	switch iso {
+	case "", "read committed", "read uncommitted":
+		return txn.ReadCommitted, nil
+	case "repeatable read":
+		return txn.RepeatableRead, nil
+	}
+	return 0, pgerr.New(pgerr.FeatureNotSupported, "transaction isolation level %s is not supported yet; use READ COMMITTED or REPEATABLE READ", strings.ToUpper(iso))
+}
+
+// beginTxn starts a transaction unless one is open.
+func (s *Session) beginTxn(iso string) error {
+	if s.tx != nil {
+		return nil
+	}
+	if iso == "" {
+		iso = s.settings["default_transaction_isolation"]
+	}
+	level, err := s.isolation(iso)
+	if err != nil {
+		return err
+	}
+	s.tx = s.e.store.Begin(level)
+	s.txnStart = time.Now()
+	return nil
+}
+
+// endTxn commits (or rolls back) the open transaction, and publishes its
+// catalog changes.
+func (s *Session) endTxn(commit bool) error {
+	tx, d := s.tx, s.ddlState
+	s.tx, s.explicit, s.failed, s.ddlState = nil, false, false, nil
+	s.txnStart = time.Time{}
+	clear(s.cursors)
+	if tx == nil {
+		return nil
+	}
+	if !commit {
+		return tx.Rollback()
+	}
+	if err := tx.Commit(); err != nil {
+		return pgerr.Convert(err)
+	}
+	if d != nil {
+		return s.e.reloadCatalog()
+	}
+	return nil
+}
+
+// Sync ends an implicit transaction: commit, or roll back if a statement
+// failed. An explicit block stays open.
+func (s *Session) Sync() error {
+	if s.tx == nil || s.explicit {
+		return nil
+	}
+	return s.endTxn(!s.failed)
+}
+
+// Prepared is a parsed and planned statement.
+type Prepared struct {
+	st     *parser.Statement
+	params []types.T
+	cols   []Column
+	plan   any // *selectPlan, *writePlan, or nil for statements executed directly
+	cat    *Catalog
+	copy   *CopySpec
+}
+
+// ParamTypes are the parameter types, given or inferred.
+func (p *Prepared) ParamTypes() []types.T { return p.params }
+
+// Columns are the result columns; nil if the statement returns no rows.
+func (p *Prepared) Columns() []Column { return p.cols }
+
+// PrepareAll prepares every statement of a simple-protocol query.
+func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, error) {
+	stmts, err := parser.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Prepared, len(stmts))
+	for i, st := range stmts {
+		out[i] = &Prepared{st: st}
+	}
+	return out, nil
+}
+
+// Prepare parses and plans one statement for the extended protocol.
+func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.Oid) (*Prepared, error) {
+	stmts, err := parser.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) > 1 {
+		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	p := &Prepared{}
+	if len(stmts) == 0 {
+		return p, nil
+	}
+	p.st = stmts[0]
+	n := max(p.st.NumParams, len(paramTypes))
+	p.params = make([]types.T, n)
+	for i, oid := range paramTypes {
+		if oid != 0 {
+			p.params[i] = types.T{Oid: oid, Mod: -1}
+		}
+	}
+	if err := s.plan(p); err != nil {
+		return nil, err
+	}
+	for i, t := range p.params {
+		if t.Oid == 0 || t.Oid == types.OidUnknown {
+			return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", i+1)
+		}
+	}
+	return p, nil
+}
+
+// plan plans p against the current catalog. Statements executed directly
+// (DDL, transaction control, SET, ...) have no plan.
+func (s *Session) plan(p *Prepared) error {
+	p.cat = s.catalog()
+	if p.params == nil {
+		p.params = make([]types.T, p.st.NumParams)
+	}
+	c := &compiler{s: s, params: &p.params, order: p.st.ParamOrder}
+	var err error
+	switch n := p.st.AST.(type) {
+	case *ast.SelectStmt:
+		var sp *selectPlan
+		if sp, err = c.planSelect(n); err == nil {
+			p.plan, p.cols = sp, sp.cols[:sp.visible]
+		}
+	case *ast.InsertStmt:
+		var wp *writePlan
+		if wp, err = c.planInsert(n, p.st.Returning); err == nil {
+			p.plan, p.cols = wp, wp.cols
+		}
+	case *ast.UpdateStmt:
+		var wp *writePlan
+		if wp, err = c.planUpdate(n, p.st.Returning); err == nil {
+			p.plan, p.cols = wp, wp.cols
+		}
+	case *ast.DeleteStmt:
+		var wp *writePlan
+		if wp, err = c.planDelete(n, p.st.Returning); err == nil {
+			p.plan, p.cols = wp, wp.cols
+		}
+	case *ast.ExplainStmt:
+		p.cols = []Column{{Name: "QUERY PLAN", Type: types.Text}}
+	}
+	switch cmd := p.st.Cmd.(type) {
+	case *parser.Show:
+		p.cols = s.showColumns(cmd)
+	case *parser.Fetch:
+		if cur, ok := s.cursors[cmd.Name]; ok && !cmd.Move {
+			p.cols = cur.Columns()
+		}
+	case *parser.Copy:
+		err = s.planCopy(p, cmd)
+	}
+	return err
+}
+
+// Portal is a prepared statement bound to parameters: a running or
+// runnable execution.
+type Portal struct {
+	p      *Prepared
+	params []any
+	rows   rowIter // open result of a query, between Executes
+	count  int64
+	done   bool
+	tag    string
+}
+
+// Columns are the portal's result columns; nil if it returns no rows.
+func (pt *Portal) Columns() []Column { return pt.p.cols }
+
+// Copy says whether executing the portal runs a COPY, and its framing.
+func (pt *Portal) Copy() *CopySpec { return pt.p.copy }
+
+// Close releases the portal's open result.
+func (pt *Portal) Close() {
+	if pt.rows != nil {
+		pt.rows.close()
+		pt.rows = nil
+	}
+}
+
+// Bind binds parameters to a prepared statement.
+func (s *Session) Bind(ctx context.Context, p *Prepared, params []any) (*Portal, error) {
+	// Plan now if the catalog changed since Prepare, or if the statement
+	// came from PrepareAll, whose statements may depend on DDL earlier in
+	// the same query string.
+	if p.st != nil && p.cat != s.catalog() {
+		if err := s.plan(p); err != nil {
+			s.fail()
+			return nil, err
+		}
+	}
+	if len(params) != len(p.params) {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.params))
+	}
+	return &Portal{p: p, params: params}, nil
+}
+
+// Execute runs the portal, or resumes it, emitting at most maxRows rows
+// (0: all). done is false when the portal is suspended with rows left.
+func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit func(row []any) error) (string, bool, error) {
+	if pt.done {
+		return pt.tag, true, nil
+	}
+	if pt.p.st == nil {
+		return "", true, nil
+	}
+	if pt.rows == nil {
+		tag, err := s.start(ctx, pt)
+		if err != nil {
+			s.fail()
+			return "", true, err
+		}
+		if pt.rows == nil {
+			pt.done, pt.tag = true, tag
+			return tag, true, nil
+		}
+	}
+	for emitted := 0; maxRows <= 0 || emitted < maxRows; emitted++ {
+		row, err := pt.rows.next()
+		if err != nil {
+			pt.Close()
+			s.fail()
+			return "", true, pgerr.Convert(err)
+		}
+		if row == nil {
+			pt.Close()
+			pt.done = true
+			if pt.tag == "" {
+				pt.tag = fmt.Sprintf("SELECT %d", pt.count)
+			}
+			return pt.tag, true, nil
+		}
+		if err := emit(row); err != nil {
+			return "", true, err
+		}
+		pt.count++
+	}
+	return "", false, nil
+}
+
+// fail records a failed statement: a BEGIN block enters the failed state;
+// an implicit transaction is rolled back at Sync.
+func (s *Session) fail() {
+	if s.tx != nil {
+		s.failed = true
+	}
+}
+
+// start runs a statement up to its first row: writes happen here, and a
+// query's iterator is left in the portal.
+func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
+	st := pt.p.st
+	s.stmtStart = time.Now()
+	if s.failed && s.explicit && !endsBlock(st.Cmd) {
+		return "", pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if tag, handled, err := s.control(ctx, st); handled {
+		return tag, err
+	}
+	if err := s.beginTxn(""); err != nil {
+		return "", err
+	}
+	s.tx.NextStatement()
+	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
+	switch plan := pt.p.plan.(type) {
+	case *selectPlan:
+		it, err := plan.run(x)
+		if err != nil {
+			return "", pgerr.Convert(err)
+		}
+		pt.rows = it
+		return "", nil
+	case *writePlan:
+		rows, n, err := plan.run(x)
+		if err != nil {
+			return "", pgerr.Convert(err)
+		}
+		tag := fmt.Sprintf("%s %d", plan.verb, n)
+		if plan.verb == "INSERT" {
+			tag = fmt.Sprintf("INSERT 0 %d", n)
+		}
+		if plan.returning != nil {
+			pt.rows, pt.tag = &sliceIter{rows: rows}, tag
+			return "", nil
+		}
+		return tag, nil
+	}
+	tag, err := s.direct(ctx, pt, x)
+	if err != nil {
+		return "", pgerr.Convert(err)
+	}
+	return tag, nil
+}
+
+func endsBlock(cmd any) bool {
+	switch cmd.(type) {
+	case *parser.Rollback, *parser.Commit, *parser.RollbackTo:
+		return true
+	}
+	return false
+}
+
+// control runs transaction control statements, which manage s.tx
+// themselves.
+func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bool, error) {
+	switch cmd := st.Cmd.(type) {
+	case *parser.Begin:
+		if s.explicit {
+			s.warning(pgerr.ActiveSQLTransaction, "there is already a transaction in progress")
+			return "BEGIN", true, nil
+		}
+		if cmd.Isolation != "" && s.tx != nil {
+			// An implicit transaction already runs (earlier statements of
+			// this query string); its isolation level is fixed.
+			if _, err := s.isolation(cmd.Isolation); err != nil {
+				return "", true, err
+			}
+		}
+		if err := s.beginTxn(cmd.Isolation); err != nil {
+			return "", true, err
+		}
+		s.explicit = true
+		return "BEGIN", true, nil
+	case *parser.Commit:
+		if s.tx == nil || !s.explicit {
+			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
+			return "COMMIT", true, s.endTxn(true)
+		}
+		if s.failed {
+			return "ROLLBACK", true, s.endTxn(false)
+		}
+		return "COMMIT", true, s.endTxn(true)
+	case *parser.Rollback:
+		if s.tx == nil || !s.explicit {
+			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
+		}
+		return "ROLLBACK", true, s.endTxn(false)
+	case *parser.Savepoint, *parser.Release, *parser.RollbackTo:
+		return "", true, pgerr.New(pgerr.FeatureNotSupported, "savepoints are not supported yet")
+	}
+	return "", false, nil
+}
+
+// direct executes statements that are not planned queries.
+func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, error) {
+	st := pt.p.st
+	switch n := st.AST.(type) {
+	case *ast.CreateTableStmt:
+		return "CREATE TABLE", s.createTable(ctx, st, n)
+	case *ast.DropTableStmt:
+		return "DROP TABLE", s.dropTables(ctx, n)
+	case *ast.AlterTableStmt:
+		return "ALTER TABLE", s.alterTable(ctx, st, n)
+	case *ast.CreateSequenceStmt:
+		return "CREATE SEQUENCE", s.createSequence(ctx, n)
+	case *ast.DropSequenceStmt:
+		return "DROP SEQUENCE", s.dropSequences(ctx, n)
+	case *ast.ExplainStmt:
+		return s.explain(pt, n)
+	case nil:
+	default:
+		return "", pgerr.New(pgerr.FeatureNotSupported, "statement is not supported: %s", firstWords(st.SQL))
+	}
+	switch cmd := st.Cmd.(type) {
+	case *parser.Set:
+		return "SET", s.set(cmd)
+	case *parser.Reset:
+		if cmd.All {
+			for _, set := range settingList {
+				if !set.readOnly {
+					_ = s.setSetting(set.name, set.def, false)
+				}
+			}
+			return "RESET", nil
+		}
+		set, err := lookupSetting(cmd.Name)
+		if err != nil {
+			return "", err
+		}
+		return "RESET", s.setSetting(set.name, set.def, false)
+	case *parser.Show:
+		rows, err := s.show(cmd)
+		if err != nil {
+			return "", err
+		}
+		pt.rows, pt.tag = &sliceIter{rows: rows}, "SHOW"
+		return "", nil
+	case *parser.SetTransaction:
+		if cmd.Isolation != "" {
+			if _, err := s.isolation(cmd.Isolation); err != nil {
+				return "", err
+			}
+			if cmd.Session {
+				return "SET", s.setSetting("default_transaction_isolation", cmd.Isolation, false)
+			}
+		}
+		return "SET", nil
+	case *parser.Truncate:
+		return "TRUNCATE TABLE", s.truncate(ctx, cmd)
+	case *parser.Vacuum:
+		if cmd.Analyze && strings.HasPrefix(strings.ToUpper(st.SQL), "ANALYZE") {
+			return "ANALYZE", nil
+		}
+		return "VACUUM", nil
+	case *parser.Checkpoint:
+		return "CHECKPOINT", nil
+	case *parser.Discard:
+		clear(s.cursors)
+		return "DISCARD " + strings.ToUpper(cmd.What), nil
+	case *parser.Deallocate:
+		// Prepared statements live in pgwire; SQL-level DEALLOCATE has
+		// nothing to drop here.
+		if cmd.All {
+			return "DEALLOCATE ALL", nil
+		}
+		return "DEALLOCATE", nil
+	case *parser.Copy:
+		return "", pgerr.New(pgerr.ProtocolViolation, "COPY must be run through the COPY sub-protocol")
+	case *parser.Declare:
+		return s.declare(ctx, cmd, pt.params)
+	case *parser.Fetch:
+		return s.fetch(pt, cmd)
+	case *parser.Close:
+		if cmd.All {
+			clear(s.cursors)
+		} else if _, ok := s.cursors[cmd.Name]; !ok {
+			return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
+		} else {
+			s.cursors[cmd.Name].Close()
+			delete(s.cursors, cmd.Name)
+		}
+		return "CLOSE CURSOR", nil
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "statement is not supported: %s", firstWords(st.SQL))
+}
+
+func firstWords(sql string) string {
+	f := strings.Fields(sql)
+	return strings.ToUpper(strings.Join(f[:min(2, len(f))], " "))
+}
+
+func (s *Session) set(cmd *parser.Set) error {
+	st, err := lookupSetting(cmd.Name)
+	if err != nil {
+		return err
+	}
+	if cmd.Default {
+		return s.setSetting(st.name, st.def, cmd.Local)
+	}
+	if st.name == "transaction_isolation" && s.tx != nil {
+		return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	}
+	return s.setSetting(st.name, strings.Join(cmd.Values, ", "), cmd.Local)
+}
+
+func (s *Session) showColumns(cmd *parser.Show) []Column {
+	if cmd.All {
+		return []Column{{Name: "name", Type: types.Text}, {Name: "setting", Type: types.Text}, {Name: "description", Type: types.Text}}
+	}
+	name := cmd.Name
+	if st, err := lookupSetting(name); err == nil {
+		name = st.name
+	}
+	return []Column{{Name: strings.ToLower(name), Type: types.Text}}
+}
+
+func (s *Session) show(cmd *parser.Show) ([][]any, error) {
+	if cmd.All {
+		var rows [][]any
+		for _, name := range settingNames() {
+			v, _ := s.getSetting(name)
+			rows = append(rows, []any{name, v, ""})
+		}
+		return rows, nil
+	}
+	v, err := s.getSetting(cmd.Name)
+	if err != nil {
+		return nil, err
+	}
+	return [][]any{{v}}, nil
+}
+
+func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
+	inner := &Prepared{st: &parser.Statement{AST: n.Stmt, ParamOrder: pt.p.st.ParamOrder, NumParams: pt.p.st.NumParams}, params: pt.p.params}
+	if err := s.plan(inner); err != nil {
+		return "", err
+	}
+	var text string
+	switch plan := inner.plan.(type) {
+	case *selectPlan:
+		text = plan.explain()
+	case *writePlan:
+		text = plan.explain()
+	default:
+		return "", pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
+	}
+	var rows [][]any
+	for _, line := range strings.Split(text, "\n") {
+		rows = append(rows, []any{line})
+	}
+	pt.rows, pt.tag = &sliceIter{rows: rows}, "EXPLAIN"
+	return "", nil
+}
+
+// declare opens a cursor: a portal kept by name until CLOSE or the end of
+// the transaction.
+func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any) (string, error) {
+	if !s.explicit && !cmd.Hold {
+		return "", pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+	}
+	if _, dup := s.cursors[cmd.Name]; dup {
+		return "", pgerr.New(pgerr.DuplicateCursor, "cursor %q already exists", cmd.Name)
+	}
+	p := &Prepared{st: cmd.Query}
+	if err := s.plan(p); err != nil {
+		return "", err
+	}
+	sp, ok := p.plan.(*selectPlan)
+	if !ok {
+		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
+	}
+	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: params}
+	it, err := sp.run(x)
+	if err != nil {
+		return "", err
+	}
+	s.cursors[cmd.Name] = &Portal{p: p, rows: it}
+	return "DECLARE CURSOR", nil
+}
+
+func (s *Session) fetch(pt *Portal, cmd *parser.Fetch) (string, error) {
+	cur, ok := s.cursors[cmd.Name]
+	if !ok {
+		return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
+	}
+	var rows [][]any
+	for cmd.Count < 0 || int64(len(rows)) < cmd.Count {
+		if cur.rows == nil {
+			break
+		}
+		row, err := cur.rows.next()
+		if err != nil {
+			return "", err
+		}
+		if row == nil {
+			cur.Close()
+			break
+		}
+		rows = append(rows, row)
+	}
+	if cmd.Move {
+		return fmt.Sprintf("MOVE %d", len(rows)), nil
+	}
+	pt.rows, pt.tag = &sliceIter{rows: rows}, fmt.Sprintf("FETCH %d", len(rows))
+	return "", nil
+}

@@ -1,0 +1,215 @@
+package sql
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+)
+
+// setting is one run-time parameter (GUC). Reported ones are sent to the
+// client as ParameterStatus at startup and whenever they change, exactly the
+// set PostgreSQL 15 marks GUC_REPORT.
+type setting struct {
+	name     string // canonical spelling, as SHOW ALL prints it
+	def      string
+	reported bool
+	readOnly bool
+	check    func(string) (string, error) // normalises or rejects a value
+}
+
+const serverVersion = "15.0"
+
+var settingList = []setting{
+	{name: "application_name", reported: true},
+	{name: "client_encoding", def: "UTF8", reported: true, check: checkEncoding},
+	{name: "DateStyle", def: "ISO, MDY", reported: true, check: checkDateStyle},
+	{name: "default_transaction_read_only", def: "off", reported: true, check: checkBool},
+	{name: "in_hot_standby", def: "off", reported: true, readOnly: true},
+	{name: "integer_datetimes", def: "on", reported: true, readOnly: true},
+	{name: "IntervalStyle", def: "postgres", reported: true, check: checkIntervalStyle},
+	{name: "is_superuser", def: "on", reported: true, readOnly: true},
+	{name: "server_encoding", def: "UTF8", reported: true, readOnly: true},
+	{name: "server_version", def: serverVersion, reported: true, readOnly: true},
+	{name: "session_authorization", reported: true, readOnly: true},
+	{name: "standard_conforming_strings", def: "on", reported: true, check: checkOn("standard_conforming_strings")},
+	{name: "TimeZone", def: "UTC", reported: true, check: checkTimeZone},
+
+	{name: "server_version_num", def: "150000", readOnly: true},
+	{name: "max_identifier_length", def: "63", readOnly: true},
+	{name: "block_size", def: "8192", readOnly: true},
+	{name: "search_path", def: `"$user", public`},
+	{name: "extra_float_digits", def: "1"},
+	{name: "statement_timeout", def: "0"},
+	{name: "lock_timeout", def: "0"},
+	{name: "idle_in_transaction_session_timeout", def: "0"},
+	{name: "default_transaction_isolation", def: "read committed", check: checkIsolation},
+	{name: "transaction_isolation", def: "read committed", check: checkIsolation},
+	{name: "transaction_read_only", def: "off", check: checkBool},
+	{name: "synchronous_commit", def: "on"},
+	{name: "client_min_messages", def: "notice"},
+	{name: "bytea_output", def: "hex", check: checkOn2("bytea_output", "hex")},
+	{name: "lc_messages", def: "C"},
+	{name: "lc_monetary", def: "C"},
+	{name: "lc_numeric", def: "C"},
+	{name: "lc_time", def: "C"},
+	{name: "row_security", def: "on"},
+	{name: "jit", def: "off"},
+	{name: "work_mem", def: "4MB"},
+	{name: "maintenance_work_mem", def: "64MB"},
+	{name: "max_parallel_workers_per_gather", def: "0"},
+	{name: "enable_seqscan", def: "on"},
+	{name: "geqo", def: "on"},
+}
+
+var settingsByName = func() map[string]*setting {
+	m := make(map[string]*setting, len(settingList))
+	for i := range settingList {
+		m[strings.ToLower(settingList[i].name)] = &settingList[i]
+	}
+	return m
+}()
+
+func lookupSetting(name string) (*setting, error) {
+	st, ok := settingsByName[strings.ToLower(name)]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", name)
+	}
+	return st, nil
+}
+
+func checkBool(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "on", "true", "yes", "1", "t":
+		return "on", nil
+	case "off", "false", "no", "0", "f":
+		return "off", nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "parameter requires a Boolean value")
+}
+
+func checkOn(name string) func(string) (string, error) { return checkOn2(name, "on") }
+
+// checkOn2 accepts only the one value epochdb implements.
+func checkOn2(name, only string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if b, err := checkBool(v); err == nil && only == "on" {
+			v = b
+		}
+		if strings.EqualFold(v, only) {
+			return only, nil
+		}
+		return "", pgerr.New(pgerr.FeatureNotSupported, "%s = %s is not supported; only %s", name, v, only)
+	}
+}
+
+func checkEncoding(v string) (string, error) {
+	switch strings.ToUpper(strings.ReplaceAll(v, "-", "")) {
+	case "UTF8", "UNICODE":
+		return "UTF8", nil
+	case "SQL_ASCII":
+		return "SQL_ASCII", nil
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "client encoding %q is not supported; only UTF8", v)
+}
+
+func checkDateStyle(v string) (string, error) {
+	parts := strings.Split(strings.ToUpper(strings.ReplaceAll(v, " ", "")), ",")
+	order := "MDY"
+	for _, p := range parts {
+		switch p {
+		case "ISO", "":
+		case "MDY", "DMY", "YMD", "US", "NONEURO", "NONEUROPEAN":
+			if p == "DMY" || p == "YMD" {
+				order = p
+			}
+		default:
+			return "", pgerr.New(pgerr.FeatureNotSupported, "DateStyle %q is not supported; only ISO", v)
+		}
+	}
+	return "ISO, " + order, nil
+}
+
+func checkIntervalStyle(v string) (string, error) {
+	if strings.EqualFold(v, "postgres") {
+		return "postgres", nil
+	}
+	return "", pgerr.New(pgerr.FeatureNotSupported, "IntervalStyle %q is not supported; only postgres", v)
+}
+
+func checkTimeZone(v string) (string, error) {
+	if _, err := loadLocation(v); err != nil {
+		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", v)
+	}
+	return v, nil
+}
+
+func checkIsolation(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "read committed", "read uncommitted":
+		return "read committed", nil
+	case "repeatable read":
+		return "repeatable read", nil
+	case "serializable":
+		return "serializable", nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_transaction_isolation\": %q", v)
+}
+
+// loadLocation understands IANA names, UTC/GMT, "localtime" and fixed
+// offsets such as "+05:30" or "-8" (POSIX sign, as PostgreSQL reads them:
+// a bare number is hours east of UTC).
+func loadLocation(v string) (*time.Location, error) {
+	switch strings.ToLower(v) {
+	case "utc", "gmt", "z", "zulu", "etc/utc":
+		return time.UTC, nil
+	case "localtime", "local":
+		return time.Local, nil
+	}
+	if loc, err := time.LoadLocation(v); err == nil {
+		return loc, nil
+	}
+	if off, ok := parseOffset(v); ok {
+		return time.FixedZone(v, off), nil
+	}
+	return nil, pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", v)
+}
+
+func parseOffset(v string) (int, bool) {
+	sign := 1
+	switch {
+	case strings.HasPrefix(v, "+"):
+		v = v[1:]
+	case strings.HasPrefix(v, "-"):
+		sign, v = -1, v[1:]
+	}
+	h, m, _ := strings.Cut(v, ":")
+	hours, mins := 0, 0
+	for _, c := range h {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		hours = hours*10 + int(c-'0')
+	}
+	for _, c := range m {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		mins = mins*10 + int(c-'0')
+	}
+	if h == "" || hours > 15 {
+		return 0, false
+	}
+	return sign * (hours*3600 + mins*60), true
+}
+
+// settingNames lists every parameter, for SHOW ALL.
+func settingNames() []string {
+	names := make([]string, 0, len(settingList))
+	for _, st := range settingList {
+		names = append(names, st.name)
+	}
+	sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+	return names
+}

@@ -1,0 +1,114 @@
+package types
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Info is a type's row in pg_type, as PostgreSQL 15 ships it.
+type Info struct {
+	Oid       Oid
+	Name      string // typname: "int4", "_int4"
+	Len       int16  // typlen: bytes, -1 for varlena, -2 for C strings
+	ByVal     bool
+	Category  byte // typcategory: 'N' numeric, 'S' string, 'A' array, ...
+	Preferred bool // typispreferred within its category
+	Elem      Oid
+	Array     Oid
+	Delim     byte
+	Input     string // typinput, e.g. "int4in"
+	Output    string
+	Receive   string
+	Send      string
+	Type      byte // typtype: 'b' base, 'p' pseudo
+}
+
+// builtins are the base and pseudo types epochdb knows; each base type's
+// array row is derived from it in init, because PostgreSQL's array rows differ
+// only in name, oid and element.
+var builtins = []Info{
+	{Oid: OidBool, Name: "bool", Len: 1, ByVal: true, Category: 'B', Preferred: true, Array: OidBoolArray, Input: "boolin", Output: "boolout", Receive: "boolrecv", Send: "boolsend"},
+	{Oid: OidBytea, Name: "bytea", Len: -1, Category: 'U', Array: OidByteaArray, Input: "byteain", Output: "byteaout", Receive: "bytearecv", Send: "byteasend"},
+	{Oid: OidChar, Name: "char", Len: 1, ByVal: true, Category: 'Z', Array: OidCharArray, Input: "charin", Output: "charout", Receive: "charrecv", Send: "charsend"},
+	{Oid: OidName, Name: "name", Len: 64, Category: 'S', Elem: OidChar, Array: OidNameArray, Input: "namein", Output: "nameout", Receive: "namerecv", Send: "namesend"},
+	{Oid: OidInt8, Name: "int8", Len: 8, ByVal: true, Category: 'N', Array: OidInt8Array, Input: "int8in", Output: "int8out", Receive: "int8recv", Send: "int8send"},
+	{Oid: OidInt2, Name: "int2", Len: 2, ByVal: true, Category: 'N', Array: OidInt2Array, Input: "int2in", Output: "int2out", Receive: "int2recv", Send: "int2send"},
+	{Oid: OidInt4, Name: "int4", Len: 4, ByVal: true, Category: 'N', Array: OidInt4Array, Input: "int4in", Output: "int4out", Receive: "int4recv", Send: "int4send"},
+	{Oid: OidText, Name: "text", Len: -1, Category: 'S', Preferred: true, Array: OidTextArray, Input: "textin", Output: "textout", Receive: "textrecv", Send: "textsend"},
+	{Oid: OidOid, Name: "oid", Len: 4, ByVal: true, Category: 'N', Preferred: true, Array: OidOidArray, Input: "oidin", Output: "oidout", Receive: "oidrecv", Send: "oidsend"},
+	{Oid: OidFloat4, Name: "float4", Len: 4, ByVal: true, Category: 'N', Array: OidFloat4Array, Input: "float4in", Output: "float4out", Receive: "float4recv", Send: "float4send"},
+	{Oid: OidFloat8, Name: "float8", Len: 8, ByVal: true, Category: 'N', Preferred: true, Array: OidFloat8Array, Input: "float8in", Output: "float8out", Receive: "float8recv", Send: "float8send"},
+	{Oid: OidBpchar, Name: "bpchar", Len: -1, Category: 'S', Array: OidBpcharArray, Input: "bpcharin", Output: "bpcharout", Receive: "bpcharrecv", Send: "bpcharsend"},
+	{Oid: OidVarchar, Name: "varchar", Len: -1, Category: 'S', Array: OidVarcharArray, Input: "varcharin", Output: "varcharout", Receive: "varcharrecv", Send: "varcharsend"},
+	{Oid: OidDate, Name: "date", Len: 4, ByVal: true, Category: 'D', Array: OidDateArray, Input: "date_in", Output: "date_out", Receive: "date_recv", Send: "date_send"},
+	{Oid: OidTimestamp, Name: "timestamp", Len: 8, ByVal: true, Category: 'D', Array: OidTimestampArray, Input: "timestamp_in", Output: "timestamp_out", Receive: "timestamp_recv", Send: "timestamp_send"},
+	{Oid: OidTimestamptz, Name: "timestamptz", Len: 8, ByVal: true, Category: 'D', Preferred: true, Array: OidTimestamptzArray, Input: "timestamptz_in", Output: "timestamptz_out", Receive: "timestamptz_recv", Send: "timestamptz_send"},
+	{Oid: OidInterval, Name: "interval", Len: 16, Category: 'T', Preferred: true, Array: OidIntervalArray, Input: "interval_in", Output: "interval_out", Receive: "interval_recv", Send: "interval_send"},
+	{Oid: OidNumeric, Name: "numeric", Len: -1, Category: 'N', Array: OidNumericArray, Input: "numeric_in", Output: "numeric_out", Receive: "numeric_recv", Send: "numeric_send"},
+	{Oid: OidUUID, Name: "uuid", Len: 16, Category: 'U', Array: OidUUIDArray, Input: "uuid_in", Output: "uuid_out", Receive: "uuid_recv", Send: "uuid_send"},
+
+	// Pseudo-types that appear in row descriptions: untyped literals,
+	// functions returning nothing, and anonymous rows. They have no array
+	// rows here because nothing stores them.
+	{Oid: OidUnknown, Name: "unknown", Len: -2, Category: 'X', Input: "unknownin", Output: "unknownout", Receive: "unknownrecv", Send: "unknownsend", Type: 'p'},
+	{Oid: OidVoid, Name: "void", Len: 4, ByVal: true, Category: 'P', Input: "void_in", Output: "void_out", Receive: "void_recv", Send: "void_send", Type: 'p'},
+	{Oid: OidRecord, Name: "record", Len: -1, Category: 'P', Input: "record_in", Output: "record_out", Receive: "record_recv", Send: "record_send", Type: 'p'},
+}
+
+var (
+	catalog = map[Oid]Info{}
+	all     []Info // ordered by oid, as pg_type scans list them
+)
+
+func init() {
+	for _, b := range builtins {
+		b.Delim = ','
+		if b.Type == 0 {
+			b.Type = 'b'
+		}
+		catalog[b.Oid] = b
+		if b.Array != 0 {
+			catalog[b.Array] = Info{
+				Oid: b.Array, Name: "_" + b.Name, Len: -1, Category: 'A', Elem: b.Oid, Delim: ',',
+				Input: "array_in", Output: "array_out", Receive: "array_recv", Send: "array_send", Type: 'b',
+			}
+		}
+	}
+	for _, in := range catalog {
+		all = append(all, in)
+	}
+	slices.SortFunc(all, func(a, b Info) int { return cmp.Compare(a.Oid, b.Oid) })
+}
+
+// Lookup returns the pg_type row of a built-in type.
+func Lookup(oid Oid) (Info, bool) {
+	in, ok := catalog[oid]
+	return in, ok
+}
+
+// All returns every built-in type, arrays included, ordered by oid. The
+// caller may keep but not modify the slice.
+func All() []Info { return all }
+
+// IsArray reports whether t is an array type.
+func (t T) IsArray() bool { return catalog[t.Oid].Category == 'A' }
+
+// Elem returns the element type of an array type, carrying the array's
+// modifier as PostgreSQL does (varchar(10)[] has atttypmod 14).
+func (t T) Elem() (T, bool) {
+	in, ok := catalog[t.Oid]
+	if !ok || in.Category != 'A' {
+		return T{}, false
+	}
+	return T{in.Elem, t.Mod}, true
+}
+
+// ArrayOf returns the array type whose elements are t. There are no arrays
+// of arrays: a PostgreSQL array type covers every dimension.
+func ArrayOf(t T) (T, bool) {
+	in, ok := catalog[t.Oid]
+	if !ok || in.Array == 0 {
+		return T{}, false
+	}
+	return T{in.Array, t.Mod}, true
+}

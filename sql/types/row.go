@@ -1,0 +1,296 @@
+package types
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+)
+
+// Row encoding. A row is stored compactly and decoded with the table's
+// column types; it need not sort, so integers are zigzag varints and
+// numerics keep their exact coefficient and scale:
+//
+//	+----------------+-------------------------+----------------------------+
+//	| ncols uvarint  | NULL bitmap, ncols bits | each non-NULL column value |
+//	+----------------+-------------------------+----------------------------+
+//
+// Column values:
+//
+//	bool                      one byte
+//	int2/4/8, oid             varint
+//	date                      varint days since 2000-01-01
+//	timestamp, timestamptz    varint microseconds since 2000-01-01
+//	float4                    4 bytes of float32 bits; float8: 8 bytes
+//	numeric                   form byte; finite: varint exponent, uvarint length, coefficient bytes
+//	strings, bytea            uvarint length, bytes
+//	interval                  varint months, varint days, varint microseconds
+//	uuid                      16 bytes
+//	arrays                    uvarint length, NULL bitmap, element values
+//
+// The column count comes first so that a row written before ALTER TABLE
+// ADD COLUMN still decodes: its missing trailing columns are NULL.
+
+// Numeric forms in a row.
+const (
+	rowNumPos = iota
+	rowNumNeg
+	rowNumNaN
+	rowNumPosInf
+	rowNumNegInf
+)
+
+// EncodeRow appends the encoding of vals, whose types are ts.
+func EncodeRow(buf []byte, ts []T, vals []any) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(vals)))
+	return appendRowValues(buf, ts, vals)
+}
+
+// appendRowValues writes a NULL bitmap and the non-NULL values; ts may be a
+// single type for all values (array elements).
+func appendRowValues(buf []byte, ts []T, vals []any) []byte {
+	at := len(buf)
+	buf = append(buf, make([]byte, (len(vals)+7)/8)...)
+	for i, v := range vals {
+		if v == nil {
+			buf[at+i/8] |= 1 << (i % 8)
+			continue
+		}
+		buf = appendRowValue(buf, ts[min(i, len(ts)-1)], v)
+	}
+	return buf
+}
+
+func appendRowValue(buf []byte, t T, v any) []byte {
+	if elem, ok := t.Elem(); ok {
+		vals := v.([]any)
+		buf = binary.AppendUvarint(buf, uint64(len(vals)))
+		return appendRowValues(buf, []T{elem}, vals)
+	}
+	switch t.Oid {
+	case OidBool:
+		if v.(bool) {
+			return append(buf, 1)
+		}
+		return append(buf, 0)
+	case OidInt2, OidInt4, OidInt8, OidOid:
+		return binary.AppendVarint(buf, v.(int64))
+	case OidFloat4:
+		return binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v.(float64))))
+	case OidFloat8:
+		return binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.(float64)))
+	case OidNumeric:
+		d := v.(*apd.Decimal)
+		switch {
+		case d.Form == apd.NaN || d.Form == apd.NaNSignaling:
+			return append(buf, rowNumNaN)
+		case d.Form == apd.Infinite && d.Negative:
+			return append(buf, rowNumNegInf)
+		case d.Form == apd.Infinite:
+			return append(buf, rowNumPosInf)
+		case d.Negative:
+			buf = append(buf, rowNumNeg)
+		default:
+			buf = append(buf, rowNumPos)
+		}
+		buf = binary.AppendVarint(buf, int64(d.Exponent))
+		coeff := d.Coeff.Bytes()
+		buf = binary.AppendUvarint(buf, uint64(len(coeff)))
+		return append(buf, coeff...)
+	case OidBytea:
+		b := v.([]byte)
+		buf = binary.AppendUvarint(buf, uint64(len(b)))
+		return append(buf, b...)
+	case OidDate:
+		return binary.AppendVarint(buf, int64(pgDays(v.(time.Time))))
+	case OidTimestamp, OidTimestamptz:
+		return binary.AppendVarint(buf, pgMicros(v.(time.Time)))
+	case OidInterval:
+		iv := v.(Interval)
+		buf = binary.AppendVarint(buf, int64(iv.Months))
+		buf = binary.AppendVarint(buf, int64(iv.Days))
+		return binary.AppendVarint(buf, iv.Micros)
+	case OidUUID:
+		u := v.(UUID)
+		return append(buf, u[:]...)
+	}
+	s := v.(string)
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+// DecodeRow decodes a row made by EncodeRow into dst, which has one slot per
+// column type in ts. Columns the row was written without decode as NULL.
+func DecodeRow(ts []T, b []byte, dst []any) error {
+	r := rowReader{b: b}
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(ts)) {
+		return errRow(len(ts))
+	}
+	if err := r.values(ts, dst[:n]); err != nil {
+		return err
+	}
+	if len(r.b) != 0 {
+		return errRow(len(ts))
+	}
+	clear(dst[n:])
+	return nil
+}
+
+func errRow(ncols int) error {
+	return pgerr.New(pgerr.DataCorrupted, "invalid row encoding for %d columns", ncols)
+}
+
+type rowReader struct{ b []byte }
+
+func (r *rowReader) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
+func (r *rowReader) varint() (int64, bool) {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
+func (r *rowReader) next(n uint64) ([]byte, bool) {
+	if n > uint64(len(r.b)) {
+		return nil, false
+	}
+	p := r.b[:n]
+	r.b = r.b[n:]
+	return p, true
+}
+
+// values reads a NULL bitmap and len(dst) values; ts may be a single type
+// for all of them (array elements).
+func (r *rowReader) values(ts []T, dst []any) error {
+	bitmap, ok := r.next(uint64(len(dst)+7) / 8)
+	if !ok {
+		return errRow(len(dst))
+	}
+	for i := range dst {
+		if bitmap[i/8]&(1<<(i%8)) != 0 {
+			dst[i] = nil
+			continue
+		}
+		t := ts[min(i, len(ts)-1)]
+		v, ok := r.value(t)
+		if !ok {
+			return pgerr.New(pgerr.DataCorrupted, "invalid row encoding for column %d of type %s", i+1, t)
+		}
+		dst[i] = v
+	}
+	return nil
+}
+
+func (r *rowReader) value(t T) (any, bool) {
+	if elem, ok := t.Elem(); ok {
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b))*8 {
+			return nil, false
+		}
+		vals := make([]any, n)
+		if err := r.values([]T{elem}, vals); err != nil {
+			return nil, false
+		}
+		return vals, true
+	}
+	switch t.Oid {
+	case OidBool:
+		b, ok := r.next(1)
+		return ok && b[0] == 1, ok
+	case OidInt2, OidInt4, OidInt8, OidOid:
+		return r.varint()
+	case OidFloat4:
+		b, ok := r.next(4)
+		if !ok {
+			return nil, false
+		}
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), true
+	case OidFloat8:
+		b, ok := r.next(8)
+		if !ok {
+			return nil, false
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), true
+	case OidNumeric:
+		return r.numeric()
+	case OidBytea:
+		n, ok := r.uvarint()
+		b, ok2 := r.next(n)
+		if !ok || !ok2 {
+			return nil, false
+		}
+		return append([]byte{}, b...), true
+	case OidDate:
+		d, ok := r.varint()
+		if !ok || d < math.MinInt32 || d > math.MaxInt32 {
+			return nil, false
+		}
+		return fromPGDays(int32(d)), true
+	case OidTimestamp, OidTimestamptz:
+		us, ok := r.varint()
+		if !ok {
+			return nil, false
+		}
+		return fromPGMicros(us), true
+	case OidInterval:
+		m, ok1 := r.varint()
+		d, ok2 := r.varint()
+		us, ok3 := r.varint()
+		if !ok1 || !ok2 || !ok3 {
+			return nil, false
+		}
+		return Interval{Months: int32(m), Days: int32(d), Micros: us}, true
+	case OidUUID:
+		b, ok := r.next(16)
+		if !ok {
+			return nil, false
+		}
+		return UUID(b), true
+	}
+	n, ok := r.uvarint()
+	b, ok2 := r.next(n)
+	if !ok || !ok2 {
+		return nil, false
+	}
+	return string(b), true
+}
+
+func (r *rowReader) numeric() (any, bool) {
+	form, ok := r.next(1)
+	if !ok {
+		return nil, false
+	}
+	switch form[0] {
+	case rowNumNaN:
+		return numericNaN, true
+	case rowNumPosInf:
+		return numericPosInf, true
+	case rowNumNegInf:
+		return numericNegInf, true
+	case rowNumPos, rowNumNeg:
+	default:
+		return nil, false
+	}
+	exp, ok1 := r.varint()
+	n, ok2 := r.uvarint()
+	coeff, ok3 := r.next(n)
+	if !ok1 || !ok2 || !ok3 || exp < math.MinInt32 || exp > math.MaxInt32 {
+		return nil, false
+	}
+	d := &apd.Decimal{Negative: form[0] == rowNumNeg, Exponent: int32(exp)}
+	d.Coeff.SetBytes(coeff)
+	return d, true
+}
