@@ -9,6 +9,7 @@ import (
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
@@ -146,6 +147,10 @@ func literal(v *driver.ValueExpr) (expr, error) {
 	case nil:
 		return &constExpr{t: types.Unknown}, nil
 	case int64:
+		// TiDB turns TRUE and FALSE into 1 and 0, but flags them.
+		if v.Type.GetFlag()&mysql.IsBooleanFlag != 0 {
+			return &constExpr{t: types.Bool, v: x != 0}, nil
+		}
 		if x >= -1<<31 && x < 1<<31 {
 			return &constExpr{t: types.Int4, v: x}, nil
 		}
