@@ -34,7 +34,11 @@ func (v *Version) Size() int64 { return int64(len(v.Value) + versionOverhead) }
 // committed(ts) or aborted, and that one store decides the visibility of
 // every version at once. txn owns the transitions.
 type Status struct {
-	ID   uint64
+	ID uint64
+	// Top is the transaction a subtransaction (savepoint) belongs to, or
+	// nil. A subtransaction either aborts on its own (ROLLBACK TO) or
+	// commits with its top transaction, at the same timestamp.
+	Top  *Status
 	word atomic.Uint64
 }
 
@@ -45,6 +49,15 @@ const (
 
 // NewStatus returns the status of a transaction in progress.
 func NewStatus(id uint64) *Status { return &Status{ID: id} }
+
+// TopID is the id of the top-level transaction: the one whose row locks
+// the version holds and whose end a waiter waits for.
+func (s *Status) TopID() uint64 {
+	if s.Top != nil {
+		return s.Top.ID
+	}
+	return s.ID
+}
 
 // CommitTS returns the commit timestamp and true once committed.
 func (s *Status) CommitTS() (uint64, bool) {

@@ -166,6 +166,19 @@ func runCrashTxn(s *Store, rng *rand.Rand, ct *crashTxn, mu *sync.Mutex) {
 			return
 		}
 	}
+	if rng.IntN(4) == 0 {
+		// A write rolled back to a savepoint never counts, though its
+		// entry may be in the log under a subtransaction id.
+		sp, _ := tx.Savepoint()
+		if err := tx.Put(ctx, []byte("r/"+ct.marker), val); err != nil {
+			_ = tx.Rollback()
+			return
+		}
+		if err := tx.RollbackTo(sp); err != nil {
+			_ = tx.Rollback()
+			return
+		}
+	}
 	for _, j := range ct.shared {
 		if err := tx.Put(ctx, []byte(fmt.Sprintf("s/%d", j)), val); err != nil {
 			_ = tx.Rollback()

@@ -260,6 +260,7 @@ func (s *Store) Begin(iso Isolation) *Tx {
 		done: make(chan struct{}),
 	}
 	tx.status = memtable.NewStatus(tx.id)
+	tx.cur = tx.status
 	s.lockMu.Lock()
 	s.active[tx.id] = tx
 	s.lockMu.Unlock()

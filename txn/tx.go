@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/cockroachdb/errors"
 	"github.com/epochdb/epochdb/memtable"
@@ -46,6 +47,14 @@ type Tx struct {
 	id     uint64
 	status *memtable.Status
 	done   chan struct{} // closed when the transaction ends: its row locks are free
+
+	// Savepoints. cur is the status new versions are written under: the
+	// innermost open savepoint's subtransaction, or status. savepoints
+	// holds the open ones, innermost last; subs holds every subtransaction
+	// not rolled back, which commit with the transaction.
+	cur        *memtable.Status
+	savepoints []savepoint
+	subs       []*memtable.Status
 
 	snap  uint64
 	guard *reclaim.Guard
@@ -91,7 +100,7 @@ func (tx *Tx) NextStatement() {
 // write, or the newest version committed at or before the snapshot.
 func (tx *Tx) visible(row *memtable.Row) *memtable.Version {
 	for v := row.Head(); v != nil; v = v.Next() {
-		if v.Status == tx.status {
+		if tx.owns(v.Status) {
 			return v
 		}
 		if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
@@ -174,11 +183,11 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		for base != nil && base.Status.Aborted() {
 			base = base.Next()
 		}
-		if base != nil && base.Status != tx.status {
+		if base != nil && !tx.owns(base.Status) {
 			ts, committed := base.Status.CommitTS()
 			if !committed {
 				row.Unlock()
-				if err := tx.s.waitFor(ctx, tx, base.Status.ID); err != nil {
+				if err := tx.s.waitFor(ctx, tx, base.Status.TopID()); err != nil {
 					return err
 				}
 				continue
@@ -204,7 +213,7 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 			row.Unlock()
 			return err
 		}
-		v := &memtable.Version{Status: tx.status, Tombstone: op == Delete}
+		v := &memtable.Version{Status: tx.cur, Tombstone: op == Delete}
 		if op == Put {
 			v.Value = bytes.Clone(val)
 			if v.Value == nil {
@@ -214,7 +223,7 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		row.Push(v)
 		row.Unlock()
 		tx.writes = append(tx.writes, v)
-		tx.walBuf = wal.AppendEntry(tx.walBuf, tx.id, key, v.Value, v.Tombstone)
+		tx.walBuf = wal.AppendEntry(tx.walBuf, tx.cur.ID, key, v.Value, v.Tombstone)
 		if len(tx.walBuf) >= tx.s.opts.StreamThreshold {
 			return tx.stream()
 		}
@@ -259,8 +268,13 @@ func (tx *Tx) Commit() error {
 	err := s.log.Commit(func(buf []byte) []byte {
 		tx.commitTS = s.nextCommitTS()
 		buf = append(buf, tx.walBuf...)
-		return wal.AppendCommit(buf, tx.id, tx.commitTS, nil)
+		return wal.AppendCommit(buf, tx.id, tx.commitTS, tx.subIDs())
 	}, func() {
+		// Subtransactions first: the top's flip and the visible timestamp
+		// that follows it publish them all together.
+		for _, sub := range tx.subs {
+			sub.Commit(tx.commitTS)
+		}
 		tx.status.Commit(tx.commitTS)
 		s.visible.Store(tx.commitTS)
 		s.release(tx)
@@ -295,6 +309,9 @@ func (tx *Tx) Rollback() error {
 // abort flips tx to aborted, frees its row locks and retires its versions:
 // no reader will ever see them.
 func (tx *Tx) abort() {
+	for _, sub := range tx.subs {
+		sub.Abort()
+	}
 	tx.status.Abort()
 	tx.s.release(tx)
 	now := tx.s.epochs.Current()
@@ -326,7 +343,7 @@ func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 			continue
 		}
 		prev := v.Next()
-		for prev != nil && (prev.Status.Aborted() || prev.Status == tx.status) {
+		for prev != nil && (prev.Status.Aborted() || tx.owns(prev.Status)) {
 			prev = prev.Next()
 		}
 		switch {
@@ -342,9 +359,103 @@ func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 // overwritten reports whether tx wrote a newer version of v's row above v.
 func (tx *Tx) overwritten(v *memtable.Version) bool {
 	for cur := v.Row().Head(); cur != nil && cur != v; cur = cur.Next() {
-		if cur.Status == tx.status {
+		if tx.owns(cur.Status) {
 			return true
 		}
 	}
 	return false
+}
+
+// owns reports whether tx wrote under st and has not rolled that back.
+func (tx *Tx) owns(st *memtable.Status) bool {
+	return (st == tx.status || st.Top == tx.status) && !st.Aborted()
+}
+
+// savepoint is an open savepoint: its subtransaction, and where its writes
+// start in tx.writes.
+type savepoint struct {
+	sub    *memtable.Status
+	writes int
+}
+
+// Savepoint opens a savepoint and returns its depth (1 for the outermost).
+// Writes from now on belong to a subtransaction that RollbackTo can abort
+// on its own.
+func (tx *Tx) Savepoint() (int, error) {
+	if tx.ended {
+		return 0, ErrDone
+	}
+	sub := memtable.NewStatus(tx.s.nextTxn.Add(1) - 1)
+	sub.Top = tx.status
+	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: len(tx.writes)})
+	tx.subs = append(tx.subs, sub)
+	tx.cur = sub
+	return len(tx.savepoints), nil
+}
+
+// RollbackTo undoes every write since the savepoint at depth was opened,
+// closing the savepoints inside it. The savepoint itself stays open, as in
+// PostgreSQL, under a fresh subtransaction.
+func (tx *Tx) RollbackTo(depth int) error {
+	if tx.ended {
+		return ErrDone
+	}
+	if depth < 1 || depth > len(tx.savepoints) {
+		return errors.Newf("txn: no savepoint at depth %d", depth)
+	}
+	sp := tx.savepoints[depth-1]
+	now := tx.s.epochs.Current()
+	// Every subtransaction begun since the savepoint is inside it, open
+	// or released into it; all of them roll back.
+	var streamedAborts []byte
+	for _, sub := range tx.subs[slices.Index(tx.subs, sp.sub):] {
+		sub.Abort()
+		streamedAborts = wal.AppendAbort(streamedAborts, sub.ID)
+	}
+	for _, v := range tx.writes[sp.writes:] {
+		tx.s.retire(v, now)
+	}
+	clear(tx.writes[sp.writes:])
+	tx.writes = tx.writes[:sp.writes]
+	tx.subs = slices.DeleteFunc(tx.subs, (*memtable.Status).Aborted)
+	tx.savepoints = tx.savepoints[:depth-1]
+	if tx.streamed {
+		// Advisory, like Rollback's: the aborted subtransactions are left
+		// out of the commit record, which is what makes them not count.
+		if err := tx.s.log.Append(streamedAborts); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Savepoint()
+	return err
+}
+
+// Release closes the savepoint at depth and those inside it, keeping their
+// writes as part of the enclosing (sub)transaction.
+func (tx *Tx) Release(depth int) error {
+	if tx.ended {
+		return ErrDone
+	}
+	if depth < 1 || depth > len(tx.savepoints) {
+		return errors.Newf("txn: no savepoint at depth %d", depth)
+	}
+	tx.savepoints = tx.savepoints[:depth-1]
+	tx.cur = tx.status
+	if n := len(tx.savepoints); n > 0 {
+		tx.cur = tx.savepoints[n-1].sub
+	}
+	return nil
+}
+
+// subIDs lists the subtransactions that commit with tx, for its commit
+// record.
+func (tx *Tx) subIDs() []uint64 {
+	if len(tx.subs) == 0 {
+		return nil
+	}
+	ids := make([]uint64, len(tx.subs))
+	for i, sub := range tx.subs {
+		ids[i] = sub.ID
+	}
+	return ids
 }
