@@ -29,6 +29,14 @@ func init() {
 		"epochdb_nulls": func(*compiler, *ast.FuncCallExpr) (expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
 		},
+		// The parser wraps DEFAULT expressions TiDB's DDL grammar would
+		// not take; the wrapper means nothing else.
+		"epochdb_default": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+			if len(n.Args) != 1 {
+				return nil, argCountErr(n, nil)
+			}
+			return c.compile(n.Args[0])
+		},
 		"coalesce": compileCoalesce,
 		"nullif":   compileNullif,
 		"greatest": compileExtreme(1),

@@ -84,6 +84,9 @@ type Session struct {
 	// nextIso and nextReadOnly are SET TRANSACTION / BEGIN's modes.
 	stmtStart time.Time
 	cursors   map[string]*Portal
+	// savepoints names the open savepoints, outermost first; the depth of
+	// savepoints[i] in the transaction is i+1.
+	savepoints []string
 }
 
 // NewSession starts a session; an unknown database is 3D000.
@@ -276,7 +279,7 @@ func (s *Session) beginTxn(iso string) error {
 // catalog changes.
 func (s *Session) endTxn(commit bool) error {
 	tx, d := s.tx, s.ddlState
-	s.tx, s.explicit, s.failed, s.ddlState = nil, false, false, nil
+	s.tx, s.explicit, s.failed, s.ddlState, s.savepoints = nil, false, false, nil, nil
 	s.txnStart = time.Time{}
 	clear(s.cursors)
 	if tx == nil {
@@ -323,6 +326,7 @@ func (p *Prepared) Columns() []Column { return p.cols }
 func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, error) {
 	stmts, err := parser.Parse(query)
 	if err != nil {
+		s.fail() // as in PostgreSQL, a statement that does not parse aborts the block
 		return nil, err
 	}
 	out := make([]*Prepared, len(stmts))
@@ -334,6 +338,14 @@ func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, er
 
 // Prepare parses and plans one statement for the extended protocol.
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.Oid) (*Prepared, error) {
+	p, err := s.prepare(query, paramTypes)
+	if err != nil {
+		s.fail() // as in PostgreSQL, a statement that does not parse or plan aborts the block
+	}
+	return p, err
+}
+
+func (s *Session) prepare(query string, paramTypes []types.Oid) (*Prepared, error) {
 	stmts, err := parser.Parse(query)
 	if err != nil {
 		return nil, err
@@ -592,10 +604,60 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 			s.warning(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
 		}
 		return "ROLLBACK", true, s.endTxn(false)
-	case *parser.Savepoint, *parser.Release, *parser.RollbackTo:
-		return "", true, pgerr.New(pgerr.FeatureNotSupported, "savepoints are not supported yet")
+	case *parser.Savepoint:
+		if !s.explicit {
+			return "", true, pgerr.New(pgerr.NoActiveSQLTransaction, "SAVEPOINT can only be used in transaction blocks")
+		}
+		if _, err := s.tx.Savepoint(); err != nil {
+			return "", true, err
+		}
+		s.savepoints = append(s.savepoints, cmd.Name)
+		return "SAVEPOINT", true, nil
+	case *parser.Release:
+		depth, err := s.savepointDepth("RELEASE SAVEPOINT", cmd.Name)
+		if err != nil {
+			return "", true, err
+		}
+		if s.failed {
+			return "", true, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+		s.savepoints = s.savepoints[:depth-1]
+		return "RELEASE", true, s.tx.Release(depth)
+	case *parser.RollbackTo:
+		depth, err := s.savepointDepth("ROLLBACK TO SAVEPOINT", cmd.Name)
+		if err != nil {
+			return "", true, err
+		}
+		if err := s.tx.RollbackTo(depth); err != nil {
+			return "", true, err
+		}
+		s.savepoints = s.savepoints[:depth]
+		s.failed = false
+		clear(s.cursors)
+		if s.ddlState != nil {
+			// The rolled-back part may have changed the catalog.
+			cat, err := loadCatalog(s.tx)
+			if err != nil {
+				return "", true, err
+			}
+			s.ddlState.cat = cat
+		}
+		return "ROLLBACK", true, nil
 	}
 	return "", false, nil
+}
+
+// savepointDepth finds the innermost open savepoint called name.
+func (s *Session) savepointDepth(what, name string) (int, error) {
+	if !s.explicit {
+		return 0, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", what)
+	}
+	for i := len(s.savepoints) - 1; i >= 0; i-- {
+		if s.savepoints[i] == name {
+			return i + 1, nil
+		}
+	}
+	return 0, pgerr.New(pgerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 }
 
 // direct executes statements that are not planned queries.
