@@ -3,9 +3,6 @@ package parser
 import (
 	"strconv"
 	"strings"
-
-	"github.com/epochdb/epochdb/sql/pgerr"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // Begin is BEGIN [WORK | TRANSACTION] [modes] or START TRANSACTION [modes].
@@ -99,7 +96,8 @@ type Deallocate struct {
 	All  bool
 }
 
-// Discard is DISCARD ALL, PLANS, SEQUENCES or TEMP.
+// Discard is DISCARD ALL, PLANS, SEQUENCES or TEMP[ORARY]; What is "all",
+// "plans", "sequences" or "temp".
 type Discard struct{ What string }
 
 // Checkpoint is CHECKPOINT.
@@ -816,16 +814,4 @@ func parseDiscard(c *cursor) (any, error) {
 		return nil, c.fail()
 	}
 	return d, c.end()
-}
-
-// isQueryOrReturning accepts what COPY (query) TO may run: a query, or a
-// data-modifying statement with RETURNING.
-func isQueryOrReturning(st *Statement) error {
-	switch st.AST.(type) {
-	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
-		if st.Returning == nil {
-			return pgerr.New(pgerr.FeatureNotSupported, "COPY query must have a RETURNING clause")
-		}
-	}
-	return nil
 }

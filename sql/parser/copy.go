@@ -406,3 +406,15 @@ func validateCopy(cp *Copy) error {
 	}
 	return nil
 }
+
+// isQueryOrReturning accepts what COPY (query) TO may run: a query, or a
+// data-modifying statement with RETURNING.
+func isQueryOrReturning(st *Statement) error {
+	switch st.AST.(type) {
+	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+		if st.Returning == nil {
+			return pgerr.New(pgerr.FeatureNotSupported, "COPY query must have a RETURNING clause")
+		}
+	}
+	return nil
+}

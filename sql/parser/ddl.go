@@ -380,9 +380,6 @@ func (p *stmtParser) columnDef(elem []item) (col []item, moved [][]item, err err
 	if !ok {
 		return nil, nil, p.errorAt(elem, 1)
 	}
-	if strings.HasPrefix(typ, "setof") {
-		return nil, nil, p.unsupported(tokOf(elem[1]), "SETOF columns are not supported")
-	}
 	p.st.ColumnTypes = append(p.st.ColumnTypes, typ)
 	tt := firstTok(elem[1])
 	col = []item{elem[0], &synth{anchor: tt, space: leadingSpace(elem[1]), parts: []any{"TEXT"}}}
@@ -598,11 +595,9 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		case isName(elem[0]) && tokOf(elem[0]).call && parenGroup(at(elem, 1)) != nil:
 			// PostgreSQL takes a function call without the parentheses
 			// around an expression that TiDB needs.
-			k = 2
 			cols = append(cols, tokOf(elem[0]).val)
 			elem = append([]item{&synth{anchor: tokOf(elem[0]), space: tokOf(elem[0]).space,
 				parts: []any{"(", elem[:2], ")"}}}, elem[2:]...)
-			k = 1
 		case isName(elem[0]):
 			cols = append(cols, tokOf(elem[0]).val)
 		default:

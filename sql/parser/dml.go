@@ -71,9 +71,8 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 		if !isWord(at(seq, i), "into") {
 			return nil, nil, p.errorAt(seq, i)
 		}
-		i = p.skipName(seq, i+1)
-		if i < 0 {
-			return nil, nil, p.errorAt(seq, -i)
+		if i = skipNameAt(seq, i+1); i < 0 {
+			return nil, nil, p.errorAt(seq, main+2)
 		}
 		if isWord(at(seq, i), "as") {
 			return nil, nil, p.unsupported(tokOf(seq[i]), "INSERT ... AS alias is not supported")
@@ -85,13 +84,25 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 		switch {
 		case isWord(at(seq, i), "overriding"):
 			return nil, nil, p.unsupported(tokOf(seq[i]), "OVERRIDING is not supported")
-		case wordsAt(seq, i, "default", "values") && !cols:
+		case wordsAt(seq, i, "default", "values") && !cols && i+2 == len(seq):
 			t := tokOf(seq[i])
-			seq = append(seq[:i:i], append([]item{&synth{anchor: t, space: t.space, parts: []any{"() VALUES ()"}}}, seq[i+2:]...)...)
+			seq = append(seq[:i:i], &synth{anchor: t, space: t.space, parts: []any{"() VALUES ()"}})
+		case !isWord(at(seq, i), "values", "select", "with", "table") && parenGroup(at(seq, i)) == nil:
+			// MySQL's INSERT ... SET, say.
+			return nil, nil, p.errorAt(seq, i)
+		}
+		for j := i; j < len(seq); j++ {
+			if wordsAt(seq, j, "on", "duplicate") {
+				return nil, nil, p.syntaxError(tokOf(seq[j+1]))
+			}
 		}
 	case "update":
 		kind = isUpdate
 		seq, i = stripOnly(seq, i)
+		if i = skipAlias(seq, skipNameAt(seq, i), "set"); i < 0 || !isWord(at(seq, i), "set") {
+			// MySQL's multiple-table UPDATE, say.
+			return nil, nil, p.errorAt(seq, max(i, main+1))
+		}
 		for j := i; j < len(seq); j++ {
 			switch {
 			case isWord(seq[j], "from") && !isWord(seq[j-1], "distinct"):
@@ -108,13 +119,19 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 			return nil, nil, p.errorAt(seq, i)
 		}
 		seq, i = stripOnly(seq, i+1)
+		if i = skipAlias(seq, skipNameAt(seq, i), "where", "using"); i < 0 {
+			return nil, nil, p.errorAt(seq, main+2)
+		}
+		switch {
+		case isWord(at(seq, i), "using"):
+			return nil, nil, p.unsupported(tokOf(seq[i]), "DELETE ... USING is not supported")
+		case wordsAt(seq, i, "where", "current", "of"):
+			return nil, nil, p.unsupported(tokOf(seq[i]), "WHERE CURRENT OF is not supported")
+		case i < len(seq) && !isWord(seq[i], "where"):
+			return nil, nil, p.errorAt(seq, i)
+		}
 		for j := i; j < len(seq); j++ {
-			switch {
-			case isWord(seq[j], "using"):
-				return nil, nil, p.unsupported(tokOf(seq[j]), "DELETE ... USING is not supported")
-			case wordsAt(seq, j, "where", "current", "of"):
-				return nil, nil, p.unsupported(tokOf(seq[j]), "WHERE CURRENT OF is not supported")
-			case isWord(seq[j], "order", "limit"):
+			if isWord(seq[j], "order", "limit") {
 				return nil, nil, p.syntaxError(tokOf(seq[j]))
 			}
 		}
@@ -135,13 +152,18 @@ func stripOnly(seq []item, i int) ([]item, int) {
 	return seq, i
 }
 
-// skipName returns the index after a possibly qualified name at seq[i], or
-// -i if there is none.
-func (p *stmtParser) skipName(seq []item, i int) int {
-	if j := skipNameAt(seq, i); j > 0 {
-		return j
+// skipAlias returns the index after an optional [AS] alias at seq[i],
+// which cannot be one of the words that may follow it. A negative i passes
+// through.
+func skipAlias(seq []item, i int, follow ...string) int {
+	switch {
+	case i < 0:
+	case isWord(at(seq, i), "as") && isColID(at(seq, i+1)):
+		i += 2
+	case isColID(at(seq, i)) && !isWord(at(seq, i), follow...):
+		i++
 	}
-	return -i
+	return i
 }
 
 func skipNameAt(seq []item, i int) int {

@@ -170,7 +170,7 @@ var tidbKeywords = func() map[string]bool {
 // an ordinary call, which takes no OVER clause.
 var tidbCallable = map[string]bool{
 	"cume_dist": true, "dense_rank": true, "first_value": true, "lag": true, "last_value": true,
-	"lead": true, "mod": true, "nth_value": true, "ntile": true, "percent_rank": true, "rank": true,
+	"lead": true, "nth_value": true, "ntile": true, "percent_rank": true, "rank": true,
 	"repeat": true, "row_number": true,
 }
 

@@ -291,15 +291,21 @@ func (p *stmtParser) tidb(items []item, kind stmtKind) (ast.StmtNode, error) {
 	p.st.tidbSQL = append(p.st.tidbSQL, sql)
 	tp := tidbPool.Get().(*tidb.Parser)
 	stmts, _, err := tp.Parse(sql, "", "")
+	// Parse returns a slice the parser reuses: read it before the next
+	// user of the parser can.
+	var stmt ast.StmtNode
+	if err == nil && len(stmts) == 1 {
+		stmt = stmts[0]
+	}
 	tidbPool.Put(tp)
 	if err != nil {
 		return nil, p.tidbError(w, sql, err)
 	}
-	if len(stmts) != 1 || !kind(stmts[0]) {
+	if stmt == nil || !kind(stmt) {
 		return nil, p.syntaxError(&p.toks[0])
 	}
 	var v markerVisitor
-	stmts[0].Accept(&v)
+	stmt.Accept(&v)
 	if len(v.markers) != len(w.params) {
 		return nil, pgerr.New(pgerr.InternalError, "parameter markers lost in %q", sql)
 	}
@@ -309,7 +315,7 @@ func (p *stmtParser) tidb(items []item, kind stmtKind) (ast.StmtNode, error) {
 		m.SetOrder(base + i)
 	}
 	p.st.ParamOrder = append(p.st.ParamOrder, w.params...)
-	return stmts[0], nil
+	return stmt, nil
 }
 
 // markerVisitor collects the parameter markers of an AST.

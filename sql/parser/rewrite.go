@@ -174,7 +174,7 @@ func primaryStart(out []item) (int, bool) {
 			return nameStart(out, k-1), true
 		}
 		return k, true
-	case *synth, *exprNode:
+	case *synth:
 		return k, true
 	case *token:
 		switch v.kind {
