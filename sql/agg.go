@@ -70,6 +70,20 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	return &colExpr{t: call.t, idx: len(a.groupExprs) + len(a.calls) - 1}, nil
 }
 
+// asAggregate turns a call of an aggregate TiDB does not know, and so
+// parses as an ordinary function, into the aggregate.
+func asAggregate(n ast.Node) (*ast.AggregateFuncExpr, bool) {
+	f, ok := n.(*ast.FuncCallExpr)
+	if !ok {
+		return nil, false
+	}
+	switch f.FnName.L {
+	case "bool_and", "bool_or", "every", "string_agg":
+		return &ast.AggregateFuncExpr{F: f.FnName.L, Args: f.Args}, true
+	}
+	return nil, false
+}
+
 func isConstOne(n ast.ExprNode) bool {
 	v, ok := n.(interface{ GetValue() any })
 	if !ok {
@@ -110,13 +124,22 @@ func (call *aggCall) typeCheck(c *compiler) error {
 		switch {
 		case at.Oid == types.OidFloat4 || at.Oid == types.OidFloat8:
 			call.t = types.Float8
+		case at.Oid == types.OidInterval:
+			call.t = types.IntervalType
 		case numRank(at.Oid) > 0:
 			call.t = types.Numeric
 		default:
 			return pgerr.New(pgerr.UndefinedFunction, "function avg(%s) does not exist", at)
 		}
 	case "min", "max":
-		call.t = types.T{Oid: at.Oid, Mod: at.Mod}
+		switch {
+		case at.Oid == types.OidVarchar || at.Oid == types.OidName:
+			call.t = types.Text // they have no min and max of their own
+		case numRank(at.Oid) > 0, timeRank(at.Oid) > 0, isString(at.Oid), at.Oid == types.OidInterval, at.Oid == types.OidOid:
+			call.t = types.T{Oid: at.Oid, Mod: at.Mod}
+		default:
+			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, at)
+		}
 	case "bool_and", "bool_or", "every":
 		if call.args[0], err = c.coerce(arg, types.Bool); err != nil {
 			return err
@@ -233,8 +256,11 @@ func (st *aggState) result() (any, error) {
 		if st.count == 0 {
 			return nil, nil
 		}
-		if f, ok := st.acc.(float64); ok {
-			return f / float64(st.count), nil
+		switch acc := st.acc.(type) {
+		case float64:
+			return acc / float64(st.count), nil
+		case types.Interval:
+			return scaleInterval(acc, float64(st.count), true)
 		}
 		return numericArith('/', st.acc.(*apd.Decimal), apd.New(st.count, 0))
 	case "sum":

@@ -361,8 +361,6 @@ type sequences struct {
 
 type seqState struct {
 	next, limit int64 // values [next, limit) are reserved and unused
-	last        int64
-	called      bool
 }
 
 const seqBlock = 32
@@ -416,6 +414,26 @@ func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) err
 		return err
 	}
 	st.next, st.limit = from, to
+	return nil
+}
+
+// setval makes next the value the sequence's next nextval returns. Like
+// nextval, it takes effect at once and outlives a rollback.
+func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64) error {
+	sq.mu.Lock()
+	defer sq.mu.Unlock()
+	tx := sq.store.Begin(txn.ReadCommitted)
+	err := tx.Mutate(ctx, seqKey(s.ID), func([]byte, bool) ([]byte, txn.Op, error) {
+		return strconv.AppendInt(nil, next, 10), txn.Put, nil
+	})
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	sq.state[s.ID] = &seqState{next: next, limit: next}
 	return nil
 }
 

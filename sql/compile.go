@@ -77,6 +77,9 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 	}
 	switch n := n.(type) {
 	case *ast.ParenthesesExpr:
+		if f, ok := n.Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" {
+			return compileConcatOp(c, f)
+		}
 		return c.compile(n.Expr)
 	case *driver.ParamMarkerExpr:
 		idx := n.Order
@@ -121,6 +124,9 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 	case *ast.CaseExpr:
 		return c.caseExpr(n)
 	case *ast.FuncCallExpr:
+		if a, ok := asAggregate(n); ok {
+			return c.compile(a)
+		}
 		return c.call(n)
 	case *ast.AggregateFuncExpr:
 		if c.agg == nil {
@@ -225,10 +231,15 @@ func unify(a, b types.T) (types.T, bool) {
 		return types.T{Oid: a.Oid, Mod: -1}, true
 	}
 	if ra, rb := numRank(a.Oid), numRank(b.Oid); ra > 0 && rb > 0 {
+		t := b
 		if ra > rb {
-			return types.T{Oid: a.Oid, Mod: -1}, true
+			t = a
 		}
-		return types.T{Oid: b.Oid, Mod: -1}, true
+		if t.Oid == types.OidFloat4 {
+			// float4 meets another type only in float8.
+			return types.Float8, true
+		}
+		return types.T{Oid: t.Oid, Mod: -1}, true
 	}
 	if isString(a.Oid) && isString(b.Oid) {
 		return types.Text, true
@@ -290,6 +301,25 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 			WithHint("You will need to rewrite or cast the expression.")
 	}
 	return &castExpr{e: e, from: et, to: t}, nil
+}
+
+// assign converts e to a column's type t for INSERT or UPDATE: as coerce
+// does, and also from any type to a string type through its text form,
+// which PostgreSQL allows in assignment only.
+func (c *compiler) assign(e expr, t types.T) (expr, error) {
+	if et := e.typ(); isString(t.Oid) && et.Oid != types.OidUnknown && !implicitOK(et, t) {
+		return &castExpr{e: e, from: et, to: t}, nil
+	}
+	return c.coerce(e, t)
+}
+
+// compileAssign compiles n and converts it to a column's type t.
+func (c *compiler) compileAssign(n ast.ExprNode, t types.T) (expr, error) {
+	e, err := c.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	return c.assign(e, t)
 }
 
 // resolveUnknown gives an expression that still has no type the type text,
@@ -367,7 +397,10 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op, ok := cmpOps[n.Op]; ok {
+	if op, ok := cmpOps[n.Op]; ok || n.Op == opcode.NullEQ {
+		if !ok {
+			op = "IS NOT DISTINCT FROM" // the parser writes it as a <=> b
+		}
 		t, ok := unify(l.typ(), r.typ())
 		if !ok {
 			return nil, noOperator(op, l.typ(), r.typ())
@@ -377,6 +410,9 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 		}
 		if r, err = c.coerce(r, t); err != nil {
 			return nil, err
+		}
+		if n.Op == opcode.NullEQ {
+			return &notDistinctExpr{t: t, l: l, r: r}, nil
 		}
 		return &cmpExpr{op: op, t: t, l: l, r: r}, nil
 	}
@@ -552,6 +588,9 @@ func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
 func (c *compiler) commonType(what string, es []expr) (types.T, error) {
 	t := types.Unknown
 	for _, e := range es {
+		if e.typ().Oid == types.OidUnknown {
+			continue // an untyped literal or NULL takes the others' type
+		}
 		u, ok := unify(t, e.typ())
 		if !ok {
 			return types.T{}, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.typ())
@@ -571,10 +610,12 @@ func (c *compiler) commonType(what string, es []expr) (types.T, error) {
 }
 
 // restore prints an AST node back as SQL; it keys GROUP BY matching and
-// default expressions.
+// default expressions. A string literal prints without TiDB's charset
+// introducer, which the literal only carries when it comes from DDL.
 func restore(n ast.Node) string {
 	var sb strings.Builder
-	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameDoubleQuotes, &sb)
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringWithoutCharset|
+		format.RestoreKeyWordLowercase|format.RestoreNameDoubleQuotes, &sb)
 	if err := n.Restore(ctx); err != nil {
 		return "?"
 	}

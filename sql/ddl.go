@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,7 +34,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	name := n.Table.Name.O
 	if _, exists := d.cat.tables[name]; exists || d.cat.sequences[name] != nil {
 		if n.IfNotExists {
-			s.notice("relation %q already exists, skipping", name)
+			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
@@ -129,7 +130,7 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 			return nil, false, false, err
 		}
 		col.Serial = seq.ID
-		col.Default = fmt.Sprintf("nextval('%s')", seq.Name)
+		col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
 	} else {
 		typ, err := types.ParseTypeName(typeName)
 		if err != nil {
@@ -144,7 +145,7 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 			col.NotNull = true
 		case ast.ColumnOptionNull:
 		case ast.ColumnOptionDefaultValue:
-			col.Default = restore(o.Expr)
+			col.Default = storedExpr(o.Expr)
 			// Check the default now, as PostgreSQL does at CREATE time.
 			if _, err := s.compileDefault(col); err != nil {
 				return nil, false, false, err
@@ -167,7 +168,7 @@ func (s *Session) compileDefault(col *TableColumn) (expr, error) {
 	}
 	var params []types.T
 	c := &compiler{s: s, params: &params, scope: &scope{}}
-	return c.compileAs(n, col.Type)
+	return c.compileAssign(n, col.Type)
 }
 
 // addIndex adds the primary key or a unique constraint over cols.
@@ -238,7 +239,7 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 	name := n.Name.Name.O
 	if d.cat.sequences[name] != nil || d.cat.tables[name] != nil {
 		if n.IfNotExists {
-			s.notice("relation %q already exists, skipping", name)
+			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
@@ -290,15 +291,22 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 	if err != nil {
 		return err
 	}
+	// Resolve every name first: a table named twice is dropped once.
+	var tables []*Table
 	for _, tn := range n.Tables {
 		t := d.cat.tables[tn.Name.O]
 		if t == nil {
 			if n.IfExists {
-				s.notice("table %q does not exist, skipping", tn.Name.O)
+				s.notice(pgerr.SuccessfulCompletion, "table %q does not exist, skipping", tn.Name.O)
 				continue
 			}
 			return pgerr.New(pgerr.UndefinedTable, "table %q does not exist", tn.Name.O)
 		}
+		if !slices.Contains(tables, t) {
+			tables = append(tables, t)
+		}
+	}
+	for _, t := range tables {
 		if err := d.dropTable(ctx, t); err != nil {
 			return err
 		}
@@ -315,7 +323,7 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt) er
 		seq := d.cat.sequences[tn.Name.O]
 		if seq == nil {
 			if n.IfExists {
-				s.notice("sequence %q does not exist, skipping", tn.Name.O)
+				s.notice(pgerr.SuccessfulCompletion, "sequence %q does not exist, skipping", tn.Name.O)
 				continue
 			}
 			return pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", tn.Name.O)
@@ -366,29 +374,44 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	}
 	t := old.clone()
 	typeIdx := 0
+	// fill lists the new columns that existing rows must be rewritten for:
+	// they take the column's default, and NOT NULL is checked.
+	var fill []int
 	for _, spec := range n.Specs {
 		switch spec.Tp {
 		case ast.AlterTableAddColumns:
 			for _, cd := range spec.NewColumns {
-				col, pk, unique, err := s.columnDef(ctx, d, t, cd, columnType(st, typeIdx))
+				typeName := columnType(st, typeIdx)
 				typeIdx++
+				if _, dup := t.Column(cd.Name.Name.O); dup != nil {
+					if spec.IfNotExists {
+						s.notice(pgerr.DuplicateColumn, "column %q of relation %q already exists, skipping", cd.Name.Name.O, t.Name)
+						continue
+					}
+					return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", cd.Name.Name.O, t.Name)
+				}
+				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName)
 				if err != nil {
 					return err
 				}
-				if _, dup := t.Column(col.Name); dup != nil {
-					return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", col.Name, t.Name)
+				t.Columns = append(t.Columns, col)
+				if col.NotNull || col.Default != "" {
+					fill = append(fill, len(t.Columns)-1)
 				}
-				if pk || unique || col.NotNull || col.Default != "" {
-					if err := s.requireEmpty(d, old, "adding a column with a default, NOT NULL or key"); err != nil {
+				if pk && t.PrimaryKey() != nil {
+					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
+				}
+				if pk || unique {
+					if err := t.addIndex([]string{col.Name}, pk); err != nil {
 						return err
 					}
 				}
-				t.Columns = append(t.Columns, col)
 			}
 		case ast.AlterTableDropColumn:
 			i, col := t.Column(spec.OldColumnName.Name.O)
 			if col == nil {
 				if spec.IfExists {
+					s.notice(pgerr.SuccessfulCompletion, "column %q of relation %q does not exist, skipping", spec.OldColumnName.Name.O, t.Name)
 					continue
 				}
 				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", spec.OldColumnName.Name.O, t.Name)
@@ -426,34 +449,20 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 			return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 		}
 	}
-	if len(t.Indexes) != len(old.Indexes) {
-		if err := s.rebuild(ctx, d, old, t); err != nil {
+	if len(t.Indexes) != len(old.Indexes) || len(fill) > 0 {
+		if err := s.rebuild(ctx, d, old, t, fill); err != nil {
 			return err
 		}
 	}
 	return d.putTable(ctx, t)
 }
 
-// requireEmpty refuses a change that existing rows would need rewriting for.
-func (s *Session) requireEmpty(d *ddl, t *Table, what string) error {
-	empty := true
-	err := d.tx.Scan(indexPrefix(t.DataID, primaryIndex), prefixEnd(indexPrefix(t.DataID, primaryIndex)), func(_, _ []byte) bool {
-		empty = false
-		return false
-	})
-	if err != nil {
-		return err
-	}
-	if !empty {
-		return pgerr.New(pgerr.FeatureNotSupported, "%s to a table that has rows is not supported yet", what)
-	}
-	return nil
-}
-
 // rebuild rewrites a table's rows under a new data id, for a new primary
-// key or unique constraint: keys are re-derived and uniqueness and NOT NULL
-// are checked on every existing row.
-func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table) error {
+// key or unique constraint or for new columns with values: keys are
+// re-derived, the columns in fill take their defaults (evaluated per row,
+// as PostgreSQL does for nextval), and uniqueness and NOT NULL are checked
+// on every existing row.
+func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int) error {
 	id, err := d.nextID(ctx)
 	if err != nil {
 		return err
@@ -477,7 +486,26 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table) error {
 	if err != nil {
 		return err
 	}
-	for _, row := range rows {
+	defaults := make([]expr, len(fill))
+	for i, ci := range fill {
+		if t.Columns[ci].Default == "" {
+			continue
+		}
+		if defaults[i], err = s.compileDefault(t.Columns[ci]); err != nil {
+			return err
+		}
+	}
+	for _, r := range rows {
+		row := make([]any, len(t.Columns)+1)
+		copy(row, r[:len(r)-1])
+		for i, ci := range fill {
+			if defaults[i] == nil {
+				continue
+			}
+			if row[ci], err = defaults[i].eval(x.env(nil)); err != nil {
+				return err
+			}
+		}
 		if err := s.insertRow(x, t, row); err != nil {
 			return err
 		}
@@ -485,7 +513,28 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table) error {
 	return d.deleteData(ctx, old.DataID)
 }
 
-// parseExpr parses a stored expression (TiDB SQL, as restore printed it).
+// storedExpr prints n as SQL that parseExpr reads back. TiDB's grammar
+// gives nextval and its kin a special form that takes a table name, so
+// calls of them must print as quoted, ordinary calls.
+func storedExpr(n ast.ExprNode) string {
+	n.Accept(genericCalls{})
+	return restore(n)
+}
+
+type genericCalls struct{}
+
+func (genericCalls) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok {
+		switch f.FnName.L {
+		case "nextval", "setval", "lastval", "currval":
+			f.Tp = ast.FuncCallExprTypeGeneric
+		}
+	}
+	return n, false
+}
+func (genericCalls) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// parseExpr parses a stored expression (TiDB SQL, as storedExpr printed it).
 func parseExpr(sql string) (ast.ExprNode, error) {
 	p := tidbParsers.Get().(*tidb.Parser)
 	defer tidbParsers.Put(p)

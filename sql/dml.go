@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -111,6 +112,9 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 			if col == nil {
 				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cn.Name.O, t.Name)
 			}
+			if slices.Contains(targets, i) {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cn.Name.O)
+			}
 			targets = append(targets, i)
 		}
 	}
@@ -142,7 +146,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 		casts := make([]expr, len(targets))
 		for i, ti := range targets {
 			col := &colExpr{t: sp.exprs[i].typ(), idx: i}
-			if casts[i], err = empty.coerce(col, t.Columns[ti].Type); err != nil {
+			if casts[i], err = empty.assign(col, t.Columns[ti].Type); err != nil {
 				return nil, err
 			}
 		}
@@ -180,7 +184,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 					compiled[r][i] = defaults[targets[i]]
 					continue
 				}
-				if compiled[r][i], err = empty.compileAs(item, col.Type); err != nil {
+				if compiled[r][i], err = empty.compileAssign(item, col.Type); err != nil {
 					return nil, err
 				}
 			}
@@ -260,7 +264,7 @@ func (c *compiler) defaults(t *Table) ([]expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out[i], err = empty.compileAs(n, col.Type); err != nil {
+		if out[i], err = empty.compileAssign(n, col.Type); err != nil {
 			return nil, err
 		}
 	}
@@ -379,13 +383,16 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		if col == nil {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
 		}
+		if slices.ContainsFunc(sets, func(s set) bool { return s.col == i }) {
+			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
+		}
 		var e expr
 		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
 			e = defaults[i]
 			if e == nil {
 				e = &constExpr{t: col.Type}
 			}
-		} else if e, err = in.compileAs(a.Expr, col.Type); err != nil {
+		} else if e, err = in.compileAssign(a.Expr, col.Type); err != nil {
 			return nil, err
 		}
 		sets = append(sets, set{i, e})

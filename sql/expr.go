@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -71,10 +70,12 @@ func (p *paramExpr) typ() types.T {
 }
 func (p *paramExpr) eval(e *env) (any, error) { return e.params[p.idx], nil }
 
-// castExpr converts between types.
+// castExpr converts between types: explicitly (CAST, ::), or implicitly,
+// as PostgreSQL does when it converts an operand or an assigned value.
 type castExpr struct {
 	e        expr
 	from, to types.T
+	explicit bool
 }
 
 func (c *castExpr) typ() types.T { return c.to }
@@ -87,7 +88,10 @@ func (c *castExpr) eval(e *env) (any, error) {
 	if from.Oid == types.OidUnknown {
 		from = types.Text
 	}
-	return types.Cast(v, from, c.to, e.s.loc())
+	if c.explicit {
+		return types.Cast(v, from, c.to, e.s.loc())
+	}
+	return types.CastImplicit(v, from, c.to, e.s.loc())
 }
 
 // funcExpr calls a built-in scalar function. Unless lazy, NULL arguments
@@ -151,6 +155,29 @@ func cmpResult(op string, c int) bool {
 	default: // ">="
 		return c >= 0
 	}
+}
+
+// notDistinctExpr is IS NOT DISTINCT FROM: equality that treats NULLs as
+// equal to each other, and is never NULL itself.
+type notDistinctExpr struct {
+	t    types.T
+	l, r expr
+}
+
+func (n *notDistinctExpr) typ() types.T { return types.Bool }
+func (n *notDistinctExpr) eval(e *env) (any, error) {
+	l, err := n.l.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	r, err := n.r.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	if l == nil || r == nil {
+		return l == nil && r == nil, nil
+	}
+	return types.Compare(n.t, l, r) == 0, nil
 }
 
 // logicExpr is AND or OR with SQL's three-valued logic.
@@ -522,31 +549,16 @@ func numericArith(op byte, l, r *apd.Decimal) (any, error) {
 			_, err = numericCtx.Rem(d, l, r)
 			break
 		}
-		scale := numericDivScale(l, r)
-		c := numericCtx
-		c.Precision = uint32(max(int64(scale)+int64(l.NumDigits())+int64(-r.Exponent)+8, 16))
-		if _, err = c.Quo(d, l, r); err == nil {
-			_, err = numericCtx.Quantize(d, d, -scale)
+		if l.Form != apd.Finite || r.Form != apd.Finite {
+			_, err = numericCtx.Quo(d, l, r)
+			break
 		}
+		d = numericDiv(l, r, numericDivScale(l, r))
 	}
 	if err != nil {
 		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
 	return d, nil
-}
-
-// numericDivScale follows PostgreSQL's select_div_scale: at least 16
-// significant digits, and no fewer decimals than either input displays.
-func numericDivScale(l, r *apd.Decimal) int32 {
-	weight := func(d *apd.Decimal) int64 {
-		if d.IsZero() {
-			return 0
-		}
-		return int64(d.NumDigits()) + int64(d.Exponent) - 1
-	}
-	scale := int64(16) - (weight(l) - weight(r))
-	scale = max(scale, int64(max(-l.Exponent, 0)), int64(max(-r.Exponent, 0)), 0)
-	return int32(min(scale, 1000))
 }
 
 // negExpr is unary minus.
@@ -581,5 +593,3 @@ func (s *Session) txnTime() time.Time {
 	}
 	return s.txnStart
 }
-
-var _ = strconv.Itoa

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"math"
 	mrand "math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
@@ -44,10 +46,10 @@ func init() {
 
 		"lower":            strFunc(types.Text, func(s string) any { return strings.ToLower(s) }),
 		"upper":            strFunc(types.Text, func(s string) any { return strings.ToUpper(s) }),
-		"length":           strFunc(types.Int4, func(s string) any { return int64(utf8.RuneCountInString(s)) }),
-		"char_length":      strFunc(types.Int4, func(s string) any { return int64(utf8.RuneCountInString(s)) }),
-		"character_length": strFunc(types.Int4, func(s string) any { return int64(utf8.RuneCountInString(s)) }),
-		"octet_length":     strFunc(types.Int4, func(s string) any { return int64(len(s)) }),
+		"length":           lengthFunc(false),
+		"char_length":      lengthFunc(false),
+		"character_length": lengthFunc(false),
+		"octet_length":     lengthFunc(true),
 		"reverse": strFunc(types.Text, func(s string) any {
 			r := []rune(s)
 			for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
@@ -71,6 +73,9 @@ func init() {
 		"substr":    compileSubstr,
 		"substring": compileSubstr,
 		"replace": fixed(types.Text, []types.T{types.Text, types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+			if a[1].(string) == "" {
+				return a[0], nil // unlike strings.ReplaceAll, nothing matches ""
+			}
 			return strings.ReplaceAll(a[0].(string), a[1].(string), a[2].(string)), nil
 		}),
 		"left":  fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) { return leftRight(a[0].(string), a[1].(int64), true), nil }),
@@ -85,28 +90,59 @@ func init() {
 		"locate": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
 			return runeIndex(a[1].(string), a[0].(string)), nil
 		}),
-		"trim":   compileTrim,
-		"btrim":  trimFunc(true, true),
-		"ltrim":  trimFunc(true, false),
-		"rtrim":  trimFunc(false, true),
-		"lpad":   padFunc(true),
-		"rpad":   padFunc(false),
-		"concat": compileConcat,
+		"trim":      compileTrim,
+		"btrim":     trimFunc(true, true),
+		"ltrim":     trimFunc(true, false),
+		"rtrim":     trimFunc(false, true),
+		"lpad":      padFunc(true),
+		"rpad":      padFunc(false),
+		"concat":    compileConcat,
+		"concat_ws": compileConcat,
+		"split_part": fixed(types.Text, []types.T{types.Text, types.Text, types.Int4}, func(_ *env, a []any) (any, error) {
+			return splitPart(a[0].(string), a[1].(string), a[2].(int64))
+		}),
+		"starts_with": fixed(types.Bool, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+			return strings.HasPrefix(a[0].(string), a[1].(string)), nil
+		}),
+		"ascii": strFunc(types.Int4, func(s string) any {
+			r, _ := utf8.DecodeRuneInString(s)
+			if s == "" {
+				r = 0
+			}
+			return int64(r)
+		}),
+		"chr": fixed(types.Text, []types.T{types.Int4}, func(_ *env, a []any) (any, error) {
+			switch c := a[0].(int64); {
+			case c == 0:
+				return nil, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
+			case c < 0 || c > unicode.MaxRune || (c >= 0xd800 && c <= 0xdfff):
+				return nil, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", c)
+			default:
+				return string(rune(c)), nil
+			}
+		}),
+		"to_hex": compileToHex,
 
 		"abs":     numFunc(false, func(f float64) float64 { return math.Abs(f) }, (*apd.Context).Abs),
 		"ceil":    numFunc(true, math.Ceil, (*apd.Context).Ceil),
 		"ceiling": numFunc(true, math.Ceil, (*apd.Context).Ceil),
 		"floor":   numFunc(true, math.Floor, (*apd.Context).Floor),
-		"sqrt":    mathFunc(math.Sqrt),
-		"exp":     mathFunc(math.Exp),
-		"ln":      mathFunc(math.Log),
+		"sqrt":    mathFunc(floatSqrt, numericSqrt),
+		"exp":     mathFunc(floatExp, numericExp),
+		"ln":      mathFunc(floatLn, numericLn),
+		"log10":   mathFunc(floatLog10, numericLog10),
+		"log":     compileLog,
+		"sign":    mathFunc(floatSign, numericSign),
+		"power":   mathFunc2(floatPow, numericPower),
+		"pow":     mathFunc2(floatPow, numericPower),
+		"pi":      fixed(types.Float8, nil, func(*env, []any) (any, error) { return math.Pi, nil }),
 		"round":   compileRound,
 		"trunc":   compileRound,
-		"power":   fixed(types.Float8, []types.T{types.Float8, types.Float8}, func(_ *env, a []any) (any, error) { return math.Pow(a[0].(float64), a[1].(float64)), nil }),
-		"pow":     fixed(types.Float8, []types.T{types.Float8, types.Float8}, func(_ *env, a []any) (any, error) { return math.Pow(a[0].(float64), a[1].(float64)), nil }),
 		"mod":     compileMod,
 		"random":  fixed(types.Float8, nil, func(*env, []any) (any, error) { return mrand.Float64(), nil }),
 
+		"epochdb_extract":       compileExtract,
+		"date_part":             compileExtract,
 		"now":                   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
 		"current_timestamp":     timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
 		"transaction_timestamp": timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
@@ -153,7 +189,26 @@ func init() {
 			u[8] = u[8]&0x3f | 0x80
 			return u, nil
 		}),
-		"nextval": seqFunc(func(e *env, s *Sequence) (any, error) { return e.s.e.seqs.nextval(e.ctx, s) }),
+		"nextval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {
+			v, err := e.s.e.seqs.nextval(e.ctx, s)
+			if err == nil {
+				e.s.currvals[s.ID] = v
+			}
+			return v, err
+		}),
+		"currval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {
+			v, ok := e.s.currvals[s.ID]
+			if !ok {
+				return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", s.Name)
+			}
+			return v, nil
+		}),
+		"setval": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+			if len(n.Args) == 3 {
+				return seqFunc([]types.T{types.Int8, types.Bool}, setval)(c, n)
+			}
+			return seqFunc([]types.T{types.Int8}, setval)(c, n)
+		},
 	}
 }
 
@@ -186,11 +241,9 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}
 	switch x := e.(type) {
 	case *unknownExpr:
-		v, err := types.ParseText(t, x.s, c.s.loc())
+		// An explicit cast, so a too-long string is cut, not an error.
+		v, err := types.Cast(x.s, types.Text, t, c.s.loc())
 		if err != nil {
-			return nil, err
-		}
-		if v, err = types.Coerce(t, v); err != nil {
 			return nil, err
 		}
 		return &constExpr{t: t, v: v}, nil
@@ -202,7 +255,7 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if e.typ().Oid == t.Oid && e.typ().Mod == t.Mod {
 		return e, nil
 	}
-	return &castExpr{e: e, from: e.typ(), to: t}, nil
+	return &castExpr{e: e, from: e.typ(), to: t, explicit: true}, nil
 }
 
 func compileArgs(c *compiler, n *ast.FuncCallExpr) ([]expr, error) {
@@ -237,7 +290,8 @@ func compileNullif(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if !ok {
 		return nil, noOperator("=", args[0].typ(), args[1].typ())
 	}
-	if t.Oid == types.OidUnknown {
+	// NULLIF is the = operator's, and varchar has none of its own.
+	if t.Oid == types.OidUnknown || t.Oid == types.OidVarchar {
 		t = types.Text
 	}
 	for i := range args {
@@ -430,10 +484,41 @@ func padFunc(left bool) builtin {
 	}
 }
 
-// compileConcat is concat() and the || operator (TiDB parses || as concat
-// in PIPES_AS_CONCAT mode). PostgreSQL's || yields NULL for a NULL operand,
-// but concat() skips NULLs; TiDB does not tell them apart, so || follows
-// the operator's rule when every argument is a string.
+// compileConcatOp is the || operator: NULL if either operand is, text
+// || text, or text with a value of another type in its text form. TiDB
+// reads a || b as concat(a, b); the parser writes it in parentheses, which
+// is how the compiler tells it from a call of concat.
+func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	if args[0].typ().Oid == types.OidBytea && args[1].typ().Oid == types.OidBytea {
+		return &funcExpr{name: "||", t: types.Bytea, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+			return append(append([]byte(nil), a[0].([]byte)...), a[1].([]byte)...), nil
+		}}, nil
+	}
+	stringy := 0
+	for i, a := range args {
+		switch o := a.typ().Oid; {
+		case o == types.OidUnknown || o == types.OidBpchar:
+			// char(n) loses its padding on the way to text.
+			if args[i], err = c.coerce(a, types.Text); err != nil {
+				return nil, err
+			}
+			stringy++
+		case isString(o):
+			stringy++
+		}
+	}
+	if stringy == 0 {
+		return nil, noOperator("||", args[0].typ(), args[1].typ())
+	}
+	return &funcExpr{name: "||", t: types.Text, args: args, strict: true, fn: textFunc(args, c.s.loc(), "")}, nil
+}
+
+// compileConcat is concat(...), which skips NULL arguments, and
+// concat_ws(sep, ...), which puts sep between the arguments it keeps.
 func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	args, err := compileArgs(c, n)
 	if err != nil {
@@ -447,9 +532,36 @@ func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 	}
 	loc := c.s.loc()
-	return &funcExpr{name: "concat", t: types.Text, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+	if n.FnName.L == "concat" {
+		return &funcExpr{name: "concat", t: types.Text, args: args, fn: textFunc(args, loc, "")}, nil
+	}
+	if len(args) == 0 {
+		return nil, argCountErr(n, nil)
+	}
+	if args[0], err = c.coerce(args[0], types.Text); err != nil {
+		return nil, err
+	}
+	return &funcExpr{name: "concat_ws", t: types.Text, args: args, fn: func(e *env, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return textFunc(args[1:], loc, a[0].(string))(e, a[1:])
+	}}, nil
+}
+
+// textFunc joins the text forms of the non-NULL values of args with sep.
+func textFunc(args []expr, loc *time.Location, sep string) func(*env, []any) (any, error) {
+	return func(_ *env, a []any) (any, error) {
 		var sb strings.Builder
+		first := true
 		for i, v := range a {
+			if v == nil {
+				continue
+			}
+			if !first {
+				sb.WriteString(sep)
+			}
+			first = false
 			if s, ok := v.(string); ok {
 				sb.WriteString(s)
 			} else {
@@ -457,6 +569,92 @@ func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 			}
 		}
 		return sb.String(), nil
+	}
+}
+
+// lengthFunc is length() (in characters) or octet_length() (in bytes), of
+// text, of char(n), whose padding length ignores but octet_length counts,
+// or of bytea.
+func lengthFunc(octets bool) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 1 {
+			return nil, argCountErr(n, nil)
+		}
+		e, err := c.compile(n.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		switch e.typ().Oid {
+		case types.OidBytea, types.OidBpchar:
+		default:
+			if e, err = c.coerce(e, types.Text); err != nil {
+				return nil, err
+			}
+		}
+		bpchar := e.typ().Oid == types.OidBpchar
+		return &funcExpr{name: n.FnName.L, t: types.Int4, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
+			switch v := a[0].(type) {
+			case []byte:
+				return int64(len(v)), nil
+			case string:
+				if octets {
+					return int64(len(v)), nil
+				}
+				if bpchar {
+					v = strings.TrimRight(v, " ")
+				}
+				return int64(utf8.RuneCountInString(v)), nil
+			}
+			return nil, nil
+		}}, nil
+	}
+}
+
+// splitPart is split_part: the n-th field of s split at sep, counting from
+// the end when n is negative.
+func splitPart(s, sep string, n int64) (any, error) {
+	if n == 0 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "field position must not be zero")
+	}
+	fields := []string{s}
+	if sep != "" {
+		fields = strings.Split(s, sep)
+	}
+	if s == "" {
+		fields = nil
+	}
+	if n < 0 {
+		n += int64(len(fields)) + 1
+	}
+	if n < 1 || n > int64(len(fields)) {
+		return "", nil
+	}
+	return fields[n-1], nil
+}
+
+// compileToHex is to_hex of an int4 or int8: a negative number shows its
+// two's complement in the type's width.
+func compileToHex(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) != 1 {
+		return nil, argCountErr(n, nil)
+	}
+	e, err := c.compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	t := types.Int8
+	if o := e.typ().Oid; o == types.OidInt4 || o == types.OidInt2 || o == types.OidUnknown {
+		t = types.Int4
+	}
+	if e, err = c.coerce(e, t); err != nil {
+		return nil, err
+	}
+	return &funcExpr{name: "to_hex", t: types.Text, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
+		v := a[0].(int64)
+		if t.Oid == types.OidInt4 {
+			return strconv.FormatUint(uint64(uint32(v)), 16), nil
+		}
+		return strconv.FormatUint(uint64(v), 16), nil
 	}}, nil
 }
 
@@ -502,10 +700,6 @@ func numFunc(keepInt bool, f func(float64) float64, d func(*apd.Context, *apd.De
 			}
 		}}, nil
 	}
-}
-
-func mathFunc(f func(float64) float64) builtin {
-	return fixed(types.Float8, []types.T{types.Float8}, func(_ *env, a []any) (any, error) { return f(a[0].(float64)), nil })
 }
 
 func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
@@ -565,24 +759,56 @@ func compileMod(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	return c.arith('%', args[0], args[1])
 }
 
-func seqFunc(f func(*env, *Sequence) (any, error)) builtin {
+// seqFunc compiles a sequence function: the first argument names the
+// sequence, params are the types of the others.
+func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, error)) builtin {
 	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		if len(n.Args) != 1 {
+		if len(n.Args) != 1+len(params) {
 			return nil, argCountErr(n, nil)
 		}
-		arg, err := c.compileAs(n.Args[0], types.Text)
-		if err != nil {
-			return nil, err
+		args := make([]expr, len(n.Args))
+		for i, a := range n.Args {
+			t := types.Text
+			if i > 0 {
+				t = params[i-1]
+			}
+			var err error
+			if args[i], err = c.compileAs(a, t); err != nil {
+				return nil, err
+			}
 		}
-		return &funcExpr{name: n.FnName.L, t: types.Int8, args: []expr{arg}, strict: true, fn: func(e *env, a []any) (any, error) {
+		return &funcExpr{name: n.FnName.L, t: types.Int8, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
 			name := a[0].(string)
 			s, ok := e.s.catalog().sequences[name]
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 			}
-			return f(e, s)
+			return f(e, s, a[1:])
 		}}, nil
 	}
+}
+
+// setval is setval(seq, v [, is_called]): with is_called (the default) v
+// counts as taken, and nextval goes on after it; without, nextval returns v.
+func setval(e *env, s *Sequence, a []any) (any, error) {
+	v := a[0].(int64)
+	called := len(a) < 2 || a[1].(bool)
+	if v < s.Min || v > s.Max {
+		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)", v, s.Name, s.Min, s.Max)
+	}
+	next := v
+	if called {
+		if next += s.Increment; (next < v) != (s.Increment < 0) {
+			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
+		}
+	}
+	if err := e.s.e.seqs.setval(e.ctx, s, next); err != nil {
+		return nil, err
+	}
+	if called {
+		e.s.currvals[s.ID] = v
+	}
+	return v, nil
 }
 
 // dateTimeArith returns the implementation of date and time arithmetic,
@@ -615,8 +841,31 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 			if t.Oid == types.OidTimestamptz {
 				ts = ts.In(e.s.loc())
 			}
-			ts = ts.AddDate(0, int(iv.Months), int(iv.Days)).Add(time.Duration(iv.Micros) * time.Microsecond)
-			return ts.UTC(), nil
+			return addMonths(ts, int(iv.Months)).AddDate(0, 0, int(iv.Days)).Add(time.Duration(iv.Micros) * time.Microsecond).UTC(), nil
+		}}, true
+	case (op == '+' || op == '-') && l.Oid == types.OidInterval && r.Oid == types.OidInterval:
+		return &funcExpr{name: "interval_pl", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
+			x, y := a[0].(types.Interval), a[1].(types.Interval)
+			if op == '-' {
+				y = types.Interval{Months: -y.Months, Days: -y.Days, Micros: -y.Micros}
+			}
+			return types.Interval{Months: x.Months + y.Months, Days: x.Days + y.Days, Micros: x.Micros + y.Micros}, nil
+		}}, true
+	case (op == '*' || op == '/') && l.Oid == types.OidInterval && numRank(r.Oid) > 0,
+		op == '*' && numRank(l.Oid) > 0 && r.Oid == types.OidInterval:
+		return &funcExpr{name: "interval_mul", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
+			iv, n := a[0], a[1]
+			if op == '*' && l.Oid != types.OidInterval {
+				iv, n = n, iv
+			}
+			f := toFloat(n)
+			if op == '/' {
+				if f == 0 {
+					return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
+				}
+				return scaleInterval(iv.(types.Interval), f, true)
+			}
+			return scaleInterval(iv.(types.Interval), f, false)
 		}}, true
 	case op == '-' && timeRank(l.Oid) >= 2 && l.Oid == r.Oid:
 		return &funcExpr{name: "timestamp_mi", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
@@ -626,4 +875,62 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 		}}, true
 	}
 	return nil, false
+}
+
+// addMonths adds months as PostgreSQL does: a day past the end of the
+// resulting month becomes its last day (January 31 plus a month is
+// February 29 or 28), where Go's AddDate would spill into March.
+func addMonths(t time.Time, months int) time.Time {
+	y, m, d := t.Date()
+	first := time.Date(y, m+time.Month(months), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(d, last)-1)
+}
+
+// toFloat is a number datum as a float64.
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case *apd.Decimal:
+		f, _ := x.Float64()
+		return f
+	}
+	return math.NaN()
+}
+
+// scaleInterval is interval * f, or with div, interval / f, as PostgreSQL
+// computes them: months and days scale separately, and their fractions
+// cascade down (a month is 30 days, a day 24 hours), never up.
+func scaleInterval(iv types.Interval, f float64, div bool) (any, error) {
+	mul := func(x float64) float64 {
+		if div {
+			return x / f
+		}
+		return x * f
+	}
+	outOfRange := pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+	months, days := mul(float64(iv.Months)), mul(float64(iv.Days))
+	if math.IsNaN(months) || months < math.MinInt32 || months > math.MaxInt32 ||
+		math.IsNaN(days) || days < math.MinInt32 || days > math.MaxInt32 {
+		return nil, outOfRange
+	}
+	r := types.Interval{Months: int32(months), Days: int32(days)}
+	// TSROUND: round to microseconds so that whole numbers come out whole.
+	tsRound := func(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
+	monthDays := tsRound((months - float64(r.Months)) * 30)
+	secs := tsRound((days - float64(r.Days) + monthDays - float64(int64(monthDays))) * 86400)
+	if math.Abs(secs) >= 86400 {
+		r.Days += int32(secs / 86400)
+		secs -= float64(int64(secs/86400)) * 86400
+	}
+	r.Days += int32(monthDays)
+	micros := math.RoundToEven(mul(float64(iv.Micros)) + secs*1e6)
+	if math.IsNaN(micros) || micros < math.MinInt64 || micros >= math.MaxInt64 {
+		return nil, outOfRange
+	}
+	r.Micros = int64(micros)
+	return r, nil
 }

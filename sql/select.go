@@ -2,6 +2,8 @@ package sql
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -17,6 +19,7 @@ const hiddenKey = "\x00key"
 // selectPlan is a planned SELECT.
 type selectPlan struct {
 	cols     []Column
+	keys     []string // each visible column's expression as SQL, for ORDER BY to match
 	src      source
 	where    expr
 	agg      *aggPlan
@@ -212,12 +215,16 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		agg := &aggPlan{input: in}
 		if n.GroupBy != nil {
 			for _, item := range n.GroupBy.Items {
-				ge, err := groupItem(in, n.Fields, item.Expr)
+				gn, err := groupItem(in, n.Fields, item.Expr)
+				if err != nil {
+					return nil, err
+				}
+				ge, err := in.compile(gn)
 				if err != nil {
 					return nil, err
 				}
 				agg.groupExprs = append(agg.groupExprs, ge)
-				agg.groupKeys = append(agg.groupKeys, restore(item.Expr))
+				agg.groupKeys = append(agg.groupKeys, restore(gn))
 				agg.groupTypes = append(agg.groupTypes, ge.typ())
 			}
 		}
@@ -257,6 +264,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		}
 		p.exprs = append(p.exprs, e)
 		p.cols = append(p.cols, col)
+		p.keys = append(p.keys, restore(f.Expr))
 	}
 	p.visible = len(p.exprs)
 
@@ -268,7 +276,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		}
 	}
 	if n.Limit != nil {
-		if n.Limit.Count != nil {
+		if n.Limit.Count != nil && !unlimited(n.Limit.Count) {
 			if p.limit, err = c.withScope(&scope{}).compileAs(n.Limit.Count, types.Int8); err != nil {
 				return nil, err
 			}
@@ -282,25 +290,48 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	return p, nil
 }
 
-// groupItem compiles a GROUP BY item: an output column's position or alias,
-// or an expression over the input.
-func groupItem(in *compiler, fields *ast.FieldList, n ast.ExprNode) (expr, error) {
+// groupItem resolves a GROUP BY item to the expression it groups by: an
+// output column's position, an input column, or else an output column's
+// alias (PostgreSQL prefers the input column), or an expression over the
+// input.
+func groupItem(in *compiler, fields *ast.FieldList, n ast.ExprNode) (ast.ExprNode, error) {
 	if pos, ok := ordinal(n); ok {
 		if pos < 1 || pos > len(fields.Fields) || fields.Fields[pos-1].WildCard != nil {
 			return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos)
 		}
-		return in.compile(fields.Fields[pos-1].Expr)
+		return fields.Fields[pos-1].Expr, nil
 	}
-	return in.compile(n)
+	if cn, ok := n.(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
+		if _, _, err := in.scope.resolve("", cn.Name.Name.O); err != nil {
+			for _, f := range fields.Fields {
+				if f.WildCard == nil && f.AsName.O == cn.Name.Name.O {
+					return f.Expr, nil
+				}
+			}
+		}
+	}
+	return n, nil
 }
 
+// ordinal reports the position an ORDER BY or GROUP BY item names, if it
+// is a bare integer.
 func ordinal(n ast.ExprNode) (int, bool) {
-	v, ok := n.(*driver.ValueExpr)
-	if !ok {
+	p, ok := n.(*ast.PositionExpr)
+	if !ok || p.P != nil {
 		return 0, false
 	}
-	i, ok := v.GetValue().(int64)
-	return int(i), ok
+	return p.N, true
+}
+
+// unlimited reports whether a LIMIT count is the parser's stand-in for no
+// limit, which it writes for OFFSET without LIMIT (TiDB needs a count).
+func unlimited(n ast.ExprNode) bool {
+	v, ok := n.(*driver.ValueExpr)
+	if !ok {
+		return false
+	}
+	u, ok := v.GetValue().(uint64)
+	return ok && u == math.MaxUint64
 }
 
 func (p *selectPlan) expandStar(sc *scope, table string) error {
@@ -312,6 +343,7 @@ func (p *selectPlan) expandStar(sc *scope, table string) error {
 		found = true
 		p.exprs = append(p.exprs, &colExpr{t: col.t, idx: i})
 		p.cols = append(p.cols, Column{Name: col.name, Type: col.t, TableOID: col.tableOID, AttNum: col.attNum})
+		p.keys = append(p.keys, restore(&ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(col.name)}}))
 	}
 	if !found && table != "" {
 		return pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table)
@@ -327,6 +359,12 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
 		e = f.Args[0]
 		key.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
+		// TiDB makes a bare integer a position only at the top of an item.
+		if v, ok := e.(*driver.ValueExpr); ok {
+			if i, ok := v.GetValue().(int64); ok {
+				e = &ast.PositionExpr{N: int(i)}
+			}
+		}
 	}
 	if pos, ok := ordinal(e); ok {
 		if pos < 1 || pos > p.visible {
@@ -336,16 +374,19 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 		p.order = append(p.order, key)
 		return nil
 	}
+	// A bare name is an output column's first (SQL-92), then an input
+	// column's; an expression written as in the select list is that column.
+	match := -1
 	if cn, ok := e.(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
-		for i := 0; i < p.visible; i++ {
-			if p.cols[i].Name == cn.Name.Name.O {
-				if _, _, err := c.scope.resolve("", cn.Name.Name.O); err != nil || p.agg != nil {
-					key.idx, key.t = i, p.exprs[i].typ()
-					p.order = append(p.order, key)
-					return nil
-				}
-			}
-		}
+		match = slices.IndexFunc(p.cols[:p.visible], func(col Column) bool { return col.Name == cn.Name.Name.O })
+	}
+	if match < 0 {
+		match = slices.Index(p.keys, restore(e))
+	}
+	if match >= 0 {
+		key.idx, key.t = match, p.exprs[match].typ()
+		p.order = append(p.order, key)
+		return nil
 	}
 	if p.distinct {
 		return pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
@@ -376,6 +417,10 @@ func hasAggregate(fields *ast.FieldList) bool {
 type aggFinder struct{ found *bool }
 
 func (a *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := asAggregate(n); ok {
+		*a.found = true
+		return n, true
+	}
 	if _, ok := n.(*ast.AggregateFuncExpr); ok {
 		*a.found = true
 		return n, true
@@ -387,33 +432,62 @@ func (a *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // fieldName is the output column name PostgreSQL gives an unaliased
 // select-list expression.
 func fieldName(n ast.ExprNode) string {
+	name, _ := figureName(n)
+	return name
+}
+
+// figureName is PostgreSQL's FigureColname: a name, and how strongly the
+// expression suggests it. A column or function name (2) survives a cast
+// around it; a cast's type name (1) gives way to an outer cast's, as does
+// CASE's. TiDB's forms of PostgreSQL syntax map back to PostgreSQL's names.
+func figureName(n ast.ExprNode) (string, int) {
 	switch n := n.(type) {
 	case *ast.ColumnNameExpr:
-		return n.Name.Name.O
+		return n.Name.Name.O, 2
 	case *ast.ParenthesesExpr:
-		return fieldName(n.Expr)
+		if f, ok := n.Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" {
+			return "?column?", 0 // the || operator; see compileConcatOp
+		}
+		return figureName(n.Expr)
 	case *ast.AggregateFuncExpr:
-		return strings.ToLower(n.F)
+		return strings.ToLower(n.F), 2
 	case *ast.FuncCallExpr:
 		switch n.FnName.L {
 		case "epochdb_cast":
-			if name := fieldName(n.Args[0]); name != "?column?" {
-				return name
+			if name, strength := figureName(n.Args[0]); strength > 1 {
+				return name, strength
 			}
 			t, err := types.ParseTypeName(n.Args[1].(*driver.ValueExpr).GetString())
 			if err != nil {
-				return "?column?"
+				return "?column?", 0
 			}
 			info, _ := types.Lookup(t.Oid)
-			return info.Name
-		case "concat":
-			return "?column?"
+			return info.Name, 1
+		case "epochdb_extract":
+			return "extract", 2
+		case "trim":
+			if len(n.Args) == 3 {
+				if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {
+					switch d.Direction {
+					case ast.TrimLeading:
+						return "ltrim", 2
+					case ast.TrimTrailing:
+						return "rtrim", 2
+					}
+				}
+			}
+			return "btrim", 2
 		}
-		return n.FnName.L
+		return n.FnName.L, 2
 	case *ast.CaseExpr:
-		return "case"
+		if n.ElseClause != nil {
+			if name, strength := figureName(n.ElseClause); strength > 1 {
+				return name, strength
+			}
+		}
+		return "case", 1
 	}
-	return "?column?"
+	return "?column?", 0
 }
 
 func (p *selectPlan) explain() string {

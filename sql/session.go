@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -76,17 +78,33 @@ type Session struct {
 	// The transaction. tx is nil between transactions. explicit is a
 	// BEGIN block; otherwise tx is the implicit transaction that the next
 	// Sync ends. failed means a statement failed in it.
-	tx       *txn.Tx
-	explicit bool
-	failed   bool
-	ddlState *ddl // the transaction changed the catalog
-	txnStart time.Time
-	// nextIso and nextReadOnly are SET TRANSACTION / BEGIN's modes.
+	tx        *txn.Tx
+	explicit  bool
+	failed    bool
+	ddlState  *ddl // the transaction changed the catalog
+	txnStart  time.Time
 	stmtStart time.Time
 	cursors   map[string]*Portal
-	// savepoints names the open savepoints, outermost first; the depth of
+	// savepoints are the open savepoints, outermost first; the depth of
 	// savepoints[i] in the transaction is i+1.
-	savepoints []string
+	savepoints []savepoint
+	// currvals holds, by sequence id, the value nextval last returned in
+	// this session, for currval.
+	currvals map[uint32]int64
+	// txnPrior holds the value each setting the transaction changed had
+	// when it began, for a rollback; localPrior the value each setting
+	// changed by SET LOCAL (and not by a later SET) returns to at commit.
+	txnPrior, localPrior map[string]string
+	// readOnly is the transaction's READ ONLY mode; queried says that a
+	// statement other than SET or SHOW ran in it, which fixes its
+	// isolation level.
+	readOnly, queried bool
+}
+
+// savepoint is an open savepoint, with the settings to go back to.
+type savepoint struct {
+	name                 string
+	settings, localPrior map[string]string
 }
 
 // NewSession starts a session; an unknown database is 3D000.
@@ -97,6 +115,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	s := &Session{
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice,
 		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
+		currvals: make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
 	}
 	if p.Database == "postgres" {
 		s.database = "postgres"
@@ -125,9 +144,11 @@ func (s *Session) Close() {
 	}
 }
 
-func (s *Session) notice(format string, args ...any) {
+// notice sends a NOTICE; code is the SQLSTATE PostgreSQL gives it (that
+// of the error an IF [NOT] EXISTS avoided, say).
+func (s *Session) notice(code, format string, args ...any) {
 	if s.noticeFn != nil {
-		e := pgerr.New(pgerr.SuccessfulCompletion, format, args...)
+		e := pgerr.New(code, format, args...)
 		e.Severity = "NOTICE"
 		s.noticeFn(e)
 	}
@@ -173,6 +194,12 @@ func (s *Session) getSetting(name string) (string, error) {
 	if st.name == "transaction_isolation" && s.tx != nil {
 		return s.tx.Isolation().String(), nil
 	}
+	if st.name == "transaction_read_only" && s.tx != nil {
+		if s.readOnly {
+			return "on", nil
+		}
+		return "off", nil
+	}
 	return s.settings[st.name], nil
 }
 
@@ -192,7 +219,23 @@ func (s *Session) setSetting(name, value string, local bool) error {
 			return err
 		}
 	}
-	_ = local // SET LOCAL lasts until the transaction ends; see endTxn.
+	// Settings are transactional: a rollback undoes them, and SET LOCAL
+	// lasts until the transaction ends.
+	if s.tx != nil {
+		if _, ok := s.txnPrior[st.name]; !ok {
+			s.txnPrior[st.name] = s.settings[st.name]
+		}
+		if !local {
+			delete(s.localPrior, st.name)
+		} else if _, ok := s.localPrior[st.name]; !ok {
+			s.localPrior[st.name] = s.settings[st.name]
+		}
+	}
+	s.assign(st, value)
+	return nil
+}
+
+func (s *Session) assign(st *setting, value string) {
 	if s.settings[st.name] != value && st.reported {
 		s.changed[st.name] = true
 	}
@@ -200,7 +243,20 @@ func (s *Session) setSetting(name, value string, local bool) error {
 	if st.name == "TimeZone" {
 		s.loc_ = nil
 	}
-	return nil
+}
+
+// endSettings ends the transaction's changes to settings: a commit keeps
+// them, except those SET LOCAL made; a rollback undoes them all.
+func (s *Session) endSettings(commit bool) {
+	restore := s.txnPrior
+	if commit {
+		restore = s.localPrior
+	}
+	for name, v := range restore {
+		s.assign(settingsByName[strings.ToLower(name)], v)
+	}
+	clear(s.txnPrior)
+	clear(s.localPrior)
 }
 
 // loc is the session's TimeZone.
@@ -272,6 +328,8 @@ func (s *Session) beginTxn(iso string) error {
 	}
 	s.tx = s.e.store.Begin(level)
 	s.txnStart = time.Now()
+	s.readOnly = s.settings["default_transaction_read_only"] == "on"
+	s.queried = false
 	return nil
 }
 
@@ -286,11 +344,14 @@ func (s *Session) endTxn(commit bool) error {
 		return nil
 	}
 	if !commit {
+		s.endSettings(false)
 		return tx.Rollback()
 	}
 	if err := tx.Commit(); err != nil {
+		s.endSettings(false)
 		return pgerr.Convert(err)
 	}
+	s.endSettings(true)
 	if d != nil {
 		return s.e.reloadCatalog()
 	}
@@ -529,6 +590,16 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	if err := s.beginTxn(""); err != nil {
 		return "", err
 	}
+	if s.readOnly {
+		if what := writes(pt.p); what != "" {
+			return "", pgerr.New(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", what)
+		}
+	}
+	switch pt.p.st.Cmd.(type) {
+	case *parser.Set, *parser.Show, *parser.Reset, *parser.SetTransaction:
+	default:
+		s.queried = true
+	}
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	switch plan := pt.p.plan.(type) {
@@ -561,6 +632,30 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	return tag, nil
 }
 
+// writes names the kind of statement p is if it writes, as PostgreSQL's
+// read-only error names it, or returns "".
+func writes(p *Prepared) string {
+	if w, ok := p.plan.(*writePlan); ok {
+		return w.verb
+	}
+	switch p.st.AST.(type) {
+	case *ast.CreateTableStmt:
+		return "CREATE TABLE"
+	case *ast.DropTableStmt:
+		return "DROP TABLE"
+	case *ast.AlterTableStmt:
+		return "ALTER TABLE"
+	case *ast.CreateSequenceStmt:
+		return "CREATE SEQUENCE"
+	case *ast.DropSequenceStmt:
+		return "DROP SEQUENCE"
+	}
+	if _, ok := p.st.Cmd.(*parser.Truncate); ok {
+		return "TRUNCATE TABLE"
+	}
+	return ""
+}
+
 func endsBlock(cmd any) bool {
 	switch cmd.(type) {
 	case *parser.Rollback, *parser.Commit, *parser.RollbackTo:
@@ -589,6 +684,12 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 			return "", true, err
 		}
 		s.explicit = true
+		if cmd.ReadOnly || cmd.ReadWrite {
+			s.readOnly = cmd.ReadOnly
+		}
+		if firstWords(st.SQL) == "START TRANSACTION" {
+			return "START TRANSACTION", true, nil
+		}
 		return "BEGIN", true, nil
 	case *parser.Commit:
 		if s.tx == nil || !s.explicit {
@@ -611,7 +712,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		if _, err := s.tx.Savepoint(); err != nil {
 			return "", true, err
 		}
-		s.savepoints = append(s.savepoints, cmd.Name)
+		s.savepoints = append(s.savepoints, savepoint{name: cmd.Name, settings: maps.Clone(s.settings), localPrior: maps.Clone(s.localPrior)})
 		return "SAVEPOINT", true, nil
 	case *parser.Release:
 		depth, err := s.savepointDepth("RELEASE SAVEPOINT", cmd.Name)
@@ -634,6 +735,14 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		s.savepoints = s.savepoints[:depth]
 		s.failed = false
 		clear(s.cursors)
+		// Settings changed since the savepoint go back, as in PostgreSQL.
+		sp := s.savepoints[depth-1]
+		for i := range settingList {
+			if st := &settingList[i]; sp.settings[st.name] != s.settings[st.name] {
+				s.assign(st, sp.settings[st.name])
+			}
+		}
+		s.localPrior = maps.Clone(sp.localPrior)
 		if s.ddlState != nil {
 			// The rolled-back part may have changed the catalog.
 			cat, err := loadCatalog(s.tx)
@@ -653,7 +762,7 @@ func (s *Session) savepointDepth(what, name string) (int, error) {
 		return 0, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", what)
 	}
 	for i := len(s.savepoints) - 1; i >= 0; i-- {
-		if s.savepoints[i] == name {
+		if s.savepoints[i].name == name {
 			return i + 1, nil
 		}
 	}
@@ -706,12 +815,21 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "", nil
 	case *parser.SetTransaction:
 		if cmd.Isolation != "" {
-			if _, err := s.isolation(cmd.Isolation); err != nil {
+			var err error
+			if cmd.Session {
+				err = s.setSetting("default_transaction_isolation", cmd.Isolation, false)
+			} else {
+				err = s.setIsolation(cmd.Isolation)
+			}
+			if err != nil {
 				return "", err
 			}
+		}
+		if cmd.ReadOnly || cmd.ReadWrite {
 			if cmd.Session {
-				return "SET", s.setSetting("default_transaction_isolation", cmd.Isolation, false)
+				return "SET", s.setSetting("default_transaction_read_only", strconv.FormatBool(cmd.ReadOnly), false)
 			}
+			s.readOnly = cmd.ReadOnly
 		}
 		return "SET", nil
 	case *parser.Truncate:
@@ -763,13 +881,42 @@ func (s *Session) set(cmd *parser.Set) error {
 	if err != nil {
 		return err
 	}
+	if cmd.Local && !s.explicit {
+		s.warning(pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks")
+	}
 	if cmd.Default {
 		return s.setSetting(st.name, st.def, cmd.Local)
 	}
-	if st.name == "transaction_isolation" && s.tx != nil {
-		return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	if st.name == "transaction_isolation" {
+		return s.setIsolation(strings.Join(cmd.Values, " "))
 	}
 	return s.setSetting(st.name, strings.Join(cmd.Values, ", "), cmd.Local)
+}
+
+// setIsolation is SET TRANSACTION ISOLATION LEVEL. The block's
+// transaction has taken no snapshot that matters until a query runs, so
+// it can be begun again at the new level until then.
+func (s *Session) setIsolation(iso string) error {
+	level, err := s.isolation(strings.ToLower(iso))
+	if err != nil {
+		return err
+	}
+	switch {
+	case !s.explicit:
+		s.warning(pgerr.NoActiveSQLTransaction, "SET TRANSACTION can only be used in transaction blocks")
+		return nil
+	case s.tx.Isolation() == level:
+		return nil
+	case s.queried:
+		return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	case len(s.savepoints) > 0:
+		return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must not be called in a subtransaction")
+	}
+	if err := s.tx.Rollback(); err != nil {
+		return err
+	}
+	s.tx = s.e.store.Begin(level)
+	return nil
 }
 
 func (s *Session) showColumns(cmd *parser.Show) []Column {
@@ -780,7 +927,7 @@ func (s *Session) showColumns(cmd *parser.Show) []Column {
 	if st, err := lookupSetting(name); err == nil {
 		name = st.name
 	}
-	return []Column{{Name: strings.ToLower(name), Type: types.Text}}
+	return []Column{{Name: name, Type: types.Text}}
 }
 
 func (s *Session) show(cmd *parser.Show) ([][]any, error) {

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +41,7 @@ var settingList = []setting{
 	{name: "max_identifier_length", def: "63", readOnly: true},
 	{name: "block_size", def: "8192", readOnly: true},
 	{name: "search_path", def: `"$user", public`},
-	{name: "extra_float_digits", def: "1"},
+	{name: "extra_float_digits", def: "1", check: checkInt("extra_float_digits", -15, 3)},
 	{name: "statement_timeout", def: "0"},
 	{name: "lock_timeout", def: "0"},
 	{name: "idle_in_transaction_session_timeout", def: "0"},
@@ -87,6 +88,19 @@ func checkBool(v string) (string, error) {
 		return "off", nil
 	}
 	return "", pgerr.New(pgerr.InvalidParameterValue, "parameter requires a Boolean value")
+}
+
+func checkInt(name string, lo, hi int) func(string) (string, error) {
+	return func(v string) (string, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+		}
+		if n < lo || n > hi {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter \"%s\" (%d .. %d)", n, name, lo, hi)
+		}
+		return strconv.Itoa(n), nil
+	}
 }
 
 func checkOn(name string) func(string) (string, error) { return checkOn2(name, "on") }

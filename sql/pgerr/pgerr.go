@@ -83,6 +83,8 @@ const (
 	WrongObjectType                  = "42809"
 	InvalidSchemaName                = "3F000"
 	DependentObjectsStillExist       = "2BP01"
+	InvalidArgumentForLogarithm      = "2201E"
+	InvalidArgumentForPowerFunction  = "2201F"
 	InvalidRowCountInLimitClause     = "2201W"
 	InvalidRowCountInResultOffset    = "2201X"
 	CardinalityViolation             = "21000"

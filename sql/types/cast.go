@@ -31,6 +31,23 @@ func Cast(v any, from, to T, loc *time.Location) (any, error) {
 	return coerce(to, r, true)
 }
 
+// CastImplicit is Cast with the semantics of a conversion PostgreSQL makes
+// by itself, as when a value is assigned to a column: a string too long for
+// to's length is an error (22001), not cut.
+func CastImplicit(v any, from, to T, loc *time.Location) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	r, err := cast(v, from, to, loc)
+	if err != nil {
+		return nil, err
+	}
+	return coerce(to, r, false)
+}
+
 func errCannotCast(from, to T) error {
 	return pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, to)
 }

@@ -1,0 +1,205 @@
+package sql
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// compileExtract is EXTRACT(field FROM x), which the parser writes as
+// epochdb_extract('field', x), and date_part('field', x): a field of a
+// date, a timestamp, a timestamptz (in the session time zone) or an
+// interval. EXTRACT gives numeric, date_part float8, as in PostgreSQL 15.
+func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) != 2 {
+		return nil, argCountErr(n, nil)
+	}
+	field, err := c.compileAs(n.Args[0], types.Text)
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.compile(n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if x.typ().Oid == types.OidUnknown {
+		x, err = c.coerce(x, types.Timestamptz) // the preferred date/time type
+		if err != nil {
+			return nil, err
+		}
+	}
+	xt := x.typ()
+	if timeRank(xt.Oid) == 0 && xt.Oid != types.OidInterval {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function date_part(text, %s) does not exist", xt).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	numeric := n.FnName.L == "epochdb_extract"
+	ret := types.Float8
+	if numeric {
+		ret = types.Numeric
+	}
+	return &funcExpr{name: n.FnName.L, t: ret, args: []expr{field, x}, strict: true, fn: func(e *env, a []any) (any, error) {
+		name := strings.ToLower(a[0].(string))
+		var v *apd.Decimal
+		var err error
+		if iv, ok := a[1].(types.Interval); ok {
+			v, err = intervalPart(name, iv)
+		} else {
+			v, err = timePart(name, a[1].(time.Time), xt, e.s.loc())
+		}
+		if err != nil || numeric {
+			return v, err
+		}
+		f, _ := v.Float64()
+		return f, nil
+	}}, nil
+}
+
+// timePart is one field of a date or a timestamp; a timestamptz is read in
+// loc. Seconds carry six decimals, milliseconds three, as PostgreSQL prints
+// them; a date has no time fields.
+func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.Decimal, error) {
+	if t.Equal(types.TimeInfinity) || t.Equal(types.TimeNegInfinity) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "extracting %q from infinity is not supported", field)
+	}
+	if typ.Oid == types.OidTimestamptz {
+		t = t.In(loc)
+	}
+	usec := int64(t.Nanosecond() / 1000)
+	year := int64(t.Year())
+	isoYear, isoWeek := t.ISOWeek()
+	switch field {
+	case "year":
+		return apd.New(year, 0), nil
+	case "month":
+		return apd.New(int64(t.Month()), 0), nil
+	case "day":
+		return apd.New(int64(t.Day()), 0), nil
+	case "quarter":
+		return apd.New((int64(t.Month())-1)/3+1, 0), nil
+	case "decade":
+		return apd.New(floorDiv(year, 10), 0), nil
+	case "century":
+		if year > 0 {
+			return apd.New((year+99)/100, 0), nil
+		}
+		return apd.New(-((99 - (year - 1)) / 100), 0), nil
+	case "millennium":
+		if year > 0 {
+			return apd.New((year+999)/1000, 0), nil
+		}
+		return apd.New(-((999 - (year - 1)) / 1000), 0), nil
+	case "dow":
+		return apd.New(int64(t.Weekday()), 0), nil
+	case "isodow":
+		return apd.New(int64((t.Weekday()+6)%7+1), 0), nil
+	case "doy":
+		return apd.New(int64(t.YearDay()), 0), nil
+	case "week":
+		return apd.New(int64(isoWeek), 0), nil
+	case "isoyear":
+		return apd.New(int64(isoYear), 0), nil
+	case "epoch":
+		// A timestamp's epoch is its wall clock read as UTC.
+		secs := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC).Unix()
+		if typ.Oid == types.OidTimestamptz {
+			secs = t.Unix()
+		}
+		if typ.Oid == types.OidDate {
+			return apd.New(secs, 0), nil
+		}
+		return apd.New(secs*1_000_000+usec, -6), nil
+	}
+	if typ.Oid == types.OidDate {
+		return nil, errUnit(field, typ)
+	}
+	switch field {
+	case "hour":
+		return apd.New(int64(t.Hour()), 0), nil
+	case "minute":
+		return apd.New(int64(t.Minute()), 0), nil
+	case "second":
+		return apd.New(int64(t.Second())*1_000_000+usec, -6), nil
+	case "milliseconds":
+		return apd.New(int64(t.Second())*1_000_000+usec, -3), nil
+	case "microseconds":
+		return apd.New(int64(t.Second())*1_000_000+usec, 0), nil
+	}
+	if typ.Oid == types.OidTimestamptz {
+		_, off := t.Zone()
+		switch field {
+		case "timezone":
+			return apd.New(int64(off), 0), nil
+		case "timezone_hour":
+			return apd.New(int64(off/3600), 0), nil
+		case "timezone_minute":
+			return apd.New(int64(off/60%60), 0), nil
+		}
+	}
+	return nil, errUnit(field, typ)
+}
+
+// intervalPart is one field of an interval. Hours are not folded into
+// days nor days into months, as interval2tm does not; epoch counts a year
+// as 365.25 days and a month as 30.
+func intervalPart(field string, iv types.Interval) (*apd.Decimal, error) {
+	years, months := int64(iv.Months/12), int64(iv.Months%12)
+	hours := iv.Micros / 3_600_000_000
+	rest := iv.Micros % 3_600_000_000
+	minutes, usec := rest/60_000_000, rest%60_000_000
+	switch field {
+	case "year":
+		return apd.New(years, 0), nil
+	case "month":
+		return apd.New(months, 0), nil
+	case "quarter":
+		return apd.New(months/3+1, 0), nil
+	case "decade":
+		return apd.New(years/10, 0), nil
+	case "century":
+		return apd.New(years/100, 0), nil
+	case "millennium":
+		return apd.New(years/1000, 0), nil
+	case "day":
+		return apd.New(int64(iv.Days), 0), nil
+	case "hour":
+		return apd.New(hours, 0), nil
+	case "minute":
+		return apd.New(minutes, 0), nil
+	case "second":
+		return apd.New(usec, -6), nil
+	case "milliseconds":
+		return apd.New(usec, -3), nil
+	case "microseconds":
+		return apd.New(usec, 0), nil
+	case "epoch":
+		secs := 31_557_600*years + 30*86_400*months + 86_400*int64(iv.Days)
+		return apd.New(secs*1_000_000+iv.Micros, -6), nil
+	}
+	return nil, errUnit(field, types.IntervalType)
+}
+
+// errUnit is the error for a field a type does not have: not supported if
+// other types have it, else not recognized.
+func errUnit(field string, t types.T) error {
+	switch field {
+	case "century", "day", "decade", "dow", "doy", "epoch", "hour", "isodow", "isoyear", "julian",
+		"microseconds", "millennium", "milliseconds", "minute", "month", "quarter", "second",
+		"timezone", "timezone_hour", "timezone_minute", "week", "year":
+		return pgerr.New(pgerr.FeatureNotSupported, "unit %q not supported for type %s", field, t)
+	}
+	return pgerr.New(pgerr.InvalidParameterValue, "unit %q not recognized for type %s", field, t)
+}
+
+// floorDiv is a/b rounded down, where Go's / truncates toward zero.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
