@@ -326,9 +326,6 @@ func (c *compiler) compileAssign(n ast.ExprNode, t types.T) (expr, error) {
 // as PostgreSQL does for output columns and function arguments.
 func (c *compiler) resolveUnknown(e expr) (expr, error) {
 	if e.typ().Oid == types.OidUnknown {
-		if p, ok := e.(*paramExpr); ok {
-			return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", p.idx+1)
-		}
 		return c.coerce(e, types.Text)
 	}
 	return e, nil

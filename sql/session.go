@@ -85,6 +85,8 @@ type Session struct {
 	txnStart  time.Time
 	stmtStart time.Time
 	cursors   map[string]*Portal
+	// sqlPrepared holds the statements of SQL-level PREPARE, by name.
+	sqlPrepared map[string]*Prepared
 	// savepoints are the open savepoints, outermost first; the depth of
 	// savepoints[i] in the transaction is i+1.
 	savepoints []savepoint
@@ -115,7 +117,8 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	s := &Session{
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice,
 		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
-		currvals: make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
+		sqlPrepared: make(map[string]*Prepared),
+		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
 	}
 	if p.Database == "postgres" {
 		s.database = "postgres"
@@ -414,11 +417,16 @@ func (s *Session) prepare(query string, paramTypes []types.Oid) (*Prepared, erro
 	if len(stmts) > 1 {
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	p := &Prepared{}
 	if len(stmts) == 0 {
-		return p, nil
+		return &Prepared{}, nil
 	}
-	p.st = stmts[0]
+	return s.prepareStatement(stmts[0], paramTypes)
+}
+
+// prepareStatement plans one parsed statement with the given parameter
+// types (0: infer) and checks that every parameter's type is known.
+func (s *Session) prepareStatement(st *parser.Statement, paramTypes []types.Oid) (*Prepared, error) {
+	p := &Prepared{st: st}
 	n := max(p.st.NumParams, len(paramTypes))
 	p.params = make([]types.T, n)
 	for i, oid := range paramTypes {
@@ -441,6 +449,10 @@ func (s *Session) prepare(query string, paramTypes []types.Oid) (*Prepared, erro
 // (DDL, transaction control, SET, ...) have no plan.
 func (s *Session) plan(p *Prepared) error {
 	p.cat = s.catalog()
+	if _, ok := p.st.Cmd.(*parser.Prepare); ok {
+		// The $n inside PREPARE belong to the prepared statement.
+		p.params = []types.T{}
+	}
 	if p.params == nil {
 		p.params = make([]types.T, p.st.NumParams)
 	}
@@ -476,6 +488,10 @@ func (s *Session) plan(p *Prepared) error {
 	case *parser.Fetch:
 		if cur, ok := s.cursors[cmd.Name]; ok && !cmd.Move {
 			p.cols = cur.Columns()
+		}
+	case *parser.Execute:
+		if inner, ok := s.sqlPrepared[cmd.Name]; ok {
+			p.cols = inner.cols
 		}
 	case *parser.Copy:
 		err = s.planCopy(p, cmd)
@@ -843,14 +859,24 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "CHECKPOINT", nil
 	case *parser.Discard:
 		clear(s.cursors)
+		if cmd.What == "all" || cmd.What == "plans" {
+			clear(s.sqlPrepared)
+		}
 		return "DISCARD " + strings.ToUpper(cmd.What), nil
 	case *parser.Deallocate:
-		// Prepared statements live in pgwire; SQL-level DEALLOCATE has
-		// nothing to drop here.
 		if cmd.All {
+			clear(s.sqlPrepared)
 			return "DEALLOCATE ALL", nil
 		}
+		if _, ok := s.sqlPrepared[cmd.Name]; !ok {
+			return "", pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", cmd.Name)
+		}
+		delete(s.sqlPrepared, cmd.Name)
 		return "DEALLOCATE", nil
+	case *parser.Prepare:
+		return "PREPARE", s.sqlPrepare(cmd)
+	case *parser.Execute:
+		return s.sqlExecute(ctx, pt, cmd, x)
 	case *parser.Copy:
 		return "", pgerr.New(pgerr.ProtocolViolation, "COPY must be run through the COPY sub-protocol")
 	case *parser.Declare:
@@ -1018,5 +1044,71 @@ func (s *Session) fetch(pt *Portal, cmd *parser.Fetch) (string, error) {
 		return fmt.Sprintf("MOVE %d", len(rows)), nil
 	}
 	pt.rows, pt.tag = &sliceIter{rows: rows}, fmt.Sprintf("FETCH %d", len(rows))
+	return "", nil
+}
+
+// sqlPrepare runs PREPARE: it plans the statement now, with the declared
+// parameter types, and keeps it for EXECUTE until DEALLOCATE.
+func (s *Session) sqlPrepare(cmd *parser.Prepare) error {
+	if _, dup := s.sqlPrepared[cmd.Name]; dup {
+		return pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", cmd.Name)
+	}
+	oids := make([]types.Oid, len(cmd.Types))
+	for i, name := range cmd.Types {
+		t, err := types.ParseTypeName(name)
+		if err != nil {
+			return err
+		}
+		oids[i] = t.Oid
+	}
+	p, err := s.prepareStatement(cmd.Stmt, oids)
+	if err != nil {
+		return err
+	}
+	s.sqlPrepared[cmd.Name] = p
+	return nil
+}
+
+// sqlExecute runs EXECUTE: it evaluates the arguments, coerced to the
+// prepared statement's parameter types, and runs the statement as this
+// portal's own work, rows and command tag included.
+func (s *Session) sqlExecute(ctx context.Context, pt *Portal, cmd *parser.Execute, x *execCtx) (string, error) {
+	inner, ok := s.sqlPrepared[cmd.Name]
+	if !ok {
+		return "", pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", cmd.Name)
+	}
+	var args []ast.ExprNode
+	if cmd.Args != nil {
+		for _, f := range cmd.Args.AST.(*ast.SelectStmt).Fields.Fields {
+			args = append(args, f.Expr)
+		}
+	}
+	if len(args) != len(inner.params) {
+		return "", pgerr.New(pgerr.SyntaxError, "wrong number of parameters for prepared statement %q", cmd.Name).
+			WithDetail("Expected %d parameters but got %d.", len(inner.params), len(args))
+	}
+	c := &compiler{s: s, params: &pt.p.params, scope: &scope{}}
+	if cmd.Args != nil {
+		c.order = cmd.Args.ParamOrder
+	}
+	vals := make([]any, len(args))
+	for i, a := range args {
+		e, err := c.compileAs(a, inner.params[i])
+		if err != nil {
+			return "", err
+		}
+		if vals[i], err = e.eval(x.env(nil)); err != nil {
+			return "", err
+		}
+	}
+	ipt, err := s.Bind(ctx, inner, vals)
+	if err != nil {
+		return "", err
+	}
+	tag, err := s.start(ctx, ipt)
+	if err != nil || ipt.rows == nil {
+		return tag, err
+	}
+	pt.rows, pt.tag = ipt.rows, ipt.tag
 	return "", nil
 }

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"strconv"
 	"strings"
 )
@@ -96,6 +98,22 @@ type Deallocate struct {
 	All  bool
 }
 
+// Prepare is PREPARE name [(type, ...)] AS statement: a prepared statement
+// at the SQL level, as psql and psycopg2 use them. Types are the parameter
+// types as written, lower case.
+type Prepare struct {
+	Name  string
+	Types []string
+	Stmt  *Statement
+}
+
+// Execute is EXECUTE name [(arg, ...)]. Args is a SELECT of the arguments,
+// so that they go through the same rewrite as any expression.
+type Execute struct {
+	Name string
+	Args *Statement
+}
+
 // Discard is DISCARD ALL, PLANS, SEQUENCES or TEMP[ORARY]; What is "all",
 // "plans", "sequences" or "temp".
 type Discard struct{ What string }
@@ -141,6 +159,10 @@ func command(word string) func(c *cursor) (any, error) {
 		return parseClose
 	case "deallocate":
 		return parseDeallocate
+	case "prepare":
+		return parsePrepare
+	case "execute":
+		return parseExecute
 	case "discard":
 		return parseDiscard
 	case "checkpoint":
@@ -789,6 +811,66 @@ func parseClose(c *cursor) (any, error) {
 		return nil, err
 	}
 	return &Close{Name: name}, c.end()
+}
+
+func parsePrepare(c *cursor) (any, error) {
+	if c.is("transaction") {
+		return nil, c.p.unsupported(c.peek(), "PREPARE TRANSACTION is not supported")
+	}
+	name, err := c.name()
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepare{Name: name}
+	if c.punct("(") {
+		depth, start, closed := 0, c.i, false
+		for ; c.i < len(c.toks) && !closed; c.i++ {
+			t := &c.toks[c.i]
+			switch {
+			case isPunct(t, "("):
+				depth++
+			case isPunct(t, ")") && depth > 0:
+				depth--
+			case (isPunct(t, ",") || isPunct(t, ")")) && depth == 0:
+				if start == c.i {
+					return nil, c.p.syntaxError(t)
+				}
+				p.Types = append(p.Types, strings.ToLower(c.p.q[c.toks[start].pos:c.toks[c.i-1].end]))
+				start, closed = c.i+1, isPunct(t, ")")
+			}
+		}
+		if !closed {
+			return nil, c.fail()
+		}
+	}
+	if err := c.expect("as"); err != nil {
+		return nil, err
+	}
+	p.Stmt, err = c.nested(c.toks[c.i:], c.p.after, func(ast.StmtNode) bool { return true })
+	return p, err
+}
+
+func parseExecute(c *cursor) (any, error) {
+	name, err := c.name()
+	if err != nil {
+		return nil, err
+	}
+	e := &Execute{Name: name}
+	if c.i == len(c.toks) {
+		return e, nil
+	}
+	open := c.peek()
+	last := &c.toks[len(c.toks)-1]
+	if !isPunct(open, "(") || !isPunct(last, ")") || open == last {
+		return nil, c.fail()
+	}
+	args := c.p.q[open.end:last.pos]
+	stmts, err := Parse("SELECT " + args)
+	if err != nil || len(stmts) != 1 {
+		return nil, c.p.syntaxError(open)
+	}
+	e.Args = stmts[0]
+	return e, nil
 }
 
 func parseDeallocate(c *cursor) (any, error) {

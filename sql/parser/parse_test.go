@@ -186,10 +186,11 @@ func describe(b *strings.Builder, st *Statement, indent string) {
 	if st.Cmd != nil {
 		line("cmd: %s", dump(st.Cmd))
 		v := reflect.ValueOf(st.Cmd).Elem()
-		if q := v.FieldByName("Query"); q.IsValid() && !q.IsNil() {
-			nested := q.Interface().(*Statement)
-			line("query at %d: %s", nested.Pos, nested.SQL)
-			describe(b, nested, indent+"  ")
+		for i := 0; i < v.NumField(); i++ {
+			if nested, ok := v.Field(i).Interface().(*Statement); ok && nested != nil {
+				line("%s at %d: %s", strings.ToLower(v.Type().Field(i).Name), nested.Pos, nested.SQL)
+				describe(b, nested, indent+"  ")
+			}
 		}
 	}
 }
@@ -211,7 +212,7 @@ func dump(cmd any) string {
 	var fields []string
 	for i := 0; i < v.NumField(); i++ {
 		f, name := v.Field(i), v.Type().Field(i).Name
-		if f.IsZero() || name == "Query" {
+		if _, nested := f.Interface().(*Statement); f.IsZero() || nested {
 			continue
 		}
 		switch f.Kind() {
