@@ -481,6 +481,10 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *ast.ExplainStmt:
 		p.cols = []Column{{Name: "QUERY PLAN", Type: types.Text}}
+		// Plan the statement now too, so that its parameters' types are
+		// inferred for Describe; the inner plan shares p.params.
+		inner := &Prepared{st: &parser.Statement{AST: n.Stmt, ParamOrder: p.st.ParamOrder, NumParams: p.st.NumParams}, params: p.params}
+		err = s.plan(inner)
 	}
 	switch cmd := p.st.Cmd.(type) {
 	case *parser.Show:
