@@ -3,6 +3,7 @@ package sql
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -350,25 +351,74 @@ func (s *Session) checkRow(t *Table, row []any) error {
 	return nil
 }
 
+// modifyTarget is what UPDATE and DELETE plan alike: the target table, the
+// WHERE clause, and the access path it allows.
+type modifyTarget struct {
+	t     *Table
+	in    *compiler // compiles expressions over the table's rows
+	scan  *tableScan
+	where expr
+}
+
+func (c *compiler) planTarget(p *writePlan, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
+	t, alias, err := c.targetTable(refs)
+	if err != nil {
+		return nil, err
+	}
+	sc := tableScope(t, alias)
+	m := &modifyTarget{t: t, in: c.withScope(sc), scan: &tableScan{t: t, access: access{kind: "seq"}}}
+	if where != nil {
+		if m.where, err = m.in.compileAs(where, types.Bool); err != nil {
+			return nil, err
+		}
+		m.scan.access = chooseAccess(t, m.where)
+	}
+	p.t = t
+	if err := c.planReturning(p, sc, returning); err != nil {
+		return nil, err
+	}
+	p.explain = func() string {
+		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + m.scan.explain("  ")
+	}
+	return m, nil
+}
+
+// runModify makes p.run: modifyRows with update (nil deletes), counting
+// the rows written and projecting RETURNING.
+func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any) ([]any, error)) {
+	p.run = func(x *execCtx) ([][]any, int64, error) {
+		var out [][]any
+		var count int64
+		var up func(old []any) ([]any, error)
+		if update != nil {
+			up = func(old []any) ([]any, error) { return update(x, old) }
+		}
+		err := x.s.modifyRows(x, m.t, m.scan, m.where, up, func(row []any) error {
+			count++
+			if p.returning != nil {
+				r, err := p.project(x, row)
+				if err != nil {
+					return err
+				}
+				out = append(out, r)
+			}
+			return nil
+		})
+		return out, count, err
+	}
+}
+
 // planUpdate plans UPDATE t SET ... WHERE ...
 func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*writePlan, error) {
 	if n.Order != nil || n.Limit != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
-	t, alias, err := c.targetTable(n.TableRefs)
+	p := &writePlan{verb: "UPDATE"}
+	m, err := c.planTarget(p, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
 	}
-	sc := tableScope(t, alias)
-	in := c.withScope(sc)
-	scan := &tableScan{t: t, access: access{kind: "seq"}}
-	var where expr
-	if n.Where != nil {
-		if where, err = in.compileAs(n.Where, types.Bool); err != nil {
-			return nil, err
-		}
-		scan.access = chooseAccess(t, where)
-	}
+	t := m.t
 	defaults, err := c.defaults(t)
 	if err != nil {
 		return nil, err
@@ -392,43 +442,23 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 			if e == nil {
 				e = &constExpr{t: col.Type}
 			}
-		} else if e, err = in.compileAssign(a.Expr, col.Type); err != nil {
+		} else if e, err = m.in.compileAssign(a.Expr, col.Type); err != nil {
 			return nil, err
 		}
 		sets = append(sets, set{i, e})
 	}
-	p := &writePlan{verb: "UPDATE", t: t}
-	if err := c.planReturning(p, sc, returning); err != nil {
-		return nil, err
-	}
-	p.explain = func() string { return "Update on " + t.Name + "\n" + scan.explain("  ") }
-	p.run = func(x *execCtx) ([][]any, int64, error) {
-		var out [][]any
-		var count int64
-		err := x.s.modifyRows(x, t, scan, where, func(old []any) ([]any, error) {
-			row := append([]any(nil), old...)
-			e := x.env(old)
-			for _, st := range sets {
-				v, err := st.e.eval(e)
-				if err != nil {
-					return nil, err
-				}
-				row[st.col] = v
+	p.runModify(m, func(x *execCtx, old []any) ([]any, error) {
+		row := append([]any(nil), old...)
+		e := x.env(old)
+		for _, st := range sets {
+			v, err := st.e.eval(e)
+			if err != nil {
+				return nil, err
 			}
-			return row, x.s.checkRow(t, row)
-		}, func(row []any) error {
-			count++
-			if p.returning != nil {
-				r, err := p.project(x, row)
-				if err != nil {
-					return err
-				}
-				out = append(out, r)
-			}
-			return nil
-		})
-		return out, count, err
-	}
+			row[st.col] = v
+		}
+		return row, x.s.checkRow(t, row)
+	})
 	return p, nil
 }
 
@@ -437,40 +467,12 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
-	t, alias, err := c.targetTable(n.TableRefs)
+	p := &writePlan{verb: "DELETE"}
+	m, err := c.planTarget(p, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
 	}
-	sc := tableScope(t, alias)
-	scan := &tableScan{t: t, access: access{kind: "seq"}}
-	var where expr
-	if n.Where != nil {
-		if where, err = c.withScope(sc).compileAs(n.Where, types.Bool); err != nil {
-			return nil, err
-		}
-		scan.access = chooseAccess(t, where)
-	}
-	p := &writePlan{verb: "DELETE", t: t}
-	if err := c.planReturning(p, sc, returning); err != nil {
-		return nil, err
-	}
-	p.explain = func() string { return "Delete on " + t.Name + "\n" + scan.explain("  ") }
-	p.run = func(x *execCtx) ([][]any, int64, error) {
-		var out [][]any
-		var count int64
-		err := x.s.modifyRows(x, t, scan, where, nil, func(row []any) error {
-			count++
-			if p.returning != nil {
-				r, err := p.project(x, row)
-				if err != nil {
-					return err
-				}
-				out = append(out, r)
-			}
-			return nil
-		})
-		return out, count, err
-	}
+	p.runModify(m, nil)
 	return p, nil
 }
 
