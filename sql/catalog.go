@@ -66,6 +66,8 @@ type Table struct {
 	// DataID is the key space of the table's rows; TRUNCATE moves it.
 	DataID  uint32            `json:"data_id"`
 	Options map[string]string `json:"options,omitempty"`
+	// Ingest is set for an ingest table (see ingest.go).
+	Ingest *IngestSpec `json:"ingest,omitempty"`
 	// RowIDSeq numbers the hidden row ids of a table without primary key.
 	RowIDSeq uint32 `json:"rowid_seq,omitempty"`
 	NextNum  int16  `json:"next_num"`

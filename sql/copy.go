@@ -149,7 +149,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		named[i] = true
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx}
-	var count int64
+	var count, dups int64
 	insert := func(vals []any) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -165,6 +165,13 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 					return err
 				}
 				row[i] = v
+			}
+		}
+		if t.Ingest != nil {
+			fresh, err := s.admitRow(x, t, row)
+			if err != nil || !fresh {
+				dups++
+				return err
 			}
 		}
 		count++
@@ -191,6 +198,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		}
 		return 0, err
 	}
+	s.noteDuplicates(t, dups)
 	return count, nil
 }
 

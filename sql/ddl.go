@@ -103,6 +103,9 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			return err
 		}
 	}
+	if t.Ingest, err = ingestSpec(t); err != nil {
+		return err
+	}
 	if err := d.claimName(ctx, name, id); err != nil {
 		return err
 	}

@@ -220,6 +220,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 			return nil, 0, err
 		}
 		var out [][]any
+		var dups int64 // rows an ingest table has seen before
 		e := x.env(nil)
 		for _, v := range vals {
 			row := make([]any, len(t.Columns)+1)
@@ -236,6 +237,16 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 					}
 				}
 			}
+			if t.Ingest != nil {
+				fresh, err := x.s.admitRow(x, t, row)
+				if err != nil {
+					return nil, 0, err
+				}
+				if !fresh {
+					dups++
+					continue
+				}
+			}
 			if err := x.s.insertRow(x, t, row); err != nil {
 				return nil, 0, err
 			}
@@ -247,7 +258,8 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 				out = append(out, r)
 			}
 		}
-		return out, int64(len(vals)), nil
+		x.s.noteDuplicates(t, dups)
+		return out, int64(len(vals)) - dups, nil
 	}
 	p.explain = func() string { return "Insert on " + t.Name }
 	return p, nil

@@ -72,14 +72,18 @@ func NewProducer(resumeAfter int64, now uint64) *ProducerState {
 	return &ProducerState{Epoch: 1, High: resumeAfter, LastSeen: now}
 }
 
-// Admit checks one row, with sequence seq and epoch epoch (0 when the table
-// has no epoch column), against the state and a window of w, in the
+// NoEpoch is the epoch to Admit a row of a table without an epoch column:
+// such rows are deduplicated by sequence alone, without fencing.
+const NoEpoch = -1
+
+// Admit checks one row, with sequence seq and epoch epoch (NoEpoch when the
+// table has no epoch column), against the state and a window of w, in the
 // order the semantics require: fencing first, then duplicates, then gaps.
 func (st *ProducerState) Admit(seq, epoch int64, w int, now uint64) (Admission, error) {
 	if seq < 1 {
 		return 0, errors.WithDetailf(ErrBadSequence, "sequence %d", seq)
 	}
-	if epoch != 0 {
+	if epoch != NoEpoch {
 		if epoch < st.Epoch {
 			return 0, errors.WithDetailf(ErrProducerFenced,
 				"the producer's current epoch is %d; the row carries stale epoch %d", st.Epoch, epoch)

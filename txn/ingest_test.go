@@ -87,7 +87,7 @@ func TestIngestPermutationsWithinWindow(t *testing.T) {
 			}
 			i := rng.IntN(len(inflight))
 			s := inflight[i]
-			a, err := st.Admit(s, 0, w, 1)
+			a, err := st.Admit(s, NoEpoch, w, 1)
 			if err != nil {
 				t.Fatalf("seed %d: W=%d seq %d in flight: %v", seed, w, s, err)
 			}

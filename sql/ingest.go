@@ -1,0 +1,187 @@
+package sql
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+)
+
+// Ingest tables deduplicate inserts by (producer, sequence) with one number
+// per producer; txn/ingest.go has the state machine and the reasoning. This
+// file connects it to tables: the WITH (ingest_...) options, the state keys,
+// and the admission of each inserted row.
+
+// SQLSTATEs of ingest tables (epochdb's own, in class 55, "object not in
+// prerequisite state").
+const (
+	codeProducerFenced  = "55Q01"
+	codeSequenceGap     = "55Q02"
+	codeUnknownProducer = "55Q03"
+)
+
+// IngestSpec is a table's ingest configuration, resolved from its options.
+type IngestSpec struct {
+	Producer int `json:"producer"` // column positions in Table.Columns
+	Sequence int `json:"sequence"`
+	Epoch    int `json:"epoch"` // -1: no epoch column, no fencing
+	Window   int `json:"window"`
+	// TTL is how long an idle producer's state is kept, in microseconds.
+	TTL int64 `json:"ttl"`
+}
+
+const (
+	defaultIngestWindow = 64
+	defaultIngestTTL    = 7 * 24 * time.Hour
+)
+
+// ingestSpec resolves the ingest_* options of a new table, or returns nil
+// for an ordinary table.
+func ingestSpec(t *Table) (*IngestSpec, error) {
+	prod, seq := t.Options["ingest_producer"], t.Options["ingest_sequence"]
+	if prod == "" && seq == "" {
+		for name := range t.Options {
+			if strings.HasPrefix(name, "ingest_") {
+				return nil, pgerr.New(pgerr.InvalidParameterValue, "%s requires ingest_producer and ingest_sequence", name)
+			}
+		}
+		return nil, nil
+	}
+	if prod == "" || seq == "" {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "an ingest table needs both ingest_producer and ingest_sequence")
+	}
+	spec := &IngestSpec{Epoch: -1, Window: defaultIngestWindow, TTL: defaultIngestTTL.Microseconds()}
+	column := func(option, name string, ok func(types.Oid) bool, want string) (int, error) {
+		i, c := t.Column(name)
+		if c == nil {
+			return 0, pgerr.New(pgerr.UndefinedColumn, "%s names column %q, which %q does not have", option, name, t.Name)
+		}
+		if !ok(c.Type.Oid) {
+			return 0, pgerr.New(pgerr.DatatypeMismatch, "%s column %q must be %s, not %s", option, name, want, c.Type)
+		}
+		if !c.NotNull {
+			return 0, pgerr.New(pgerr.InvalidTableDefinition, "%s column %q must be NOT NULL", option, name)
+		}
+		return i, nil
+	}
+	isInt := func(o types.Oid) bool { return o == types.OidInt8 || o == types.OidInt4 }
+	var err error
+	if spec.Producer, err = column("ingest_producer", prod, isString, "text"); err != nil {
+		return nil, err
+	}
+	if spec.Sequence, err = column("ingest_sequence", seq, isInt, "bigint"); err != nil {
+		return nil, err
+	}
+	if e := t.Options["ingest_epoch"]; e != "" {
+		if spec.Epoch, err = column("ingest_epoch", e, isInt, "bigint"); err != nil {
+			return nil, err
+		}
+	}
+	if w := t.Options["ingest_window"]; w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 || n > txn.MaxWindow {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "ingest_window must be between 1 and %d, not %q", txn.MaxWindow, w)
+		}
+		spec.Window = n
+	}
+	if ttl := t.Options["ingest_producer_ttl"]; ttl != "" {
+		v, err := types.ParseText(types.IntervalType, ttl, time.UTC)
+		if err != nil {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "ingest_producer_ttl must be an interval, not %q", ttl)
+		}
+		iv := v.(types.Interval)
+		spec.TTL = iv.Micros + int64(iv.Days)*24*3600*1e6 + int64(iv.Months)*30*24*3600*1e6
+		if spec.TTL <= 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "ingest_producer_ttl must be positive, not %q", ttl)
+		}
+	}
+	return spec, nil
+}
+
+// ingestKey is the key of one producer's state: an ordinary key in the
+// system key space, written in the same transaction as the rows.
+func ingestKey(tableID uint32, producer string) []byte {
+	k := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'i'}, tableID)
+	return append(k, producer...)
+}
+
+// admitRow decides whether a row of an ingest table is new (insert it) or a
+// repeat (skip it), and records a new one in its producer's state. The
+// state key's row lock serialises concurrent sessions of one producer.
+func (s *Session) admitRow(x *execCtx, t *Table, row []any) (bool, error) {
+	spec := t.Ingest
+	if err := s.checkRow(t, row); err != nil {
+		return false, err
+	}
+	producer := row[spec.Producer].(string)
+	seq := row[spec.Sequence].(int64)
+	epoch := int64(txn.NoEpoch)
+	if spec.Epoch >= 0 {
+		if epoch = row[spec.Epoch].(int64); epoch < 0 {
+			return false, pgerr.New(pgerr.InvalidParameterValue, "producer %q epoch %d: epochs are positive", producer, epoch)
+		}
+	}
+	now := x.tx.Snapshot()
+	insert := false
+	err := x.tx.Mutate(x.ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+		var st *txn.ProducerState
+		if exists {
+			var err error
+			if st, err = txn.DecodeProducerState(cur); err != nil {
+				return nil, txn.Keep, err
+			}
+		} else {
+			// A producer never seen may start anywhere within the first
+			// window, at epoch 1.
+			if seq > int64(spec.Window) {
+				return nil, txn.Keep, pgerr.New(codeUnknownProducer,
+					"unknown producer %q in table %q: sequence %d is beyond the first window (%d)", producer, t.Name, seq, spec.Window).
+					WithHint("The producer was never seen, or its state expired. Call epochdb_producer_begin('%s', '%s', resume_after => N) to resume after sequence N.", t.Name, producer)
+			}
+			if spec.Epoch >= 0 && epoch != 1 {
+				if epoch > 1 {
+					return nil, txn.Keep, pgerr.New(pgerr.InvalidParameterValue,
+						"producer %q epoch %d was never issued; a new producer starts at epoch 1", producer, epoch)
+				}
+				return nil, txn.Keep, pgerr.New(codeProducerFenced,
+					"producer %q is fenced: its current epoch is 1, the row's epoch %d is stale", producer, epoch)
+			}
+			st = txn.NewProducer(0, now)
+		}
+		a, err := st.Admit(seq, epoch, spec.Window, now)
+		switch {
+		case errors.Is(err, txn.ErrProducerFenced):
+			return nil, txn.Keep, pgerr.New(codeProducerFenced,
+				"producer %q is fenced: its current epoch is %d, the row's epoch %d is stale", producer, st.Epoch, epoch)
+		case errors.Is(err, txn.ErrEpochNotIssued):
+			return nil, txn.Keep, pgerr.New(pgerr.InvalidParameterValue,
+				"producer %q epoch %d was never issued; its current epoch is %d", producer, epoch, st.Epoch)
+		case errors.Is(err, txn.ErrSequenceGap):
+			return nil, txn.Keep, pgerr.New(codeSequenceGap,
+				"sequence gap for producer %q in table %q: sequence %d is beyond the window above %d", producer, t.Name, seq, st.High).
+				WithDetail("%s", errors.FlattenDetails(err))
+		case errors.Is(err, txn.ErrBadSequence):
+			return nil, txn.Keep, pgerr.New(pgerr.InvalidParameterValue, "sequence %d of producer %q: sequences start at 1", seq, producer)
+		case err != nil:
+			return nil, txn.Keep, err
+		}
+		if a == txn.Duplicate {
+			return nil, txn.Keep, nil
+		}
+		insert = true
+		return st.Encode(nil), txn.Put, nil
+	})
+	return insert, err
+}
+
+// noteDuplicates tells the client how many rows a statement skipped.
+func (s *Session) noteDuplicates(t *Table, n int64) {
+	if n > 0 {
+		s.notice(pgerr.SuccessfulCompletion, "%d duplicate rows skipped in ingest table %q", n, t.Name)
+	}
+}

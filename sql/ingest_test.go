@@ -1,0 +1,141 @@
+package sql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/epochdb/epochdb"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ingestServer starts an in-memory epochdb with an ingest table and
+// returns a pgx connection that collects NOTICEs.
+func ingestServer(t *testing.T) (*pgx.Conn, *[]string) {
+	t.Helper()
+	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go db.Serve(l)
+	var notices []string
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Message) }
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	_, err = conn.Exec(context.Background(), `CREATE TABLE events (producer text NOT NULL, producer_epoch bigint NOT NULL,
+		seq bigint NOT NULL, payload text)
+		WITH (ingest_producer = 'producer', ingest_sequence = 'seq', ingest_epoch = 'producer_epoch',
+		      ingest_window = 8, ingest_producer_ttl = '7 days')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, &notices
+}
+
+func sqlstate(err error) string {
+	var pe *pgconn.PgError
+	if errorsAs(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+func TestIngestInsertDeduplicates(t *testing.T) {
+	conn, notices := ingestServer(t)
+	ctx := context.Background()
+	exec := func(q string, args ...any) (pgconn.CommandTag, error) { return conn.Exec(ctx, q, args...) }
+
+	tag, err := exec(`INSERT INTO events VALUES ('p1', 1, 1, 'a'), ('p1', 1, 2, 'b'), ('p1', 1, 2, 'b again'), ('p1', 1, 4, 'd')`)
+	if err != nil || tag.String() != "INSERT 0 3" {
+		t.Fatalf("first batch: %q, %v; want INSERT 0 3 (one duplicate in the statement)", tag, err)
+	}
+	if len(*notices) != 1 || !strings.Contains((*notices)[0], "1 duplicate") {
+		t.Fatalf("notices %q: want one naming the duplicate count", *notices)
+	}
+	// A retry of anything at or below the high-water mark, however old.
+	if tag, err = exec(`INSERT INTO events VALUES ('p1', 1, 1, 'a'), ('p1', 1, 3, 'c')`); err != nil || tag.String() != "INSERT 0 1" {
+		t.Fatalf("retry plus one new: %q, %v", tag, err)
+	}
+	// Deleting a row never makes its sequence insertable again.
+	if _, err = exec(`DELETE FROM events WHERE seq = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if tag, err = exec(`INSERT INTO events VALUES ('p1', 1, 1, 'a')`); err != nil || tag.String() != "INSERT 0 0" {
+		t.Fatalf("re-insert after delete: %q, %v; want INSERT 0 0", tag, err)
+	}
+	// A gap wider than the window is loud, names the missing sequences,
+	// and the whole statement inserts nothing.
+	_, err = exec(`INSERT INTO events VALUES ('p1', 1, 5, 'e'), ('p1', 1, 14, 'n')`)
+	var pe *pgconn.PgError
+	if !errorsAs(err, &pe) || pe.Code != "55Q02" || !strings.Contains(pe.Detail, "missing 6-13") {
+		t.Fatalf("gap: %v (detail %q), want 55Q02 naming 6-13", err, detail(err))
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM events WHERE seq = 5`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("a failed statement inserted %d rows (%v)", n, err)
+	}
+	// Unknown producer beyond the first window, stale and future epochs.
+	cases := []struct{ sql, code string }{
+		{`INSERT INTO events VALUES ('p2', 1, 9, 'x')`, "55Q03"},
+		{`INSERT INTO events VALUES ('p1', 2, 5, 'x')`, "22023"},
+		{`INSERT INTO events VALUES ('p1', 0, 5, 'x')`, "55Q01"},
+		{`INSERT INTO events VALUES ('p1', 1, 0, 'x')`, "22023"},
+	}
+	for _, c := range cases {
+		if _, err := exec(c.sql); sqlstate(err) != c.code {
+			t.Errorf("%s: %v, want %s", c.sql, err, c.code)
+		}
+	}
+	// Parameters and prepared statements go through the same check.
+	for i := 0; i < 3; i++ {
+		if _, err := exec(`INSERT INTO events VALUES ($1, $2, $3, $4)`, "p3", 1, 1, "once"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM events WHERE producer = 'p3'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("p3 rows: %d (%v), want 1", n, err)
+	}
+}
+
+func TestIngestCopyFromDeduplicates(t *testing.T) {
+	conn, _ := ingestServer(t)
+	ctx := context.Background()
+	rows := [][]any{
+		{"c1", int64(1), int64(1), "a"}, {"c1", int64(1), int64(3), "c"}, {"c1", int64(1), int64(2), "b"},
+		{"c1", int64(1), int64(3), "c again"}, {"c2", int64(1), int64(1), "x"},
+	}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"events"}, []string{"producer", "producer_epoch", "seq", "payload"}, pgx.CopyFromRows(rows))
+	if err != nil || n != 4 {
+		t.Fatalf("CopyFrom: %d rows, %v; want 4 (one duplicate)", n, err)
+	}
+	n, err = conn.CopyFrom(ctx, pgx.Identifier{"events"}, []string{"producer", "producer_epoch", "seq", "payload"}, pgx.CopyFromRows(rows))
+	if err != nil || n != 0 {
+		t.Fatalf("CopyFrom again: %d rows, %v; want 0", n, err)
+	}
+}
+
+func detail(err error) string {
+	var pe *pgconn.PgError
+	if errorsAs(err, &pe) {
+		return pe.Detail
+	}
+	return ""
+}
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
