@@ -185,3 +185,43 @@ func (s *Session) noteDuplicates(t *Table, n int64) {
 		s.notice(pgerr.SuccessfulCompletion, "%d duplicate rows skipped in ingest table %q", n, t.Name)
 	}
 }
+
+// The view epochdb_ingest_producers: one row per (table, producer), read
+// from the state keys through the statement's transaction.
+func init() {
+	virtualTables["epochdb_ingest_producers"] = &virtTable{
+		name: "epochdb_ingest_producers",
+		cols: []virtCol{{"table_name", types.Name}, {"producer", types.Text}, {"epoch", types.Int8},
+			{"high_water", types.Int8}, {"pending", types.Int8Array}, {"last_seen", types.Timestamptz},
+			{"expires_at", types.Timestamptz}, {"state_bytes", types.Int4}},
+		rows: ingestProducerRows,
+	}
+}
+
+func ingestProducerRows(s *Session) [][]any {
+	if s.tx == nil {
+		return nil
+	}
+	cat := s.catalog()
+	var rows [][]any
+	start := []byte{sysPrefix, 'i'}
+	_ = s.tx.Scan(start, prefixEnd(start), func(k, v []byte) bool {
+		if len(k) < 6 {
+			return true
+		}
+		t := cat.byID[binary.BigEndian.Uint32(k[2:6])]
+		st, err := txn.DecodeProducerState(v)
+		if t == nil || t.Ingest == nil || err != nil {
+			return true
+		}
+		pending := []any{}
+		for _, p := range st.Pending() {
+			pending = append(pending, p)
+		}
+		seen := time.Unix(0, int64(st.LastSeen)).UTC().Truncate(time.Microsecond)
+		rows = append(rows, []any{t.Name, string(k[6:]), st.Epoch, st.High, pending, seen,
+			seen.Add(time.Duration(t.Ingest.TTL) * time.Microsecond), int64(st.Bytes())})
+		return true
+	})
+	return rows
+}

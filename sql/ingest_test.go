@@ -128,6 +128,34 @@ func TestIngestCopyFromDeduplicates(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("CopyFrom again: %d rows, %v; want 0", n, err)
 	}
+	if _, err := conn.Exec(ctx, `INSERT INTO events VALUES ('c2', 1, 3, 'y'), ('c2', 1, 6, 'z')`); err != nil {
+		t.Fatal(err)
+	}
+
+	// The view shows each producer's state: one number and a small
+	// window, not the rows.
+	got, err := conn.Query(ctx, `SELECT table_name, producer, epoch, high_water, pending::text, state_bytes,
+		(expires_at - last_seen)::text FROM epochdb_ingest_producers ORDER BY producer`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for got.Next() {
+		var table, producer, pending, ttl string
+		var epoch, high int64
+		var bytes int32
+		if err := got.Scan(&table, &producer, &epoch, &high, &pending, &bytes, &ttl); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, fmt.Sprintf("%s %s epoch=%d H=%d pending=%s ttl=%s", table, producer, epoch, high, pending, ttl))
+		if bytes <= 0 || bytes > 32 {
+			t.Errorf("%s: state_bytes %d", producer, bytes)
+		}
+	}
+	want := "events c1 epoch=1 H=3 pending={} ttl=7 days|events c2 epoch=1 H=1 pending={3,6} ttl=7 days"
+	if strings.Join(lines, "|") != want {
+		t.Fatalf("epochdb_ingest_producers:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.ReplaceAll(want, "|", "\n"))
+	}
 }
 
 func detail(err error) string {
