@@ -42,11 +42,24 @@ type target struct {
 }
 
 // startTarget starts the server for one client; it goes away with the test.
+// With -capture the client gets a recording proxy in front of it.
 func startTarget(t *testing.T) target {
 	t.Helper()
+	var tg target
 	if *againstPG {
-		return startPGDatabase(t)
+		tg = startPGDatabase(t)
+	} else {
+		tg = startEpochDB(t)
 	}
+	if *captureDir != "" {
+		tg = captureTraffic(t, tg)
+	}
+	return tg
+}
+
+// startEpochDB starts an in-memory epochdb on a port of its own.
+func startEpochDB(t *testing.T) target {
+	t.Helper()
 	db, err := epochdb.Open("", &epochdb.Options{
 		InMemory: true,
 		Logger:   slog.New(slog.NewTextHandler(testLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -37,6 +37,8 @@
 //	pgx_test.go, pq_test.go    the Go clients, in-process; pgx also runs
 //	                           the wire encodings byte for byte, values of
 //	                           megabytes, many rows and a cancel
+//	capture_test.go            -capture: a proxy that records what each
+//	                           client sends, for pgwire's fuzz seeds
 //	testdata/clients/psql      psql scripts and their golden output
 //	testdata/clients/node      node-postgres and postgres.js (npm ci),
 //	                           with what they share in matrix.js
@@ -62,4 +64,11 @@
 //
 //	EPOCHDB_PG_URL=postgres://postgres@127.0.0.1:55432/postgres?sslmode=disable \
 //	    go test ./internal/clienttest -pg -update
+//
+// # Seeding the protocol fuzzer
+//
+// With -capture DIR each client talks to its server through a proxy that
+// writes what the client sends after its StartupMessage to DIR/<client>-<n>,
+// one file per connection. pgwire's FuzzServerMessages takes those
+// conversations as seeds; its comment says how to turn them into seed files.
 package clienttest
