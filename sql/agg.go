@@ -55,12 +55,22 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct}
 	star := call.fn == "count" && len(n.Args) == 1 && !n.Distinct && isConstOne(n.Args[0])
 	if !star {
-		for _, arg := range n.Args {
-			e, err := a.input.compile(arg)
-			if err != nil {
-				return nil, err
+		outer, err := a.input.readsOnlyOuter(func() error {
+			for _, arg := range n.Args {
+				e, err := a.input.compile(arg)
+				if err != nil {
+					return err
+				}
+				call.args = append(call.args, e)
 			}
-			call.args = append(call.args, e)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if outer {
+			// PostgreSQL makes it an aggregate of the enclosing query.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate functions over only columns of an enclosing query are not supported")
 		}
 	}
 	if err := call.typeCheck(a.input); err != nil {

@@ -90,10 +90,22 @@ type TableColumn struct {
 
 // Index describes the primary key or a unique constraint.
 type Index struct {
-	ID      uint8  `json:"id"`
+	ID uint8 `json:"id"`
+	// OID is the index's pg_class oid, allocated like table ids when the
+	// index is made. Descriptors written before indexes had oids get
+	// legacyIndexOID when they load.
+	OID     uint32 `json:"oid,omitempty"`
 	Name    string `json:"name"`
 	Columns []int  `json:"columns"` // positions in Table.Columns
 	Primary bool   `json:"primary,omitempty"`
+}
+
+// legacyIndexOID is the oid of an index whose descriptor has none: a
+// function of the table and index ids above 2^31, which the object id
+// counter does not reach, so it collides with nothing and stays put until
+// the table's next DDL stores it.
+func legacyIndexOID(t *Table, ix *Index) uint32 {
+	return 1<<31 | t.ID<<8 | uint32(ix.ID)
 }
 
 // Sequence describes a sequence.
@@ -221,6 +233,11 @@ func loadCatalog(tx *txn.Tx) (*Catalog, error) {
 
 func (c *Catalog) add(d *descriptor) {
 	if t := d.Table; t != nil {
+		for _, ix := range t.Indexes {
+			if ix.OID == 0 {
+				ix.OID = legacyIndexOID(t, ix)
+			}
+		}
 		c.tables[t.Name] = t
 		c.byID[t.ID] = t
 	}
@@ -281,7 +298,17 @@ func (d *ddl) claimName(ctx context.Context, name string, id uint32) error {
 	})
 }
 
+// putTable stores t, giving its new indexes their oids.
 func (d *ddl) putTable(ctx context.Context, t *Table) error {
+	for _, ix := range t.Indexes {
+		if ix.OID == 0 {
+			id, err := d.nextID(ctx)
+			if err != nil {
+				return err
+			}
+			ix.OID = id
+		}
+	}
 	d.cat.tables[t.Name] = t
 	d.cat.byID[t.ID] = t
 	return d.put(ctx, t.ID, &descriptor{Table: t})

@@ -60,6 +60,16 @@ type compiler struct {
 	// agg, when set, compiles in the post-aggregation scope of a grouped
 	// query: aggregates become slots, GROUP BY expressions become columns.
 	agg *aggPlan
+	// outer compiles the enclosing query of a subquery, whose columns the
+	// subquery may read; lvl records what this query level reads from
+	// outside. Both are nil at the top of a statement. See subquery.go.
+	outer *compiler
+	lvl   *level
+	// ctes are the WITH queries in scope, innermost first.
+	ctes *cteScope
+	// subs, when set, collects the subqueries compiled into the plan being
+	// built, for EXPLAIN.
+	subs *[]*subquery
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {
@@ -90,15 +100,7 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 	case *driver.ValueExpr:
 		return literal(n)
 	case *ast.ColumnNameExpr:
-		if c.agg != nil {
-			return nil, pgerr.New(pgerr.GroupingError,
-				"column %q must appear in the GROUP BY clause or be used in an aggregate function", columnText(n.Name))
-		}
-		i, col, err := c.scope.resolve(n.Name.Table.O, n.Name.Name.O)
-		if err != nil {
-			return nil, err
-		}
-		return &colExpr{t: col.t, idx: i}, nil
+		return c.column(n)
 	case *ast.UnaryOperationExpr:
 		return c.unary(n)
 	case *ast.BinaryOperationExpr:
@@ -135,6 +137,12 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 		return c.agg.add(c, n)
 	case *ast.DefaultExpr:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DEFAULT is not allowed in this context")
+	case *ast.SubqueryExpr:
+		return c.scalarSubquery(n)
+	case *ast.ExistsSubqueryExpr:
+		return c.exists(n)
+	case *ast.CompareSubqueryExpr:
+		return c.quantified(n.L, cmpOps[n.Op], n.All, n.R)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", restore(n))
 }
@@ -250,7 +258,7 @@ func unify(a, b types.T) (types.T, bool) {
 		}
 		return types.T{Oid: b.Oid, Mod: -1}, true
 	}
-	return types.T{}, false
+	return unifyOids(a, b)
 }
 
 // implicitOK reports whether PostgreSQL converts from to to without an
@@ -265,7 +273,7 @@ func implicitOK(from, to types.T) bool {
 	if isString(from.Oid) && isString(to.Oid) {
 		return true
 	}
-	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0
+	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0 || oidCoercible(from, to)
 }
 
 // coerce converts e to t: an unknown literal is parsed as t now, an
@@ -275,6 +283,9 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 	et := e.typ()
 	if et.Oid == t.Oid && (t.Mod < 0 || et.Mod == t.Mod) {
 		return e, nil
+	}
+	if types.IsReg(t.Oid) {
+		return c.toReg(e, t)
 	}
 	switch x := e.(type) {
 	case *unknownExpr:
@@ -481,7 +492,12 @@ func (c *compiler) between(n *ast.BetweenExpr) (expr, error) {
 
 func (c *compiler) in(n *ast.PatternInExpr) (expr, error) {
 	if n.Sel != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "IN (subquery) is not supported yet")
+		// x IN (subquery) is x = ANY (subquery); NOT IN is its negation.
+		e, err := c.quantified(n.Expr, "=", false, n.Sel)
+		if err != nil || !n.Not {
+			return e, err
+		}
+		return &notExpr{e: e}, nil
 	}
 	e, err := c.compile(n.Expr)
 	if err != nil {

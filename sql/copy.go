@@ -18,8 +18,8 @@ import (
 type copyPlan struct {
 	cmd      *parser.Copy
 	t        *Table
-	targets  []int       // table columns, in data order (COPY table)
-	query    *selectPlan // COPY (query) TO
+	targets  []int     // table columns, in data order (COPY table)
+	query    queryPlan // COPY (query) TO
 	colTypes []types.T
 	delim    byte
 	null     string
@@ -60,12 +60,12 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		if err := s.plan(inner); err != nil {
 			return err
 		}
-		sp, ok := inner.plan.(*selectPlan)
+		qp, ok := inner.plan.(queryPlan)
 		if !ok {
 			return pgerr.New(pgerr.FeatureNotSupported, "COPY query must be a SELECT")
 		}
-		cp.query = sp
-		for _, c := range sp.cols[:sp.visible] {
+		cp.query = qp
+		for _, c := range qp.columns() {
 			cp.colTypes = append(cp.colTypes, c.Type)
 		}
 	} else {
@@ -500,7 +500,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	var it rowIter
 	var err error
 	if cp.query != nil {
-		it, err = cp.query.run(x)
+		it, err = cp.query.open(x)
 	} else {
 		var src rowIter
 		src, err = (&tableScan{t: cp.t, access: access{kind: "seq"}}).open(x)
@@ -523,7 +523,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	if cp.cmd.Format == "csv" && cp.cmd.Header {
 		var names []string
 		if cp.query != nil {
-			for _, c := range cp.query.cols[:cp.query.visible] {
+			for _, c := range cp.query.columns() {
 				names = append(names, c.Name)
 			}
 		} else {

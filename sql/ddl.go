@@ -148,6 +148,9 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 			col.NotNull = true
 		case ast.ColumnOptionNull:
 		case ast.ColumnOptionDefaultValue:
+			if hasSubquery(o.Expr) {
+				return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
+			}
 			col.Default = storedExpr(o.Expr)
 			// Check the default now, as PostgreSQL does at CREATE time.
 			if _, err := s.compileDefault(col); err != nil {

@@ -133,26 +133,32 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 	empty := c.withScope(&scope{})
 	switch {
 	case n.Select != nil:
-		sel, ok := n.Select.(*ast.SelectStmt)
-		if !ok {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT ... %T is not supported", n.Select)
-		}
-		sp, err := c.planSelect(sel)
+		qp, err := c.planQuery(n.Select)
 		if err != nil {
 			return nil, err
 		}
-		if sp.visible != len(targets) {
+		cols := qp.columns()
+		if len(n.Columns) == 0 && len(cols) < len(targets) {
+			targets = targets[:len(cols)] // as with VALUES
+		}
+		if len(cols) > len(targets) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(cols) < len(targets) {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 		}
+		// An untyped literal in the query takes its column's type, as in
+		// VALUES.
+		in := inputTypes(qp)
 		casts := make([]expr, len(targets))
 		for i, ti := range targets {
-			col := &colExpr{t: sp.exprs[i].typ(), idx: i}
+			col := &colExpr{t: in[i], idx: i}
 			if casts[i], err = empty.assign(col, t.Columns[ti].Type); err != nil {
 				return nil, err
 			}
 		}
 		rows = func(x *execCtx) ([][]any, error) {
-			it, err := sp.run(x)
+			it, err := qp.open(x)
 			if err != nil {
 				return nil, err
 			}
@@ -426,6 +432,12 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
 	p := &writePlan{verb: "UPDATE"}
+	var err error
+	if n.With != nil {
+		if c, _, err = c.planWith(n.With); err != nil {
+			return nil, err
+		}
+	}
 	m, err := c.planTarget(p, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
@@ -480,6 +492,12 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
 	p := &writePlan{verb: "DELETE"}
+	var err error
+	if n.With != nil {
+		if c, _, err = c.planWith(n.With); err != nil {
+			return nil, err
+		}
+	}
 	m, err := c.planTarget(p, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err

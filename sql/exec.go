@@ -16,15 +16,31 @@ type rowIter interface {
 }
 
 // execCtx is what a running statement has: its transaction and parameters.
+// A subquery in an expression runs in an execCtx of its own for each
+// evaluation (see subquery.go).
 type execCtx struct {
 	ctx    context.Context
 	s      *Session
 	tx     *txn.Tx
 	params []any
+	// outer is the row of the enclosing query a subquery runs for, nil at
+	// the top of the statement; outer.x is that query's execution.
+	outer *env
+	// cache holds what this execution computes at most once: the rows of
+	// its WITH queries and the results of uncorrelated subqueries.
+	cache map[any]any
 }
 
 func (x *execCtx) env(row []any) *env {
-	return &env{ctx: x.ctx, row: row, params: x.params, s: x.s}
+	return &env{ctx: x.ctx, row: row, params: x.params, s: x.s, x: x}
+}
+
+// up returns the execution of the query n levels out from x.
+func (x *execCtx) up(n int) *execCtx {
+	for ; n > 0; n-- {
+		x = x.outer.x
+	}
+	return x
 }
 
 // source produces the rows a query reads; planned per statement, opened

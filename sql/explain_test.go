@@ -9,7 +9,8 @@ import (
 )
 
 // Point lookups and range scans by primary key and unique constraints use
-// the index, not a full scan, and EXPLAIN says which.
+// the index, not a full scan, and EXPLAIN says which. It also shows
+// subqueries, WITH queries and set operations.
 func TestExplainShowsIndexUse(t *testing.T) {
 	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
 	if err != nil {
@@ -35,6 +36,13 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		{"UPDATE acct SET balance = 0 WHERE branch = 2 AND id = 1", "Index Scan using acct_pkey on acct"},
 		{"DELETE FROM acct WHERE email = 'a@x'", "Index Scan using acct_email_key on acct"},
 		{"SELECT * FROM acct WHERE balance = 10", "Seq Scan on acct"},
+		// A correlated subquery reads the enclosing row's values as
+		// constants, so they can drive an index.
+		{"SELECT * FROM acct a WHERE EXISTS (SELECT 1 FROM acct b WHERE b.branch = a.branch AND b.id = a.id + 1)", "SubPlan\n    Index Scan using acct_pkey on acct"},
+		{"SELECT * FROM acct WHERE balance > (SELECT avg(balance) FROM acct)", "InitPlan"},
+		{"WITH x AS (SELECT * FROM acct) SELECT * FROM x", "CTE Scan on x"},
+		{"SELECT * FROM (SELECT branch, count(*) FROM acct GROUP BY branch) s", "Subquery Scan on s"},
+		{"SELECT id FROM acct UNION SELECT branch FROM acct", "HashAggregate\n  Append"},
 	}
 	for _, c := range cases {
 		var plan []string

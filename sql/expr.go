@@ -20,12 +20,14 @@ type expr interface {
 }
 
 // env is what an expression reads while it runs: the current row, the
-// bound parameters, and the session.
+// bound parameters, and the session; x is the execution the row belongs
+// to, through which a subquery reaches the rows of enclosing queries.
 type env struct {
 	ctx    context.Context
 	row    []any
 	params []any
 	s      *Session
+	x      *execCtx
 }
 
 // constExpr is a constant.

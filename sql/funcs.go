@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"math"
 	mrand "math/rand/v2"
 	"strconv"
@@ -210,6 +211,8 @@ func init() {
 			return seqFunc([]types.T{types.Int8}, setval)(c, n)
 		},
 	}
+	maps.Copy(builtins, arrayBuiltins)
+	maps.Copy(builtins, catalogBuiltins)
 }
 
 func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
@@ -235,9 +238,15 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isEmptyArray(n.Args[0]) && t.IsArray() {
+		return &constExpr{t: t, v: []any{}}, nil
+	}
 	e, err := c.compile(n.Args[0])
 	if err != nil {
 		return nil, err
+	}
+	if types.IsReg(t.Oid) && e.typ().Oid != t.Oid {
+		return c.toReg(e, t)
 	}
 	switch x := e.(type) {
 	case *unknownExpr:
@@ -492,6 +501,9 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	args, err := compileArgs(c, n)
 	if err != nil {
 		return nil, err
+	}
+	if args[0].typ().IsArray() || args[1].typ().IsArray() {
+		return c.arrayConcat(args[0], args[1])
 	}
 	if args[0].typ().Oid == types.OidBytea && args[1].typ().Oid == types.OidBytea {
 		return &funcExpr{name: "||", t: types.Bytea, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
@@ -760,7 +772,7 @@ func compileMod(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 }
 
 // seqFunc compiles a sequence function: the first argument names the
-// sequence, params are the types of the others.
+// sequence, as text or regclass; params are the types of the others.
 func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, error)) builtin {
 	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if len(n.Args) != 1+len(params) {
@@ -768,20 +780,32 @@ func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, err
 		}
 		args := make([]expr, len(n.Args))
 		for i, a := range n.Args {
-			t := types.Text
-			if i > 0 {
-				t = params[i-1]
-			}
 			var err error
-			if args[i], err = c.compileAs(a, t); err != nil {
+			if args[i], err = c.compile(a); err != nil {
+				return nil, err
+			}
+			switch {
+			case i > 0:
+				args[i], err = c.coerce(args[i], params[i-1])
+			case args[0].typ().Oid != types.OidRegclass:
+				args[0], err = c.coerce(args[0], types.Text)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
 		return &funcExpr{name: n.FnName.L, t: types.Int8, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
-			name := a[0].(string)
-			s, ok := e.s.catalog().sequences[name]
-			if !ok {
-				return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+			cat := e.s.catalog()
+			var s *Sequence
+			switch seq := a[0].(type) {
+			case string:
+				if s = cat.sequences[seq]; s == nil {
+					return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", seq)
+				}
+			case types.Reg:
+				if s = cat.seqByID[uint32(seq.Oid)]; s == nil {
+					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", seq.Name)
+				}
 			}
 			return f(e, s, a[1:])
 		}}, nil

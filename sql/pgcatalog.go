@@ -1,142 +1,179 @@
 package sql
 
 import (
-	"strconv"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// Virtual pg_catalog tables: computed from the built-in types and the
-// catalog on every read, so they are always current. Clients read them when
-// they connect (postgres.js reads pg_type to learn array types) and to
-// describe tables.
+// The virtual catalogs: pg_catalog's tables and views and
+// information_schema's views, computed from the built-in types and the
+// session's catalog on every read, so they are always current. Drivers read
+// them when they connect (pgjdbc and pgx look types up, postgres.js reads
+// pg_type to learn array types); tools read them to describe a database
+// (psql's \d commands, DatabaseMetaData).
+//
+// Every catalog object has PostgreSQL 15's oid and columns, so that queries
+// keyed by them ('pg_class'::regclass as a pg_description.classoid, say)
+// find what they look for. Where PostgreSQL's column type is one epochdb
+// lacks, the column takes the nearest type that prints the same: aclitem[]
+// is text[], pg_node_tree is text, and regproc columns are text; xid and
+// anyarray columns are left out. A catalog row is a map from column name to
+// value, and a column it leaves out holds its type's zero value, or NULL for
+// text, arrays and timestamps: what PostgreSQL's catalogs hold for an object
+// that has nothing to say there.
 
-// Well-known OIDs of the catalog's own objects.
+// Well-known oids: PostgreSQL 15's for its own objects.
 const (
-	oidPgCatalog = 11
-	oidPublic    = 2200
-	oidDatabase  = 16384 - 1 // below user objects, above the built-ins
-	oidSuperuser = 10
+	oidPgToast    = 99
+	oidPgCatalog  = 11
+	oidPublic     = 2200
+	oidInfoSchema = 13207
+	oidDatabase   = 16384 - 1 // below user objects, above the built-ins
+	oidSuperuser  = 10
+	// oidDatabaseOwner is the predefined role pg_database_owner, which owns
+	// the public schema in PostgreSQL 15.
+	oidDatabaseOwner = 6171
+	oidHeap          = 2   // pg_am: the table access method
+	oidBtree         = 403 // pg_am: the index access method
+	oidPgClass       = 1259
+	oidTablespace    = 1663 // pg_default
 )
+
+var namespaces = []struct {
+	oid  uint32
+	name string
+}{
+	{oidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {oidPublic, "public"}, {oidInfoSchema, "information_schema"},
+}
+
+func namespaceName(oid uint32) (string, bool) {
+	for _, n := range namespaces {
+		if n.oid == oid {
+			return n.name, true
+		}
+	}
+	return "", false
+}
 
 type virtCol struct {
 	name string
 	t    types.T
 }
 
+// virtTable is a table computed when it is read.
 type virtTable struct {
 	name string
 	cols []virtCol
 	rows func(s *Session) [][]any
+	// The catalogs' own tables also have a namespace (0: pg_catalog), an
+	// oid under which pg_class lists them, and a kind, 'r' or 'v'.
+	nsp  uint32
+	oid  uint32
+	kind string
 }
 
+// virtualTables are the tables read as pg_catalog.X, or as X: pg_catalog is
+// implicitly first on every search path. infoSchemaTables are
+// information_schema's, which must be named with their schema.
 var (
-	tOid  = types.OidType
-	tName = types.Name
-	tChar = types.T{Oid: types.OidChar, Mod: -1}
+	virtualTables    = map[string]*virtTable{}
+	infoSchemaTables = map[string]*virtTable{}
 )
 
-var virtualTables = map[string]*virtTable{
-	"pg_type": {
-		name: "pg_type",
-		cols: []virtCol{{"oid", tOid}, {"typname", tName}, {"typnamespace", tOid}, {"typowner", tOid},
-			{"typlen", types.Int2}, {"typbyval", types.Bool}, {"typtype", tChar}, {"typcategory", tChar},
-			{"typispreferred", types.Bool}, {"typisdefined", types.Bool}, {"typdelim", tChar},
-			{"typrelid", tOid}, {"typelem", tOid}, {"typarray", tOid}, {"typinput", types.Text},
-			{"typoutput", types.Text}, {"typbasetype", tOid}, {"typtypmod", types.Int4},
-			{"typnotnull", types.Bool}, {"typndims", types.Int4}, {"typcollation", tOid}},
-		rows: func(*Session) [][]any {
-			var rows [][]any
-			for _, ti := range types.All() {
-				rows = append(rows, []any{int64(ti.Oid), ti.Name, int64(oidPgCatalog), int64(oidSuperuser),
-					int64(ti.Len), ti.ByVal, string(ti.Type), string(ti.Category), false, true, string(ti.Delim),
-					int64(0), int64(ti.Elem), int64(ti.Array), ti.Input, ti.Output, int64(0), int64(-1),
-					false, int64(0), int64(0)})
+// row is a catalog row by column name.
+type row map[string]any
+
+// catalogTable defines a catalog table or view. spec lists its columns as
+// "name type, ...", in PostgreSQL's order.
+func catalogTable(nsp, oid uint32, kind, name, spec string, rows func(s *Session) []row) *virtTable {
+	v := &virtTable{name: name, nsp: nsp, oid: oid, kind: kind}
+	for f := range strings.SplitSeq(spec, ",") {
+		col, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
+		t, err := types.ParseTypeName(typ)
+		if err != nil {
+			panic(fmt.Sprintf("catalog %s: column %s: %v", name, col, err))
+		}
+		v.cols = append(v.cols, virtCol{col, t})
+	}
+	v.rows = func(s *Session) [][]any {
+		var out [][]any
+		for _, r := range rows(s) {
+			vals := make([]any, len(v.cols))
+			for i, c := range v.cols {
+				vals[i] = catalogDatum(c.t, r[c.name])
 			}
-			return rows
-		},
-	},
-	"pg_namespace": {
-		name: "pg_namespace",
-		cols: []virtCol{{"oid", tOid}, {"nspname", tName}, {"nspowner", tOid}},
-		rows: func(*Session) [][]any {
-			return [][]any{{int64(oidPgCatalog), "pg_catalog", int64(oidSuperuser)}, {int64(oidPublic), "public", int64(oidSuperuser)}}
-		},
-	},
-	"pg_database": {
-		name: "pg_database",
-		cols: []virtCol{{"oid", tOid}, {"datname", tName}, {"datdba", tOid}, {"encoding", types.Int4},
-			{"datcollate", tName}, {"datctype", tName}, {"datistemplate", types.Bool}, {"datallowconn", types.Bool}},
-		rows: func(*Session) [][]any {
-			return [][]any{{int64(oidDatabase), DatabaseName, int64(oidSuperuser), int64(6), "C", "C", false, true}}
-		},
-	},
-	"pg_class": {
-		name: "pg_class",
-		cols: []virtCol{{"oid", tOid}, {"relname", tName}, {"relnamespace", tOid}, {"reltype", tOid},
-			{"relowner", tOid}, {"relkind", tChar}, {"relnatts", types.Int2}, {"relhasindex", types.Bool},
-			{"relpersistence", tChar}, {"reltuples", types.Float4}},
-		rows: func(s *Session) [][]any {
-			var rows [][]any
-			cat := s.catalog()
-			for _, t := range cat.Tables() {
-				n := int64(0)
-				for _, c := range t.Columns {
-					if !c.Dropped {
-						n++
-					}
-				}
-				rows = append(rows, []any{int64(t.ID), t.Name, int64(oidPublic), int64(0), int64(oidSuperuser),
-					"r", n, len(t.Indexes) > 0, "p", float64(-1)})
-			}
-			for _, seq := range cat.sequences {
-				if seq.Name[0] != 0 {
-					rows = append(rows, []any{int64(seq.ID), seq.Name, int64(oidPublic), int64(0), int64(oidSuperuser),
-						"S", int64(3), false, "p", float64(1)})
-				}
-			}
-			return rows
-		},
-	},
-	"pg_attribute": {
-		name: "pg_attribute",
-		cols: []virtCol{{"attrelid", tOid}, {"attname", tName}, {"atttypid", tOid}, {"attlen", types.Int2},
-			{"attnum", types.Int2}, {"atttypmod", types.Int4}, {"attnotnull", types.Bool},
-			{"atthasdef", types.Bool}, {"attisdropped", types.Bool}},
-		rows: func(s *Session) [][]any {
-			var rows [][]any
-			for _, t := range s.catalog().Tables() {
-				for _, c := range t.Columns {
-					info, _ := types.Lookup(c.Type.Oid)
-					name := c.Name
-					if c.Dropped {
-						name = "........pg.dropped." + itoa(int(c.Num)) + "........"
-					}
-					rows = append(rows, []any{int64(t.ID), name, int64(c.Type.Oid), int64(info.Len),
-						int64(c.Num), int64(c.Type.Mod), c.NotNull, c.Default != "", c.Dropped})
-				}
-			}
-			return rows
-		},
-	},
+			out = append(out, vals)
+		}
+		return out
+	}
+	return v
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
-// virtualTable resolves pg_catalog.X, or X when unqualified: pg_catalog is
-// implicitly first on every search path.
-func virtualTable(tn *ast.TableName) *virtTable {
-	if tn.Schema.O != "" && tn.Schema.O != "pg_catalog" {
-		return nil
+// catalogDatum makes a catalog value a datum of type t: Go integers and
+// string slices are widened, and a missing value is t's default.
+func catalogDatum(t types.T, v any) any {
+	switch x := v.(type) {
+	case nil:
+		switch {
+		case t.IsArray() || t.Oid == types.OidText || t.Oid == types.OidTimestamptz || t.Oid == types.OidVarchar:
+			return nil
+		case t.Oid == types.OidBool:
+			return false
+		case t.Oid == types.OidName || t.Oid == types.OidChar:
+			return ""
+		case t.Oid == types.OidFloat4:
+			return float64(0)
+		}
+		return int64(0)
+	case int:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	case []int16:
+		out := make([]any, len(x))
+		for i, n := range x {
+			out[i] = int64(n)
+		}
+		return out
+	case []uint32:
+		out := make([]any, len(x))
+		for i, n := range x {
+			out[i] = int64(n)
+		}
+		return out
 	}
-	return virtualTables[tn.Name.O]
+	return v
+}
+
+// virtualTable resolves a table name to a virtual table, or nil.
+func virtualTable(tn *ast.TableName) *virtTable {
+	switch tn.Schema.O {
+	case "", "pg_catalog":
+		return virtualTables[tn.Name.O]
+	case "information_schema":
+		return infoSchemaTables[tn.Name.O]
+	}
+	return nil
 }
 
 func (v *virtTable) scope(alias string) *scope {
 	sc := &scope{}
 	for i, c := range v.cols {
-		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, attNum: int16(i + 1)})
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, tableOID: v.oid, attNum: int16(i + 1)})
 	}
 	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea})
 	return sc
@@ -158,4 +195,779 @@ func (vs *virtSource) open(x *execCtx) (rowIter, error) {
 		rows[i] = append(rows[i], nil) // the hidden key slot
 	}
 	return &sliceIter{rows: rows}, nil
+}
+
+// relation is one row of pg_class: a table, an index, a sequence, or one of
+// the catalogs' own tables and views.
+type relation struct {
+	oid   uint32
+	name  string
+	nsp   uint32
+	kind  string
+	table *Table // a table, or the table an index is on
+	index *Index
+	seq   *Sequence
+	virt  *virtTable
+}
+
+// relations lists every relation the session can see.
+func (s *Session) relations() []relation {
+	cat := s.catalog()
+	var rels []relation
+	for _, t := range cat.Tables() {
+		rels = append(rels, relation{oid: t.ID, name: t.Name, nsp: oidPublic, kind: "r", table: t})
+		for _, ix := range t.Indexes {
+			rels = append(rels, relation{oid: ix.OID, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix})
+		}
+	}
+	for _, seq := range cat.sequences {
+		// A hidden row-id sequence's name starts with a NUL byte.
+		if seq.Name[0] != 0 {
+			rels = append(rels, relation{oid: seq.ID, name: seq.Name, nsp: oidPublic, kind: "S", seq: seq})
+		}
+	}
+	for _, m := range []map[string]*virtTable{virtualTables, infoSchemaTables} {
+		for _, v := range m {
+			if v.oid != 0 {
+				rels = append(rels, relation{oid: v.oid, name: v.name, nsp: v.nsp, kind: v.kind, virt: v})
+			}
+		}
+	}
+	slices.SortFunc(rels, func(a, b relation) int { return int(a.oid) - int(b.oid) })
+	return rels
+}
+
+func (s *Session) relationByOID(oid uint32) (relation, bool) {
+	for _, r := range s.relations() {
+		if r.oid == oid {
+			return r, true
+		}
+	}
+	return relation{}, false
+}
+
+// relationByName finds a relation as PostgreSQL's search path would:
+// unqualified names in pg_catalog, then public.
+func (s *Session) relationByName(schema, name string) (relation, bool) {
+	rels := s.relations()
+	for _, nsp := range []uint32{oidPgCatalog, oidPublic} {
+		if schema != "" {
+			if n, _ := namespaceName(nsp); n != schema {
+				continue
+			}
+		}
+		for _, r := range rels {
+			if r.nsp == nsp && r.name == name {
+				return r, true
+			}
+		}
+	}
+	if schema == "information_schema" {
+		for _, r := range rels {
+			if r.nsp == oidInfoSchema && r.name == name {
+				return r, true
+			}
+		}
+	}
+	return relation{}, false
+}
+
+// qualifiedName is how regclass prints a relation: qualified only if the
+// search path would not find it by its bare name.
+func (r relation) qualifiedName() string {
+	if r.nsp == oidInfoSchema {
+		return "information_schema." + parser.QuoteIdent(r.name)
+	}
+	return parser.QuoteIdent(r.name)
+}
+
+// superuser is the one role: every session runs as it, under the name the
+// session gave.
+func superuser(s *Session) string { return s.user }
+
+func init() {
+	for _, v := range []*virtTable{
+		catalogTable(oidPgCatalog, 1247, "r", "pg_type", `oid oid, typname name, typnamespace oid, typowner oid,
+			typlen int2, typbyval bool, typtype "char", typcategory "char", typispreferred bool, typisdefined bool,
+			typdelim "char", typrelid oid, typsubscript text, typelem oid, typarray oid, typinput text, typoutput text,
+			typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign "char",
+			typstorage "char", typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid,
+			typdefaultbin text, typdefault text, typacl text[]`, pgTypeRows),
+		catalogTable(oidPgCatalog, 2615, "r", "pg_namespace", "oid oid, nspname name, nspowner oid, nspacl text[]", pgNamespaceRows),
+		catalogTable(oidPgCatalog, 1262, "r", "pg_database", `oid oid, datname name, datdba oid, encoding int4,
+			datlocprovider "char", datistemplate bool, datallowconn bool, datconnlimit int4, dattablespace oid,
+			datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]`, pgDatabaseRows),
+		catalogTable(oidPgCatalog, oidPgClass, "r", "pg_class", `oid oid, relname name, relnamespace oid, reltype oid,
+			reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4,
+			relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence "char",
+			relkind "char", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool,
+			relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident "char",
+			relispartition bool, relrewrite oid, relacl text[], reloptions text[], relpartbound text`, pgClassRows),
+		catalogTable(oidPgCatalog, 1249, "r", "pg_attribute", `attrelid oid, attname name, atttypid oid,
+			attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4,
+			attbyval bool, attalign "char", attstorage "char", attcompression "char", attnotnull bool,
+			atthasdef bool, atthasmissing bool, attidentity "char", attgenerated "char", attisdropped bool,
+			attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[],
+			attfdwoptions text[]`, pgAttributeRows),
+		catalogTable(oidPgCatalog, 2610, "r", "pg_index", `indexrelid oid, indrelid oid, indnatts int2,
+			indnkeyatts int2, indisunique bool, indnullsnotdistinct bool, indisprimary bool, indisexclusion bool,
+			indimmediate bool, indisclustered bool, indisvalid bool, indcheckxmin bool, indisready bool,
+			indislive bool, indisreplident bool, indkey int2vector, indcollation oidvector, indclass oidvector,
+			indoption int2vector, indexprs text, indpred text`, pgIndexRows),
+		catalogTable(oidPgCatalog, 2606, "r", "pg_constraint", `oid oid, conname name, connamespace oid,
+			contype "char", condeferrable bool, condeferred bool, convalidated bool, conrelid oid, contypid oid,
+			conindid oid, conparentid oid, confrelid oid, confupdtype "char", confdeltype "char",
+			confmatchtype "char", conislocal bool, coninhcount int4, connoinherit bool, conkey int2[],
+			confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[],
+			conexclop oid[], conbin text`, pgConstraintRows),
+		catalogTable(oidPgCatalog, 2604, "r", "pg_attrdef", "oid oid, adrelid oid, adnum int2, adbin text", pgAttrdefRows),
+		catalogTable(oidPgCatalog, 2609, "r", "pg_description", "objoid oid, classoid oid, objsubid int4, description text", none),
+		catalogTable(oidPgCatalog, 2396, "r", "pg_shdescription", "objoid oid, classoid oid, description text", none),
+		catalogTable(oidPgCatalog, 2601, "r", "pg_am", `oid oid, amname name, amhandler text, amtype "char"`, pgAmRows),
+		catalogTable(oidPgCatalog, 3456, "r", "pg_collation", `oid oid, collname name, collnamespace oid,
+			collowner oid, collprovider "char", collisdeterministic bool, collencoding int4, collcollate text,
+			collctype text, colliculocale text, collversion text`, pgCollationRows),
+		catalogTable(oidPgCatalog, 1255, "r", "pg_proc", `oid oid, proname name, pronamespace oid, proowner oid,
+			prolang oid, procost float4, prorows float4, provariadic oid, prosupport text, prokind "char",
+			prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile "char",
+			proparallel "char", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector,
+			proallargtypes oid[], proargmodes "char"[], proargnames text[], proargdefaults text, protrftypes oid[],
+			prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]`, none),
+		catalogTable(oidPgCatalog, 1213, "r", "pg_tablespace", "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", pgTablespaceRows),
+		catalogTable(oidPgCatalog, 2224, "r", "pg_sequence", `seqrelid oid, seqtypid oid, seqstart int8,
+			seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool`, pgSequenceRows),
+		catalogTable(oidPgCatalog, 1261, "r", "pg_auth_members", "roleid oid, member oid, grantor oid, admin_option bool", none),
+
+		// Catalogs of features epochdb does not have, which tools still read.
+		catalogTable(oidPgCatalog, 2611, "r", "pg_inherits", "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", none),
+		catalogTable(oidPgCatalog, 3256, "r", "pg_policy", `oid oid, polname name, polrelid oid, polcmd "char",
+			polpermissive bool, polroles oid[], polqual text, polwithcheck text`, none),
+		catalogTable(oidPgCatalog, 3381, "r", "pg_statistic_ext", `oid oid, stxrelid oid, stxname name,
+			stxnamespace oid, stxowner oid, stxstattarget int4, stxkeys int2vector, stxkind "char"[], stxexprs text`, none),
+		catalogTable(oidPgCatalog, 6104, "r", "pg_publication", `oid oid, pubname name, pubowner oid, puballtables bool,
+			pubinsert bool, pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool`, none),
+		catalogTable(oidPgCatalog, 6237, "r", "pg_publication_namespace", "oid oid, pnpubid oid, pnnspid oid", none),
+		catalogTable(oidPgCatalog, 6106, "r", "pg_publication_rel", "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2vector", none),
+		catalogTable(oidPgCatalog, 2620, "r", "pg_trigger", `oid oid, tgrelid oid, tgparentid oid, tgname name,
+			tgfoid oid, tgtype int2, tgenabled "char", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid,
+			tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea,
+			tgqual text, tgoldtable name, tgnewtable name`, none),
+		catalogTable(oidPgCatalog, 2618, "r", "pg_rewrite", `oid oid, rulename name, ev_class oid, ev_type "char",
+			ev_enabled "char", is_instead bool, ev_qual text, ev_action text`, none),
+		catalogTable(oidPgCatalog, 3079, "r", "pg_extension", `oid oid, extname name, extowner oid, extnamespace oid,
+			extrelocatable bool, extversion text, extconfig oid[], extcondition text[]`, none),
+		catalogTable(oidPgCatalog, 3541, "r", "pg_range", `rngtypid oid, rngsubtype oid, rngmultitypid oid,
+			rngcollation oid, rngsubopc oid, rngcanonical text, rngsubdiff text`, none),
+		catalogTable(oidPgCatalog, 3501, "r", "pg_enum", "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", none),
+		catalogTable(oidPgCatalog, 2608, "r", "pg_depend", `classid oid, objid oid, objsubid int4, refclassid oid,
+			refobjid oid, refobjsubid int4, deptype "char"`, pgDependRows),
+		catalogTable(oidPgCatalog, 2617, "r", "pg_operator", `oid oid, oprname name, oprnamespace oid, oprowner oid,
+			oprkind "char", oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid,
+			oprnegate oid, oprcode text, oprrest text, oprjoin text`, none),
+		catalogTable(oidPgCatalog, 2605, "r", "pg_cast", `oid oid, castsource oid, casttarget oid, castfunc oid,
+			castcontext "char", castmethod "char"`, none),
+		catalogTable(oidPgCatalog, 2607, "r", "pg_conversion", `oid oid, conname name, connamespace oid, conowner oid,
+			conforencoding int4, contoencoding int4, conproc text, condefault bool`, none),
+		catalogTable(oidPgCatalog, 2612, "r", "pg_language", `oid oid, lanname name, lanowner oid, lanispl bool,
+			lanpltrusted bool, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl text[]`, none),
+		catalogTable(oidPgCatalog, 3466, "r", "pg_event_trigger", `oid oid, evtname name, evtevent name, evtowner oid,
+			evtfoid oid, evtenabled "char", evttags text[]`, none),
+		catalogTable(oidPgCatalog, 2328, "r", "pg_foreign_data_wrapper", `oid oid, fdwname name, fdwowner oid,
+			fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]`, none),
+		catalogTable(oidPgCatalog, 1417, "r", "pg_foreign_server", `oid oid, srvname name, srvowner oid, srvfdw oid,
+			srvtype text, srvversion text, srvacl text[], srvoptions text[]`, none),
+		catalogTable(oidPgCatalog, 6100, "r", "pg_subscription", `oid oid, subdbid oid, subname name, subowner oid,
+			subenabled bool, subbinary bool, substream bool, subtwophasestate "char", subdisableonerr bool,
+			subconninfo text, subslotname name, subsynccommit text, subpublications text[]`, none),
+		catalogTable(oidPgCatalog, 826, "r", "pg_default_acl", `oid oid, defaclrole oid, defaclnamespace oid,
+			defaclobjtype "char", defaclacl text[]`, none),
+		catalogTable(oidPgCatalog, 3118, "r", "pg_foreign_table", "ftrelid oid, ftserver oid, ftoptions text[]", none),
+		catalogTable(oidPgCatalog, 3350, "r", "pg_partitioned_table", `partrelid oid, partstrat "char", partnatts int2,
+			partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs text`, none),
+
+		catalogTable(oidPgCatalog, 12000, "v", "pg_roles", `rolname name, rolsuper bool, rolinherit bool,
+			rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4,
+			rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig text[], oid oid`, pgRolesRows),
+		catalogTable(oidPgCatalog, 12014, "v", "pg_user", `usename name, usesysid oid, usecreatedb bool, usesuper bool,
+			userepl bool, usebypassrls bool, passwd text, valuntil timestamptz, useconfig text[]`, pgUserRows),
+		catalogTable(oidPgCatalog, 12028, "v", "pg_views", "schemaname name, viewname name, viewowner name, definition text", pgViewsRows),
+		catalogTable(oidPgCatalog, 12033, "v", "pg_tables", `schemaname name, tablename name, tableowner name,
+			tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool`, pgTablesRows),
+		catalogTable(oidPgCatalog, 12038, "v", "pg_matviews", `schemaname name, matviewname name, matviewowner name,
+			tablespace name, hasindexes bool, ispopulated bool, definition text`, none),
+		catalogTable(oidPgCatalog, 12043, "v", "pg_indexes", "schemaname name, tablename name, indexname name, tablespace name, indexdef text", pgIndexesRows),
+		catalogTable(oidPgCatalog, 12048, "v", "pg_sequences", `schemaname name, sequencename name, sequenceowner name,
+			data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool,
+			cache_size int8, last_value int8`, pgSequencesRows),
+		catalogTable(oidPgCatalog, 12104, "v", "pg_settings", `name text, setting text, unit text, category text,
+			short_desc text, extra_desc text, context text, vartype text, source text, min_val text, max_val text,
+			enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline int4, pending_restart bool`, pgSettingsRows),
+	} {
+		virtualTables[v.name] = v
+	}
+
+	// information_schema's domains are their base types on the wire:
+	// sql_identifier is name, cardinal_number int4, character_data varchar
+	// and yes_or_no varchar(3).
+	for _, v := range []*virtTable{
+		catalogTable(oidInfoSchema, 13425, "v", "tables", `table_catalog name, table_schema name, table_name name,
+			table_type varchar, self_referencing_column_name name, reference_generation varchar,
+			user_defined_type_catalog name, user_defined_type_schema name, user_defined_type_name name,
+			is_insertable_into varchar(3), is_typed varchar(3), commit_action varchar`, infoTablesRows),
+		catalogTable(oidInfoSchema, 13295, "v", "columns", `table_catalog name, table_schema name, table_name name,
+			column_name name, ordinal_position int4, column_default varchar, is_nullable varchar(3), data_type varchar,
+			character_maximum_length int4, character_octet_length int4, numeric_precision int4,
+			numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type varchar,
+			interval_precision int4, character_set_catalog name, character_set_schema name, character_set_name name,
+			collation_catalog name, collation_schema name, collation_name name, domain_catalog name,
+			domain_schema name, domain_name name, udt_catalog name, udt_schema name, udt_name name,
+			scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name,
+			is_self_referencing varchar(3), is_identity varchar(3), identity_generation varchar,
+			identity_start varchar, identity_increment varchar, identity_maximum varchar, identity_minimum varchar,
+			identity_cycle varchar(3), is_generated varchar, generation_expression varchar,
+			is_updatable varchar(3)`, infoColumnsRows),
+		catalogTable(oidInfoSchema, 13382, "v", "schemata", `catalog_name name, schema_name name, schema_owner name,
+			default_character_set_catalog name, default_character_set_schema name, default_character_set_name name,
+			sql_path varchar`, infoSchemataRows),
+		catalogTable(oidInfoSchema, 13411, "v", "table_constraints", `constraint_catalog name, constraint_schema name,
+			constraint_name name, table_catalog name, table_schema name, table_name name, constraint_type varchar,
+			is_deferrable varchar(3), initially_deferred varchar(3), enforced varchar(3),
+			nulls_distinct varchar(3)`, infoTableConstraintsRows),
+		catalogTable(oidInfoSchema, 13329, "v", "key_column_usage", `constraint_catalog name, constraint_schema name,
+			constraint_name name, table_catalog name, table_schema name, table_name name, column_name name,
+			ordinal_position int4, position_in_unique_constraint int4`, infoKeyColumnUsageRows),
+		catalogTable(oidInfoSchema, 13483, "v", "views", `table_catalog name, table_schema name, table_name name,
+			view_definition varchar, check_option varchar, is_updatable varchar(3), is_insertable_into varchar(3),
+			is_trigger_updatable varchar(3), is_trigger_deletable varchar(3), is_trigger_insertable_into varchar(3)`, none),
+	} {
+		infoSchemaTables[v.name] = v
+	}
+}
+
+// none is the rows of a catalog of something epochdb does not have.
+func none(*Session) []row { return nil }
+
+func pgTypeRows(*Session) []row {
+	var rows []row
+	for _, ti := range types.All() {
+		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": oidPgCatalog, "typowner": oidSuperuser,
+			"typlen": ti.Len, "typbyval": ti.ByVal, "typtype": string(ti.Type), "typcategory": string(ti.Category),
+			"typispreferred": ti.Preferred, "typisdefined": true, "typdelim": string(ti.Delim),
+			"typelem": uint32(ti.Elem), "typarray": uint32(ti.Array), "typinput": ti.Input, "typoutput": ti.Output,
+			"typreceive": ti.Receive, "typsend": ti.Send, "typsubscript": "-", "typmodin": "-", "typmodout": "-",
+			"typanalyze": "-", "typalign": string(ti.Align), "typstorage": string(ti.Storage), "typtypmod": -1,
+			"typcollation": uint32(ti.Collation)}
+		switch {
+		case ti.Category == 'A':
+			r["typsubscript"] = "array_subscript_handler"
+			if ti.Name[0] == '_' {
+				r["typanalyze"] = "array_typanalyze"
+			}
+		case ti.Elem != 0:
+			r["typsubscript"] = "raw_array_subscript_handler"
+		}
+		base := ti.Oid
+		if ti.Name[0] == '_' {
+			base = ti.Elem
+		}
+		switch base {
+		case types.OidBpchar, types.OidVarchar, types.OidNumeric, types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
+			in, _ := types.Lookup(base)
+			r["typmodin"], r["typmodout"] = in.Name+"typmodin", in.Name+"typmodout"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func pgNamespaceRows(*Session) []row {
+	var rows []row
+	for _, n := range namespaces {
+		rows = append(rows, row{"oid": n.oid, "nspname": n.name, "nspowner": namespaceOwner(n.oid)})
+	}
+	return rows
+}
+
+func namespaceOwner(nsp uint32) uint32 {
+	if nsp == oidPublic {
+		return oidDatabaseOwner
+	}
+	return oidSuperuser
+}
+
+// pgDatabaseRows lists the one database under the name the session
+// connected to it by.
+func pgDatabaseRows(s *Session) []row {
+	return []row{{"oid": oidDatabase, "datname": s.database, "datdba": oidSuperuser, "encoding": 6,
+		"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": oidTablespace,
+		"datcollate": "C", "datctype": "C"}}
+}
+
+func pgTablespaceRows(*Session) []row {
+	return []row{{"oid": oidTablespace, "spcname": "pg_default", "spcowner": oidSuperuser},
+		{"oid": 1664, "spcname": "pg_global", "spcowner": oidSuperuser}}
+}
+
+func pgAmRows(*Session) []row {
+	return []row{{"oid": oidHeap, "amname": "heap", "amhandler": "heap_tableam_handler", "amtype": "t"},
+		{"oid": oidBtree, "amname": "btree", "amhandler": "bthandler", "amtype": "i"}}
+}
+
+func pgCollationRows(*Session) []row {
+	return []row{
+		{"oid": 100, "collname": "default", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
+			"collprovider": "d", "collisdeterministic": true, "collencoding": -1},
+		{"oid": 950, "collname": "C", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
+			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "C", "collctype": "C"},
+		{"oid": 951, "collname": "POSIX", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
+			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "POSIX", "collctype": "POSIX"},
+	}
+}
+
+func pgClassRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		rw := row{"oid": r.oid, "relname": r.name, "relnamespace": r.nsp, "relowner": oidSuperuser,
+			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.kind, "relispopulated": true, "relreplident": "n"}
+		switch {
+		case r.kind == "r" && r.table != nil:
+			rw["relam"], rw["reltuples"], rw["relreplident"] = oidHeap, float64(-1), "d"
+			rw["relhasindex"], rw["relnatts"] = len(r.table.Indexes) > 0, len(r.table.Columns)
+		case r.kind == "i":
+			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
+		case r.kind == "S":
+			rw["relpages"], rw["reltuples"], rw["relnatts"] = 1, float64(1), 3
+		case r.kind == "r":
+			rw["relam"], rw["relnatts"], rw["relreplident"] = oidHeap, len(r.virt.cols), "d"
+		default: // a view
+			rw["relfilenode"], rw["reltuples"], rw["relnatts"] = 0, float64(-1), len(r.virt.cols)
+		}
+		rows = append(rows, rw)
+	}
+	return rows
+}
+
+// attRow is a pg_attribute row for a column of type t.
+func attRow(rel uint32, num int16, name string, t types.T) row {
+	info, _ := types.Lookup(t.Oid)
+	r := row{"attrelid": rel, "attname": name, "atttypid": uint32(t.Oid), "attstattarget": -1, "attlen": info.Len,
+		"attnum": num, "attcacheoff": -1, "atttypmod": int(t.Mod), "attbyval": info.ByVal,
+		"attalign": string(info.Align), "attstorage": string(info.Storage), "attislocal": true,
+		"attcollation": uint32(info.Collation)}
+	if t.IsArray() && !isVectorType(t) {
+		r["attndims"] = 1
+	}
+	return r
+}
+
+func isVectorType(t types.T) bool { return t.Oid == types.OidInt2Vector || t.Oid == types.OidOidVector }
+
+func pgAttributeRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		switch {
+		case r.kind == "r" && r.table != nil:
+			for _, c := range r.table.Columns {
+				if c.Dropped {
+					// PostgreSQL keeps a dropped column's row, renamed and untyped.
+					rows = append(rows, row{"attrelid": r.oid, "attname": fmt.Sprintf("........pg.dropped.%d........", c.Num),
+						"attnum": c.Num, "attstattarget": -1, "attlen": -1, "attcacheoff": -1, "atttypmod": -1,
+						"attalign": "i", "attstorage": "x", "attisdropped": true, "attislocal": true})
+					continue
+				}
+				a := attRow(r.oid, c.Num, c.Name, c.Type)
+				a["attnotnull"], a["atthasdef"] = c.NotNull, c.Default != ""
+				rows = append(rows, a)
+			}
+		case r.kind == "i":
+			for i, ci := range r.index.Columns {
+				c := r.table.Columns[ci]
+				rows = append(rows, attRow(r.oid, int16(i+1), c.Name, c.Type))
+			}
+		case r.kind == "S":
+			for i, c := range []virtCol{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}} {
+				a := attRow(r.oid, int16(i+1), c.name, c.t)
+				a["attnotnull"] = true
+				rows = append(rows, a)
+			}
+		default:
+			for i, c := range r.virt.cols {
+				rows = append(rows, attRow(r.oid, int16(i+1), c.name, c.t))
+			}
+		}
+	}
+	return rows
+}
+
+// indexAttnums are the attnums of an index's columns.
+func indexAttnums(t *Table, ix *Index) []int16 {
+	nums := make([]int16, len(ix.Columns))
+	for i, ci := range ix.Columns {
+		nums[i] = t.Columns[ci].Num
+	}
+	return nums
+}
+
+func pgIndexRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		for _, ix := range t.Indexes {
+			n := len(ix.Columns)
+			colls, classes, opts := make([]uint32, n), make([]uint32, n), make([]int16, n)
+			for i, ci := range ix.Columns {
+				info, _ := types.Lookup(t.Columns[ci].Type.Oid)
+				colls[i], classes[i] = uint32(info.Collation), btreeOpclass(t.Columns[ci].Type.Oid)
+			}
+			rows = append(rows, row{"indexrelid": ix.OID, "indrelid": t.ID, "indnatts": n, "indnkeyatts": n,
+				"indisunique": true, "indisprimary": ix.Primary, "indimmediate": true, "indisvalid": true,
+				"indisready": true, "indislive": true, "indkey": indexAttnums(t, ix), "indcollation": colls,
+				"indclass": classes, "indoption": opts})
+		}
+	}
+	return rows
+}
+
+// btreeOpclass is the default btree operator class of a type (pg_opclass),
+// which pg_index.indclass names.
+func btreeOpclass(oid types.Oid) uint32 {
+	switch oid {
+	case types.OidBool:
+		return 424
+	case types.OidBytea:
+		return 428
+	case types.OidChar:
+		return 429
+	case types.OidName:
+		return 1986
+	case types.OidInt2:
+		return 1979
+	case types.OidInt4:
+		return 1978
+	case types.OidInt8:
+		return 3124
+	case types.OidOid:
+		return 1981
+	case types.OidFloat4:
+		return 1970
+	case types.OidFloat8:
+		return 1971
+	case types.OidText, types.OidVarchar:
+		return 3126
+	case types.OidBpchar:
+		return 426
+	case types.OidDate:
+		return 3122
+	case types.OidTimestamp:
+		return 3128
+	case types.OidTimestamptz:
+		return 3127
+	case types.OidInterval:
+		return 1982
+	case types.OidNumeric:
+		return 3125
+	case types.OidUUID:
+		return 2968
+	}
+	return 397 // array_ops
+}
+
+// A primary key or unique constraint has the oid of its index: oids are
+// unique per catalog in PostgreSQL, so pg_constraint may share pg_class's.
+func pgConstraintRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		for _, ix := range t.Indexes {
+			kind := "u"
+			if ix.Primary {
+				kind = "p"
+			}
+			rows = append(rows, row{"oid": ix.OID, "conname": ix.Name, "connamespace": oidPublic, "contype": kind,
+				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "confupdtype": " ", "confdeltype": " ",
+				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": indexAttnums(t, ix)})
+		}
+	}
+	return rows
+}
+
+// attrdefOID is the pg_attrdef oid of a column's default: derived from the
+// table's and the column's, clear of the object ids epochdb allocates.
+func attrdefOID(t *Table, c *TableColumn) uint32 { return 1<<30 | t.ID<<10 | uint32(c.Num) }
+
+func pgAttrdefRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		for _, c := range t.Columns {
+			if c.Default == "" || c.Dropped {
+				continue
+			}
+			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(c)})
+		}
+	}
+	return rows
+}
+
+func pgSequenceRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		if r.kind == "S" {
+			q := r.seq
+			rows = append(rows, row{"seqrelid": q.ID, "seqtypid": uint32(sequenceType(q).Oid), "seqstart": q.Start,
+				"seqincrement": q.Increment, "seqmax": q.Max, "seqmin": q.Min, "seqcache": 1})
+		}
+	}
+	return rows
+}
+
+// sequenceType is the type a sequence was made for, which its maximum
+// tells.
+func sequenceType(q *Sequence) types.T {
+	switch q.Max {
+	case math.MaxInt16:
+		return types.Int2
+	case math.MaxInt32:
+		return types.Int4
+	}
+	return types.Int8
+}
+
+func pgSequencesRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		if r.kind == "S" {
+			q := r.seq
+			t := sequenceType(q)
+			rows = append(rows, row{"schemaname": "public", "sequencename": q.Name, "sequenceowner": superuser(s),
+				"data_type": types.Reg{Oid: t.Oid, Name: formatType(t.Oid, -1, false)}, "start_value": q.Start,
+				"min_value": q.Min, "max_value": q.Max, "increment_by": q.Increment, "cache_size": 1})
+		}
+	}
+	return rows
+}
+
+func pgRolesRows(s *Session) []row {
+	return []row{{"rolname": superuser(s), "rolsuper": true, "rolinherit": true, "rolcreaterole": true,
+		"rolcreatedb": true, "rolcanlogin": true, "rolreplication": true, "rolconnlimit": -1,
+		"rolpassword": "********", "rolbypassrls": true, "oid": oidSuperuser},
+		{"rolname": "pg_database_owner", "rolinherit": true, "rolconnlimit": -1, "rolpassword": "********",
+			"oid": oidDatabaseOwner}}
+}
+
+// pgDependRows records what PostgreSQL's \d shows of dependencies: a serial
+// column's sequence is owned by the column (deptype 'a', automatic).
+func pgDependRows(s *Session) []row {
+	var rows []row
+	cat := s.catalog()
+	for _, t := range cat.Tables() {
+		for _, c := range t.Columns {
+			if q := cat.seqByID[c.Serial]; q != nil && !c.Dropped {
+				rows = append(rows, row{"classid": oidPgClass, "objid": q.ID, "refclassid": oidPgClass,
+					"refobjid": t.ID, "refobjsubid": c.Num, "deptype": "a"})
+			}
+		}
+	}
+	return rows
+}
+
+func pgUserRows(s *Session) []row {
+	return []row{{"usename": superuser(s), "usesysid": oidSuperuser, "usecreatedb": true, "usesuper": true,
+		"userepl": true, "usebypassrls": true, "passwd": "********"}}
+}
+
+func pgTablesRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		if r.kind != "r" {
+			continue
+		}
+		nsp, _ := namespaceName(r.nsp)
+		rows = append(rows, row{"schemaname": nsp, "tablename": r.name, "tableowner": superuser(s),
+			"hasindexes": r.table != nil && len(r.table.Indexes) > 0})
+	}
+	return rows
+}
+
+func pgViewsRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		if r.kind == "v" {
+			nsp, _ := namespaceName(r.nsp)
+			rows = append(rows, row{"schemaname": nsp, "viewname": r.name, "viewowner": superuser(s)})
+		}
+	}
+	return rows
+}
+
+func pgIndexesRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		for _, ix := range t.Indexes {
+			rows = append(rows, row{"schemaname": "public", "tablename": t.Name, "indexname": ix.Name,
+				"indexdef": indexDef(t, ix, false)})
+		}
+	}
+	return rows
+}
+
+func pgSettingsRows(s *Session) []row {
+	var rows []row
+	for _, name := range settingNames() {
+		st, _ := lookupSetting(name)
+		v, _ := s.getSetting(name)
+		r := row{"name": name, "setting": v, "category": "Ungrouped", "short_desc": "", "context": "user",
+			"vartype": "string", "source": "default", "boot_val": st.def, "reset_val": st.def}
+		if st.readOnly {
+			r["context"] = "internal"
+		}
+		if v != st.def {
+			r["source"] = "session"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// The information_schema views show what the user may see: the tables of
+// every schema, and the columns and constraints of its own tables.
+
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
+}
+
+func infoTablesRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		if r.kind != "r" && r.kind != "v" {
+			continue
+		}
+		nsp, _ := namespaceName(r.nsp)
+		kind := "BASE TABLE"
+		if r.kind == "v" {
+			kind = "VIEW"
+		}
+		rows = append(rows, row{"table_catalog": s.database, "table_schema": nsp, "table_name": r.name,
+			"table_type": kind, "is_insertable_into": yesNo(r.kind == "r"), "is_typed": "NO"})
+	}
+	return rows
+}
+
+func infoSchemataRows(s *Session) []row {
+	var rows []row
+	for _, n := range namespaces {
+		owner := superuser(s)
+		if namespaceOwner(n.oid) == oidDatabaseOwner {
+			owner = "pg_database_owner"
+		}
+		rows = append(rows, row{"catalog_name": s.database, "schema_name": n.name, "schema_owner": owner})
+	}
+	return rows
+}
+
+func infoColumnsRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		pos := 0
+		for _, c := range t.Columns {
+			if c.Dropped {
+				continue
+			}
+			pos++
+			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": t.Name,
+				"column_name": c.Name, "ordinal_position": pos, "is_nullable": yesNo(!c.NotNull),
+				"udt_catalog": s.database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
+				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
+				"is_updatable": "YES"}
+			if c.Default != "" {
+				r["column_default"] = s.defaultText(c)
+			}
+			for k, v := range columnTypeInfo(c.Type) {
+				r[k] = v
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// columnTypeInfo is information_schema.columns' description of a type:
+// data_type, udt_name, and the lengths and precisions that apply to it.
+func columnTypeInfo(t types.T) row {
+	info, _ := types.Lookup(t.Oid)
+	r := row{"udt_name": info.Name, "data_type": t.String()}
+	if i := strings.IndexByte(r["data_type"].(string), '('); i >= 0 {
+		r["data_type"] = r["data_type"].(string)[:i]
+	}
+	if t.IsArray() && !isVectorType(t) {
+		r["data_type"] = "ARRAY"
+	}
+	switch t.Oid {
+	case types.OidTimestamp:
+		r["data_type"] = "timestamp without time zone"
+	case types.OidTimestamptz:
+		r["data_type"] = "timestamp with time zone"
+	case types.OidBpchar:
+		r["data_type"] = "character"
+	}
+	switch t.Oid {
+	case types.OidVarchar, types.OidBpchar, types.OidText:
+		if t.Mod >= 4 {
+			r["character_maximum_length"] = int(t.Mod - 4)
+			r["character_octet_length"] = int(t.Mod-4) * 4
+		} else {
+			r["character_octet_length"] = 1073741824
+		}
+	case types.OidInt2, types.OidInt4, types.OidInt8:
+		r["numeric_precision"] = map[types.Oid]int{types.OidInt2: 16, types.OidInt4: 32, types.OidInt8: 64}[t.Oid]
+		r["numeric_precision_radix"], r["numeric_scale"] = 2, 0
+	case types.OidFloat4, types.OidFloat8:
+		r["numeric_precision"] = map[types.Oid]int{types.OidFloat4: 24, types.OidFloat8: 53}[t.Oid]
+		r["numeric_precision_radix"] = 2
+	case types.OidNumeric:
+		r["numeric_precision_radix"] = 10
+		if t.Mod >= 4 {
+			m := t.Mod - 4
+			r["numeric_precision"], r["numeric_scale"] = int(m>>16&0xffff), int((m&0x7ff^0x400)-0x400)
+		}
+	case types.OidDate:
+		r["datetime_precision"] = 0
+	case types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
+		r["datetime_precision"] = 6
+		if t.Mod >= 0 {
+			r["datetime_precision"] = int(t.Mod & 0xffff)
+		}
+	}
+	return r
+}
+
+func infoTableConstraintsRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		for _, ix := range t.Indexes {
+			kind := "UNIQUE"
+			if ix.Primary {
+				kind = "PRIMARY KEY"
+			}
+			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
+				"constraint_name": ix.Name, "table_catalog": s.database, "table_schema": "public",
+				"table_name": t.Name, "constraint_type": kind, "is_deferrable": "NO", "initially_deferred": "NO",
+				"enforced": "YES", "nulls_distinct": "YES"})
+		}
+	}
+	return rows
+}
+
+func infoKeyColumnUsageRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		for _, ix := range t.Indexes {
+			for i, ci := range ix.Columns {
+				rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
+					"constraint_name": ix.Name, "table_catalog": s.database, "table_schema": "public",
+					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1})
+			}
+		}
+	}
+	return rows
 }

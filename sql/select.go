@@ -16,6 +16,24 @@ import (
 // key. No SQL name can contain a NUL byte, so no query can name it.
 const hiddenKey = "\x00key"
 
+// queryPlan is a planned query: a SELECT or a set operation, at the top
+// of a statement, in FROM or in an expression. open runs it.
+type queryPlan interface {
+	source
+	columns() []Column
+}
+
+// planQuery plans a query at c's level.
+func (c *compiler) planQuery(n ast.Node) (queryPlan, error) {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return c.planSelect(n)
+	case *ast.SetOprStmt:
+		return c.planSetOpr(n)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "query %T is not supported", n)
+}
+
 // selectPlan is a planned SELECT.
 type selectPlan struct {
 	cols     []Column
@@ -30,7 +48,14 @@ type selectPlan struct {
 	order    []sortKey
 	limit    expr
 	offset   expr
+	ctes     []*cte
+	subs     []*subquery
+	// untyped lists the output columns that are untyped literals or NULLs,
+	// which a set operation types from its other inputs.
+	untyped []int
 }
+
+func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
 
 // oneRow is the FROM-less source: one empty row.
 type oneRow struct{}
@@ -54,9 +79,12 @@ func (c *compiler) planResultSet(n ast.ResultSetNode) (source, *scope, error) {
 		}
 		return c.planJoin(n)
 	case *ast.TableSource:
+		if call := tableFuncCall(n); call != nil {
+			return c.planTableFunc(n, call)
+		}
 		tn, ok := n.Source.(*ast.TableName)
 		if !ok {
-			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries in FROM are not supported yet")
+			return c.planDerived(n)
 		}
 		alias := n.AsName.O
 		if alias == "" {
@@ -68,6 +96,9 @@ func (c *compiler) planResultSet(n ast.ResultSetNode) (source, *scope, error) {
 }
 
 func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, error) {
+	if d := c.ctes.lookup(tn.Name.O); d != nil && tn.Schema.O == "" {
+		return c.planCTEScan(d, alias)
+	}
 	if vt := virtualTable(tn); vt != nil {
 		return vt.source(c.s), vt.scope(alias), nil
 	}
@@ -189,10 +220,16 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	if n.Kind != ast.SelectStmtKindSelect {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of SELECT is not supported yet")
 	}
-	if n.With != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH queries are not supported yet")
-	}
 	p := &selectPlan{distinct: n.Distinct}
+	cc := *c
+	cc.subs = &p.subs
+	c = &cc
+	var err error
+	if n.With != nil {
+		if c, p.ctes, err = c.planWith(n.With); err != nil {
+			return nil, err
+		}
+	}
 	src, sc, err := c.planFrom(n.From)
 	if err != nil {
 		return nil, err
@@ -252,6 +289,9 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if e.typ().Oid == types.OidUnknown {
+			p.untyped = append(p.untyped, len(p.exprs))
+		}
 		if e, err = out.resolveUnknown(e); err != nil {
 			return nil, err
 		}
@@ -275,19 +315,28 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 			}
 		}
 	}
-	if n.Limit != nil {
-		if n.Limit.Count != nil && !unlimited(n.Limit.Count) {
-			if p.limit, err = c.withScope(&scope{}).compileAs(n.Limit.Count, types.Int8); err != nil {
-				return nil, err
-			}
-		}
-		if n.Limit.Offset != nil {
-			if p.offset, err = c.withScope(&scope{}).compileAs(n.Limit.Offset, types.Int8); err != nil {
-				return nil, err
-			}
-		}
+	if p.limit, p.offset, err = c.planLimit(n.Limit); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// planLimit compiles LIMIT and OFFSET, which can read no column.
+func (c *compiler) planLimit(n *ast.Limit) (limit, offset expr, err error) {
+	if n == nil {
+		return nil, nil, nil
+	}
+	if n.Count != nil && !unlimited(n.Count) {
+		if limit, err = c.withScope(&scope{}).compileAs(n.Count, types.Int8); err != nil {
+			return nil, nil, err
+		}
+	}
+	if n.Offset != nil {
+		if offset, err = c.withScope(&scope{}).compileAs(n.Offset, types.Int8); err != nil {
+			return nil, nil, err
+		}
+	}
+	return limit, offset, nil
 }
 
 // groupItem resolves a GROUP BY item to the expression it groups by: an
@@ -354,18 +403,7 @@ func (p *selectPlan) expandStar(sc *scope, table string) error {
 // addOrder adds one ORDER BY item: an output position, an output alias, or
 // an expression, computed as a hidden extra column.
 func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
-	e := item.Expr
-	key := sortKey{desc: item.Desc, nullsFirst: item.Desc}
-	if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
-		e = f.Args[0]
-		key.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
-		// TiDB makes a bare integer a position only at the top of an item.
-		if v, ok := e.(*driver.ValueExpr); ok {
-			if i, ok := v.GetValue().(int64); ok {
-				e = &ast.PositionExpr{N: int(i)}
-			}
-		}
-	}
+	e, key := orderItem(item)
 	if pos, ok := ordinal(e); ok {
 		if pos < 1 || pos > p.visible {
 			return pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
@@ -404,6 +442,24 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	return nil
 }
 
+// orderItem reads an ORDER BY item: its expression, and the direction and
+// NULLs placement of its sort key.
+func orderItem(item *ast.ByItem) (ast.ExprNode, sortKey) {
+	e := item.Expr
+	key := sortKey{desc: item.Desc, nullsFirst: item.Desc}
+	if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
+		e = f.Args[0]
+		key.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
+		// TiDB makes a bare integer a position only at the top of an item.
+		if v, ok := e.(*driver.ValueExpr); ok {
+			if i, ok := v.GetValue().(int64); ok {
+				e = &ast.PositionExpr{N: int(i)}
+			}
+		}
+	}
+	return e, key
+}
+
 func hasAggregate(fields *ast.FieldList) bool {
 	found := false
 	for _, f := range fields.Fields {
@@ -417,6 +473,9 @@ func hasAggregate(fields *ast.FieldList) bool {
 type aggFinder struct{ found *bool }
 
 func (a *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SubqueryExpr); ok {
+		return n, true // a subquery's aggregates are its own
+	}
 	if _, ok := asAggregate(n); ok {
 		*a.found = true
 		return n, true
@@ -486,15 +545,44 @@ func figureName(n ast.ExprNode) (string, int) {
 			}
 		}
 		return "case", 1
+	case *ast.ExistsSubqueryExpr:
+		if !n.Not {
+			return "exists", 2
+		}
+	case *ast.SubqueryExpr:
+		// A scalar subquery is named after its one column.
+		if sel := firstSelect(n.Query); sel != nil && sel.Fields != nil && len(sel.Fields.Fields) == 1 && sel.Fields.Fields[0].WildCard == nil {
+			f := sel.Fields.Fields[0]
+			if f.AsName.O != "" {
+				return f.AsName.O, 2
+			}
+			return fieldName(f.Expr), 2
+		}
 	}
 	return "?column?", 0
 }
 
-func (p *selectPlan) explain() string {
+// firstSelect is the SELECT that names a query's columns: the first of a
+// set operation's.
+func firstSelect(n ast.Node) *ast.SelectStmt {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return n
+	case *ast.SetOprStmt:
+		return firstSelect(n.SelectList)
+	case *ast.SetOprSelectList:
+		if len(n.Selects) > 0 {
+			return firstSelect(n.Selects[0])
+		}
+	}
+	return nil
+}
+
+func (p *selectPlan) explain(indent string) string {
 	var sb strings.Builder
-	indent := ""
+	top := indent
 	if p.limit != nil || p.offset != nil {
-		sb.WriteString("Limit\n")
+		sb.WriteString(indent + "Limit\n")
 		indent += "  "
 	}
 	if len(p.order) > 0 {
@@ -513,11 +601,25 @@ func (p *selectPlan) explain() string {
 	if p.where != nil {
 		sb.WriteString("\n" + indent + "  Filter: (WHERE clause)")
 	}
+	sb.WriteString(explainParts(top+"  ", p.ctes, p.subs))
 	return sb.String()
 }
 
-// run executes the plan and returns its output rows as an iterator.
-func (p *selectPlan) run(x *execCtx) (rowIter, error) {
+// explainParts lists the WITH queries and subqueries of a plan node, to
+// go under it.
+func explainParts(indent string, ctes []*cte, subs []*subquery) string {
+	var sb strings.Builder
+	for _, d := range ctes {
+		sb.WriteString("\n" + indent + "CTE " + d.name + "\n" + d.plan.explain(indent+"  "))
+	}
+	for _, sq := range subs {
+		sb.WriteString("\n" + sq.explain(indent))
+	}
+	return sb.String()
+}
+
+// open executes the plan and returns its output rows as an iterator.
+func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	it, err := p.src.open(x)
 	if err != nil {
 		return nil, err
@@ -536,8 +638,11 @@ func (p *selectPlan) run(x *execCtx) (rowIter, error) {
 		}
 	}
 	it = &projectIter{in: it, x: x, exprs: p.exprs}
-	if !p.distinct && len(p.order) == 0 && p.limit == nil && p.offset == nil {
-		return it, nil
+	if !p.distinct && len(p.order) == 0 {
+		if p.limit == nil && p.offset == nil {
+			return it, nil
+		}
+		return window(x, it, p.limit, p.offset)
 	}
 	rows, err := drain(it)
 	if err != nil {
@@ -549,44 +654,60 @@ func (p *selectPlan) run(x *execCtx) (rowIter, error) {
 	if len(p.order) > 0 {
 		sortRows(rows, p.order)
 	}
-	if rows, err = p.window(x, rows); err != nil {
-		return nil, err
-	}
 	for i := range rows {
 		rows[i] = rows[i][:p.visible]
 	}
-	return &sliceIter{rows: rows}, nil
+	return window(x, &sliceIter{rows: rows}, p.limit, p.offset)
 }
 
-// window applies OFFSET and LIMIT.
-func (p *selectPlan) window(x *execCtx, rows [][]any) ([][]any, error) {
-	if p.offset != nil {
-		v, err := p.offset.eval(x.env(nil))
+// window applies OFFSET and LIMIT to it. It reads no more rows than it
+// returns or skips, so a LIMIT ends even an endless recursive query, as
+// in PostgreSQL.
+func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
+	if limit == nil && offset == nil {
+		return it, nil
+	}
+	skip, take := int64(0), int64(-1) // -1: no limit
+	if offset != nil {
+		v, err := offset.eval(x.env(nil))
 		if err != nil {
+			it.close()
 			return nil, err
 		}
 		if v != nil {
-			n := v.(int64)
-			if n < 0 {
+			if skip = v.(int64); skip < 0 {
+				it.close()
 				return nil, pgerr.New(pgerr.InvalidRowCountInResultOffset, "OFFSET must not be negative")
 			}
-			rows = rows[min(int(n), len(rows)):]
 		}
 	}
-	if p.limit != nil {
-		v, err := p.limit.eval(x.env(nil))
+	if limit != nil {
+		v, err := limit.eval(x.env(nil))
 		if err != nil {
+			it.close()
 			return nil, err
 		}
 		if v != nil {
-			n := v.(int64)
-			if n < 0 {
+			if take = v.(int64); take < 0 {
+				it.close()
 				return nil, pgerr.New(pgerr.InvalidRowCountInLimitClause, "LIMIT must not be negative")
 			}
-			rows = rows[:min(int(n), len(rows))]
 		}
 	}
-	return rows, nil
+	return &funcIter{f: func() ([]any, error) {
+		for ; skip > 0; skip-- {
+			if row, err := it.next(); row == nil || err != nil {
+				return nil, err
+			}
+		}
+		if take == 0 {
+			return nil, nil
+		}
+		if take > 0 {
+			take--
+		}
+		return it.next()
+	}, done: it.close}, nil
 }
 
 func distinctRows(rows [][]any, exprs []expr) [][]any {
@@ -800,7 +921,7 @@ func flipOp(op string) string {
 // rowIndependent reports whether e's value does not depend on the row.
 func rowIndependent(e expr) bool {
 	switch x := e.(type) {
-	case *constExpr, *paramExpr:
+	case *constExpr, *paramExpr, *outerColExpr:
 		return true
 	case *castExpr:
 		return rowIndependent(x.e)

@@ -375,7 +375,7 @@ type Prepared struct {
 	st     *parser.Statement
 	params []types.T
 	cols   []Column
-	plan   any // *selectPlan, *writePlan, or nil for statements executed directly
+	plan   any // a queryPlan, a *writePlan, or nil for statements executed directly
 	cat    *Catalog
 	copy   *CopySpec
 }
@@ -459,10 +459,10 @@ func (s *Session) plan(p *Prepared) error {
 	c := &compiler{s: s, params: &p.params, order: p.st.ParamOrder}
 	var err error
 	switch n := p.st.AST.(type) {
-	case *ast.SelectStmt:
-		var sp *selectPlan
-		if sp, err = c.planSelect(n); err == nil {
-			p.plan, p.cols = sp, sp.cols[:sp.visible]
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		var qp queryPlan
+		if qp, err = c.planQuery(n); err == nil {
+			p.plan, p.cols = qp, qp.columns()
 		}
 	case *ast.InsertStmt:
 		var wp *writePlan
@@ -623,8 +623,8 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	switch plan := pt.p.plan.(type) {
-	case *selectPlan:
-		it, err := plan.run(x)
+	case queryPlan:
+		it, err := plan.open(x)
 		if err != nil {
 			return "", pgerr.Convert(err)
 		}
@@ -983,8 +983,8 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 	}
 	var text string
 	switch plan := inner.plan.(type) {
-	case *selectPlan:
-		text = plan.explain()
+	case queryPlan:
+		text = plan.explain("")
 	case *writePlan:
 		text = plan.explain()
 	default:
@@ -1011,12 +1011,12 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 	if err := s.plan(p); err != nil {
 		return "", err
 	}
-	sp, ok := p.plan.(*selectPlan)
+	qp, ok := p.plan.(queryPlan)
 	if !ok {
 		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: params}
-	it, err := sp.run(x)
+	it, err := qp.open(x)
 	if err != nil {
 		return "", err
 	}

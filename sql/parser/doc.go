@@ -50,6 +50,11 @@
 //	epochdb_nulls(expr, 'first') ORDER BY expr NULLS FIRST (or 'last'); ASC/DESC follow it
 //	epochdb_extract('field', e)  EXTRACT(field FROM e), numeric, with PostgreSQL's fields
 //	epochdb_default(expr)        a column DEFAULT that TiDB's DDL grammar takes only as a call
+//	epochdb_array(a, b)          ARRAY[a, b]
+//	epochdb_array_query((q))     ARRAY(q), the array of a subquery's one column
+//	epochdb_subscript(x, i)      x[i]
+//	epochdb_any(x, 'op', a)      x op ANY (a) and x op SOME (a), for an array a (op is <> for !=)
+//	epochdb_all(x, 'op', a)      x op ALL (a)
 //	(SELECT epochdb_table(f(…))) AS alias
 //	                             a function call in FROM: the rows f returns
 //	LIMIT 18446744073709551615   no limit: OFFSET without LIMIT

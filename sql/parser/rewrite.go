@@ -168,10 +168,17 @@ func primaryStart(out []item) (int, bool) {
 	switch v := out[k].(type) {
 	case *group:
 		if v.open.val == "[" {
-			return 0, false
+			// ARRAY[...], or a subscript of the primary before it.
+			if k > 0 && isWord(out[k-1], "array") {
+				return k - 1, true
+			}
+			return primaryStart(out[:k])
 		}
 		if v.paren() && k > 0 && isFuncName(tokOf(out[k-1])) && tokOf(out[k-1]).call {
 			return nameStart(out, k-1), true
+		}
+		if v.paren() && k > 0 && isWord(out[k-1], "array") {
+			return k - 1, true
 		}
 		return k, true
 	case *synth:
@@ -406,7 +413,8 @@ func (e *exprParser) primary() (*exprNode, error) {
 	switch v := e.cur().(type) {
 	case *group:
 		if !v.paren() && !v.isCase() {
-			return nil, e.p.unsupported(v.open, "arrays are not supported")
+			// Brackets start an expression only inside ARRAY[...].
+			return nil, e.p.unsupported(v.open, "multidimensional arrays are not supported")
 		}
 		e.i++
 		// (composite).field
@@ -434,7 +442,7 @@ func (e *exprParser) primary() (*exprNode, error) {
 			w := v.val
 			switch {
 			case w == "array":
-				return nil, e.p.unsupported(v, "arrays are not supported")
+				return e.array(v)
 			case primaryKeywords[w]:
 				e.i++
 				if v.call {
@@ -453,10 +461,48 @@ func (e *exprParser) primary() (*exprNode, error) {
 	default:
 		return nil, structuralError{}
 	}
-	if g, ok := e.cur().(*group); ok && g.open.val == "[" {
-		return nil, e.p.unsupported(g.open, "arrays are not supported")
+	return e.subscripts(lo, e.node(lo, lvPrimary, firstTok(e.seq[lo]), nil, nil))
+}
+
+// array rewrites ARRAY[a, b] to epochdb_array(a, b), and ARRAY(subquery)
+// to epochdb_array_query((subquery)).
+func (e *exprParser) array(t *token) (*exprNode, error) {
+	lo := e.i
+	g, ok := at(e.seq, e.i+1).(*group)
+	if !ok || g.isCase() {
+		return nil, e.p.syntaxError(t)
 	}
-	return e.node(lo, lvPrimary, firstTok(e.seq[lo]), nil, nil), nil
+	e.i += 2
+	var n *exprNode
+	if g.paren() {
+		n = e.node(lo, lvPrimary, t, []any{"epochdb_array_query(", []item{g}, ")"}, nil)
+	} else {
+		n = e.node(lo, lvPrimary, t, []any{"epochdb_array(", g.kids, ")"}, nil)
+	}
+	n.rewritten = true
+	return e.subscripts(lo, n)
+}
+
+// subscripts rewrites the subscripts that follow a primary expression:
+// x[i] is epochdb_subscript(x, i).
+func (e *exprParser) subscripts(lo int, n *exprNode) (*exprNode, error) {
+	for {
+		g, ok := e.cur().(*group)
+		if !ok || g.open.val != "[" {
+			return n, nil
+		}
+		for _, kid := range g.kids {
+			if isPunct(kid, ":") {
+				return nil, e.p.unsupported(tokOf(kid), "array slices are not supported")
+			}
+		}
+		if len(g.kids) == 0 {
+			return nil, e.p.syntaxError(g.close)
+		}
+		e.i++
+		n = e.node(lo, lvPrimary, g.open, []any{"epochdb_subscript(", kid(0), ", ", g.kids, ")"}, []*exprNode{n}, lvOr)
+		n.rewritten = true
+	}
 }
 
 // name consumes a possibly qualified name, and the call and window clause
@@ -671,7 +717,9 @@ func (e *exprParser) operator(lo int, left *exprNode, minPrec int) (*exprNode, e
 	return e.rewritten(lo, left, op, precOther, "(", " "+op.val+" ", ")", lvPrimary, lvPrimary)
 }
 
-// quantified parses "left op ANY|ALL|SOME (subquery)".
+// quantified parses "left op ANY|ALL|SOME (subquery)", which TiDB reads,
+// and "left op ANY|ALL|SOME (array)", which becomes
+// epochdb_any(left, 'op', array) or epochdb_all(left, 'op', array).
 func (e *exprParser) quantified(lo int, left *exprNode, op *token) (*exprNode, error) {
 	opLo := e.i
 	e.i++
@@ -681,7 +729,17 @@ func (e *exprParser) quantified(lo int, left *exprNode, op *token) (*exprNode, e
 		return nil, structuralError{}
 	}
 	if first := at(g.kids, 0); !isWord(first, "select", "with", "values", "table") && parenGroup(first) == nil {
-		return nil, e.p.unsupported(q, "%s %s (array) is not supported", op.val, upper(q.val))
+		e.i += 2
+		fn, sym := "epochdb_any(", op.val
+		if q.val == "all" {
+			fn = "epochdb_all("
+		}
+		if sym == "!=" {
+			sym = "<>"
+		}
+		n := e.node(lo, lvPrimary, op, []any{fn, kid(0), ", " + quoteString(sym) + ", ", g.kids, ")"}, []*exprNode{left}, lvOr)
+		n.rewritten = true
+		return n, nil
 	}
 	e.i += 2
 	right := &exprNode{seq: e.seq, lo: opLo + 1, hi: e.i, level: lvPrimary, anchor: q}

@@ -398,6 +398,23 @@ func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
+// QuoteIdent is PostgreSQL's quote_ident: s as it must be written to be
+// read back as the name s, quoted unless it is a lower-case identifier that
+// is no keyword (or an unreserved one).
+func QuoteIdent(s string) string {
+	safe := s != "" && (s[0] == '_' || s[0] >= 'a' && s[0] <= 'z')
+	for i := 0; safe && i < len(s); i++ {
+		c := s[i]
+		safe = c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	if safe {
+		if c, ok := pgKeywords[s]; !ok || c == unreserved {
+			return s
+		}
+	}
+	return quoteIdent(s)
+}
+
 func quoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

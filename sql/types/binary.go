@@ -246,7 +246,7 @@ func decodeArrayBinary(t, elem T, b []byte) (any, error) {
 	if n < 0 || int(n) > len(b)/4 {
 		return nil, errBinaryFormat(t)
 	}
-	if lower != 1 {
+	if lower != int32(LowerBound(t)) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "array lower bounds other than 1 are not supported")
 	}
 	for range n {
@@ -278,7 +278,7 @@ func decodeArrayBinary(t, elem T, b []byte) (any, error) {
 // AppendBinary appends the binary form of the non-NULL datum v of type t.
 func AppendBinary(buf []byte, t T, v any) []byte {
 	if elem, ok := t.Elem(); ok {
-		return appendArrayBinary(buf, elem, v.([]any))
+		return appendArrayBinary(buf, elem, LowerBound(t), v.([]any))
 	}
 	switch t.Oid {
 	case OidBool:
@@ -319,6 +319,8 @@ func AppendBinary(buf []byte, t T, v any) []byte {
 	case OidUUID:
 		u := v.(UUID)
 		return append(buf, u[:]...)
+	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
+		return binary.BigEndian.AppendUint32(buf, uint32(v.(Reg).Oid))
 	case OidChar:
 		// "char" is one byte; the empty value is a zero byte.
 		if s := v.(string); s != "" {
@@ -394,8 +396,9 @@ func numericGroups(d *apd.Decimal) ([]uint16, int) {
 	return groups, weight
 }
 
-func appendArrayBinary(buf []byte, elem T, vals []any) []byte {
-	if len(vals) == 0 {
+func appendArrayBinary(buf []byte, elem T, lower int, vals []any) []byte {
+	// An empty array has no dimensions, but a vector always has one.
+	if len(vals) == 0 && lower == 1 {
 		buf = binary.BigEndian.AppendUint32(buf, 0)
 		buf = binary.BigEndian.AppendUint32(buf, 0)
 		return binary.BigEndian.AppendUint32(buf, uint32(elem.Oid))
@@ -411,7 +414,7 @@ func appendArrayBinary(buf []byte, elem T, vals []any) []byte {
 	buf = binary.BigEndian.AppendUint32(buf, hasNull)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(elem.Oid))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(vals)))
-	buf = binary.BigEndian.AppendUint32(buf, 1)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(lower))
 	for _, v := range vals {
 		if v == nil {
 			buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32)

@@ -114,6 +114,9 @@ func cast(v any, from, to T, loc *time.Location) (any, error) {
 		return castFromNumeric(f, to)
 	case time.Time:
 		return castFromTime(f, from, to, loc)
+	case Reg:
+		// The reg* types are binary-coercible to oid, and so to each other.
+		return castFromInt(int64(f.Oid), OidType, to)
 	}
 	return nil, errCannotCast(from, to)
 }
@@ -164,8 +167,16 @@ func castToString(v any, from T, loc *time.Location) string {
 }
 
 func castFromInt(n int64, from, to T) (any, error) {
+	if IsReg(to.Oid) {
+		if from.Oid == OidInt8 && (n < 0 || n > math.MaxUint32) {
+			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "OID out of range")
+		}
+		return Reg{Oid: Oid(uint32(n))}, nil
+	}
 	if from.Oid == OidOid {
 		switch to.Oid {
+		case OidOid:
+			return n, nil
 		case OidInt4:
 			// oid → int4 is binary coercion: large oids come out negative.
 			return int64(int32(uint32(n))), nil

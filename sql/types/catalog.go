@@ -21,6 +21,9 @@ type Info struct {
 	Receive   string
 	Send      string
 	Type      byte // typtype: 'b' base, 'p' pseudo
+	Align     byte // typalign: 'c' char, 's' short, 'i' int, 'd' double
+	Storage   byte // typstorage: 'p' plain, 'x' extended, 'm' main
+	Collation Oid  // typcollation: 100 (default) for text types, 950 (C) for name
 }
 
 // builtins are the base and pseudo types epochdb knows; each base type's
@@ -47,6 +50,18 @@ var builtins = []Info{
 	{Oid: OidNumeric, Name: "numeric", Len: -1, Category: 'N', Array: OidNumericArray, Input: "numeric_in", Output: "numeric_out", Receive: "numeric_recv", Send: "numeric_send"},
 	{Oid: OidUUID, Name: "uuid", Len: 16, Category: 'U', Array: OidUUIDArray, Input: "uuid_in", Output: "uuid_out", Receive: "uuid_recv", Send: "uuid_send"},
 
+	// The object identifier types the catalogs use. The vectors are
+	// arrays of int2 and oid indexed from 0, printed without braces; arrays
+	// of them, which PostgreSQL has, would be arrays of arrays here.
+	{Oid: OidInt2Vector, Name: "int2vector", Len: -1, Category: 'A', Elem: OidInt2, Input: "int2vectorin", Output: "int2vectorout", Receive: "int2vectorrecv", Send: "int2vectorsend"},
+	{Oid: OidOidVector, Name: "oidvector", Len: -1, Category: 'A', Elem: OidOid, Input: "oidvectorin", Output: "oidvectorout", Receive: "oidvectorrecv", Send: "oidvectorsend"},
+	{Oid: OidRegproc, Name: "regproc", Len: 4, ByVal: true, Category: 'N', Array: 1008, Input: "regprocin", Output: "regprocout", Receive: "regprocrecv", Send: "regprocsend"},
+	{Oid: OidRegprocedure, Name: "regprocedure", Len: 4, ByVal: true, Category: 'N', Array: 2207, Input: "regprocedurein", Output: "regprocedureout", Receive: "regprocedurerecv", Send: "regproceduresend"},
+	{Oid: OidRegclass, Name: "regclass", Len: 4, ByVal: true, Category: 'N', Array: 2210, Input: "regclassin", Output: "regclassout", Receive: "regclassrecv", Send: "regclasssend"},
+	{Oid: OidRegtype, Name: "regtype", Len: 4, ByVal: true, Category: 'N', Array: 2211, Input: "regtypein", Output: "regtypeout", Receive: "regtyperecv", Send: "regtypesend"},
+	{Oid: OidRegnamespace, Name: "regnamespace", Len: 4, ByVal: true, Category: 'N', Array: 4090, Input: "regnamespacein", Output: "regnamespaceout", Receive: "regnamespacerecv", Send: "regnamespacesend"},
+	{Oid: OidRegrole, Name: "regrole", Len: 4, ByVal: true, Category: 'N', Array: 4097, Input: "regrolein", Output: "regroleout", Receive: "regrolerecv", Send: "regrolesend"},
+
 	// Pseudo-types that appear in row descriptions: untyped literals,
 	// functions returning nothing, and anonymous rows. They have no array
 	// rows here because nothing stores them.
@@ -66,11 +81,23 @@ func init() {
 		if b.Type == 0 {
 			b.Type = 'b'
 		}
+		b.Align, b.Storage = layout(b)
+		switch b.Oid {
+		case OidText, OidVarchar, OidBpchar:
+			b.Collation = 100
+		case OidName:
+			b.Collation = 950
+		}
 		catalog[b.Oid] = b
 		if b.Array != 0 {
+			align := byte('i')
+			if b.Align == 'd' {
+				align = 'd'
+			}
 			catalog[b.Array] = Info{
 				Oid: b.Array, Name: "_" + b.Name, Len: -1, Category: 'A', Elem: b.Oid, Delim: ',',
 				Input: "array_in", Output: "array_out", Receive: "array_recv", Send: "array_send", Type: 'b',
+				Align: align, Storage: 'x', Collation: b.Collation,
 			}
 		}
 	}
@@ -78,6 +105,30 @@ func init() {
 		all = append(all, in)
 	}
 	slices.SortFunc(all, func(a, b Info) int { return cmp.Compare(a.Oid, b.Oid) })
+}
+
+// layout is how PostgreSQL stores a value of the type: its alignment and
+// its TOAST strategy.
+func layout(in Info) (align, storage byte) {
+	switch {
+	case in.Oid == OidNumeric:
+		return 'i', 'm'
+	case in.Oid == OidUUID, in.Oid == OidName, in.Oid == OidUnknown:
+		return 'c', 'p'
+	case in.Oid == OidInterval:
+		return 'd', 'p'
+	case in.Oid == OidRecord:
+		return 'd', 'x'
+	case in.Len == 1:
+		return 'c', 'p'
+	case in.Len == 2:
+		return 's', 'p'
+	case in.Len == 8:
+		return 'd', 'p'
+	case in.Len > 0, isVector(in.Oid):
+		return 'i', 'p'
+	}
+	return 'i', 'x'
 }
 
 // Lookup returns the pg_type row of a built-in type.

@@ -130,6 +130,8 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 	case OidUUID:
 		u := v.(UUID)
 		return append(buf, u[:]...)
+	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
+		return appendKeyInt(buf, int64(v.(Reg).Oid))
 	}
 	return appendKeyBytes(buf, v.(string))
 }

@@ -18,7 +18,7 @@ const (
 // String returns the type's name as PostgreSQL's format_type(oid, typmod)
 // prints it, so that error messages and catalog views read the same.
 func (t T) String() string {
-	if elem, ok := t.Elem(); ok {
+	if elem, ok := t.Elem(); ok && !isVector(t.Oid) {
 		return elem.String() + "[]"
 	}
 	switch t.Oid {
@@ -145,7 +145,7 @@ var unsupportedTypes = map[string]bool{
 	"inet": true, "cidr": true, "macaddr": true, "macaddr8": true, "tsvector": true, "tsquery": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
-	"regclass": true, "regproc": true, "regtype": true, "regprocedure": true, "regnamespace": true,
+	"regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
 	"jsonpath": true, "pg_lsn": true, "txid_snapshot": true, "pg_snapshot": true, "xid": true, "cid": true, "tid": true,
 }
 
@@ -159,6 +159,7 @@ func ParseTypeName(s string) (T, error) {
 	name = strings.ReplaceAll(name, "( ", "(")
 	name = strings.ReplaceAll(name, " )", ")")
 	name = strings.ReplaceAll(name, " [", "[")
+	name = strings.TrimPrefix(name, "pg_catalog.")
 
 	array := false
 	for {

@@ -33,6 +33,9 @@ func ParseText(t T, s string, loc *time.Location) (any, error) {
 }
 
 func parseText(t T, s string, loc *time.Location) (any, error) {
+	if isVector(t.Oid) {
+		return parseVector(t, s)
+	}
 	if elem, ok := t.Elem(); ok {
 		return parseArray(elem, s, loc)
 	}
@@ -71,6 +74,8 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 		return parseInterval(s)
 	case OidUUID:
 		return parseUUID(s)
+	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
+		return parseReg(t, s)
 	}
 	return nil, errNoIO(t)
 }
@@ -82,6 +87,9 @@ func errNoIO(t T) error {
 // AppendText appends the text form of the non-NULL datum v of type t. loc is
 // the session's TimeZone, in which timestamptz values are shown.
 func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
+	if isVector(t.Oid) {
+		return appendVectorText(buf, v.([]any))
+	}
 	if elem, ok := t.Elem(); ok {
 		return appendArrayText(buf, elem, v.([]any), loc)
 	}
@@ -117,6 +125,8 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 		return appendInterval(buf, v.(Interval))
 	case OidUUID:
 		return appendUUID(buf, v.(UUID))
+	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
+		return appendRegText(buf, v.(Reg))
 	}
 	return append(buf, v.(string)...)
 }

@@ -22,6 +22,8 @@
 //	interval                          Interval
 //	uuid                              UUID
 //	arrays (int8[], text[], ...)      []any of the element's datums
+//	int2vector, oidvector             []any of int64, as arrays of int2 and oid
+//	regclass, regtype, ...            Reg: the oid and the name it prints as
 //
 // Keeping one Go type per family keeps expression evaluation simple; the T
 // says how to print, compare and check it.
@@ -38,6 +40,7 @@
 //	coerce.go   assignment to a column: type modifiers and ranges
 //	compare.go  ordering of two datums
 //	cast.go     explicit casts
+//	oids.go     object identifier types: regclass and its kin, int2vector, oidvector
 //	key.go      order-preserving key encoding
 //	row.go      compact row encoding
 package types
@@ -59,9 +62,11 @@ const (
 	OidInt8        Oid = 20
 	OidInt2        Oid = 21
 	OidInt4        Oid = 23
+	OidInt2Vector  Oid = 22
 	OidRegproc     Oid = 24
 	OidText        Oid = 25
 	OidOid         Oid = 26
+	OidOidVector   Oid = 30
 	OidFloat4      Oid = 700
 	OidFloat8      Oid = 701
 	OidUnknown     Oid = 705
@@ -76,6 +81,12 @@ const (
 	OidUUID        Oid = 2950
 	OidVoid        Oid = 2278
 	OidRecord      Oid = 2249
+
+	OidRegprocedure Oid = 2202
+	OidRegclass     Oid = 2205
+	OidRegtype      Oid = 2206
+	OidRegnamespace Oid = 4089
+	OidRegrole      Oid = 4096
 
 	OidBoolArray        Oid = 1000
 	OidByteaArray       Oid = 1001
@@ -133,6 +144,17 @@ var (
 	Char         = T{OidChar, -1}
 	Int8Array    = T{OidInt8Array, -1}
 	TextArray    = T{OidTextArray, -1}
+	NameArray    = T{OidNameArray, -1}
+	Int2Array    = T{OidInt2Array, -1}
+	OidArray     = T{OidOidArray, -1}
+	CharArray    = T{OidCharArray, -1}
+	Int2Vector   = T{OidInt2Vector, -1}
+	OidVector    = T{OidOidVector, -1}
+	Regclass     = T{OidRegclass, -1}
+	Regtype      = T{OidRegtype, -1}
+	Regproc      = T{OidRegproc, -1}
+	Regnamespace = T{OidRegnamespace, -1}
+	Regrole      = T{OidRegrole, -1}
 )
 
 // Interval is a PostgreSQL interval: months, days and microseconds are kept

@@ -1,0 +1,368 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// One-dimensional arrays in expressions. The parser writes ARRAY[...],
+// x[i] and x op ANY|ALL (array) as calls of epochdb_array,
+// epochdb_subscript, epochdb_any and epochdb_all; an array datum is a
+// []any of its elements' datums. Arrays index from 1, except the catalogs'
+// int2vector and oidvector, which index from 0 (types.LowerBound).
+
+var arrayBuiltins = map[string]builtin{
+	"epochdb_array":       compileArray,
+	"epochdb_array_query": compileArrayQuery,
+	"epochdb_subscript":   compileSubscript,
+	"epochdb_any":         compileQuantified(false),
+	"epochdb_all":         compileQuantified(true),
+	"array_length": arrayFunc(types.Int4, []types.T{types.Int4}, func(t types.T, a []any, args []any) any {
+		if len(a) == 0 || args[0].(int64) != 1 {
+			return nil
+		}
+		return int64(len(a))
+	}),
+	"array_lower": arrayFunc(types.Int4, []types.T{types.Int4}, func(t types.T, a []any, args []any) any {
+		if len(a) == 0 || args[0].(int64) != 1 {
+			return nil
+		}
+		return int64(types.LowerBound(t))
+	}),
+	"array_upper": arrayFunc(types.Int4, []types.T{types.Int4}, func(t types.T, a []any, args []any) any {
+		if len(a) == 0 || args[0].(int64) != 1 {
+			return nil
+		}
+		return int64(types.LowerBound(t) + len(a) - 1)
+	}),
+	"array_ndims": arrayFunc(types.Int4, nil, func(_ types.T, a []any, _ []any) any {
+		if len(a) == 0 {
+			return nil
+		}
+		return int64(1)
+	}),
+	"cardinality": arrayFunc(types.Int4, nil, func(_ types.T, a []any, _ []any) any { return int64(len(a)) }),
+	"array_to_string": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 2 && len(n.Args) != 3 {
+			return nil, argCountErr(n, nil)
+		}
+		params := []types.T{types.Text, types.Text}
+		return arrayFunc(types.Text, params[:len(n.Args)-1], func(t types.T, a []any, args []any) any {
+			elem, _ := t.Elem()
+			var sb strings.Builder
+			first := true
+			for _, v := range a {
+				if v == nil && len(args) < 2 {
+					continue
+				}
+				if !first {
+					sb.WriteString(args[0].(string))
+				}
+				first = false
+				if v == nil {
+					sb.WriteString(args[1].(string))
+				} else {
+					sb.Write(types.AppendText(nil, elem, v, c.s.loc()))
+				}
+			}
+			return sb.String()
+		})(c, n)
+	},
+	"string_to_array": fixed(types.TextArray, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+		s, sep := a[0].(string), a[1].(string)
+		out := []any{}
+		switch {
+		case s == "":
+		case sep == "":
+			out = append(out, s)
+		default:
+			for _, f := range strings.Split(s, sep) {
+				out = append(out, f)
+			}
+		}
+		return out, nil
+	}),
+	"current_schemas": fixed(types.NameArray, []types.T{types.Bool}, func(_ *env, a []any) (any, error) {
+		if a[0].(bool) {
+			return []any{"pg_catalog", "public"}, nil
+		}
+		return []any{"public"}, nil
+	}),
+}
+
+// compileArray is ARRAY[a, b, ...]: its elements in their common type.
+func compileArray(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) == 0 {
+		// ARRAY[]::t[] is read by compileCast.
+		return nil, pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").
+			WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].")
+	}
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.commonType("ARRAY", args)
+	if err != nil {
+		return nil, err
+	}
+	at, ok := types.ArrayOf(types.T{Oid: t.Oid, Mod: -1})
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedObject, "could not find array type for data type %s", t)
+	}
+	return &funcExpr{name: "array", t: at, args: args, fn: func(_ *env, a []any) (any, error) {
+		return append([]any(nil), a...), nil
+	}}, nil
+}
+
+// isEmptyArray reports whether n is ARRAY[], which has a type only when
+// cast.
+func isEmptyArray(n ast.ExprNode) bool {
+	f, ok := n.(*ast.FuncCallExpr)
+	return ok && f.FnName.L == "epochdb_array" && len(f.Args) == 0
+}
+
+// compileArrayQuery is ARRAY(subquery): the subquery's one column as an
+// array, in the order of its rows.
+func compileArrayQuery(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	sq, err := c.planSubquery(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	cols := sq.plan.columns()
+	if len(cols) != 1 {
+		return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column")
+	}
+	at, ok := types.ArrayOf(types.T{Oid: cols[0].Type.Oid, Mod: -1})
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedObject, "could not find array type for data type %s", cols[0].Type)
+	}
+	return &arrayQueryExpr{sq: sq, t: at}, nil
+}
+
+type arrayQueryExpr struct {
+	sq *subquery
+	t  types.T
+}
+
+func (a *arrayQueryExpr) typ() types.T { return a.t }
+func (a *arrayQueryExpr) eval(e *env) (any, error) {
+	return a.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
+		vals := []any{}
+		for {
+			row, err := it.next()
+			if row == nil || err != nil {
+				return vals, err
+			}
+			vals = append(vals, row[0])
+		}
+	})
+}
+
+// arrayOperand compiles an argument that must be an array.
+func arrayOperand(c *compiler, n ast.ExprNode, what string) (expr, error) {
+	e, err := c.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	t := e.typ()
+	switch {
+	case t.IsArray():
+		return e, nil
+	case t.Oid == types.OidUnknown:
+		return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine polymorphic type because input has type unknown")
+	}
+	return nil, pgerr.New(pgerr.DatatypeMismatch, "%s", what)
+}
+
+// compileSubscript is x[i]: the element, or NULL past either end.
+func compileSubscript(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	arr, err := c.compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	t := arr.typ()
+	elem, ok := t.Elem()
+	if !ok {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t)
+	}
+	i, err := c.compileAs(n.Args[1], types.Int4)
+	if err != nil {
+		return nil, err
+	}
+	lower := int64(types.LowerBound(t))
+	return &funcExpr{name: "subscript", t: elem, args: []expr{arr, i}, strict: true, fn: func(_ *env, a []any) (any, error) {
+		vals, k := a[0].([]any), a[1].(int64)-lower
+		if k < 0 || k >= int64(len(vals)) {
+			return nil, nil
+		}
+		return vals[k], nil
+	}}, nil
+}
+
+// compileQuantified is x op ANY (array), or with all, x op ALL (array). An
+// untyped array (a literal or a parameter) takes x's type: pgx sends
+// WHERE id = ANY($1) with $1 described as int4[] for an int4 id.
+func compileQuantified(all bool) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		x, err := c.compile(n.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		op := n.Args[1].(*driver.ValueExpr).GetString()
+		arr, err := c.compile(n.Args[2])
+		if err != nil {
+			return nil, err
+		}
+		at := arr.typ()
+		if at.Oid == types.OidUnknown {
+			xt, err := c.resolveUnknown(x)
+			if err != nil {
+				return nil, err
+			}
+			x = xt
+			a, ok := types.ArrayOf(types.T{Oid: x.typ().Oid, Mod: -1})
+			if !ok {
+				return nil, pgerr.New(pgerr.UndefinedObject, "could not find array type for data type %s", x.typ())
+			}
+			if arr, err = c.coerce(arr, a); err != nil {
+				return nil, err
+			}
+			at = a
+		}
+		elem, ok := at.Elem()
+		if !ok {
+			return nil, pgerr.New(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side")
+		}
+		t, ok := unify(x.typ(), elem)
+		if !ok {
+			return nil, noOperator(op, x.typ(), elem)
+		}
+		if x, err = c.coerce(x, t); err != nil {
+			return nil, err
+		}
+		if t.Oid != elem.Oid {
+			to, _ := types.ArrayOf(t)
+			arr = &castExpr{e: arr, from: at, to: to}
+		}
+		return &quantifiedExpr{op: op, all: all, t: t, x: x, arr: arr}, nil
+	}
+}
+
+// quantifiedExpr is x op ANY|ALL (array) with SQL's three-valued logic: an
+// empty array gives false (ANY) or true (ALL) whatever x is; otherwise a
+// NULL x or element makes an undecided result NULL.
+type quantifiedExpr struct {
+	op     string
+	all    bool
+	t      types.T
+	x, arr expr
+}
+
+func (q *quantifiedExpr) typ() types.T { return types.Bool }
+func (q *quantifiedExpr) eval(e *env) (any, error) {
+	a, err := q.arr.eval(e)
+	if err != nil || a == nil {
+		return nil, err
+	}
+	vals := a.([]any)
+	if len(vals) == 0 {
+		return q.all, nil
+	}
+	v, err := q.x.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	sawNull := false
+	for _, w := range vals {
+		if w == nil {
+			sawNull = true
+			continue
+		}
+		if cmpResult(q.op, types.Compare(q.t, v, w)) != q.all {
+			return !q.all, nil
+		}
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return q.all, nil
+}
+
+// arrayConcat is the || operator with an array on either side: array ||
+// array, array || element or element || array. An untyped literal on the
+// other side is an array of the same type.
+func (c *compiler) arrayConcat(l, r expr) (expr, error) {
+	at, lt, rt := l.typ(), l.typ(), r.typ()
+	if !at.IsArray() {
+		at = rt
+	}
+	elem, _ := at.Elem()
+	at = types.T{Oid: at.Oid, Mod: -1}
+	var err error
+	// Each side is the array type, or else its element type.
+	side := func(e expr) (expr, bool, error) {
+		t := e.typ()
+		if t.Oid == at.Oid || t.Oid == types.OidUnknown {
+			e, err := c.coerce(e, at)
+			return e, true, err
+		}
+		if _, ok := unify(t, elem); !ok || t.IsArray() {
+			return nil, false, noOperator("||", lt, rt)
+		}
+		e, err := c.coerce(e, types.T{Oid: elem.Oid, Mod: -1})
+		return e, false, err
+	}
+	var lArr, rArr bool
+	if l, lArr, err = side(l); err != nil {
+		return nil, err
+	}
+	if r, rArr, err = side(r); err != nil {
+		return nil, err
+	}
+	isArr := [2]bool{lArr, rArr}
+	return &funcExpr{name: "||", t: at, args: []expr{l, r}, fn: func(_ *env, a []any) (any, error) {
+		if lArr && rArr && a[0] == nil && a[1] == nil {
+			return nil, nil
+		}
+		out := []any{}
+		for i, v := range a {
+			switch {
+			case !isArr[i]:
+				out = append(out, v)
+			case v != nil:
+				out = append(out, v.([]any)...)
+			}
+		}
+		return out, nil
+	}}, nil
+}
+
+// arrayFunc compiles a strict function of an array and further arguments
+// of fixed types.
+func arrayFunc(ret types.T, params []types.T, f func(t types.T, a []any, args []any) any) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 1+len(params) {
+			return nil, argCountErr(n, nil)
+		}
+		arr, err := arrayOperand(c, n.Args[0], "function "+n.FnName.L+" requires an array argument")
+		if err != nil {
+			return nil, err
+		}
+		args := []expr{arr}
+		for i, p := range params {
+			e, err := c.compileAs(n.Args[i+1], p)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		t := arr.typ()
+		return &funcExpr{name: n.FnName.L, t: ret, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+			return f(t, a[0].([]any), a[1:]), nil
+		}}, nil
+	}
+}

@@ -1,0 +1,594 @@
+package sql
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// The functions clients call on the catalogs (format_type, pg_get_expr,
+// pg_table_is_visible, ...), and the object identifier types: casts to
+// regclass, regtype and their kin look names up in the catalogs.
+
+var catalogBuiltins = map[string]builtin{
+	"format_type": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 2 {
+			return nil, argCountErr(n, nil)
+		}
+		oid, err := c.compileAs(n.Args[0], types.OidType)
+		if err != nil {
+			return nil, err
+		}
+		mod, err := c.compileAs(n.Args[1], types.Int4)
+		if err != nil {
+			return nil, err
+		}
+		// Not strict: a NULL typmod means "no modifier given".
+		return &funcExpr{name: "format_type", t: types.Text, args: []expr{oid, mod}, fn: func(_ *env, a []any) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			if a[1] == nil {
+				return formatType(types.Oid(a[0].(int64)), -1, false), nil
+			}
+			return formatType(types.Oid(a[0].(int64)), int32(a[1].(int64)), true), nil
+		}}, nil
+	},
+	// The catalogs store expressions as their text, so there is nothing to
+	// decompile.
+	"pg_get_expr": optArgs(2, types.Text, []types.T{types.Text, types.OidType, types.Bool}, func(_ *env, a []any) (any, error) {
+		return a[0], nil
+	}),
+	"pg_get_indexdef": optArgs(1, types.Text, []types.T{types.OidType, types.Int4, types.Bool}, func(e *env, a []any) (any, error) {
+		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
+		if !ok || r.index == nil {
+			return nil, nil
+		}
+		if len(a) > 1 && a[1].(int64) != 0 {
+			k := int(a[1].(int64))
+			if k < 1 || k > len(r.index.Columns) {
+				return "", nil
+			}
+			return parser.QuoteIdent(r.table.Columns[r.index.Columns[k-1]].Name), nil
+		}
+		return indexDef(r.table, r.index, len(a) > 2 && a[2].(bool)), nil
+	}),
+	"pg_get_constraintdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
+		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
+		if !ok || r.index == nil {
+			return nil, nil
+		}
+		kind := "UNIQUE"
+		if r.index.Primary {
+			kind = "PRIMARY KEY"
+		}
+		return kind + " (" + indexColumns(r.table, r.index) + ")", nil
+	}),
+	"pg_get_viewdef":                     optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult),
+	"pg_get_function_result":             fixed(types.Text, []types.T{types.OidType}, nullResult),
+	"pg_get_function_arguments":          fixed(types.Text, []types.T{types.OidType}, nullResult),
+	"pg_get_function_identity_arguments": fixed(types.Text, []types.T{types.OidType}, nullResult),
+	"pg_get_statisticsobjdef_columns":    fixed(types.Text, []types.T{types.OidType}, nullResult),
+	"obj_description":                    optArgs(1, types.Text, []types.T{types.OidType, types.Name}, nullResult),
+	"shobj_description":                  fixed(types.Text, []types.T{types.OidType, types.Name}, nullResult),
+	"col_description":                    fixed(types.Text, []types.T{types.OidType, types.Int4}, nullResult),
+	"pg_table_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(e *env, a []any) (any, error) {
+		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
+		if !ok {
+			return nil, nil
+		}
+		return r.nsp != oidInfoSchema, nil
+	}),
+	"pg_type_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(_ *env, a []any) (any, error) {
+		if _, ok := types.Lookup(types.Oid(a[0].(int64))); !ok {
+			return nil, nil
+		}
+		return true, nil
+	}),
+	// No functions, operators, conversions or operator classes are in the
+	// catalogs, so no oid is one that is visible.
+	"pg_function_is_visible":   fixed(types.Bool, []types.T{types.OidType}, nullResult),
+	"pg_operator_is_visible":   fixed(types.Bool, []types.T{types.OidType}, nullResult),
+	"pg_conversion_is_visible": fixed(types.Bool, []types.T{types.OidType}, nullResult),
+	"pg_opclass_is_visible":    fixed(types.Bool, []types.T{types.OidType}, nullResult),
+	"pg_collation_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(_ *env, a []any) (any, error) {
+		switch a[0].(int64) {
+		case 100, 950, 951:
+			return true, nil
+		}
+		return nil, nil
+	}),
+	"pg_relation_is_publishable": fixed(types.Bool, []types.T{types.OidType}, func(e *env, a []any) (any, error) {
+		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
+		return ok && r.table != nil && r.index == nil, nil
+	}),
+	"has_table_privilege":    privilege,
+	"has_column_privilege":   privilege,
+	"has_sequence_privilege": privilege,
+	"has_schema_privilege":   privilege,
+	"has_database_privilege": privilege,
+	"has_function_privilege": privilege,
+	"pg_has_role":            privilege,
+	"pg_get_userbyid": fixed(types.Name, []types.T{types.OidType}, func(e *env, a []any) (any, error) {
+		switch a[0].(int64) {
+		case oidSuperuser:
+			return superuser(e.s), nil
+		case oidDatabaseOwner:
+			return "pg_database_owner", nil
+		}
+		return "unknown (OID=" + strconv.FormatInt(a[0].(int64), 10) + ")", nil
+	}),
+	"pg_encoding_to_char": fixed(types.Name, []types.T{types.Int4}, func(_ *env, a []any) (any, error) {
+		switch a[0].(int64) {
+		case 0:
+			return "SQL_ASCII", nil
+		case 6:
+			return "UTF8", nil
+		}
+		return "", nil
+	}),
+	"pg_typeof": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 1 {
+			return nil, argCountErr(n, nil)
+		}
+		e, err := c.compile(n.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := e.(*paramExpr); ok && p.typ().Oid == types.OidUnknown {
+			return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", p.idx+1)
+		}
+		o := e.typ().Oid
+		return &constExpr{t: types.Regtype, v: types.Reg{Oid: o, Name: formatType(o, -1, false)}}, nil
+	},
+	"to_regclass":     toReg(types.Regclass),
+	"to_regtype":      toReg(types.Regtype),
+	"to_regnamespace": toReg(types.Regnamespace),
+	"to_regrole":      toReg(types.Regrole),
+	"quote_ident":     strFunc(types.Text, func(s string) any { return parser.QuoteIdent(s) }),
+	"pg_get_serial_sequence": fixed(types.Text, []types.T{types.Text, types.Text}, func(e *env, a []any) (any, error) {
+		t, err := e.s.catalog().Table(strings.TrimPrefix(a[0].(string), "public."))
+		if err != nil {
+			return nil, err
+		}
+		_, col := t.Column(a[1].(string))
+		if col == nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a[1].(string), t.Name)
+		}
+		if q := e.s.catalog().seqByID[col.Serial]; q != nil {
+			return "public." + parser.QuoteIdent(q.Name), nil
+		}
+		return nil, nil
+	}),
+	"pg_tablespace_location": fixed(types.Text, []types.T{types.OidType}, func(*env, []any) (any, error) { return "", nil }),
+	"pg_is_in_recovery":      fixed(types.Bool, nil, func(*env, []any) (any, error) { return false, nil }),
+	// epochdb does not measure relations in pages.
+	"pg_relation_size":       optArgs(1, types.Int8, []types.T{types.OidType, types.Text}, zeroSize),
+	"pg_table_size":          fixed(types.Int8, []types.T{types.OidType}, zeroSize),
+	"pg_indexes_size":        fixed(types.Int8, []types.T{types.OidType}, zeroSize),
+	"pg_total_relation_size": fixed(types.Int8, []types.T{types.OidType}, zeroSize),
+	"pg_database_size":       fixed(types.Int8, []types.T{types.Name}, zeroSize),
+	"pg_size_pretty": fixed(types.Text, []types.T{types.Int8}, func(_ *env, a []any) (any, error) {
+		return sizePretty(a[0].(int64)), nil
+	}),
+	"regexp_like": compileRegexpLike,
+}
+
+func nullResult(*env, []any) (any, error) { return nil, nil }
+func zeroSize(*env, []any) (any, error)   { return int64(0), nil }
+
+// privilege is has_table_privilege and its kin: the one role may do
+// anything.
+func privilege(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args := make([]expr, len(n.Args))
+	for i, a := range n.Args {
+		e, err := c.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		if args[i], err = c.resolveUnknown(e); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) < 2 || len(args) > 4 {
+		return nil, argCountErr(n, nil)
+	}
+	return &funcExpr{name: n.FnName.L, t: types.Bool, args: args, strict: true, fn: func(*env, []any) (any, error) {
+		return true, nil
+	}}, nil
+}
+
+// optArgs compiles a strict function whose trailing parameters are
+// optional: at least min of params must be given.
+func optArgs(min int, ret types.T, params []types.T, fn func(*env, []any) (any, error)) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) < min || len(n.Args) > len(params) {
+			return nil, argCountErr(n, nil)
+		}
+		return fixed(ret, params[:len(n.Args)], fn)(c, n)
+	}
+}
+
+// toReg is to_regclass and its kin: the cast, but NULL for a name that
+// names nothing.
+func toReg(t types.T) builtin {
+	return fixed(t, []types.T{types.Text}, func(e *env, a []any) (any, error) {
+		r, err := e.s.regByName(t, a[0].(string))
+		if err != nil {
+			return nil, nil
+		}
+		return r, nil
+	})
+}
+
+// formatType is format_type(oid, typmod). Without a typmod, bpchar is
+// "character", as the SQL type it usually is; with -1 it is bpchar.
+func formatType(oid types.Oid, mod int32, hasMod bool) string {
+	switch {
+	case oid == 0:
+		return "-"
+	case !hasMod && oid == types.OidBpchar:
+		return "character"
+	}
+	return types.T{Oid: oid, Mod: mod}.String()
+}
+
+// sizePretty is pg_size_pretty: a unit is used below its limit, and the
+// larger units round half away from zero (PostgreSQL 15's dbsize.c).
+func sizePretty(n int64) string {
+	units := []struct {
+		name  string
+		limit int64
+		round bool
+		bits  uint
+	}{{"bytes", 10 * 1024, false, 0}, {"kB", 20*1024 - 1, true, 10}, {"MB", 20*1024 - 1, true, 20},
+		{"GB", 20*1024 - 1, true, 30}, {"TB", 20*1024 - 1, true, 40}, {"PB", 20*1024 - 1, true, 50}}
+	for i, u := range units {
+		if i == len(units)-1 || n < u.limit && n > -u.limit {
+			if u.round {
+				if n < 0 {
+					n = (n - 1) / 2
+				} else {
+					n = (n + 1) / 2
+				}
+			}
+			return strconv.FormatInt(n, 10) + " " + u.name
+		}
+		// One bit less when the next unit rounds by halves, one more when
+		// this one did.
+		bits := units[i+1].bits - u.bits - 1
+		if u.round {
+			bits++
+		}
+		n /= 1 << bits
+	}
+	panic("unreachable")
+}
+
+// compileRegexpLike is the ~ operator (and ~* with flag 'i'), which the
+// parser writes as regexp_like. Go's RE2 syntax covers the patterns
+// clients send, psql's ^(name)$ among them; a constant pattern compiles
+// once.
+func compileRegexpLike(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) != 2 && len(n.Args) != 3 {
+		return nil, argCountErr(n, nil)
+	}
+	var cached *regexp.Regexp
+	var cachedSrc string
+	return fixed(types.Bool, []types.T{types.Text, types.Text, types.Text}[:len(n.Args)], func(_ *env, a []any) (any, error) {
+		src := a[1].(string)
+		if len(a) == 3 && strings.Contains(a[2].(string), "i") {
+			src = "(?i)" + src
+		}
+		if cached == nil || cachedSrc != src {
+			re, err := regexp.Compile(src)
+			if err != nil {
+				return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %v", err)
+			}
+			cached, cachedSrc = re, src
+		}
+		return cached.MatchString(a[0].(string)), nil
+	})(c, n)
+}
+
+// Object identifier types. A value of one is resolved against the catalogs
+// when it is made (see types.Reg).
+
+// isOidLike reports whether values of o are object identifiers.
+func isOidLike(o types.Oid) bool { return o == types.OidOid || types.IsReg(o) }
+
+func isInt(o types.Oid) bool {
+	return o == types.OidInt2 || o == types.OidInt4 || o == types.OidInt8
+}
+
+// unifyOids is where an object identifier meets another or an integer:
+// PostgreSQL compares them as oids.
+func unifyOids(a, b types.T) (types.T, bool) {
+	if isOidLike(a.Oid) && (isOidLike(b.Oid) || isInt(b.Oid)) || isOidLike(b.Oid) && isInt(a.Oid) {
+		return types.OidType, true
+	}
+	return types.T{}, false
+}
+
+// oidCoercible reports whether PostgreSQL converts from to to implicitly
+// among the integers and object identifiers.
+func oidCoercible(from, to types.T) bool {
+	return isOidLike(to.Oid) && (isOidLike(from.Oid) || isInt(from.Oid))
+}
+
+// toReg converts e to the reg* type t: a name or a number, looked up now if
+// it is a literal and when evaluated otherwise. An untyped parameter is
+// text, the name.
+func (c *compiler) toReg(e expr, t types.T) (expr, error) {
+	switch x := e.(type) {
+	case *unknownExpr:
+		r, err := c.s.regByName(t, x.s)
+		if err != nil {
+			return nil, err
+		}
+		return &constExpr{t: t, v: r}, nil
+	case *constExpr:
+		if x.v == nil {
+			return &constExpr{t: t}, nil
+		}
+	case *paramExpr:
+		if e.typ().Oid == types.OidUnknown {
+			(*c.params)[x.idx] = types.Text
+		}
+	}
+	from := e.typ()
+	if !isString(from.Oid) && !isOidLike(from.Oid) && !isInt(from.Oid) {
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t)
+	}
+	return &regCastExpr{e: e, to: t}, nil
+}
+
+// regCastExpr makes a reg* value of a name or an oid.
+type regCastExpr struct {
+	e  expr
+	to types.T
+}
+
+func (r *regCastExpr) typ() types.T { return r.to }
+func (r *regCastExpr) eval(e *env) (any, error) {
+	v, err := r.e.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case string:
+		return e.s.regByName(r.to, x)
+	case int64:
+		return e.s.regByOID(r.to, types.Oid(uint32(x))), nil
+	case types.Reg:
+		return e.s.regByOID(r.to, x.Oid), nil
+	}
+	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast %T to %s", v, r.to)
+}
+
+// regByName is the input function of the reg* type t: a name, or an oid
+// written as a number.
+func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
+	str := strings.TrimSpace(name)
+	if str != "" && strings.Trim(str, "0123456789") == "" {
+		n, err := strconv.ParseUint(str, 10, 32)
+		if err != nil {
+			return types.Reg{}, pgerr.New(pgerr.NumericValueOutOfRange, `value "%s" is out of range for type oid`, str)
+		}
+		return s.regByOID(t, types.Oid(n)), nil
+	}
+	if str == "-" {
+		return types.Reg{}, nil
+	}
+	if t.Oid == types.OidRegtype {
+		tt, err := types.ParseTypeName(str)
+		if err != nil {
+			return types.Reg{}, err
+		}
+		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
+	}
+	parts, err := splitQualified(str)
+	if err != nil {
+		return types.Reg{}, err
+	}
+	switch t.Oid {
+	case types.OidRegclass:
+		schema := ""
+		if len(parts) == 2 {
+			schema = parts[0]
+		}
+		if len(parts) <= 2 {
+			if r, ok := s.relationByName(schema, parts[len(parts)-1]); ok {
+				return types.Reg{Oid: types.Oid(r.oid), Name: r.qualifiedName()}, nil
+			}
+		}
+		return types.Reg{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", str)
+	case types.OidRegnamespace:
+		for _, n := range namespaces {
+			if len(parts) == 1 && n.name == parts[0] {
+				return types.Reg{Oid: types.Oid(n.oid), Name: parser.QuoteIdent(n.name)}, nil
+			}
+		}
+		return types.Reg{}, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", str)
+	case types.OidRegrole:
+		if len(parts) == 1 && parts[0] == superuser(s) {
+			return types.Reg{Oid: oidSuperuser, Name: parser.QuoteIdent(parts[0])}, nil
+		}
+		return types.Reg{}, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", str)
+	}
+	// epochdb's functions are not in pg_proc, so no name finds one.
+	return types.Reg{}, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", str)
+}
+
+// regByOID is the output function of the reg* type t: the name of the
+// object oid identifies, or the number if there is none.
+func (s *Session) regByOID(t types.T, oid types.Oid) types.Reg {
+	r := types.Reg{Oid: oid}
+	switch t.Oid {
+	case types.OidRegclass:
+		if rel, ok := s.relationByOID(uint32(oid)); ok {
+			r.Name = rel.qualifiedName()
+		}
+	case types.OidRegtype:
+		if _, ok := types.Lookup(oid); ok {
+			r.Name = formatType(oid, -1, false)
+		}
+	case types.OidRegnamespace:
+		if n, ok := namespaceName(uint32(oid)); ok {
+			r.Name = parser.QuoteIdent(n)
+		}
+	case types.OidRegrole:
+		if oid == oidSuperuser {
+			r.Name = parser.QuoteIdent(superuser(s))
+		}
+	}
+	return r
+}
+
+// splitQualified splits a possibly qualified, possibly quoted name as
+// PostgreSQL's reg* input functions read it: unquoted parts fold to lower
+// case.
+func splitQualified(s string) ([]string, error) {
+	var parts []string
+	invalid := pgerr.New(pgerr.InvalidName, "invalid name syntax")
+	for {
+		var part string
+		if strings.HasPrefix(s, `"`) {
+			var sb strings.Builder
+			i := 1
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, invalid
+				}
+				sb.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					sb.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			part, s = sb.String(), s[i:]
+		} else {
+			end := strings.IndexByte(s, '.')
+			if end < 0 {
+				end = len(s)
+			}
+			part, s = strings.ToLower(strings.TrimSpace(s[:end])), s[end:]
+		}
+		if part == "" {
+			return nil, invalid
+		}
+		parts = append(parts, part)
+		if s == "" {
+			return parts, nil
+		}
+		if s[0] != '.' {
+			return nil, invalid
+		}
+		s = s[1:]
+	}
+}
+
+// indexColumns lists an index's columns as SQL.
+func indexColumns(t *Table, ix *Index) string {
+	names := make([]string, len(ix.Columns))
+	for i, ci := range ix.Columns {
+		names[i] = parser.QuoteIdent(t.Columns[ci].Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// indexDef is pg_get_indexdef: the CREATE INDEX statement that would make
+// the index, with the table qualified unless pretty.
+func indexDef(t *Table, ix *Index, pretty bool) string {
+	table := parser.QuoteIdent(t.Name)
+	if !pretty {
+		table = "public." + table
+	}
+	return "CREATE UNIQUE INDEX " + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
+}
+
+// defaultText is a column default as pg_get_expr prints it, or the stored
+// SQL if it no longer compiles.
+func (s *Session) defaultText(c *TableColumn) string {
+	e, err := s.compileDefault(c)
+	if err != nil {
+		return c.Default
+	}
+	return deparse(e)
+}
+
+// sqlValueFuncs print as the SQL keywords they are written as.
+var sqlValueFuncs = map[string]string{
+	"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE", "localtimestamp": "LOCALTIMESTAMP",
+	"current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "CURRENT_USER",
+	"current_schema": "CURRENT_SCHEMA",
+}
+
+// deparse prints a compiled expression as PostgreSQL's ruleutils prints
+// the expression tree it stores: implicit casts are invisible, and
+// constants carry their type as get_const_expr decides.
+func deparse(e expr) string {
+	switch x := e.(type) {
+	case *constExpr:
+		return constText(x.t, x.v)
+	case *castExpr:
+		if !x.explicit {
+			return deparse(x.e)
+		}
+		return deparse(x.e) + "::" + x.to.String()
+	case *funcExpr:
+		if kw, ok := sqlValueFuncs[x.name]; ok {
+			return kw
+		}
+		args := make([]string, len(x.args))
+		for i, a := range x.args {
+			args[i] = deparse(a)
+		}
+		if x.name == "nextval" && len(args) == 1 {
+			if a, ok := strings.CutSuffix(args[0], "::text"); ok {
+				args[0] = a + "::regclass" // nextval takes a regclass
+			}
+		}
+		return x.name + "(" + strings.Join(args, ", ") + ")"
+	case *arithExpr:
+		return "(" + deparse(x.l) + " " + string(x.op) + " " + deparse(x.r) + ")"
+	case *negExpr:
+		return "(- " + deparse(x.e) + ")"
+	}
+	return "?"
+}
+
+// constText is get_const_expr: non-negative int4 and numeric literals and
+// booleans print bare, anything else as a quoted literal with its type.
+func constText(t types.T, v any) string {
+	label := "::" + types.T{Oid: t.Oid, Mod: -1}.String()
+	if v == nil {
+		return "NULL" + label
+	}
+	s := string(types.AppendText(nil, t, v, nil))
+	switch t.Oid {
+	case types.OidBool:
+		if v.(bool) {
+			return "true"
+		}
+		return "false"
+	case types.OidInt4:
+		if s[0] != '-' {
+			return s
+		}
+	case types.OidNumeric:
+		if s[0] >= '0' && s[0] <= '9' && strings.ContainsAny(s, ".eE") {
+			return s
+		}
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'" + label
+}

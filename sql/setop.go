@@ -1,0 +1,407 @@
+package sql
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// setOpPlan is UNION, INTERSECT or EXCEPT of two queries. Rows are
+// duplicates when each column is equal or NULL in both, as with DISTINCT.
+// Without ALL the result has no duplicates; with ALL a row that occurs m
+// times on the left and n times on the right occurs m+n times in UNION
+// ALL, min(m, n) times in INTERSECT ALL and max(m-n, 0) times in EXCEPT
+// ALL. Rows come out in the order of their first occurrence on the left,
+// then (for UNION) on the right; PostgreSQL promises no order without
+// ORDER BY either.
+type setOpPlan struct {
+	kind        string // "UNION", "INTERSECT" or "EXCEPT"
+	all         bool
+	left, right queryPlan
+	cols        []Column
+	// conv converts the rows of each side to cols' types, or is nil when
+	// the side's types are cols' already.
+	conv [2][]expr
+}
+
+func (p *setOpPlan) columns() []Column { return p.cols }
+
+func (p *setOpPlan) explain(indent string) string {
+	var sb strings.Builder
+	inner := indent
+	switch {
+	case p.kind == "UNION" && !p.all:
+		sb.WriteString(indent + "HashAggregate\n")
+		inner += "  "
+	case p.kind != "UNION":
+		sb.WriteString(indent + "HashSetOp " + p.kind[:1] + strings.ToLower(p.kind[1:]))
+		if p.all {
+			sb.WriteString(" All")
+		}
+		sb.WriteString("\n")
+		inner += "  "
+	}
+	sb.WriteString(inner + "Append\n" + p.left.explain(inner+"  ") + "\n" + p.right.explain(inner+"  "))
+	return sb.String()
+}
+
+// side opens one input, converted to the result's types.
+func (p *setOpPlan) side(x *execCtx, i int) (rowIter, error) {
+	in := p.left
+	if i == 1 {
+		in = p.right
+	}
+	it, err := in.open(x)
+	if err != nil || p.conv[i] == nil {
+		return it, err
+	}
+	return &projectIter{in: it, x: x, exprs: p.conv[i]}, nil
+}
+
+func (p *setOpPlan) key(row []any) string {
+	var k []byte
+	for i, col := range p.cols {
+		k = types.AppendKey(k, col.Type, row[i], false)
+	}
+	return string(k)
+}
+
+func (p *setOpPlan) open(x *execCtx) (rowIter, error) {
+	left, err := p.side(x, 0)
+	if err != nil {
+		return nil, err
+	}
+	if p.kind == "UNION" {
+		return p.union(x, left), nil
+	}
+	// INTERSECT and EXCEPT count the right side's rows, then stream the
+	// left side's through the counts.
+	right, err := p.side(x, 1)
+	if err != nil {
+		left.close()
+		return nil, err
+	}
+	rrows, err := drain(right)
+	if err != nil {
+		left.close()
+		return nil, err
+	}
+	counts := make(map[string]int, len(rrows))
+	for _, row := range rrows {
+		counts[p.key(row)]++
+	}
+	intersect := p.kind == "INTERSECT"
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			row, err := left.next()
+			if row == nil || err != nil {
+				return nil, err
+			}
+			k := p.key(row)
+			n := counts[k]
+			switch {
+			case intersect && n == 0:
+				continue
+			case intersect && p.all:
+				counts[k] = n - 1
+			case intersect:
+				counts[k] = 0 // emitted: later duplicates find no match
+			case n > 0 && p.all:
+				counts[k] = n - 1
+				continue
+			case n > 0:
+				continue
+			case !p.all:
+				counts[k] = 1 // emitted: later duplicates are removed
+			}
+			return row, nil
+		}
+	}, done: left.close}, nil
+}
+
+// union streams the left side, then the right, dropping duplicates
+// unless ALL.
+func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
+	var seen map[string]bool
+	if !p.all {
+		seen = make(map[string]bool)
+	}
+	cur, onRight := left, false
+	return &funcIter{f: func() ([]any, error) {
+		for cur != nil {
+			row, err := cur.next()
+			if err != nil {
+				return nil, err
+			}
+			if row == nil {
+				cur.close()
+				cur = nil
+				if !onRight {
+					onRight = true
+					if cur, err = p.side(x, 1); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
+			if seen != nil {
+				k := p.key(row)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+			}
+			return row, nil
+		}
+		return nil, nil
+	}, done: func() {
+		if cur != nil {
+			cur.close()
+		}
+	}}
+}
+
+// setOpQuery is a set operation statement, or a parenthesized part of one,
+// with what applies to its whole result: ORDER BY, OFFSET and LIMIT, and
+// the WITH queries it defines.
+type setOpQuery struct {
+	in            queryPlan
+	order         []sortKey
+	limit, offset expr
+	ctes          []*cte
+	subs          []*subquery
+}
+
+func (q *setOpQuery) columns() []Column { return q.in.columns() }
+
+func (q *setOpQuery) open(x *execCtx) (rowIter, error) {
+	it, err := q.in.open(x)
+	if err != nil {
+		return nil, err
+	}
+	if len(q.order) > 0 {
+		rows, err := drain(it)
+		if err != nil {
+			return nil, err
+		}
+		sortRows(rows, q.order)
+		it = &sliceIter{rows: rows}
+	}
+	return window(x, it, q.limit, q.offset)
+}
+
+func (q *setOpQuery) explain(indent string) string {
+	var sb strings.Builder
+	top, inner := indent, indent
+	if q.limit != nil || q.offset != nil {
+		sb.WriteString(inner + "Limit\n")
+		inner += "  "
+	}
+	if len(q.order) > 0 {
+		sb.WriteString(inner + "Sort\n")
+		inner += "  "
+	}
+	sb.WriteString(q.in.explain(inner))
+	sb.WriteString(explainParts(top+"  ", q.ctes, q.subs))
+	return sb.String()
+}
+
+// planSetOpr plans a set operation statement.
+func (c *compiler) planSetOpr(n *ast.SetOprStmt) (queryPlan, error) {
+	return c.planSetList(n.With, n.SelectList, n.OrderBy, n.Limit)
+}
+
+// planSetList plans a list of queries joined by set operators, and the
+// WITH, ORDER BY and LIMIT around it. TiDB gives the list flat, each
+// operand after the first carrying the operator before it, and a
+// parenthesized group as a nested list; as in PostgreSQL, INTERSECT binds
+// more tightly than UNION and EXCEPT, which associate to the left.
+func (c *compiler) planSetList(with *ast.WithClause, l *ast.SetOprSelectList, order *ast.OrderByClause, limit *ast.Limit) (queryPlan, error) {
+	q := &setOpQuery{}
+	cc := *c
+	cc.subs = &q.subs
+	c = &cc
+	var err error
+	for _, w := range []*ast.WithClause{with, l.With} {
+		if w != nil {
+			var ctes []*cte
+			if c, ctes, err = c.planWith(w); err != nil {
+				return nil, err
+			}
+			q.ctes = append(q.ctes, ctes...)
+		}
+	}
+	if order == nil && limit == nil {
+		order, limit = l.OrderBy, l.Limit
+	} else if l.OrderBy != nil || l.Limit != nil {
+		return nil, pgerr.New(pgerr.SyntaxError, "multiple ORDER BY or LIMIT clauses not allowed")
+	}
+	var terms []queryPlan
+	var ops []ast.SetOprType
+	for i, item := range l.Selects {
+		plan, err := c.planSetItem(item)
+		if err != nil {
+			return nil, err
+		}
+		op := setOperator(item)
+		switch {
+		case i == 0:
+			terms = append(terms, plan)
+		case op == nil:
+			return nil, pgerr.New(pgerr.InternalError, "set operation without an operator")
+		case *op == ast.Intersect || *op == ast.IntersectAll:
+			if terms[len(terms)-1], err = c.setOp(*op, terms[len(terms)-1], plan); err != nil {
+				return nil, err
+			}
+		default:
+			ops = append(ops, *op)
+			terms = append(terms, plan)
+		}
+	}
+	result := terms[0]
+	for i, op := range ops {
+		if result, err = c.setOp(op, result, terms[i+1]); err != nil {
+			return nil, err
+		}
+	}
+	q.in = result
+	if order != nil {
+		for _, item := range order.Items {
+			key, err := setOpOrder(item, result.columns())
+			if err != nil {
+				return nil, err
+			}
+			q.order = append(q.order, key)
+		}
+	}
+	if q.limit, q.offset, err = c.planLimit(limit); err != nil {
+		return nil, err
+	}
+	if q.order == nil && q.limit == nil && q.offset == nil && q.ctes == nil && q.subs == nil {
+		return result, nil
+	}
+	return q, nil
+}
+
+// setOperator is the operator before an operand of a set operation, nil
+// before the first.
+func setOperator(n ast.Node) *ast.SetOprType {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return n.AfterSetOperator
+	case *ast.SetOprSelectList:
+		return n.AfterSetOperator
+	}
+	return nil
+}
+
+// setOpOrder resolves an ORDER BY item of a set operation, which can name
+// only a result column, by name or position.
+func setOpOrder(item *ast.ByItem, cols []Column) (sortKey, error) {
+	e, key := orderItem(item)
+	key.idx = -1
+	if pos, ok := ordinal(e); ok {
+		if pos < 1 || pos > len(cols) {
+			return key, pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+		}
+		key.idx = pos - 1
+	} else if cn, ok := e.(*ast.ColumnNameExpr); ok {
+		if cn.Name.Table.O != "" {
+			return key, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", cn.Name.Table.O)
+		}
+		for i, col := range cols {
+			if col.Name != cn.Name.Name.O {
+				continue
+			}
+			if key.idx >= 0 {
+				return key, pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", col.Name)
+			}
+			key.idx = i
+		}
+		if key.idx < 0 {
+			return key, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", cn.Name.Name.O)
+		}
+	} else {
+		return key, pgerr.New(pgerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+			WithDetail("Only result column names can be used, not expressions or functions.").
+			WithHint("Add the expression/function to every SELECT, or move the UNION into a FROM clause.")
+	}
+	key.t = cols[key.idx].Type
+	return key, nil
+}
+
+// setOp combines two queries. Each result column takes the type its two
+// inputs resolve to, as PostgreSQL resolves each set operation on its own,
+// innermost first: an untyped literal or NULL column takes the other
+// side's type, and two of them are text.
+func (c *compiler) setOp(op ast.SetOprType, l, r queryPlan) (*setOpPlan, error) {
+	p := &setOpPlan{left: l, right: r}
+	switch op {
+	case ast.Union, ast.UnionAll:
+		p.kind = "UNION"
+	case ast.Intersect, ast.IntersectAll:
+		p.kind = "INTERSECT"
+	default:
+		p.kind = "EXCEPT"
+	}
+	p.all = op == ast.UnionAll || op == ast.IntersectAll || op == ast.ExceptAll
+	lc, rc := l.columns(), r.columns()
+	if len(lc) != len(rc) {
+		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", p.kind)
+	}
+	in := [2][]types.T{inputTypes(l), inputTypes(r)}
+	for i := range lc {
+		lt, rt := in[0][i], in[1][i]
+		var t types.T
+		switch {
+		case lt.Oid == types.OidUnknown && rt.Oid == types.OidUnknown:
+			t = types.Text
+		case lt == rt:
+			t = lt
+		default:
+			var ok bool
+			if t, ok = unify(lt, rt); !ok {
+				return nil, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", p.kind, lt, rt)
+			}
+		}
+		p.cols = append(p.cols, Column{Name: lc[i].Name, Type: t})
+	}
+	for side, ts := range in {
+		conv := make([]expr, len(ts))
+		same := true
+		for i, t := range ts {
+			conv[i] = &colExpr{t: t, idx: i}
+			if t == p.cols[i].Type || (t.Oid == types.OidUnknown && p.cols[i].Type.Oid == types.OidText) {
+				continue
+			}
+			same = false
+			var err error
+			if conv[i], err = c.coerce(conv[i], p.cols[i].Type); err != nil {
+				return nil, err
+			}
+		}
+		if !same {
+			p.conv[side] = conv
+		}
+	}
+	return p, nil
+}
+
+// inputTypes are a set operation input's column types, with unknown for
+// a SELECT's untyped literals and NULLs, which the input itself gave the
+// type text.
+func inputTypes(plan queryPlan) []types.T {
+	var ts []types.T
+	sp, _ := plan.(*selectPlan)
+	for i, col := range plan.columns() {
+		if sp != nil && slices.Contains(sp.untyped, i) {
+			ts = append(ts, types.Unknown)
+		} else {
+			ts = append(ts, col.Type)
+		}
+	}
+	return ts
+}

@@ -1,0 +1,527 @@
+package sql
+
+import (
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Subqueries.
+//
+// A statement is a tree of query levels: the statement is level 0, and a
+// subquery in an expression (scalar, EXISTS, IN, ANY, ALL) is one level
+// deeper than the query it is in. Derived tables, WITH queries and the
+// operands of a set operation are not levels: they run as part of the
+// query that contains them, and see the enclosing levels it sees.
+//
+// A name a level's FROM clause does not define is looked up in the
+// enclosing levels, innermost first. Such an outer reference reads the
+// enclosing query's current row: each evaluation of a subquery runs in an
+// execCtx of its own, whose outer field is the env the expression was
+// evaluated with.
+//
+// A subquery that reads no enclosing row is uncorrelated, and its result
+// is cached: once per execution of the statement, or of the enclosing
+// subquery whose WITH queries it reads, since those rows are fixed only
+// for that long. A correlated subquery runs at every evaluation. These are
+// PostgreSQL's InitPlan and SubPlan.
+
+// level is one query level of a statement, as the compiler sees it.
+type level struct {
+	depth int
+	// correlated: the level reads a row of an enclosing level.
+	correlated bool
+	// anchor is the depth of the innermost enclosing level whose WITH
+	// queries this level reads, or 0.
+	anchor int
+	// refs and outerRefs count the column references compiled at this
+	// level that resolved here and in an enclosing level.
+	refs, outerRefs int
+}
+
+func (c *compiler) depth() int {
+	if c.lvl == nil {
+		return 0
+	}
+	return c.lvl.depth
+}
+
+// subqueryCompiler returns the compiler of a subquery in an expression c
+// compiles.
+func (c *compiler) subqueryCompiler() *compiler {
+	return &compiler{s: c.s, params: c.params, order: c.order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes}
+}
+
+// column resolves a column reference: in c's scope, or else in an
+// enclosing query's, which makes c's level (and every level between)
+// correlated.
+func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
+	table, name := n.Name.Table.O, n.Name.Name.O
+	i, col, err := c.scope.resolve(table, name)
+	switch {
+	case err == nil && c.agg != nil:
+		// compile has already matched the GROUP BY expressions.
+		return nil, pgerr.New(pgerr.GroupingError,
+			"column %q must appear in the GROUP BY clause or be used in an aggregate function", columnText(n.Name))
+	case err == nil:
+		if c.lvl != nil {
+			c.lvl.refs++
+		}
+		return &colExpr{t: col.t, idx: i}, nil
+	case pgerr.Code(err) != pgerr.UndefinedColumn:
+		return nil, err
+	}
+	for o, d := c.outer, 1; o != nil; o, d = o.outer, d+1 {
+		oi, ocol, oerr := o.scope.resolve(table, name)
+		if oerr != nil {
+			if pgerr.Code(oerr) == pgerr.UndefinedColumn {
+				continue
+			}
+			return nil, oerr
+		}
+		t := ocol.t
+		if o.agg != nil {
+			// The enclosing query is grouped: its rows are groups, and
+			// only what it groups by has a value in them.
+			g, ok := o.agg.groupIndex(n)
+			if !ok {
+				return nil, pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column %q from outer query", columnText(n.Name))
+			}
+			oi, t = g, o.agg.groupTypes[g]
+		}
+		c.lvl.outerRefs++
+		for cc := c; cc != o; cc = cc.outer {
+			cc.lvl.correlated = true
+		}
+		return &outerColExpr{t: t, depth: d, idx: oi}, nil
+	}
+	return nil, err
+}
+
+// readsOnlyOuter runs compile, which compiles at c's level, and reports
+// whether what it compiled read columns of enclosing queries and none of
+// c's own.
+func (c *compiler) readsOnlyOuter(compile func() error) (bool, error) {
+	if c.lvl == nil {
+		return false, compile()
+	}
+	refs, outer := c.lvl.refs, c.lvl.outerRefs
+	err := compile()
+	return c.lvl.outerRefs > outer && c.lvl.refs == refs, err
+}
+
+// hasSubquery reports whether an expression holds a subquery.
+func hasSubquery(n ast.Node) bool {
+	f := &subqueryFinder{}
+	n.Accept(f)
+	return f.found
+}
+
+type subqueryFinder struct{ found bool }
+
+func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	_, ok := n.(*ast.SubqueryExpr)
+	f.found = f.found || ok
+	return n, f.found
+}
+
+func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// outerColExpr reads column idx of the current row of the query depth
+// levels out.
+type outerColExpr struct {
+	t     types.T
+	depth int
+	idx   int
+}
+
+func (o *outerColExpr) typ() types.T { return o.t }
+func (o *outerColExpr) eval(e *env) (any, error) {
+	for d := o.depth; d > 0; d-- {
+		e = e.x.outer
+	}
+	return e.row[o.idx], nil
+}
+
+// subquery is a planned query in an expression.
+type subquery struct {
+	plan queryPlan
+	lvl  *level // the subquery's own level
+}
+
+// planSubquery plans the query of a subquery expression.
+func (c *compiler) planSubquery(n ast.ExprNode) (*subquery, error) {
+	sub, ok := n.(*ast.SubqueryExpr)
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", restore(n))
+	}
+	inner := c.subqueryCompiler()
+	plan, err := inner.planQuery(sub.Query)
+	if err != nil {
+		return nil, err
+	}
+	sq := &subquery{plan: plan, lvl: inner.lvl}
+	if c.subs != nil {
+		*c.subs = append(*c.subs, sq)
+	}
+	return sq, nil
+}
+
+// result computes f over the subquery's rows for the expression's env e:
+// every time if the subquery is correlated, else once per execution of the
+// level it is anchored to.
+func (sq *subquery) result(e *env, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+	if sq.lvl.correlated {
+		return sq.run(e, f)
+	}
+	x := e.x.up(sq.lvl.depth - 1 - sq.lvl.anchor)
+	if v, ok := x.cache[sq]; ok {
+		return v, nil
+	}
+	v, err := sq.run(e, f)
+	if err != nil {
+		return nil, err
+	}
+	if x.cache == nil {
+		x.cache = make(map[any]any)
+	}
+	x.cache[sq] = v
+	return v, nil
+}
+
+func (sq *subquery) run(e *env, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+	x := &execCtx{ctx: e.x.ctx, s: e.x.s, tx: e.x.tx, params: e.x.params, outer: e}
+	it, err := sq.plan.open(x)
+	if err != nil {
+		return nil, err
+	}
+	defer it.close()
+	return f(x, it)
+}
+
+func (sq *subquery) explain(indent string) string {
+	// PostgreSQL's names: an InitPlan runs once, a SubPlan per row.
+	kind := "InitPlan"
+	if sq.lvl.correlated {
+		kind = "SubPlan"
+	}
+	return indent + kind + "\n" + sq.plan.explain(indent+"  ")
+}
+
+// scalarSubquery is (SELECT ...) as a value: NULL for no row, an error for
+// more than one.
+type scalarSubquery struct {
+	sq *subquery
+	t  types.T
+}
+
+func (c *compiler) scalarSubquery(n *ast.SubqueryExpr) (expr, error) {
+	sq, err := c.planSubquery(n)
+	if err != nil {
+		return nil, err
+	}
+	cols := sq.plan.columns()
+	if len(cols) != 1 {
+		return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column")
+	}
+	return &scalarSubquery{sq: sq, t: cols[0].Type}, nil
+}
+
+func (s *scalarSubquery) typ() types.T { return s.t }
+func (s *scalarSubquery) eval(e *env) (any, error) {
+	return s.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
+		row, err := it.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		more, err := it.next()
+		if err != nil {
+			return nil, err
+		}
+		if more != nil {
+			return nil, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+		}
+		return row[0], nil
+	})
+}
+
+// existsExpr is [NOT] EXISTS (SELECT ...): whether the query returns a row.
+type existsExpr struct {
+	sq  *subquery
+	not bool
+}
+
+func (c *compiler) exists(n *ast.ExistsSubqueryExpr) (expr, error) {
+	sq, err := c.planSubquery(n.Sel)
+	if err != nil {
+		return nil, err
+	}
+	return &existsExpr{sq: sq, not: n.Not}, nil
+}
+
+func (x *existsExpr) typ() types.T { return types.Bool }
+func (x *existsExpr) eval(e *env) (any, error) {
+	v, err := x.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
+		row, err := it.next()
+		return row != nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(bool) != x.not, nil
+}
+
+// quantifiedSubquery is l op ANY (subquery) or l op ALL (subquery), and so
+// IN (subquery). l may be a row, (a, b) IN (SELECT x, y ...), compared
+// column by column; rows only compare with = and <>.
+//
+// ANY is true if the comparison is true for some row, false if it is
+// false for every row (or there are none), and NULL otherwise; ALL is the
+// dual. So x NOT IN (subquery) is NULL, not true, when the subquery
+// returns a NULL and no x.
+type quantifiedSubquery struct {
+	op   string
+	all  bool
+	t    []types.T // the comparison type of each column
+	l    []expr
+	conv []expr // converts each column of a subquery row to t
+	sq   *subquery
+}
+
+func (c *compiler) quantified(ln ast.ExprNode, op string, all bool, sub ast.ExprNode) (expr, error) {
+	if op == "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", restore(sub))
+	}
+	lns := []ast.ExprNode{ln}
+	if row, ok := ln.(*ast.RowExpr); ok {
+		lns = row.Values
+	}
+	sq, err := c.planSubquery(sub)
+	if err != nil {
+		return nil, err
+	}
+	cols := sq.plan.columns()
+	switch {
+	case len(cols) > len(lns):
+		return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
+	case len(cols) < len(lns):
+		return nil, pgerr.New(pgerr.SyntaxError, "subquery has too few columns")
+	case len(lns) > 1 && op != "=" && op != "<>":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "row comparison with %s is not supported", op)
+	}
+	q := &quantifiedSubquery{op: op, all: all, sq: sq}
+	// Each column compares as the operator would: both sides in the type
+	// they unify to.
+	for i, n := range lns {
+		l, err := c.compile(n)
+		if err != nil {
+			return nil, err
+		}
+		t, ok := unify(l.typ(), cols[i].Type)
+		if !ok {
+			return nil, noOperator(op, l.typ(), cols[i].Type)
+		}
+		if l, err = c.coerce(l, t); err != nil {
+			return nil, err
+		}
+		conv, err := c.coerce(&colExpr{t: cols[i].Type, idx: i}, t)
+		if err != nil {
+			return nil, err
+		}
+		q.t, q.l, q.conv = append(q.t, t), append(q.l, l), append(q.conv, conv)
+	}
+	return q, nil
+}
+
+func (q *quantifiedSubquery) typ() types.T { return types.Bool }
+
+// quantSet is an uncorrelated subquery's rows, converted, kept for the
+// rest of the execution: hashed for = ANY when they hold no NULL.
+type quantSet struct {
+	rows     [][]any
+	hashed   map[string]bool // = ANY only: the rows without NULLs
+	withNull [][]any         // = ANY only: the rows with NULLs
+}
+
+func (q *quantifiedSubquery) eval(e *env) (any, error) {
+	l := make([]any, len(q.l))
+	lnull := false
+	for i, le := range q.l {
+		v, err := le.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		l[i], lnull = v, lnull || v == nil
+	}
+	if q.sq.lvl.correlated {
+		// Stream: the answer is often known before the last row.
+		v, err := q.sq.result(e, func(x *execCtx, it rowIter) (any, error) {
+			res := any(q.all)
+			for {
+				row, err := it.next()
+				if row == nil || err != nil {
+					return res, err
+				}
+				if row, err = q.convert(x, row); err != nil {
+					return nil, err
+				}
+				if done, r := q.step(l, row, &res); done {
+					return r, nil
+				}
+			}
+		})
+		return v, err
+	}
+	v, err := q.sq.result(e, func(x *execCtx, it rowIter) (any, error) {
+		set := &quantSet{}
+		if q.op == "=" && !q.all {
+			set.hashed = make(map[string]bool)
+		}
+		for {
+			row, err := it.next()
+			if err != nil {
+				return nil, err
+			}
+			if row == nil {
+				return set, nil
+			}
+			if row, err = q.convert(x, row); err != nil {
+				return nil, err
+			}
+			set.rows = append(set.rows, row)
+			if set.hashed != nil {
+				if k, ok := q.key(row); ok {
+					set.hashed[k] = true
+				} else {
+					set.withNull = append(set.withNull, row)
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	set := v.(*quantSet)
+	rows := set.rows
+	if set.hashed != nil && !lnull {
+		if k, _ := q.key(l); set.hashed[k] {
+			return true, nil
+		}
+		rows = set.withNull
+	}
+	res := any(q.all)
+	for _, row := range rows {
+		if done, r := q.step(l, row, &res); done {
+			return r, nil
+		}
+	}
+	return res, nil
+}
+
+// convert converts a subquery row to the comparison types.
+func (q *quantifiedSubquery) convert(x *execCtx, row []any) ([]any, error) {
+	e := x.env(row)
+	out := make([]any, len(q.conv))
+	for i, c := range q.conv {
+		var err error
+		if out[i], err = c.eval(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// key is row's hash key, unless it holds a NULL.
+func (q *quantifiedSubquery) key(row []any) (string, bool) {
+	var k []byte
+	for i, v := range row {
+		if v == nil {
+			return "", false
+		}
+		k = types.AppendKey(k, q.t[i], v, false)
+	}
+	return string(k), true
+}
+
+// step folds the comparison of l with one row into res (true, false or
+// NULL), and reports whether that decides the result.
+func (q *quantifiedSubquery) step(l, row []any, res *any) (bool, any) {
+	c := q.compare(l, row)
+	switch {
+	case c == nil:
+		*res = nil
+		return false, nil
+	case c.(bool) != q.all: // true for ANY, false for ALL
+		return true, c
+	}
+	return false, nil
+}
+
+// compare is l op row: for rows, = holds when every column is equal, and
+// <> when some column differs; either is NULL when a NULL leaves it open.
+func (q *quantifiedSubquery) compare(l, row []any) any {
+	if len(l) == 1 {
+		if l[0] == nil || row[0] == nil {
+			return nil
+		}
+		return cmpResult(q.op, types.Compare(q.t[0], l[0], row[0]))
+	}
+	unknown := false
+	for i := range l {
+		if l[i] == nil || row[i] == nil {
+			unknown = true
+			continue
+		}
+		if types.Compare(q.t[i], l[i], row[i]) != 0 {
+			return q.op == "<>"
+		}
+	}
+	if unknown {
+		return nil
+	}
+	return q.op == "="
+}
+
+// derived is a subquery in FROM: the rows of its query, under an alias.
+type derived struct {
+	plan  queryPlan
+	alias string
+}
+
+func (d *derived) open(x *execCtx) (rowIter, error) { return d.plan.open(x) }
+func (d *derived) explain(indent string) string {
+	return indent + "Subquery Scan on " + d.alias + "\n" + d.plan.explain(indent+"  ")
+}
+
+// planDerived plans a subquery in FROM. It runs as part of the query whose
+// FROM it is in, and so is compiled at c's level; it cannot see the other
+// FROM items (that would be LATERAL), only enclosing queries.
+func (c *compiler) planDerived(n *ast.TableSource) (source, *scope, error) {
+	if n.Lateral {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL is not supported yet")
+	}
+	if sel, ok := n.Source.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) == 1 {
+		// The parser's form of a function call in FROM (see parser.doc).
+		if f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_table" {
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "functions in FROM are not supported yet")
+		}
+	}
+	if n.AsName.O == "" {
+		return nil, nil, pgerr.New(pgerr.SyntaxError, "subquery in FROM must have an alias").
+			WithHint("For example, FROM (SELECT ...) [AS] foo.")
+	}
+	plan, err := c.planQuery(n.Source)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &derived{plan: plan, alias: n.AsName.O}, queryScope(plan.columns(), n.AsName.O), nil
+}
+
+// queryScope is the scope of a query's result read under alias.
+func queryScope(cols []Column, alias string) *scope {
+	sc := &scope{}
+	for _, col := range cols {
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: col.Name, t: col.Type, tableOID: col.TableOID, attNum: col.AttNum})
+	}
+	return sc
+}
