@@ -12,6 +12,9 @@ type Version struct {
 	Status    *Status
 	Value     []byte
 	Tombstone bool
+	// Cmd is the writing statement's number within its transaction: the
+	// transaction's own reads see the version only from later statements.
+	Cmd uint32
 	// Born is the reclaim epoch read just before the writer's commit flip:
 	// the earliest epoch in which a reader could see this version.
 	Born uint64

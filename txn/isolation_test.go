@@ -290,3 +290,34 @@ func TestCanceledWait(t *testing.T) {
 	_ = waiter.Rollback()
 	mustCommit(t, holder)
 }
+
+// A statement does not see its own writes; the next statement does.
+func TestStatementDoesNotSeeItsOwnWrites(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	for _, iso := range []Isolation{ReadCommitted, RepeatableRead} {
+		tx := s.Begin(iso)
+		tx.NextStatement()
+		if err := tx.Put(ctx, []byte("k"), []byte("v1")); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _ := tx.Get([]byte("k")); ok {
+			t.Fatalf("%s: a statement read its own write", iso)
+		}
+		// Writes still see it: a second write in the statement meets it.
+		err := tx.Mutate(ctx, []byte("k"), func(cur []byte, exists bool) ([]byte, Op, error) {
+			if !exists || string(cur) != "v1" {
+				t.Fatalf("%s: Mutate saw %q, %v; want the statement's own v1", iso, cur, exists)
+			}
+			return []byte("v2"), Put, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.NextStatement()
+		if v, ok, _ := tx.Get([]byte("k")); !ok || string(v) != "v2" {
+			t.Fatalf("%s: the next statement reads %q, %v; want v2", iso, v, ok)
+		}
+		_ = tx.Rollback()
+	}
+}

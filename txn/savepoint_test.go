@@ -20,6 +20,7 @@ func TestSavepoints(t *testing.T) {
 	}
 	ctx := context.Background()
 	get := func(tx *Tx, k string) string {
+		tx.NextStatement() // each check is a statement of its own, which sees the earlier writes
 		v, ok, _ := tx.Get([]byte(k))
 		if !ok {
 			return "<none>"

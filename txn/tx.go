@@ -58,6 +58,8 @@ type Tx struct {
 
 	snap  uint64
 	guard *reclaim.Guard
+	// cmd numbers the statements of the transaction (see NextStatement).
+	cmd uint32
 
 	writes   []*memtable.Version // every version this transaction pushed
 	walBuf   []byte              // entries not yet handed to the log
@@ -88,10 +90,20 @@ func (tx *Tx) takeSnapshot() {
 }
 
 // NextStatement starts a new statement. Under READ COMMITTED it takes a new
-// snapshot, so the statement sees every commit acknowledged before it began.
-// Under REPEATABLE READ it does nothing.
+// snapshot, so the statement sees every commit acknowledged before it began;
+// under REPEATABLE READ the snapshot stays.
+//
+// It also ends the statement in progress: reads see the transaction's
+// writes of earlier statements, never those of the current one, as
+// PostgreSQL's command ids arrange, so that an UPDATE's subquery or an
+// INSERT ... SELECT of a table does not see the rows it is writing. Writes
+// (Mutate) always see the newest version, the statement's own included.
 func (tx *Tx) NextStatement() {
-	if tx.iso == ReadCommitted && !tx.ended {
+	if tx.ended {
+		return
+	}
+	tx.cmd++
+	if tx.iso == ReadCommitted {
 		tx.takeSnapshot()
 	}
 }
@@ -101,7 +113,10 @@ func (tx *Tx) NextStatement() {
 func (tx *Tx) visible(row *memtable.Row) *memtable.Version {
 	for v := row.Head(); v != nil; v = v.Next() {
 		if tx.owns(v.Status) {
-			return v
+			if v.Cmd < tx.cmd {
+				return v
+			}
+			continue // written by the statement in progress
 		}
 		if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
 			return v
@@ -213,7 +228,7 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 			row.Unlock()
 			return err
 		}
-		v := &memtable.Version{Status: tx.cur, Tombstone: op == Delete}
+		v := &memtable.Version{Status: tx.cur, Cmd: tx.cmd, Tombstone: op == Delete}
 		if op == Put {
 			v.Value = bytes.Clone(val)
 			if v.Value == nil {
