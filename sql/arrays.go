@@ -162,9 +162,10 @@ func (a *arrayQueryExpr) eval(e *env) (any, error) {
 	})
 }
 
-// arrayOperand compiles an argument that must be an array.
-func arrayOperand(c *compiler, n ast.ExprNode, what string) (expr, error) {
-	e, err := c.compile(n)
+// arrayOperand compiles the first argument of a call of an array
+// function, which must be an array.
+func arrayOperand(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	e, err := c.compile(n.Args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +176,17 @@ func arrayOperand(c *compiler, n ast.ExprNode, what string) (expr, error) {
 	case t.Oid == types.OidUnknown:
 		return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine polymorphic type because input has type unknown")
 	}
-	return nil, pgerr.New(pgerr.DatatypeMismatch, "%s", what)
+	// No version of the function takes a t: say which call has none.
+	names := []string{t.String()}
+	for _, a := range n.Args[1:] {
+		e, err := c.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, e.typ().String())
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", n.FnName.L, strings.Join(names, ", ")).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
 
 // compileSubscript is x[i]: the element, or NULL past either end.
@@ -292,6 +303,14 @@ func (q *quantifiedExpr) eval(e *env) (any, error) {
 	return q.all, nil
 }
 
+// arrayCoercible reports whether an array converts implicitly to another
+// array type: when its elements do.
+func arrayCoercible(from, to types.T) bool {
+	fe, ok1 := from.Elem()
+	te, ok2 := to.Elem()
+	return ok1 && ok2 && implicitOK(fe, te)
+}
+
 // arrayConcat is the || operator with an array on either side: array ||
 // array, array || element or element || array. An untyped literal on the
 // other side is an array of the same type.
@@ -348,7 +367,7 @@ func arrayFunc(ret types.T, params []types.T, f func(t types.T, a []any, args []
 		if len(n.Args) != 1+len(params) {
 			return nil, argCountErr(n, nil)
 		}
-		arr, err := arrayOperand(c, n.Args[0], "function "+n.FnName.L+" requires an array argument")
+		arr, err := arrayOperand(c, n)
 		if err != nil {
 			return nil, err
 		}

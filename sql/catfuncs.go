@@ -150,6 +150,7 @@ var catalogBuiltins = map[string]builtin{
 	"to_regtype":      toReg(types.Regtype),
 	"to_regnamespace": toReg(types.Regnamespace),
 	"to_regrole":      toReg(types.Regrole),
+	"to_regproc":      toReg(types.Regproc),
 	"quote_ident":     strFunc(types.Text, func(s string) any { return parser.QuoteIdent(s) }),
 	"pg_get_serial_sequence": fixed(types.Text, []types.T{types.Text, types.Text}, func(e *env, a []any) (any, error) {
 		t, err := e.s.catalog().Table(strings.TrimPrefix(a[0].(string), "public."))
@@ -299,6 +300,23 @@ func compileRegexpLike(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 // Object identifier types. A value of one is resolved against the catalogs
 // when it is made (see types.Reg).
 
+// storable rejects the types a column cannot have: pseudo-types, as in
+// PostgreSQL, and the reg* types, whose values carry names that the row
+// encoding does not keep.
+func storable(col string, t types.T) error {
+	base := t
+	if elem, ok := t.Elem(); ok {
+		base = elem
+	}
+	if info, _ := types.Lookup(base.Oid); info.Type == 'p' {
+		return pgerr.New(pgerr.InvalidTableDefinition, "column %q has pseudo-type %s", col, t)
+	}
+	if types.IsReg(base.Oid) {
+		return pgerr.New(pgerr.FeatureNotSupported, "columns of type %s are not supported", t)
+	}
+	return nil
+}
+
 // isOidLike reports whether values of o are object identifiers.
 func isOidLike(o types.Oid) bool { return o == types.OidOid || types.IsReg(o) }
 
@@ -421,7 +439,12 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 		}
 		return types.Reg{}, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", str)
 	}
-	// epochdb's functions are not in pg_proc, so no name finds one.
+	// Only the built-in functions the catalogs name are in pg_proc.
+	if name := parts[len(parts)-1]; len(parts) == 1 || len(parts) == 2 && parts[0] == "pg_catalog" {
+		if oid, ok := procsByName[name]; ok {
+			return types.Reg{Oid: types.Oid(oid), Name: name}, nil
+		}
+	}
 	return types.Reg{}, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", str)
 }
 
@@ -446,6 +469,8 @@ func (s *Session) regByOID(t types.T, oid types.Oid) types.Reg {
 		if oid == oidSuperuser {
 			r.Name = parser.QuoteIdent(superuser(s))
 		}
+	case types.OidRegproc, types.OidRegprocedure:
+		r.Name = procsByOID[uint32(oid)]
 	}
 	return r
 }

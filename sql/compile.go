@@ -28,13 +28,16 @@ type scopeCol struct {
 	// table, for RowDescription.
 	tableOID uint32
 	attNum   int16
+	// merged marks the right side's copy of a JOIN USING column: only a
+	// qualified name reads it, and SELECT * shows the left side's.
+	merged bool
 }
 
 func (sc *scope) resolve(table, name string) (int, *scopeCol, error) {
 	found := -1
 	for i := range sc.cols {
 		c := &sc.cols[i]
-		if c.name != name || (table != "" && c.table != table) {
+		if c.name != name || (table != "" && c.table != table) || table == "" && c.merged {
 			continue
 		}
 		if found >= 0 {
@@ -70,6 +73,10 @@ type compiler struct {
 	// subs, when set, collects the subqueries compiled into the plan being
 	// built, for EXPLAIN.
 	subs *[]*subquery
+	// win and srf, when set, are the window and set-returning steps whose
+	// columns the select list reads. See window.go and srf.go.
+	win *winPlan
+	srf *srfPlan
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {
@@ -143,6 +150,8 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 		return c.exists(n)
 	case *ast.CompareSubqueryExpr:
 		return c.quantified(n.L, cmpOps[n.Op], n.All, n.R)
+	case *ast.WindowFuncExpr:
+		return c.windowRef(n)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", restore(n))
 }
@@ -273,7 +282,7 @@ func implicitOK(from, to types.T) bool {
 	if isString(from.Oid) && isString(to.Oid) {
 		return true
 	}
-	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0 || oidCoercible(from, to)
+	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0 || oidCoercible(from, to) || arrayCoercible(from, to)
 }
 
 // coerce converts e to t: an unknown literal is parsed as t now, an
@@ -372,6 +381,12 @@ func (c *compiler) unary(n *ast.UnaryOperationExpr) (expr, error) {
 		return &negExpr{e: e}, nil
 	case opcode.Plus:
 		return c.compile(n.V)
+	case opcode.BitNeg:
+		e, err := c.compile(n.V)
+		if err != nil {
+			return nil, err
+		}
+		return c.bitNot(e)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
@@ -426,6 +441,9 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 	}
 	if op, ok := arithOps[n.Op]; ok {
 		return c.arith(op, l, r)
+	}
+	if op, ok := bitOps[n.Op]; ok {
+		return c.bitwise(op, l, r)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }

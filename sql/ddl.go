@@ -139,6 +139,9 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 		if err != nil {
 			return nil, false, false, err
 		}
+		if err := storable(col.Name, typ); err != nil {
+			return nil, false, false, err
+		}
 		col.Type = typ
 	}
 	var pk, unique bool

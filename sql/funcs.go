@@ -213,6 +213,7 @@ func init() {
 	}
 	maps.Copy(builtins, arrayBuiltins)
 	maps.Copy(builtins, catalogBuiltins)
+	maps.Copy(builtins, srfBuiltins)
 }
 
 func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"encoding/binary"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // Ingest tables deduplicate inserts by (producer, sequence) with one number
@@ -224,4 +226,109 @@ func ingestProducerRows(s *Session) [][]any {
 		return true
 	})
 	return rows
+}
+
+// producerBegin is epochdb_producer_begin(table, producer [, resume_after])
+// in FROM: it (re)starts a producer and returns one row (epoch, high_water,
+// pending).
+type producerBegin struct {
+	args []expr // table name, producer, and resume_after or nil
+}
+
+func (p *producerBegin) explain(indent string) string {
+	return indent + "Function Scan on epochdb_producer_begin"
+}
+
+// producerBeginLockWait bounds the wait for a producer's state key: a
+// session that already wrote rows of the producer in its open transaction
+// holds it, and would otherwise wait for itself.
+const producerBeginLockWait = 5 * time.Second
+
+func (c *compiler) planProducerBegin(n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
+	if len(call.Args) < 2 || len(call.Args) > 3 {
+		return nil, nil, argCountErr(call, nil)
+	}
+	in := c.withScope(&scope{})
+	want := []types.T{types.Text, types.Text, types.Int8}
+	p := &producerBegin{}
+	for i, a := range call.Args {
+		e, err := in.compileAs(a, want[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		p.args = append(p.args, e)
+	}
+	alias := n.AsName.O
+	return p, &scope{cols: []scopeCol{
+		{table: alias, name: "epoch", t: types.Int8},
+		{table: alias, name: "high_water", t: types.Int8},
+		{table: alias, name: "pending", t: types.Int8Array},
+	}}, nil
+}
+
+// open begins the producer in a short transaction of its own, committed
+// (and so durable) before the row is returned: an epoch handed to a
+// producer is never handed out again, whatever happens to the caller's
+// transaction or the server.
+func (p *producerBegin) open(x *execCtx) (rowIter, error) {
+	vals := make([]any, len(p.args))
+	for i, a := range p.args {
+		v, err := a.eval(x.env(nil))
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return nil, pgerr.New(pgerr.NullValueNotAllowed, "epochdb_producer_begin: arguments must not be NULL")
+		}
+		vals[i] = v
+	}
+	t, err := x.s.catalog().Table(vals[0].(string))
+	if err != nil {
+		return nil, err
+	}
+	if t.Ingest == nil {
+		return nil, pgerr.New(pgerr.WrongObjectType, "%q is not an ingest table", t.Name)
+	}
+	producer := vals[1].(string)
+	var resumeAfter int64
+	if len(vals) == 3 {
+		if resumeAfter = vals[2].(int64); resumeAfter < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "resume_after must not be negative")
+		}
+	}
+	ctx, cancel := context.WithTimeout(x.ctx, producerBeginLockWait)
+	defer cancel()
+	tx := x.s.e.store.Begin(txn.ReadCommitted)
+	now := tx.Snapshot()
+	var st *txn.ProducerState
+	err = tx.Mutate(ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+		if !exists {
+			st = txn.NewProducer(resumeAfter, now)
+		} else {
+			var err error
+			if st, err = txn.DecodeProducerState(cur); err != nil {
+				return nil, txn.Keep, err
+			}
+			st.Epoch++
+			st.LastSeen = max(st.LastSeen, now)
+		}
+		return st.Encode(nil), txn.Put, nil
+	})
+	if err == nil {
+		err = tx.Commit()
+	} else {
+		_ = tx.Rollback()
+	}
+	if errors.Is(err, context.DeadlineExceeded) && x.ctx.Err() == nil {
+		return nil, pgerr.New(pgerr.LockNotAvailable, "could not lock the state of producer %q", producer).
+			WithHint("Call epochdb_producer_begin outside a transaction that has written rows of this producer.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	pending := []any{}
+	for _, s := range st.Pending() {
+		pending = append(pending, s)
+	}
+	return &sliceIter{rows: [][]any{{st.Epoch, st.High, pending}}}, nil
 }

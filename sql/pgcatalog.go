@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -22,11 +23,11 @@ import (
 // keyed by them ('pg_class'::regclass as a pg_description.classoid, say)
 // find what they look for. Where PostgreSQL's column type is one epochdb
 // lacks, the column takes the nearest type that prints the same: aclitem[]
-// is text[], pg_node_tree is text, and regproc columns are text; xid and
-// anyarray columns are left out. A catalog row is a map from column name to
+// is text[] and pg_node_tree is text; xid and anyarray columns are left
+// out. A catalog row is a map from column name to
 // value, and a column it leaves out holds its type's zero value, or NULL for
 // text, arrays and timestamps: what PostgreSQL's catalogs hold for an object
-// that has nothing to say there.
+// that has nothing to say there. A column it maps to nil is NULL.
 
 // Well-known oids: PostgreSQL 15's for its own objects.
 const (
@@ -84,6 +85,7 @@ type virtTable struct {
 var (
 	virtualTables    = map[string]*virtTable{}
 	infoSchemaTables = map[string]*virtTable{}
+	virtualByOID     = map[uint32]*virtTable{}
 )
 
 // row is a catalog row by column name.
@@ -106,7 +108,9 @@ func catalogTable(nsp, oid uint32, kind, name, spec string, rows func(s *Session
 		for _, r := range rows(s) {
 			vals := make([]any, len(v.cols))
 			for i, c := range v.cols {
-				vals[i] = catalogDatum(c.t, r[c.name])
+				if x, ok := r[c.name]; !ok || x != nil {
+					vals[i] = catalogDatum(c.t, x)
+				}
 			}
 			out = append(out, vals)
 		}
@@ -116,7 +120,7 @@ func catalogTable(nsp, oid uint32, kind, name, spec string, rows func(s *Session
 }
 
 // catalogDatum makes a catalog value a datum of type t: Go integers and
-// string slices are widened, and a missing value is t's default.
+// slices are widened, and nil, a value the row leaves out, is t's default.
 func catalogDatum(t types.T, v any) any {
 	switch x := v.(type) {
 	case nil:
@@ -129,6 +133,8 @@ func catalogDatum(t types.T, v any) any {
 			return ""
 		case t.Oid == types.OidFloat4:
 			return float64(0)
+		case types.IsReg(t.Oid):
+			return types.Reg{}
 		}
 		return int64(0)
 	case int:
@@ -233,14 +239,28 @@ func (s *Session) relations() []relation {
 			}
 		}
 	}
-	slices.SortFunc(rels, func(a, b relation) int { return int(a.oid) - int(b.oid) })
+	slices.SortFunc(rels, func(a, b relation) int { return cmp.Compare(a.oid, b.oid) })
 	return rels
 }
 
+// relationByOID finds a relation without listing them all: it runs once
+// per row in queries such as SELECT oid::regclass FROM pg_class.
 func (s *Session) relationByOID(oid uint32) (relation, bool) {
-	for _, r := range s.relations() {
-		if r.oid == oid {
-			return r, true
+	cat := s.catalog()
+	if t := cat.byID[oid]; t != nil {
+		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: "r", table: t}, true
+	}
+	if q := cat.seqByID[oid]; q != nil && q.Name[0] != 0 {
+		return relation{oid: oid, name: q.Name, nsp: oidPublic, kind: "S", seq: q}, true
+	}
+	if v := virtualByOID[oid]; v != nil {
+		return relation{oid: oid, name: v.name, nsp: v.nsp, kind: v.kind, virt: v}, true
+	}
+	for _, t := range cat.byID {
+		for _, ix := range t.Indexes {
+			if ix.OID == oid {
+				return relation{oid: oid, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix}, true
+			}
 		}
 	}
 	return relation{}, false
@@ -289,8 +309,9 @@ func init() {
 	for _, v := range []*virtTable{
 		catalogTable(oidPgCatalog, 1247, "r", "pg_type", `oid oid, typname name, typnamespace oid, typowner oid,
 			typlen int2, typbyval bool, typtype "char", typcategory "char", typispreferred bool, typisdefined bool,
-			typdelim "char", typrelid oid, typsubscript text, typelem oid, typarray oid, typinput text, typoutput text,
-			typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign "char",
+			typdelim "char", typrelid oid, typsubscript regproc, typelem oid, typarray oid, typinput regproc,
+			typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc,
+			typanalyze regproc, typalign "char",
 			typstorage "char", typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid,
 			typdefaultbin text, typdefault text, typacl text[]`, pgTypeRows),
 		catalogTable(oidPgCatalog, 2615, "r", "pg_namespace", "oid oid, nspname name, nspowner oid, nspacl text[]", pgNamespaceRows),
@@ -323,16 +344,16 @@ func init() {
 		catalogTable(oidPgCatalog, 2604, "r", "pg_attrdef", "oid oid, adrelid oid, adnum int2, adbin text", pgAttrdefRows),
 		catalogTable(oidPgCatalog, 2609, "r", "pg_description", "objoid oid, classoid oid, objsubid int4, description text", none),
 		catalogTable(oidPgCatalog, 2396, "r", "pg_shdescription", "objoid oid, classoid oid, description text", none),
-		catalogTable(oidPgCatalog, 2601, "r", "pg_am", `oid oid, amname name, amhandler text, amtype "char"`, pgAmRows),
+		catalogTable(oidPgCatalog, 2601, "r", "pg_am", `oid oid, amname name, amhandler regproc, amtype "char"`, pgAmRows),
 		catalogTable(oidPgCatalog, 3456, "r", "pg_collation", `oid oid, collname name, collnamespace oid,
 			collowner oid, collprovider "char", collisdeterministic bool, collencoding int4, collcollate text,
 			collctype text, colliculocale text, collversion text`, pgCollationRows),
 		catalogTable(oidPgCatalog, 1255, "r", "pg_proc", `oid oid, proname name, pronamespace oid, proowner oid,
-			prolang oid, procost float4, prorows float4, provariadic oid, prosupport text, prokind "char",
+			prolang oid, procost float4, prorows float4, provariadic oid, prosupport regproc, prokind "char",
 			prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile "char",
 			proparallel "char", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector,
 			proallargtypes oid[], proargmodes "char"[], proargnames text[], proargdefaults text, protrftypes oid[],
-			prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]`, none),
+			prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]`, pgProcRows),
 		catalogTable(oidPgCatalog, 1213, "r", "pg_tablespace", "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", pgTablespaceRows),
 		catalogTable(oidPgCatalog, 2224, "r", "pg_sequence", `seqrelid oid, seqtypid oid, seqstart int8,
 			seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool`, pgSequenceRows),
@@ -357,17 +378,17 @@ func init() {
 		catalogTable(oidPgCatalog, 3079, "r", "pg_extension", `oid oid, extname name, extowner oid, extnamespace oid,
 			extrelocatable bool, extversion text, extconfig oid[], extcondition text[]`, none),
 		catalogTable(oidPgCatalog, 3541, "r", "pg_range", `rngtypid oid, rngsubtype oid, rngmultitypid oid,
-			rngcollation oid, rngsubopc oid, rngcanonical text, rngsubdiff text`, none),
+			rngcollation oid, rngsubopc oid, rngcanonical regproc, rngsubdiff regproc`, none),
 		catalogTable(oidPgCatalog, 3501, "r", "pg_enum", "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", none),
 		catalogTable(oidPgCatalog, 2608, "r", "pg_depend", `classid oid, objid oid, objsubid int4, refclassid oid,
 			refobjid oid, refobjsubid int4, deptype "char"`, pgDependRows),
 		catalogTable(oidPgCatalog, 2617, "r", "pg_operator", `oid oid, oprname name, oprnamespace oid, oprowner oid,
 			oprkind "char", oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid,
-			oprnegate oid, oprcode text, oprrest text, oprjoin text`, none),
+			oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`, none),
 		catalogTable(oidPgCatalog, 2605, "r", "pg_cast", `oid oid, castsource oid, casttarget oid, castfunc oid,
 			castcontext "char", castmethod "char"`, none),
 		catalogTable(oidPgCatalog, 2607, "r", "pg_conversion", `oid oid, conname name, connamespace oid, conowner oid,
-			conforencoding int4, contoencoding int4, conproc text, condefault bool`, none),
+			conforencoding int4, contoencoding int4, conproc regproc, condefault bool`, none),
 		catalogTable(oidPgCatalog, 2612, "r", "pg_language", `oid oid, lanname name, lanowner oid, lanispl bool,
 			lanpltrusted bool, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl text[]`, none),
 		catalogTable(oidPgCatalog, 3466, "r", "pg_event_trigger", `oid oid, evtname name, evtevent name, evtowner oid,
@@ -404,6 +425,7 @@ func init() {
 			enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline int4, pending_restart bool`, pgSettingsRows),
 	} {
 		virtualTables[v.name] = v
+		virtualByOID[v.oid] = v
 	}
 
 	// information_schema's domains are their base types on the wire:
@@ -441,6 +463,7 @@ func init() {
 			is_trigger_updatable varchar(3), is_trigger_deletable varchar(3), is_trigger_insertable_into varchar(3)`, none),
 	} {
 		infoSchemaTables[v.name] = v
+		virtualByOID[v.oid] = v
 	}
 }
 
@@ -453,18 +476,18 @@ func pgTypeRows(*Session) []row {
 		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": oidPgCatalog, "typowner": oidSuperuser,
 			"typlen": ti.Len, "typbyval": ti.ByVal, "typtype": string(ti.Type), "typcategory": string(ti.Category),
 			"typispreferred": ti.Preferred, "typisdefined": true, "typdelim": string(ti.Delim),
-			"typelem": uint32(ti.Elem), "typarray": uint32(ti.Array), "typinput": ti.Input, "typoutput": ti.Output,
-			"typreceive": ti.Receive, "typsend": ti.Send, "typsubscript": "-", "typmodin": "-", "typmodout": "-",
-			"typanalyze": "-", "typalign": string(ti.Align), "typstorage": string(ti.Storage), "typtypmod": -1,
+			"typelem": uint32(ti.Elem), "typarray": uint32(ti.Array), "typinput": regproc(ti.Input),
+			"typoutput": regproc(ti.Output), "typreceive": regproc(ti.Receive), "typsend": regproc(ti.Send),
+			"typalign": string(ti.Align), "typstorage": string(ti.Storage), "typtypmod": -1,
 			"typcollation": uint32(ti.Collation)}
 		switch {
 		case ti.Category == 'A':
-			r["typsubscript"] = "array_subscript_handler"
+			r["typsubscript"] = regproc("array_subscript_handler")
 			if ti.Name[0] == '_' {
-				r["typanalyze"] = "array_typanalyze"
+				r["typanalyze"] = regproc("array_typanalyze")
 			}
 		case ti.Elem != 0:
-			r["typsubscript"] = "raw_array_subscript_handler"
+			r["typsubscript"] = regproc("raw_array_subscript_handler")
 		}
 		base := ti.Oid
 		if ti.Name[0] == '_' {
@@ -473,7 +496,7 @@ func pgTypeRows(*Session) []row {
 		switch base {
 		case types.OidBpchar, types.OidVarchar, types.OidNumeric, types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
 			in, _ := types.Lookup(base)
-			r["typmodin"], r["typmodout"] = in.Name+"typmodin", in.Name+"typmodout"
+			r["typmodin"], r["typmodout"] = regproc(in.Name+"typmodin"), regproc(in.Name+"typmodout")
 		}
 		rows = append(rows, r)
 	}
@@ -509,8 +532,8 @@ func pgTablespaceRows(*Session) []row {
 }
 
 func pgAmRows(*Session) []row {
-	return []row{{"oid": oidHeap, "amname": "heap", "amhandler": "heap_tableam_handler", "amtype": "t"},
-		{"oid": oidBtree, "amname": "btree", "amhandler": "bthandler", "amtype": "i"}}
+	return []row{{"oid": oidHeap, "amname": "heap", "amhandler": regproc("heap_tableam_handler"), "amtype": "t"},
+		{"oid": oidBtree, "amname": "btree", "amhandler": regproc("bthandler"), "amtype": "i"}}
 }
 
 func pgCollationRows(*Session) []row {
@@ -781,7 +804,7 @@ func pgTablesRows(s *Session) []row {
 		}
 		nsp, _ := namespaceName(r.nsp)
 		rows = append(rows, row{"schemaname": nsp, "tablename": r.name, "tableowner": superuser(s),
-			"hasindexes": r.table != nil && len(r.table.Indexes) > 0})
+			"tablespace": nil, "hasindexes": r.table != nil && len(r.table.Indexes) > 0})
 	}
 	return rows
 }
@@ -802,7 +825,7 @@ func pgIndexesRows(s *Session) []row {
 	for _, t := range s.catalog().Tables() {
 		for _, ix := range t.Indexes {
 			rows = append(rows, row{"schemaname": "public", "tablename": t.Name, "indexname": ix.Name,
-				"indexdef": indexDef(t, ix, false)})
+				"tablespace": nil, "indexdef": indexDef(t, ix, false)})
 		}
 	}
 	return rows
@@ -868,14 +891,12 @@ func infoSchemataRows(s *Session) []row {
 func infoColumnsRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
-		pos := 0
 		for _, c := range t.Columns {
 			if c.Dropped {
 				continue
 			}
-			pos++
 			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": t.Name,
-				"column_name": c.Name, "ordinal_position": pos, "is_nullable": yesNo(!c.NotNull),
+				"column_name": c.Name, "ordinal_position": c.Num, "is_nullable": yesNo(!c.NotNull),
 				"udt_catalog": s.database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "YES"}
@@ -892,10 +913,13 @@ func infoColumnsRows(s *Session) []row {
 }
 
 // columnTypeInfo is information_schema.columns' description of a type:
-// data_type, udt_name, and the lengths and precisions that apply to it.
+// data_type, udt_name, and the lengths and precisions that apply to it,
+// NULL where they do not.
 func columnTypeInfo(t types.T) row {
 	info, _ := types.Lookup(t.Oid)
-	r := row{"udt_name": info.Name, "data_type": t.String()}
+	r := row{"udt_name": info.Name, "data_type": t.String(), "character_maximum_length": nil,
+		"character_octet_length": nil, "numeric_precision": nil, "numeric_precision_radix": nil,
+		"numeric_scale": nil, "datetime_precision": nil, "interval_precision": nil, "maximum_cardinality": nil}
 	if i := strings.IndexByte(r["data_type"].(string), '('); i >= 0 {
 		r["data_type"] = r["data_type"].(string)[:i]
 	}

@@ -53,6 +53,10 @@ type selectPlan struct {
 	// untyped lists the output columns that are untyped literals or NULLs,
 	// which a set operation types from its other inputs.
 	untyped []int
+	// windows and srfs are the steps that extend each row after WHERE:
+	// window functions, then set-returning functions of the select list.
+	windows *winPlan
+	srfs    *srfPlan
 }
 
 func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
@@ -202,9 +206,6 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 	if n.Tp == ast.RightJoin {
 		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "RIGHT JOIN is not supported yet")
 	}
-	if len(n.Using) > 0 || n.NaturalJoin {
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "JOIN USING and NATURAL JOIN are not supported yet")
-	}
 	sc := &scope{cols: append(append([]scopeCol(nil), ls.cols...), rs.cols...)}
 	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin, rightWidth: len(rs.cols)}
 	if n.On != nil {
@@ -212,7 +213,64 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 			return nil, nil, err
 		}
 	}
+	if len(n.Using) > 0 || n.NaturalJoin {
+		if j.on, err = c.joinUsing(n, sc, len(ls.cols)); err != nil {
+			return nil, nil, err
+		}
+	}
 	return j, sc, nil
+}
+
+// joinUsing is the condition of JOIN USING (a, ...), or of a NATURAL JOIN
+// on the columns both sides have: each pair equal. The right side's copy of
+// each column is marked merged in sc, the join's scope, whose first nLeft
+// columns are the left side's.
+func (c *compiler) joinUsing(n *ast.Join, sc *scope, nLeft int) (expr, error) {
+	left, right := &scope{cols: sc.cols[:nLeft]}, &scope{cols: sc.cols[nLeft:]}
+	var names []string
+	for _, u := range n.Using {
+		names = append(names, u.Name.O)
+	}
+	if n.NaturalJoin {
+		for _, col := range left.cols {
+			if _, _, err := right.resolve("", col.name); err == nil && col.name != "" && col.name != hiddenKey {
+				names = append(names, col.name)
+			}
+		}
+	}
+	var on expr
+	for _, name := range names {
+		li, lc, err := left.resolve("", name)
+		if err != nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in left table", name)
+		}
+		ri, rc, err := right.resolve("", name)
+		if err != nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in right table", name)
+		}
+		t, ok := unify(lc.t, rc.t)
+		if !ok {
+			return nil, noOperator("=", lc.t, rc.t)
+		}
+		l, err := c.coerce(&colExpr{t: lc.t, idx: li}, t)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.coerce(&colExpr{t: rc.t, idx: nLeft + ri}, t)
+		if err != nil {
+			return nil, err
+		}
+		sc.cols[nLeft+ri].merged = true
+		var eq expr = &cmpExpr{op: "=", t: t, l: l, r: r}
+		if on != nil {
+			eq = &logicExpr{and: true, l: on, r: eq}
+		}
+		on = eq
+	}
+	if on == nil {
+		return &constExpr{t: types.Bool, v: true}, nil // a NATURAL JOIN without common columns
+	}
+	return on, nil
 }
 
 // planSelect plans a SELECT statement.
@@ -273,6 +331,13 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				return nil, err
 			}
 		}
+	}
+
+	if out, err = p.planWindows(out, in, n); err != nil {
+		return nil, err
+	}
+	if out, err = p.planSRFs(out, in, n); err != nil {
+		return nil, err
 	}
 
 	for _, f := range n.Fields.Fields {
@@ -386,7 +451,7 @@ func unlimited(n ast.ExprNode) bool {
 func (p *selectPlan) expandStar(sc *scope, table string) error {
 	found := false
 	for i, col := range sc.cols {
-		if col.name == "" || col.name == hiddenKey || (table != "" && col.table != table) {
+		if col.name == "" || col.name == hiddenKey || (table != "" && col.table != table) || table == "" && col.merged {
 			continue
 		}
 		found = true
@@ -510,6 +575,8 @@ func figureName(n ast.ExprNode) (string, int) {
 		return figureName(n.Expr)
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(n.F), 2
+	case *ast.WindowFuncExpr:
+		return strings.ToLower(n.Name), 2
 	case *ast.FuncCallExpr:
 		switch n.FnName.L {
 		case "epochdb_cast":
@@ -520,10 +587,21 @@ func figureName(n ast.ExprNode) (string, int) {
 			if err != nil {
 				return "?column?", 0
 			}
+			if elem, ok := t.Elem(); ok {
+				t = elem // int[] is named int4, not _int4
+			}
 			info, _ := types.Lookup(t.Oid)
 			return info.Name, 1
 		case "epochdb_extract":
 			return "extract", 2
+		case "epochdb_array", "epochdb_array_query":
+			return "array", 2
+		case "epochdb_subscript":
+			return figureName(n.Args[0])
+		case "epochdb_field":
+			return n.Args[1].(*driver.ValueExpr).GetString(), 2
+		case "epochdb_any", "epochdb_all":
+			return "?column?", 0
 		case "trim":
 			if len(n.Args) == 3 {
 				if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {
@@ -597,6 +675,14 @@ func (p *selectPlan) explain(indent string) string {
 		sb.WriteString(indent + "HashAggregate\n")
 		indent += "  "
 	}
+	if p.srfs != nil {
+		sb.WriteString(indent + "ProjectSet\n")
+		indent += "  "
+	}
+	if p.windows != nil {
+		sb.WriteString(indent + "WindowAgg\n")
+		indent += "  "
+	}
 	sb.WriteString(p.src.explain(indent))
 	if p.where != nil {
 		sb.WriteString("\n" + indent + "  Filter: (WHERE clause)")
@@ -626,6 +712,14 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	}
 	if p.where != nil {
 		it = &filterIter{in: it, x: x, pred: p.where}
+	}
+	if p.windows != nil {
+		if it, err = p.windows.apply(x, it); err != nil {
+			return nil, err
+		}
+	}
+	if p.srfs != nil {
+		it = p.srfs.apply(x, it)
 	}
 	if p.agg != nil {
 		rows, err := p.aggregate(x, it)

@@ -5,13 +5,15 @@ import (
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// Functions in FROM. The parser writes FROM f(args) alias as the derived
-// table (SELECT epochdb_table(f(args))) AS alias; its rows are the values
-// f returns, in one column named by the alias. The arguments may read the
-// enclosing queries' rows, not the other FROM items' (that would be
-// LATERAL).
+// Functions in FROM. The parser writes FROM f(args) alias(c, ...) as the
+// derived table (SELECT epochdb_table(f(args), 'c', ...)) AS alias; its
+// rows are the values f returns, in one column named by the alias (or c),
+// or for a function returning records, a column per field (named by the
+// fields, or c, ...). The arguments may read the enclosing queries' rows,
+// not the other FROM items' (that would be LATERAL).
 
 // tableFuncCall returns the call of a function in FROM, or nil if n is
 // something else.
@@ -21,11 +23,21 @@ func tableFuncCall(n *ast.TableSource) *ast.FuncCallExpr {
 		return nil
 	}
 	f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
-	if !ok || f.FnName.L != "epochdb_table" || len(f.Args) != 1 {
+	if !ok || f.FnName.L != "epochdb_table" || len(f.Args) == 0 {
 		return nil
 	}
 	call, _ := f.Args[0].(*ast.FuncCallExpr)
 	return call
+}
+
+// columnAliases returns the column aliases of a function in FROM.
+func columnAliases(n *ast.TableSource) []string {
+	f := n.Source.(*ast.SelectStmt).Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	var names []string
+	for _, a := range f.Args[1:] {
+		names = append(names, a.(*driver.ValueExpr).GetString())
+	}
+	return names
 }
 
 // tableFunc produces a set-returning function's rows from its evaluated
@@ -39,8 +51,8 @@ type tableFunc struct {
 
 func (f *tableFunc) explain(indent string) string { return indent + "Function Scan on " + f.name }
 
-func (f *tableFunc) open(x *execCtx) (rowIter, error) {
-	e := x.env(nil)
+// values calls the function with its arguments evaluated in e.
+func (f *tableFunc) values(e *env) ([]any, error) {
 	vals := make([]any, len(f.args))
 	for i, a := range f.args {
 		v, err := a.eval(e)
@@ -48,38 +60,74 @@ func (f *tableFunc) open(x *execCtx) (rowIter, error) {
 			return nil, err
 		}
 		if v == nil {
-			return &sliceIter{}, nil // strict: a NULL argument gives no rows
+			return nil, nil // strict: a NULL argument gives no rows
 		}
 		vals[i] = v
 	}
-	out, err := f.rows(vals)
+	return f.rows(vals)
+}
+
+// open reads the function in FROM: a record's fields are columns.
+func (f *tableFunc) open(x *execCtx) (rowIter, error) {
+	out, err := f.values(x.env(nil))
 	if err != nil {
 		return nil, err
 	}
+	_, record := f.t.Fields()
 	rows := make([][]any, len(out))
 	for i, v := range out {
-		rows[i] = []any{v}
+		if record {
+			rows[i] = v.([]any)
+		} else {
+			rows[i] = []any{v}
+		}
 	}
 	return &sliceIter{rows: rows}, nil
 }
 
 func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
-	in := c.withScope(&scope{})
-	var f *tableFunc
-	var err error
-	switch call.FnName.L {
-	case "generate_series":
-		f, err = in.generateSeries(call)
-	case "unnest":
-		f, err = in.unnest(call)
-	default:
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
+	if call.FnName.L == "epochdb_producer_begin" {
+		return c.planProducerBegin(n, call)
 	}
+	f, err := c.withScope(&scope{}).compileTableFunc(call)
 	if err != nil {
 		return nil, nil, err
 	}
-	alias := n.AsName.O
-	return f, &scope{cols: []scopeCol{{table: alias, name: alias, t: f.t}}}, nil
+	alias, names := n.AsName.O, columnAliases(n)
+	cols := []scopeCol{{table: alias, name: alias, t: f.t}}
+	if fields, ok := f.t.Fields(); ok {
+		cols = cols[:0]
+		for _, fl := range fields {
+			cols = append(cols, scopeCol{table: alias, name: fl.Name, t: fl.T})
+		}
+	}
+	if len(names) > len(cols) {
+		return nil, nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", alias, len(cols), len(names))
+	}
+	for i, name := range names {
+		cols[i].name = name
+	}
+	return f, &scope{cols: cols}, nil
+}
+
+// isTableFunc reports whether name is a set-returning function that
+// compileTableFunc compiles.
+func isTableFunc(name string) bool {
+	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray"
+}
+
+// compileTableFunc compiles a call of a set-returning function that
+// computes its rows from its arguments alone.
+func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) {
+	switch call.FnName.L {
+	case "generate_series":
+		return c.generateSeries(call)
+	case "unnest":
+		return c.unnest(call)
+	case "_pg_expandarray":
+		return c.expandArray(call)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
 }
 
 // generateSeries is generate_series(start, stop[, step]) over integers or
@@ -155,12 +203,35 @@ func numericSeries(a []any) ([]any, error) {
 	return out, nil
 }
 
+// expandArray is information_schema._pg_expandarray(array): a record
+// (x, n) per element, x the element and n its position from 1. pgjdbc
+// reads index columns with it.
+func (c *compiler) expandArray(n *ast.FuncCallExpr) (*tableFunc, error) {
+	if len(n.Args) != 1 {
+		return nil, argCountErr(n, nil)
+	}
+	arr, err := arrayOperand(c, n)
+	if err != nil {
+		return nil, err
+	}
+	elem, _ := arr.typ().Elem()
+	t := types.RecordOf([]types.Field{{Name: "x", T: types.T{Oid: elem.Oid, Mod: -1}}, {Name: "n", T: types.Int4}})
+	return &tableFunc{name: "_pg_expandarray", t: t, args: []expr{arr}, rows: func(a []any) ([]any, error) {
+		vals := a[0].([]any)
+		out := make([]any, len(vals))
+		for i, v := range vals {
+			out[i] = []any{v, int64(i + 1)}
+		}
+		return out, nil
+	}}, nil
+}
+
 // unnest is unnest(array): the elements, in order.
 func (c *compiler) unnest(n *ast.FuncCallExpr) (*tableFunc, error) {
 	if len(n.Args) != 1 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "unnest of several arrays is not supported")
 	}
-	arr, err := arrayOperand(c, n.Args[0], "function unnest requires an array argument")
+	arr, err := arrayOperand(c, n)
 	if err != nil {
 		return nil, err
 	}

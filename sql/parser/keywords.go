@@ -175,6 +175,8 @@ var tidbCallable = map[string]bool{
 }
 
 // quotedCalls are functions that TiDB's grammar parses specially (nextval
-// takes a table name, not an expression), so a call to one is quoted to make
-// TiDB read it as an ordinary function call, as PostgreSQL does.
-var quotedCalls = map[string]bool{"nextval": true, "lastval": true, "setval": true}
+// takes a table name, not an expression) or not as calls at all
+// (cardinality is an unreserved keyword it does not call), so a call to one
+// is quoted to make TiDB read it as an ordinary function call, as
+// PostgreSQL does.
+var quotedCalls = map[string]bool{"nextval": true, "lastval": true, "setval": true, "cardinality": true}

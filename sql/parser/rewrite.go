@@ -413,19 +413,27 @@ func (e *exprParser) primary() (*exprNode, error) {
 	switch v := e.cur().(type) {
 	case *group:
 		if !v.paren() && !v.isCase() {
-			// Brackets start an expression only inside ARRAY[...].
-			return nil, e.p.unsupported(v.open, "multidimensional arrays are not supported")
+			return nil, e.p.syntaxError(v.open)
 		}
 		e.i++
-		// (composite).field
+		// (composite).field is epochdb_field((composite), 'field').
+		n := e.node(lo, lvPrimary, v.open, nil, nil)
 		for isPunct(e.cur(), ".") && isName(at(e.seq, e.i+1)) {
+			field := tokOf(at(e.seq, e.i+1))
 			e.i += 2
+			n = e.node(lo, lvPrimary, field, []any{"epochdb_field(", kid(0), ", " + quoteString(field.val) + ")"}, []*exprNode{n}, lvOr)
+			n.rewritten = true
 		}
+		return e.subscripts(lo, n)
 	case *synth, *exprNode:
 		e.i++
 	case *token:
 		switch v.kind {
-		case tkString, tkNumber, tkParam:
+		case tkString, tkNumber:
+			// A constant takes no subscript: 'x'[1] is a syntax error.
+			e.i++
+			return e.node(lo, lvPrimary, v, nil, nil), nil
+		case tkParam:
 			e.i++
 		case tkBits:
 			return nil, e.p.unsupported(v, "bit-string constants are not supported")
@@ -887,6 +895,13 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 		if isWord(at(seq, i-1), "operator") {
 			continue // OPERATOR(schema.op) names an operator
 		}
+		if g, ok := it.(*group); ok && g.open.val == "[" && isWord(at(seq, i-1), "array") {
+			for _, kid := range g.kids {
+				if inner, ok := kid.(*group); ok && inner.open.val == "[" {
+					return nil, p.unsupported(inner.open, "multidimensional arrays are not supported")
+				}
+			}
+		}
 		if err := p.exprsInside(it); err != nil {
 			return nil, err
 		}
@@ -1022,8 +1037,23 @@ func (p *stmtParser) tableFunc(seq []item, i int) ([]item, int, error) {
 	default:
 		parts = append(parts, " AS "+quoteIdent(name.val))
 	}
-	if parenGroup(at(seq, j)) != nil {
-		return nil, 0, p.unsupported(firstTok(seq[j]), "column alias lists are not supported")
+	// Column aliases, AS s(a, b), follow the call as strings:
+	// epochdb_table(f(...), 'a', 'b').
+	if g := parenGroup(at(seq, j)); g != nil {
+		var names string
+		for k, kid := range g.kids {
+			if k%2 == 1 && !isPunct(kid, ",") || k%2 == 0 && !isColID(kid) {
+				return nil, 0, p.syntaxError(firstTok(kid))
+			}
+			if k%2 == 0 {
+				names += ", " + quoteString(tokOf(kid).val)
+			}
+		}
+		if names == "" || len(g.kids)%2 == 0 {
+			return nil, 0, p.syntaxError(g.close)
+		}
+		parts = append(parts[:2], names, "))", parts[3])
+		j++
 	}
 	return []item{&synth{anchor: tokOf(seq[i]), space: leadingSpace(seq[i]), parts: parts}}, j, nil
 }

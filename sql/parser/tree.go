@@ -327,7 +327,9 @@ func (w *writer) token(t *token) {
 		case "(", ")", ",", ".":
 			w.text(t.val, t, t.space)
 		case "[", "]":
-			w.fail(w.p.unsupported(t, "arrays are not supported"))
+			// Brackets that the rewrite did not read as an array or a
+			// subscript are misplaced.
+			w.fail(w.p.syntaxError(t))
 		default:
 			w.fail(w.p.syntaxError(t))
 		}

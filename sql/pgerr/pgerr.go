@@ -83,6 +83,7 @@ const (
 	InvalidRecursion                 = "42P19"
 	WrongObjectType                  = "42809"
 	InvalidName                      = "42602"
+	WindowingError                   = "42P20"
 	InvalidRegularExpression         = "2201B"
 	InvalidSchemaName                = "3F000"
 	DependentObjectsStillExist       = "2BP01"

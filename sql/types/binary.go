@@ -321,6 +321,9 @@ func AppendBinary(buf []byte, t T, v any) []byte {
 		return append(buf, u[:]...)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(v.(Reg).Oid))
+	case OidRecord:
+		fields, _ := t.Fields()
+		return appendRecordBinary(buf, fields, v.([]any))
 	case OidChar:
 		// "char" is one byte; the empty value is a zero byte.
 		if s := v.(string); s != "" {

@@ -62,12 +62,19 @@ var builtins = []Info{
 	{Oid: OidRegnamespace, Name: "regnamespace", Len: 4, ByVal: true, Category: 'N', Array: 4090, Input: "regnamespacein", Output: "regnamespaceout", Receive: "regnamespacerecv", Send: "regnamespacesend"},
 	{Oid: OidRegrole, Name: "regrole", Len: 4, ByVal: true, Category: 'N', Array: 4097, Input: "regrolein", Output: "regroleout", Receive: "regrolerecv", Send: "regrolesend"},
 
-	// Pseudo-types that appear in row descriptions: untyped literals,
-	// functions returning nothing, and anonymous rows. They have no array
-	// rows here because nothing stores them.
+	// Pseudo-types that appear in row descriptions (untyped literals,
+	// functions returning nothing, and anonymous rows) or in the signatures
+	// of the functions pg_proc lists. They have no array rows here because
+	// nothing stores them.
 	{Oid: OidUnknown, Name: "unknown", Len: -2, Category: 'X', Input: "unknownin", Output: "unknownout", Receive: "unknownrecv", Send: "unknownsend", Type: 'p'},
 	{Oid: OidVoid, Name: "void", Len: 4, ByVal: true, Category: 'P', Input: "void_in", Output: "void_out", Receive: "void_recv", Send: "void_send", Type: 'p'},
 	{Oid: OidRecord, Name: "record", Len: -1, Category: 'P', Input: "record_in", Output: "record_out", Receive: "record_recv", Send: "record_send", Type: 'p'},
+	{Oid: OidTableAMHandler, Name: "table_am_handler", Len: 4, ByVal: true, Category: 'P', Input: "table_am_handler_in", Output: "table_am_handler_out", Type: 'p'},
+	{Oid: OidIndexAMHandler, Name: "index_am_handler", Len: 4, ByVal: true, Category: 'P', Input: "index_am_handler_in", Output: "index_am_handler_out", Type: 'p'},
+	{Oid: OidCstring, Name: "cstring", Len: -2, Category: 'P', Input: "cstring_in", Output: "cstring_out", Receive: "cstring_recv", Send: "cstring_send", Type: 'p'},
+	{Oid: OidAnyArray, Name: "anyarray", Len: -1, Category: 'P', Input: "anyarray_in", Output: "anyarray_out", Receive: "anyarray_recv", Send: "anyarray_send", Type: 'p'},
+	{Oid: OidInternal, Name: "internal", Len: 8, ByVal: true, Category: 'P', Input: "internal_in", Output: "internal_out", Type: 'p'},
+	{Oid: OidAnyElement, Name: "anyelement", Len: 4, ByVal: true, Category: 'P', Input: "anyelement_in", Output: "anyelement_out", Type: 'p'},
 }
 
 var (
@@ -113,11 +120,11 @@ func layout(in Info) (align, storage byte) {
 	switch {
 	case in.Oid == OidNumeric:
 		return 'i', 'm'
-	case in.Oid == OidUUID, in.Oid == OidName, in.Oid == OidUnknown:
+	case in.Oid == OidUUID, in.Oid == OidName, in.Len == -2:
 		return 'c', 'p'
 	case in.Oid == OidInterval:
 		return 'd', 'p'
-	case in.Oid == OidRecord:
+	case in.Oid == OidRecord, in.Oid == OidAnyArray:
 		return 'd', 'x'
 	case in.Len == 1:
 		return 'c', 'p'

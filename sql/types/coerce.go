@@ -130,6 +130,10 @@ func coerce(t T, v any, explicit bool) (any, error) {
 		if _, ok := v.(Reg); !ok {
 			return nil, errDatum(t, v)
 		}
+	case OidRecord:
+		if _, ok := v.([]any); !ok {
+			return nil, errDatum(t, v)
+		}
 	default:
 		return nil, errNoIO(t)
 	}

@@ -60,6 +60,9 @@ func Compare(t T, a, b any) int {
 		return bytes.Compare(x[:], y[:])
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return cmp.Compare(a.(Reg).Oid, b.(Reg).Oid)
+	case OidRecord:
+		fields, _ := t.Fields()
+		return compareRecords(fields, a.([]any), b.([]any))
 	}
 	return strings.Compare(a.(string), b.(string))
 }

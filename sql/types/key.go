@@ -132,6 +132,17 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 		return append(buf, u[:]...)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendKeyInt(buf, int64(v.(Reg).Oid))
+	case OidRecord:
+		fields, _ := t.Fields()
+		for i, e := range v.([]any) {
+			if e == nil || i >= len(fields) {
+				buf = append(buf, keyElemNull)
+				continue
+			}
+			buf = append(buf, keyElemValue)
+			buf = appendKeyValue(buf, fields[i].T, e)
+		}
+		return append(buf, keyArrayEnd)
 	}
 	return appendKeyBytes(buf, v.(string))
 }

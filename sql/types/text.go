@@ -127,6 +127,9 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 		return appendUUID(buf, v.(UUID))
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendRegText(buf, v.(Reg))
+	case OidRecord:
+		fields, _ := t.Fields()
+		return appendRecordText(buf, fields, v.([]any), loc)
 	}
 	return append(buf, v.(string)...)
 }

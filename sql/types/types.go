@@ -24,6 +24,7 @@
 //	arrays (int8[], text[], ...)      []any of the element's datums
 //	int2vector, oidvector             []any of int64, as arrays of int2 and oid
 //	regclass, regtype, ...            Reg: the oid and the name it prints as
+//	record (anonymous composite)      []any of its fields' datums; T.Fields says their types
 //
 // Keeping one Go type per family keeps expression evaluation simple; the T
 // says how to print, compare and check it.
@@ -41,6 +42,7 @@
 //	compare.go  ordering of two datums
 //	cast.go     explicit casts
 //	oids.go     object identifier types: regclass and its kin, int2vector, oidvector
+//	record.go   anonymous records: the registry of their shapes, their formats
 //	key.go      order-preserving key encoding
 //	row.go      compact row encoding
 package types
@@ -81,6 +83,13 @@ const (
 	OidUUID        Oid = 2950
 	OidVoid        Oid = 2278
 	OidRecord      Oid = 2249
+
+	OidTableAMHandler Oid = 269
+	OidIndexAMHandler Oid = 325
+	OidCstring        Oid = 2275
+	OidAnyArray       Oid = 2277
+	OidInternal       Oid = 2281
+	OidAnyElement     Oid = 2283
 
 	OidRegprocedure Oid = 2202
 	OidRegclass     Oid = 2205

@@ -18,6 +18,7 @@ import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -359,6 +360,45 @@ public class JdbcMatrix {
                 try (ResultSet rs = st.getResultSet()) {
                     rs.next();
                     eq(rs.getInt(1), 7, "selected value");
+                }
+            }
+        });
+
+        // DatabaseMetaData reads the catalogs: getColumns numbers columns
+        // with a window function, getPrimaryKeys and getIndexInfo expand
+        // pg_index.indkey with information_schema._pg_expandarray.
+        step("DatabaseMetaData", () -> {
+            DatabaseMetaData md = conn.getMetaData();
+            try (ResultSet rs = md.getTables(null, "public", "matrix", new String[] {"TABLE"})) {
+                eq(rs.next(), true, "getTables finds matrix");
+                eq(rs.getString("TABLE_TYPE"), "TABLE", "getTables type");
+                eq(rs.next(), false, "getTables finds only matrix");
+            }
+            List<String> cols = new ArrayList<>();
+            try (ResultSet rs = md.getColumns(null, "public", "matrix", "%")) {
+                while (rs.next()) {
+                    cols.add(rs.getInt("ORDINAL_POSITION") + " " + rs.getString("COLUMN_NAME") + " "
+                            + rs.getString("TYPE_NAME") + " " + rs.getInt("COLUMN_SIZE") + " " + rs.getString("IS_NULLABLE"));
+                }
+            }
+            eq(cols.size(), 17, "getColumns count");
+            eq(cols.get(0), "1 id int4 10 NO", "getColumns id");
+            eq(cols.get(9), "10 c_varchar varchar 10 YES", "getColumns c_varchar");
+            eq(cols.get(16), "17 c_interval interval 49 YES", "getColumns c_interval");
+            try (ResultSet rs = md.getPrimaryKeys(null, "public", "matrix")) {
+                eq(rs.next(), true, "getPrimaryKeys finds a column");
+                eq(rs.getString("COLUMN_NAME") + " " + rs.getInt("KEY_SEQ") + " " + rs.getString("PK_NAME"), "id 1 matrix_pkey", "getPrimaryKeys");
+                eq(rs.next(), false, "getPrimaryKeys finds one column");
+            }
+            try (ResultSet rs = md.getIndexInfo(null, "public", "matrix", true, false)) {
+                eq(rs.next(), true, "getIndexInfo finds an index");
+                eq(rs.getString("INDEX_NAME") + " " + rs.getString("COLUMN_NAME") + " " + rs.getBoolean("NON_UNIQUE"), "matrix_pkey id false", "getIndexInfo");
+            }
+            try (PreparedStatement ps = conn.prepareStatement("SELECT count(*) FROM matrix WHERE id = ANY(?)")) {
+                ps.setArray(1, conn.createArrayOf("int4", new Object[] {1, 2, -5}));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    eq(rs.getLong(1), 2L, "id = ANY(array parameter)");
                 }
             }
         });

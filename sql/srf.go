@@ -1,0 +1,156 @@
+package sql
+
+import (
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// Set-returning functions in the select list (PostgreSQL's ProjectSet
+// step): each input row becomes as many rows as its longest call returns,
+// the shorter calls padded with NULLs, and a row for which every call
+// returns nothing disappears. Each call adds a column, which the select
+// list reads by the call's text, as window calls do. pgjdbc's
+// getPrimaryKeys reads index columns this way, with
+// (information_schema._pg_expandarray(indkey)).n.
+
+// srfPlan is a query's set-returning step.
+type srfPlan struct {
+	base  int // the first added column's index in the row
+	calls []*srfCall
+}
+
+type srfCall struct {
+	key string
+	f   *tableFunc
+}
+
+// planSRFs plans the set-returning calls of n's select list, and returns
+// the compiler that compiles the select list over the rows they make.
+func (p *selectPlan) planSRFs(out, in *compiler, n *ast.SelectStmt) (*compiler, error) {
+	var found []*ast.FuncCallExpr
+	for _, f := range n.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(&srfFinder{found: &found})
+		}
+	}
+	if len(found) == 0 {
+		return out, nil
+	}
+	if p.agg != nil || p.windows != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning functions in a grouped or windowed query are not supported")
+	}
+	s := &srfPlan{base: len(in.scope.cols)}
+	for _, call := range found {
+		key := restore(call)
+		if slices.ContainsFunc(s.calls, func(c *srfCall) bool { return c.key == key }) {
+			continue
+		}
+		f, err := in.compileTableFunc(call)
+		if err != nil {
+			return nil, err
+		}
+		s.calls = append(s.calls, &srfCall{key: key, f: f})
+		in.scope.cols = append(in.scope.cols, scopeCol{t: f.t})
+	}
+	p.srfs = s
+	cc := *out
+	cc.srf = s
+	return &cc, nil
+}
+
+// srfFinder collects the set-returning calls of an expression, not those
+// of its subqueries.
+type srfFinder struct{ found *[]*ast.FuncCallExpr }
+
+func (f *srfFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.FuncCallExpr:
+		if isTableFunc(n.FnName.L) {
+			*f.found = append(*f.found, n)
+			return n, true
+		}
+	case *ast.SubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+func (f *srfFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// compileSRFRef compiles a set-returning call of the select list: the
+// column its step added.
+func compileSRFRef(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if c.srf != nil {
+		key := restore(n)
+		for i, call := range c.srf.calls {
+			if call.key == key {
+				return &colExpr{t: call.f.t, idx: c.srf.base + i}, nil
+			}
+		}
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning function %s is not allowed here", n.FnName.L)
+}
+
+// apply runs the set-returning step over the input rows.
+func (s *srfPlan) apply(x *execCtx, in rowIter) rowIter {
+	var row []any
+	var outs [][]any
+	k, n := 0, 0
+	return &funcIter{f: func() ([]any, error) {
+		for k == n {
+			r, err := in.next()
+			if r == nil || err != nil {
+				return nil, err
+			}
+			row, outs, k, n = r, outs[:0], 0, 0
+			e := x.env(r)
+			for _, call := range s.calls {
+				vals, err := call.f.values(e)
+				if err != nil {
+					return nil, err
+				}
+				outs = append(outs, vals)
+				n = max(n, len(vals))
+			}
+		}
+		out := append(slices.Clip(row), make([]any, len(s.calls))...)
+		for i, vals := range outs {
+			if k < len(vals) {
+				out[s.base+i] = vals[k]
+			}
+		}
+		k++
+		return out, nil
+	}, done: in.close}
+}
+
+// compileField is (record).field, which the parser writes as
+// epochdb_field.
+func compileField(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	rec, err := c.compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	name := n.Args[1].(*driver.ValueExpr).GetString()
+	fields, ok := rec.typ().Fields()
+	if !ok {
+		return nil, pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, rec.typ())
+	}
+	i := slices.IndexFunc(fields, func(f types.Field) bool { return f.Name == name })
+	if i < 0 {
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column %q not found in data type %s", name, rec.typ())
+	}
+	return &funcExpr{name: name, t: fields[i].T, args: []expr{rec}, strict: true, fn: func(_ *env, a []any) (any, error) {
+		return a[0].([]any)[i], nil
+	}}, nil
+}
+
+var srfBuiltins = map[string]builtin{
+	"epochdb_field":   compileField,
+	"generate_series": compileSRFRef,
+	"unnest":          compileSRFRef,
+	"_pg_expandarray": compileSRFRef,
+}
