@@ -39,6 +39,8 @@
 //	                           megabytes, many rows and a cancel
 //	capture_test.go            -capture: a proxy that records what each
 //	                           client sends, for pgwire's fuzz seeds
+//	catalog_test.go            pgx's array parameters and type lookup, and
+//	                           psql's \dt and \d
 //	testdata/clients/psql      psql scripts and their golden output
 //	testdata/clients/node      node-postgres and postgres.js (npm ci),
 //	                           with what they share in matrix.js
@@ -50,6 +52,10 @@
 // (a portal read with PortalSuspended), postgres.js's cursors and simple
 // queries, psycopg2's named cursors, and a COPY that fails while the client
 // is still sending.
+//
+// Clients also read the catalogs: JDBC's DatabaseMetaData (getTables,
+// getColumns, getPrimaryKeys, getIndexInfo) and createArrayOf, pgx's
+// slices as array parameters and LoadType, and psql's \dt and \d.
 //
 // A missing client skips its test, unless EPOCHDB_REQUIRE_CLIENTS=1 (as in
 // CI), when it fails it.
