@@ -40,6 +40,11 @@ func init() {
 			}
 			return c.compile(n.Args[0])
 		},
+		// The parser renders name => value as epochdb_named; only the
+		// functions that take named arguments read it.
+		"epochdb_named": func(_ *compiler, n *ast.FuncCallExpr) (expr, error) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "named arguments are not supported in this call")
+		},
 		"coalesce": compileCoalesce,
 		"nullif":   compileNullif,
 		"greatest": compileExtreme(1),

@@ -252,6 +252,14 @@ func (c *compiler) planProducerBegin(n *ast.TableSource, call *ast.FuncCallExpr)
 	want := []types.T{types.Text, types.Text, types.Int8}
 	p := &producerBegin{}
 	for i, a := range call.Args {
+		// resume_after may also be given by name.
+		if name, value, ok := namedArg(a); ok {
+			if i != 2 || name != "resume_after" {
+				return nil, nil, pgerr.New(pgerr.UndefinedFunction,
+					"function epochdb_producer_begin has no argument %q here; it takes (table, producer [, resume_after])", name)
+			}
+			a = value
+		}
 		e, err := in.compileAs(a, want[i])
 		if err != nil {
 			return nil, nil, err
@@ -331,4 +339,18 @@ func (p *producerBegin) open(x *execCtx) (rowIter, error) {
 		pending = append(pending, s)
 	}
 	return &sliceIter{rows: [][]any{{st.Epoch, st.High, pending}}}, nil
+}
+
+// namedArg unpacks the parser's rendering of a named argument, name =>
+// value, as epochdb_named('name', value).
+func namedArg(n ast.ExprNode) (string, ast.ExprNode, bool) {
+	f, ok := n.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "epochdb_named" || len(f.Args) != 2 {
+		return "", nil, false
+	}
+	name, ok := f.Args[0].(interface{ GetString() string })
+	if !ok {
+		return "", nil, false
+	}
+	return name.GetString(), f.Args[1], true
 }

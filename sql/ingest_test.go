@@ -201,8 +201,11 @@ func TestProducerBegin(t *testing.T) {
 	}
 	// An unknown producer may resume after a sequence it already
 	// delivered elsewhere.
-	if e, h, _ := begin(`'events', 'p10', 812`); e != 1 || h != 812 {
+	if e, h, _ := begin(`'events', 'p10', resume_after => 812`); e != 1 || h != 812 {
 		t.Fatalf("resume_after: epoch %d, H %d", e, h)
+	}
+	if e, h, _ := begin(`'events', 'p11', 40`); e != 1 || h != 40 {
+		t.Fatalf("positional resume_after: epoch %d, H %d", e, h)
 	}
 	if tag, err := conn.Exec(ctx, `INSERT INTO events VALUES ('p10', 1, 813, 'x'), ('p10', 1, 5, 'old')`); err != nil || tag.String() != "INSERT 0 1" {
 		t.Fatalf("after resume: %q, %v", tag, err)

@@ -610,7 +610,7 @@ func (e *exprParser) infix(lo int, left *exprNode, minPrec int) (*exprNode, erro
 			}
 			return binary(precCmp, lvCmp, lvCmp, lvPred)
 		case "=>":
-			return nil, e.p.unsupported(t, "named function arguments are not supported")
+			return e.named(lo, left, t)
 		}
 		op, ok := rewrittenOps[t.val]
 		if !ok {
@@ -692,6 +692,27 @@ func (e *exprParser) rewritten(lo int, left *exprNode, t *token, prec int, pre, 
 		return nil, err
 	}
 	n := e.node(lo, lvPrimary, t, []any{pre, kid(0), mid, kid(1), post}, []*exprNode{left, right}, needL, needR)
+	n.rewritten = true
+	return n, nil
+}
+
+// named parses a named function argument, name => value, which becomes
+// epochdb_named('name', value) for the planner to match by name. It binds
+// more loosely than anything, so it only ever stands alone as an argument.
+func (e *exprParser) named(lo int, left *exprNode, t *token) (*exprNode, error) {
+	name := tokOf(at(e.seq, left.lo))
+	if left.hi-left.lo != 1 || left.rewritten || name == nil || name.kind != tkWord {
+		return nil, e.p.syntaxError(t)
+	}
+	e.i++
+	value, err := e.parse(precOr)
+	if err != nil {
+		return nil, err
+	}
+	if value == nil {
+		return nil, e.p.syntaxError(t)
+	}
+	n := e.node(lo, lvPrimary, t, []any{"epochdb_named(" + quoteString(name.val) + ", ", kid(0), ")"}, []*exprNode{value}, lvOr)
 	n.rewritten = true
 	return n, nil
 }
