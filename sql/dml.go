@@ -378,7 +378,13 @@ type modifyTarget struct {
 	where expr
 }
 
-func (c *compiler) planTarget(p *writePlan, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
+func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
+	if with != nil {
+		var err error
+		if c, _, err = c.planWith(with); err != nil {
+			return nil, err
+		}
+	}
 	t, alias, err := c.targetTable(refs)
 	if err != nil {
 		return nil, err
@@ -432,13 +438,7 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
 	p := &writePlan{verb: "UPDATE"}
-	var err error
-	if n.With != nil {
-		if c, _, err = c.planWith(n.With); err != nil {
-			return nil, err
-		}
-	}
-	m, err := c.planTarget(p, n.TableRefs, n.Where, returning)
+	m, err := c.planTarget(p, n.With, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
 	}
@@ -492,13 +492,7 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
 	p := &writePlan{verb: "DELETE"}
-	var err error
-	if n.With != nil {
-		if c, _, err = c.planWith(n.With); err != nil {
-			return nil, err
-		}
-	}
-	m, err := c.planTarget(p, n.TableRefs, n.Where, returning)
+	m, err := c.planTarget(p, n.With, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
 	}

@@ -4,28 +4,17 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/epochdb/epochdb"
 )
 
 // Point lookups and range scans by primary key and unique constraints use
 // the index, not a full scan, and EXPLAIN says which. It also shows
 // subqueries, WITH queries and set operations.
 func TestExplainShowsIndexUse(t *testing.T) {
-	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	for _, q := range []string{
+	db := openDB(t,
 		"CREATE TABLE acct (branch int, id int, email text UNIQUE, balance int, PRIMARY KEY (branch, id))",
 		"INSERT INTO acct VALUES (1, 1, 'a@x', 10), (1, 2, 'b@x', 20), (2, 1, 'c@x', 30)",
-	} {
-		if _, err := db.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
+	ctx := context.Background()
 	cases := []struct{ query, want string }{
 		{"SELECT * FROM acct WHERE branch = 1 AND id = 2", "Index Scan using acct_pkey on acct"},
 		{"SELECT * FROM acct WHERE branch = $1 AND id = $2", "Index Scan using acct_pkey on acct"},

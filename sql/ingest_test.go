@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 
-	"github.com/epochdb/epochdb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -17,18 +15,8 @@ import (
 // returns a pgx connection that collects NOTICEs.
 func ingestServer(t *testing.T) (*pgx.Conn, *[]string) {
 	t.Helper()
-	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go db.Serve(l)
 	var notices []string
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr()))
+	cfg, err := pgx.ParseConfig(serve(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,28 +3,11 @@ package sql_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
-	"github.com/epochdb/epochdb"
 	"github.com/jackc/pgx/v5"
 )
-
-func serve(t *testing.T) string {
-	t.Helper()
-	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go db.Serve(l)
-	return fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr())
-}
 
 // Describe reports parameter types inferred as PostgreSQL infers them:
 // never unknown (705), and 42P18 when a type cannot be determined.

@@ -3,31 +3,20 @@ package sql_test
 import (
 	"context"
 	"testing"
-
-	"github.com/epochdb/epochdb"
 )
 
 // A statement reads the data as it was when the statement began: its own
 // writes are invisible to it, as PostgreSQL's command ids arrange.
 func TestStatementReadsItsStartingState(t *testing.T) {
-	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	for _, q := range []string{
+	db := openDB(t,
 		"CREATE TABLE t (id int PRIMARY KEY, x int)",
 		"INSERT INTO t VALUES (1, 10), (2, 10), (3, 10), (4, 1)",
 		// Each new x is the sum of the old x of smaller ids, plus one.
 		"UPDATE t SET x = coalesce((SELECT sum(x) FROM t t2 WHERE t2.id < t.id), 0) + 1",
 		// The SELECT does not see the rows the INSERT adds: no runaway.
 		"INSERT INTO t SELECT id + 10, x FROM t",
-	} {
-		if _, err := db.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
+	ctx := context.Background()
 	rows, err := db.Query(ctx, "SELECT id, x FROM t ORDER BY id")
 	if err != nil {
 		t.Fatal(err)

@@ -3,28 +3,17 @@ package sql_test
 import (
 	"context"
 	"testing"
-
-	"github.com/epochdb/epochdb"
 )
 
 // An uncorrelated subquery, and a WITH query, is computed once per
 // execution and not once per plan: a prepared statement run again with
 // another parameter, or after the data changed, sees the new answer.
 func TestSubqueriesCachedPerExecution(t *testing.T) {
-	db, err := epochdb.Open("", &epochdb.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	for _, q := range []string{
+	db := openDB(t,
 		"CREATE TABLE t (id int PRIMARY KEY, v int)",
 		"INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
-	} {
-		if _, err := db.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
+	ctx := context.Background()
 	for _, query := range []string{
 		"SELECT count(*) FROM t WHERE v > (SELECT v FROM t WHERE id = $1)",
 		"SELECT count(*) FROM t WHERE v > ALL (SELECT v FROM t WHERE id <= $1)",
