@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"encoding/binary"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -137,7 +138,11 @@ func (s *Session) admitRow(x *execCtx, t *Table, row []any) (bool, error) {
 			if st, err = txn.DecodeProducerState(cur); err != nil {
 				return nil, txn.Keep, err
 			}
-		} else {
+			if s.expired(t, producer, st, now) {
+				st = nil // the producer is unknown again
+			}
+		}
+		if st == nil {
 			// A producer never seen may start anywhere within the first
 			// window, at epoch 1.
 			if seq > int64(spec.Window) {
@@ -179,6 +184,28 @@ func (s *Session) admitRow(x *execCtx, t *Table, row []any) (bool, error) {
 		return st.Encode(nil), txn.Put, nil
 	})
 	return insert, err
+}
+
+// expired reports whether an idle producer's state has outlived the
+// table's ingest_producer_ttl, by commit timestamps: its last-seen time is
+// the snapshot of the transaction that last admitted a row, and now is the
+// snapshot of this one, both commit timestamps in the log. An expired
+// producer is unknown again, and only a retry within the first window is
+// admitted as new: the window bet. A producer with rows still pending above
+// its high-water mark never expires silently: the WARNING names the ranges
+// it abandons.
+func (s *Session) expired(t *Table, producer string, st *txn.ProducerState, now uint64) bool {
+	ttl := uint64(t.Ingest.TTL) * uint64(time.Microsecond)
+	if now <= st.LastSeen || now-st.LastSeen <= ttl {
+		return false
+	}
+	if pending := st.Pending(); len(pending) > 0 {
+		slog.Warn("epochdb: ingest producer expired with sequences pending above its high-water mark; the gap below them is abandoned",
+			"table", t.Name, "producer", producer, "high_water", st.High, "pending", pending)
+		s.warning(pgerr.Warning, "producer %q of ingest table %q expired with sequences received above its high-water mark %d: %v; the gap below them is abandoned",
+			producer, t.Name, st.High, pending)
+	}
+	return true
 }
 
 // noteDuplicates tells the client how many rows a statement skipped.

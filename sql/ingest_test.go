@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -200,5 +201,57 @@ func TestProducerBegin(t *testing.T) {
 	}
 	if _, err := conn.Exec(ctx, `SELECT * FROM epochdb_producer_begin('nosuch', 'p')`); sqlstate(err) != "42P01" {
 		t.Fatalf("unknown table: %v", err)
+	}
+}
+
+// After ingest_producer_ttl without a row, measured in commit timestamps, a
+// producer is unknown again: a sequence beyond the first window is 55Q03,
+// never silently inserted, and only a retry within it is admitted (the
+// window bet). A producer that expires with rows pending says so.
+func TestIngestExpiry(t *testing.T) {
+	ctx := context.Background()
+	var notices []string
+	cfg, err := pgx.ParseConfig(serve(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Severity+": "+n.Message) }
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{
+		`CREATE TABLE ev (producer text NOT NULL, seq bigint NOT NULL)
+			WITH (ingest_producer = 'producer', ingest_sequence = 'seq', ingest_window = 8, ingest_producer_ttl = '0.2 seconds')`,
+		`CREATE TABLE tick (n int)`,
+		`INSERT INTO ev VALUES ('a', 1), ('a', 2), ('b', 1), ('b', 3)`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Fresh state: a row a little beyond the window above H is a gap, not
+	// an unknown producer.
+	if _, err := conn.Exec(ctx, `INSERT INTO ev VALUES ('a', 12)`); sqlstate(err) != "55Q02" {
+		t.Fatalf("before expiry: %v, want 55Q02", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	// Time moves by commits: any commit after the TTL will do.
+	if _, err := conn.Exec(ctx, `INSERT INTO tick VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO ev VALUES ('a', 12)`); sqlstate(err) != "55Q03" {
+		t.Fatalf("after expiry, beyond the first window: %v, want 55Q03", err)
+	}
+	if tag, err := conn.Exec(ctx, `INSERT INTO ev VALUES ('a', 1)`); err != nil || tag.String() != "INSERT 0 1" {
+		t.Fatalf("after expiry, a retry within the first window: %q, %v; want it admitted", tag, err)
+	}
+	notices = nil
+	if _, err := conn.Exec(ctx, `INSERT INTO ev VALUES ('b', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) == 0 || !strings.HasPrefix(notices[0], "WARNING") || !strings.Contains(notices[0], "[3]") {
+		t.Fatalf("expiry with pending rows: notices %q, want a WARNING naming 3", notices)
 	}
 }
