@@ -149,7 +149,11 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		named[i] = true
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx}
-	var count, dups int64
+	var count int64
+	var ingest *ingestBatch // deduplicates the rows of an ingest table
+	if t.Ingest != nil {
+		ingest = s.newIngestBatch(x, t)
+	}
 	insert := func(vals []any) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -167,10 +171,8 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 				row[i] = v
 			}
 		}
-		if t.Ingest != nil {
-			fresh, err := s.admitRow(x, t, row)
-			if err != nil || !fresh {
-				dups++
+		if ingest != nil {
+			if fresh, err := ingest.admit(row); err != nil || !fresh {
 				return err
 			}
 		}
@@ -198,7 +200,11 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		}
 		return 0, err
 	}
-	s.noteDuplicates(t, dups)
+	if ingest != nil {
+		if err := ingest.finish(); err != nil {
+			return 0, err
+		}
+	}
 	return count, nil
 }
 

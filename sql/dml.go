@@ -226,7 +226,10 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 			return nil, 0, err
 		}
 		var out [][]any
-		var dups int64 // rows an ingest table has seen before
+		var ingest *ingestBatch // deduplicates the rows of an ingest table
+		if t.Ingest != nil {
+			ingest = x.s.newIngestBatch(x, t)
+		}
 		e := x.env(nil)
 		for _, v := range vals {
 			row := make([]any, len(t.Columns)+1)
@@ -243,13 +246,12 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 					}
 				}
 			}
-			if t.Ingest != nil {
-				fresh, err := x.s.admitRow(x, t, row)
+			if ingest != nil {
+				fresh, err := ingest.admit(row)
 				if err != nil {
 					return nil, 0, err
 				}
 				if !fresh {
-					dups++
 					continue
 				}
 			}
@@ -264,7 +266,13 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 				out = append(out, r)
 			}
 		}
-		x.s.noteDuplicates(t, dups)
+		var dups int64
+		if ingest != nil {
+			if err := ingest.finish(); err != nil {
+				return nil, 0, err
+			}
+			dups = ingest.dups
+		}
 		return out, int64(len(vals)) - dups, nil
 	}
 	p.explain = func() string { return "Insert on " + t.Name }

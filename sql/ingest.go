@@ -113,12 +113,34 @@ func ingestKey(tableID uint32, producer string) []byte {
 	return append(k, producer...)
 }
 
-// admitRow decides whether a row of an ingest table is new (insert it) or a
-// repeat (skip it), and records a new one in its producer's state. The
-// state key's row lock serialises concurrent sessions of one producer.
-func (s *Session) admitRow(x *execCtx, t *Table, row []any) (bool, error) {
-	spec := t.Ingest
-	if err := s.checkRow(t, row); err != nil {
+// ingestBatch admits the rows of one statement into an ingest table. A
+// producer's state is read and locked at its first row of the statement
+// (written back at once: the provisional version is the row lock that
+// serialises concurrent sessions of one producer), kept in memory for the
+// rest of the statement, and written once more at its end. A statement that
+// fails writes nothing more, and its transaction fails with it.
+type ingestBatch struct {
+	s      *Session
+	x      *execCtx
+	t      *Table
+	now    uint64
+	states map[string]*producerSlot
+	dups   int64
+}
+
+type producerSlot struct {
+	st    *txn.ProducerState
+	dirty bool
+}
+
+func (s *Session) newIngestBatch(x *execCtx, t *Table) *ingestBatch {
+	return &ingestBatch{s: s, x: x, t: t, now: x.tx.Snapshot(), states: make(map[string]*producerSlot)}
+}
+
+// admit decides whether a row is new (insert it) or a repeat (skip it).
+func (b *ingestBatch) admit(row []any) (bool, error) {
+	t, spec := b.t, b.t.Ingest
+	if err := b.s.checkRow(t, row); err != nil {
 		return false, err
 	}
 	producer := row[spec.Producer].(string)
@@ -129,16 +151,54 @@ func (s *Session) admitRow(x *execCtx, t *Table, row []any) (bool, error) {
 			return false, pgerr.New(pgerr.InvalidParameterValue, "producer %q epoch %d: epochs are positive", producer, epoch)
 		}
 	}
-	now := x.tx.Snapshot()
-	insert := false
-	err := x.tx.Mutate(x.ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
-		var st *txn.ProducerState
+	slot := b.states[producer]
+	if slot == nil {
+		st, err := b.load(producer, seq, epoch)
+		if err != nil {
+			return false, err
+		}
+		slot = &producerSlot{st: st}
+		b.states[producer] = slot
+	}
+	st := slot.st
+	a, err := st.Admit(seq, epoch, spec.Window, b.now)
+	switch {
+	case errors.Is(err, txn.ErrProducerFenced):
+		return false, pgerr.New(codeProducerFenced,
+			"producer %q is fenced: its current epoch is %d, the row's epoch %d is stale", producer, st.Epoch, epoch)
+	case errors.Is(err, txn.ErrEpochNotIssued):
+		return false, pgerr.New(pgerr.InvalidParameterValue,
+			"producer %q epoch %d was never issued; its current epoch is %d", producer, epoch, st.Epoch)
+	case errors.Is(err, txn.ErrSequenceGap):
+		return false, pgerr.New(codeSequenceGap,
+			"sequence gap for producer %q in table %q: sequence %d is beyond the window above %d", producer, t.Name, seq, st.High).
+			WithDetail("%s", errors.FlattenDetails(err))
+	case errors.Is(err, txn.ErrBadSequence):
+		return false, pgerr.New(pgerr.InvalidParameterValue, "sequence %d of producer %q: sequences start at 1", seq, producer)
+	case err != nil:
+		return false, err
+	}
+	if a == txn.Duplicate {
+		b.dups++
+		return false, nil
+	}
+	slot.dirty = true
+	return true, nil
+}
+
+// load locks a producer's state key and reads its state; a producer never
+// seen (or expired) starts here, if the row may start it.
+func (b *ingestBatch) load(producer string, seq, epoch int64) (*txn.ProducerState, error) {
+	t, spec := b.t, b.t.Ingest
+	var st *txn.ProducerState
+	err := b.x.tx.Mutate(b.x.ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+		st = nil
 		if exists {
 			var err error
 			if st, err = txn.DecodeProducerState(cur); err != nil {
 				return nil, txn.Keep, err
 			}
-			if s.expired(t, producer, st, now) {
+			if b.s.expired(t, producer, st, b.now) {
 				st = nil // the producer is unknown again
 			}
 		}
@@ -158,32 +218,30 @@ func (s *Session) admitRow(x *execCtx, t *Table, row []any) (bool, error) {
 				return nil, txn.Keep, pgerr.New(codeProducerFenced,
 					"producer %q is fenced: its current epoch is 1, the row's epoch %d is stale", producer, epoch)
 			}
-			st = txn.NewProducer(0, now)
+			st = txn.NewProducer(0, b.now)
 		}
-		a, err := st.Admit(seq, epoch, spec.Window, now)
-		switch {
-		case errors.Is(err, txn.ErrProducerFenced):
-			return nil, txn.Keep, pgerr.New(codeProducerFenced,
-				"producer %q is fenced: its current epoch is %d, the row's epoch %d is stale", producer, st.Epoch, epoch)
-		case errors.Is(err, txn.ErrEpochNotIssued):
-			return nil, txn.Keep, pgerr.New(pgerr.InvalidParameterValue,
-				"producer %q epoch %d was never issued; its current epoch is %d", producer, epoch, st.Epoch)
-		case errors.Is(err, txn.ErrSequenceGap):
-			return nil, txn.Keep, pgerr.New(codeSequenceGap,
-				"sequence gap for producer %q in table %q: sequence %d is beyond the window above %d", producer, t.Name, seq, st.High).
-				WithDetail("%s", errors.FlattenDetails(err))
-		case errors.Is(err, txn.ErrBadSequence):
-			return nil, txn.Keep, pgerr.New(pgerr.InvalidParameterValue, "sequence %d of producer %q: sequences start at 1", seq, producer)
-		case err != nil:
-			return nil, txn.Keep, err
-		}
-		if a == txn.Duplicate {
-			return nil, txn.Keep, nil
-		}
-		insert = true
 		return st.Encode(nil), txn.Put, nil
 	})
-	return insert, err
+	return st, err
+}
+
+// finish writes the states the statement changed and reports its
+// duplicates.
+func (b *ingestBatch) finish() error {
+	for producer, slot := range b.states {
+		if !slot.dirty {
+			continue
+		}
+		val := slot.st.Encode(nil)
+		err := b.x.tx.Mutate(b.x.ctx, ingestKey(b.t.ID, producer), func([]byte, bool) ([]byte, txn.Op, error) {
+			return val, txn.Put, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	b.s.noteDuplicates(b.t, b.dups)
+	return nil
 }
 
 // expired reports whether an idle producer's state has outlived the
