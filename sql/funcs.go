@@ -195,6 +195,7 @@ func init() {
 			u[8] = u[8]&0x3f | 0x80
 			return u, nil
 		}),
+		"epochdb_ingest_forget": fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned),
 		"nextval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {
 			v, err := e.s.e.seqs.nextval(e.ctx, s)
 			if err == nil {

@@ -190,15 +190,18 @@ func (b *ingestBatch) admit(row []any) (bool, error) {
 // seen (or expired) starts here, if the row may start it.
 func (b *ingestBatch) load(producer string, seq, epoch int64) (*txn.ProducerState, error) {
 	t, spec := b.t, b.t.Ingest
-	var st *txn.ProducerState
+	var st, abandoned *txn.ProducerState
 	err := b.x.tx.Mutate(b.x.ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
-		st = nil
+		st, abandoned = nil, nil
 		if exists {
 			var err error
 			if st, err = txn.DecodeProducerState(cur); err != nil {
 				return nil, txn.Keep, err
 			}
 			if b.s.expired(t, producer, st, b.now) {
+				if len(st.Pending()) > 0 {
+					abandoned = st
+				}
 				st = nil // the producer is unknown again
 			}
 		}
@@ -222,7 +225,20 @@ func (b *ingestBatch) load(producer string, seq, epoch int64) (*txn.ProducerStat
 		}
 		return st.Encode(nil), txn.Put, nil
 	})
+	if err == nil && abandoned != nil {
+		// Kept for the view until an operator forgets it, so the gap it
+		// leaves is never lost from sight.
+		err = b.x.tx.Put(b.x.ctx, abandonedKey(t.ID, abandoned.LastSeen, producer), abandoned.Encode(nil))
+	}
 	return st, err
+}
+
+// abandonedKey records the state of a producer that expired with rows
+// pending above its high-water mark.
+func abandonedKey(tableID uint32, lastSeen uint64, producer string) []byte {
+	k := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'a'}, tableID)
+	k = binary.BigEndian.AppendUint64(k, lastSeen)
+	return append(k, producer...)
 }
 
 // finish writes the states the statement changed and reports its
@@ -285,32 +301,67 @@ func init() {
 	}
 }
 
+// The view shows live producers and, after them, the abandoned states of
+// producers that expired with rows pending.
 func ingestProducerRows(s *Session) [][]any {
 	if s.tx == nil {
 		return nil
 	}
 	cat := s.catalog()
 	var rows [][]any
-	start := []byte{sysPrefix, 'i'}
-	_ = s.tx.Scan(start, prefixEnd(start), func(k, v []byte) bool {
-		if len(k) < 6 {
+	scan := func(kind byte, producerAt int) {
+		start := []byte{sysPrefix, kind}
+		_ = s.tx.Scan(start, prefixEnd(start), func(k, v []byte) bool {
+			if len(k) < producerAt {
+				return true
+			}
+			t := cat.byID[binary.BigEndian.Uint32(k[2:6])]
+			st, err := txn.DecodeProducerState(v)
+			if t == nil || t.Ingest == nil || err != nil {
+				return true
+			}
+			pending := []any{}
+			for _, p := range st.Pending() {
+				pending = append(pending, p)
+			}
+			seen := time.Unix(0, int64(st.LastSeen)).UTC().Truncate(time.Microsecond)
+			rows = append(rows, []any{t.Name, string(k[producerAt:]), st.Epoch, st.High, pending, seen,
+				seen.Add(time.Duration(t.Ingest.TTL) * time.Microsecond), int64(st.Bytes())})
 			return true
-		}
-		t := cat.byID[binary.BigEndian.Uint32(k[2:6])]
-		st, err := txn.DecodeProducerState(v)
-		if t == nil || t.Ingest == nil || err != nil {
-			return true
-		}
-		pending := []any{}
-		for _, p := range st.Pending() {
-			pending = append(pending, p)
-		}
-		seen := time.Unix(0, int64(st.LastSeen)).UTC().Truncate(time.Microsecond)
-		rows = append(rows, []any{t.Name, string(k[6:]), st.Epoch, st.High, pending, seen,
-			seen.Add(time.Duration(t.Ingest.TTL) * time.Microsecond), int64(st.Bytes())})
-		return true
-	})
+		})
+	}
+	scan('i', 6)
+	scan('a', 14)
 	return rows
+}
+
+// forgetAbandoned is epochdb_ingest_forget(table, producer): an operator's
+// acknowledgement that an expired producer's abandoned ranges are dealt
+// with. It removes them from the view and returns how many it removed.
+func forgetAbandoned(e *env, args []any) (any, error) {
+	t, err := e.s.catalog().Table(args[0].(string))
+	if err != nil {
+		return nil, err
+	}
+	if t.Ingest == nil {
+		return nil, pgerr.New(pgerr.WrongObjectType, "%q is not an ingest table", t.Name)
+	}
+	start := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'a'}, t.ID)
+	var keys [][]byte
+	if err := e.s.tx.Scan(start, prefixEnd(start), func(k, _ []byte) bool {
+		if string(k[14:]) == args[1].(string) {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if err := e.s.tx.Delete(e.ctx, k); err != nil {
+			return nil, err
+		}
+	}
+	return int64(len(keys)), nil
 }
 
 // producerBegin is epochdb_producer_begin(table, producer [, resume_after])

@@ -254,4 +254,32 @@ func TestIngestExpiry(t *testing.T) {
 	if len(notices) == 0 || !strings.HasPrefix(notices[0], "WARNING") || !strings.Contains(notices[0], "[3]") {
 		t.Fatalf("expiry with pending rows: notices %q, want a WARNING naming 3", notices)
 	}
+	// The view keeps the abandoned state beside the new one until an
+	// operator forgets it.
+	views := func() []string {
+		rows, err := conn.Query(ctx, `SELECT producer, high_water, pending::text FROM epochdb_ingest_producers WHERE producer = 'b'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rows.Next() {
+			var p, pending string
+			var h int64
+			if err := rows.Scan(&p, &h, &pending); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s H=%d %s", p, h, pending))
+		}
+		return out
+	}
+	if got := strings.Join(views(), "; "); got != "b H=0 {2}; b H=1 {3}" {
+		t.Fatalf("view after expiry: %q, want the new state and the abandoned one", got)
+	}
+	var forgot int64
+	if err := conn.QueryRow(ctx, `SELECT epochdb_ingest_forget('ev', 'b')`).Scan(&forgot); err != nil || forgot != 1 {
+		t.Fatalf("forget: %d, %v", forgot, err)
+	}
+	if got := strings.Join(views(), "; "); got != "b H=0 {2}" {
+		t.Fatalf("view after forget: %q", got)
+	}
 }
