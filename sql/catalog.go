@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -72,6 +71,11 @@ type Table struct {
 	// RowIDSeq numbers the hidden row ids of a table without primary key.
 	RowIDSeq uint32 `json:"rowid_seq,omitempty"`
 	NextNum  int16  `json:"next_num"`
+
+	// colTypes caches types() for the row codec, which runs per row. It
+	// is set when the table enters a catalog, after which the table is
+	// shared and immutable (DDL works on a clone, which drops it).
+	colTypes []types.T
 }
 
 // TableColumn describes a table column. Num is its attnum: stable, 1-based, never
@@ -119,6 +123,8 @@ type Sequence struct {
 	// Owner is the table whose serial column (or hidden row id) it feeds;
 	// DROP TABLE drops it too.
 	Owner uint32 `json:"owner,omitempty"`
+	// Block is how many values one durable reservation claims (0: seqBlock).
+	Block int64 `json:"block,omitempty"`
 }
 
 // descriptor is the stored form: exactly one of the two is set.
@@ -148,6 +154,9 @@ func (t *Table) Column(name string) (int, *TableColumn) {
 
 // types returns the storage types of every column, dropped ones included.
 func (t *Table) types() []types.T {
+	if t.colTypes != nil {
+		return t.colTypes
+	}
 	ts := make([]types.T, len(t.Columns))
 	for i, c := range t.Columns {
 		ts[i] = c.Type
@@ -157,6 +166,7 @@ func (t *Table) types() []types.T {
 
 func (t *Table) clone() *Table {
 	c := *t
+	c.colTypes = nil
 	c.Columns = make([]*TableColumn, len(t.Columns))
 	for i, col := range t.Columns {
 		cc := *col
@@ -238,6 +248,7 @@ func (c *Catalog) add(d *descriptor) {
 				ix.OID = legacyIndexOID(t, ix)
 			}
 		}
+		t.colTypes = t.types()
 		c.tables[t.Name] = t
 		c.byID[t.ID] = t
 	}
@@ -309,6 +320,7 @@ func (d *ddl) putTable(ctx context.Context, t *Table) error {
 			ix.OID = id
 		}
 	}
+	t.colTypes = t.types()
 	d.cat.tables[t.Name] = t
 	d.cat.byID[t.ID] = t
 	return d.put(ctx, t.ID, &descriptor{Table: t})
@@ -402,8 +414,8 @@ const rowIDBlock = 1 << 16
 
 // blockSize is how many values one reservation of s claims.
 func blockSize(s *Sequence) int64 {
-	if strings.HasPrefix(s.Name, "\x00rowid.") {
-		return rowIDBlock
+	if s.Block > 0 {
+		return s.Block
 	}
 	return seqBlock
 }

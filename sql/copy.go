@@ -171,13 +171,16 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 				row[i] = v
 			}
 		}
+		if err := s.checkRow(t, row); err != nil {
+			return err
+		}
 		if ingest != nil {
 			if fresh, err := ingest.admit(row); err != nil || !fresh {
 				return err
 			}
 		}
 		count++
-		return s.insertRow(x, t, row)
+		return s.writeRow(x, t, row)
 	}
 	in := bufio.NewReaderSize(&copyReader{src: src}, 64<<10)
 	switch cp.cmd.Format {

@@ -128,7 +128,7 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 		"serial8": types.Int8, "smallserial": types.Int2, "serial2": types.Int2}
 	if st, ok := serial[typeName]; ok {
 		col.Type, col.NotNull = st, true
-		seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, st)
+		seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, st, seqBlock)
 		if err != nil {
 			return nil, false, false, err
 		}
@@ -213,7 +213,7 @@ func (t *Table) addIndex(cols []string, primary bool) error {
 // addRowIDSeq gives a table without primary key the sequence its hidden
 // row ids come from. Its name starts with a NUL byte, so SQL never sees it.
 func (s *Session) addRowIDSeq(ctx context.Context, d *ddl, t *Table) error {
-	seq, err := s.newSequence(ctx, d, "\x00rowid."+t.Name, t.ID, types.Int8)
+	seq, err := s.newSequence(ctx, d, "\x00rowid."+t.Name, t.ID, types.Int8, rowIDBlock)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (s *Session) addRowIDSeq(ctx context.Context, d *ddl, t *Table) error {
 	return nil
 }
 
-func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner uint32, t types.T) (*Sequence, error) {
+func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner uint32, t types.T, block int64) (*Sequence, error) {
 	id, err := d.nextID(ctx)
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner ui
 	case types.OidInt2:
 		maxV = math.MaxInt16
 	}
-	seq := &Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner}
+	seq := &Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner, Block: block}
 	if err := d.claimName(ctx, name, id); err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	seq, err := s.newSequence(ctx, d, name, 0, types.Int8)
+	seq, err := s.newSequence(ctx, d, name, 0, types.Int8, seqBlock)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,9 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 			seq.Min = o.IntValue
 		case ast.SequenceMaxValue:
 			seq.Max = o.IntValue
-		case ast.SequenceNoMinValue, ast.SequenceNoMaxValue, ast.SequenceCache, ast.SequenceNoCache, ast.SequenceNoCycle:
+		case ast.SequenceCache:
+			seq.Block = max(o.IntValue, 1)
+		case ast.SequenceNoMinValue, ast.SequenceNoMaxValue, ast.SequenceNoCache, ast.SequenceNoCycle:
 		default:
 			return pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported")
 		}

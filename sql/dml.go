@@ -246,6 +246,9 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 					}
 				}
 			}
+			if err := x.s.checkRow(t, row); err != nil {
+				return nil, 0, err
+			}
 			if ingest != nil {
 				fresh, err := ingest.admit(row)
 				if err != nil {
@@ -255,7 +258,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 					continue
 				}
 			}
-			if err := x.s.insertRow(x, t, row); err != nil {
+			if err := x.s.writeRow(x, t, row); err != nil {
 				return nil, 0, err
 			}
 			if p.returning != nil {
@@ -303,6 +306,11 @@ func (s *Session) insertRow(x *execCtx, t *Table, row []any) error {
 	if err := s.checkRow(t, row); err != nil {
 		return err
 	}
+	return s.writeRow(x, t, row)
+}
+
+// writeRow writes a row that checkRow has passed.
+func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	var rowID int64
 	if t.PrimaryKey() == nil {
 		seq := s.catalog().seqByID[t.RowIDSeq]

@@ -402,50 +402,39 @@ func runeIndex(s, sub string) int64 {
 	return int64(utf8.RuneCountInString(s[:i]) + 1)
 }
 
-func compileSubstr(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	params := []types.T{types.Text, types.Int4, types.Int4}
-	if len(n.Args) < 2 || len(n.Args) > 3 {
-		return nil, argCountErr(n, nil)
+// compileSubstr is substr(s, start [, length]).
+var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, func(_ *env, a []any) (any, error) {
+	r := []rune(a[0].(string))
+	start := a[1].(int64)
+	end := int64(len(r)) + 1
+	if len(a) == 3 {
+		if a[2].(int64) < 0 {
+			return nil, pgerr.New(pgerr.SubstringError, "negative substring length not allowed")
+		}
+		end = start + a[2].(int64)
 	}
-	return fixed(types.Text, params[:len(n.Args)], func(_ *env, a []any) (any, error) {
-		r := []rune(a[0].(string))
-		start := a[1].(int64)
-		end := int64(len(r)) + 1
-		if len(a) == 3 {
-			if a[2].(int64) < 0 {
-				return nil, pgerr.New(pgerr.SubstringError, "negative substring length not allowed")
-			}
-			end = start + a[2].(int64)
-		}
-		start, end = max(start, 1), min(end, int64(len(r))+1)
-		if start >= end {
-			return "", nil
-		}
-		return string(r[start-1 : end-1]), nil
-	})(c, n)
-}
+	start, end = max(start, 1), min(end, int64(len(r))+1)
+	if start >= end {
+		return "", nil
+	}
+	return string(r[start-1 : end-1]), nil
+})
 
 func trimFunc(left, right bool) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		params := []types.T{types.Text, types.Text}
-		if len(n.Args) < 1 || len(n.Args) > 2 {
-			return nil, argCountErr(n, nil)
+	return optArgs(1, types.Text, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
+		cut := " "
+		if len(a) == 2 {
+			cut = a[1].(string)
 		}
-		return fixed(types.Text, params[:len(n.Args)], func(_ *env, a []any) (any, error) {
-			cut := " "
-			if len(a) == 2 {
-				cut = a[1].(string)
-			}
-			s := a[0].(string)
-			if left {
-				s = strings.TrimLeft(s, cut)
-			}
-			if right {
-				s = strings.TrimRight(s, cut)
-			}
-			return s, nil
-		})(c, n)
-	}
+		s := a[0].(string)
+		if left {
+			s = strings.TrimLeft(s, cut)
+		}
+		if right {
+			s = strings.TrimRight(s, cut)
+		}
+		return s, nil
+	})
 }
 
 // compileTrim handles TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),
@@ -473,31 +462,25 @@ func compileTrim(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 }
 
 func padFunc(left bool) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		params := []types.T{types.Text, types.Int4, types.Text}
-		if len(n.Args) < 2 || len(n.Args) > 3 {
-			return nil, argCountErr(n, nil)
+	return optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Text}, func(_ *env, a []any) (any, error) {
+		r := []rune(a[0].(string))
+		width := int(max(a[1].(int64), 0))
+		fill := []rune(" ")
+		if len(a) == 3 {
+			fill = []rune(a[2].(string))
 		}
-		return fixed(types.Text, params[:len(n.Args)], func(_ *env, a []any) (any, error) {
-			r := []rune(a[0].(string))
-			width := int(max(a[1].(int64), 0))
-			fill := []rune(" ")
-			if len(a) == 3 {
-				fill = []rune(a[2].(string))
-			}
-			if len(r) >= width || len(fill) == 0 {
-				return string(r[:min(len(r), width)]), nil
-			}
-			pad := make([]rune, 0, width-len(r))
-			for i := 0; len(pad) < width-len(r); i++ {
-				pad = append(pad, fill[i%len(fill)])
-			}
-			if left {
-				return string(pad) + string(r), nil
-			}
-			return string(r) + string(pad), nil
-		})(c, n)
-	}
+		if len(r) >= width || len(fill) == 0 {
+			return string(r[:min(len(r), width)]), nil
+		}
+		pad := make([]rune, 0, width-len(r))
+		for i := 0; len(pad) < width-len(r); i++ {
+			pad = append(pad, fill[i%len(fill)])
+		}
+		if left {
+			return string(pad) + string(r), nil
+		}
+		return string(r) + string(pad), nil
+	})
 }
 
 // compileConcatOp is the || operator: NULL if either operand is, text

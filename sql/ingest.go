@@ -137,12 +137,10 @@ func (s *Session) newIngestBatch(x *execCtx, t *Table) *ingestBatch {
 	return &ingestBatch{s: s, x: x, t: t, now: x.tx.Snapshot(), states: make(map[string]*producerSlot)}
 }
 
-// admit decides whether a row is new (insert it) or a repeat (skip it).
+// admit decides whether a row, which checkRow has passed, is new (insert
+// it) or a repeat (skip it).
 func (b *ingestBatch) admit(row []any) (bool, error) {
 	t, spec := b.t, b.t.Ingest
-	if err := b.s.checkRow(t, row); err != nil {
-		return false, err
-	}
 	producer := row[spec.Producer].(string)
 	seq := row[spec.Sequence].(int64)
 	epoch := int64(txn.NoEpoch)
