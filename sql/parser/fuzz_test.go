@@ -48,6 +48,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func check(t *testing.T, query string) {
+	sameParse(t, query)
 	stmts, err := Parse(query)
 	if err != nil {
 		var pe *pgerr.Error

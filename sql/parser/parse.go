@@ -65,6 +65,14 @@ type OnConflict struct {
 // yields none. Errors are *pgerr.Error; like PostgreSQL, a syntax error in
 // any statement fails the whole query.
 func Parse(query string) ([]*Statement, error) {
+	if st, ok := fastInsert(query); ok {
+		return []*Statement{st}, nil
+	}
+	return parse(query)
+}
+
+// parse is Parse without the fast path.
+func parse(query string) ([]*Statement, error) {
 	toks, err := lex(query)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ func TestParse(t *testing.T) {
 	}
 	var out strings.Builder
 	for _, c := range cases.queries() {
+		sameParse(t, c.query)
 		got := describeQuery(c.query)
 		if *rewrite {
 			out.WriteString(c.before + "parse\n" + c.query + "\n----\n" + got + "\n\n")
@@ -95,7 +96,7 @@ func readCases(path string) (testCases, error) {
 // describeQuery parses a query and describes the result for a person.
 func describeQuery(query string) string {
 	var b strings.Builder
-	stmts, err := Parse(query)
+	stmts, err := parse(query) // the general path, whose rewrite the cases show
 	if err != nil {
 		var pe *pgerr.Error
 		if !errors.As(err, &pe) {

@@ -1,0 +1,171 @@
+package parser
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// TestFastInsertMatchesGeneralPath checks that every statement the fast
+// path accepts parses to the same statement on the general path, and that
+// the forms it must leave alone fall through to it.
+func TestFastInsertMatchesGeneralPath(t *testing.T) {
+	taken := []string{
+		`INSERT INTO events VALUES ('p', 1, 1, 'payload 1')`,
+		`insert into Events values ('p',1,1,'x'),('p',1,2,NULL) ;  `,
+		"  INSERT\tINTO public.events (producer, \"Seq\", payload)\nVALUES ('it''s', -5, ''), ('''', 0, 'a''b''''')",
+		`INSERT INTO t VALUES (TRUE, false, Null, DEFAULT, 1.50, -0.001, 9223372036854775807, -9223372036854775807)`,
+		`INSERT INTO t VALUES ('back\slash', 'ünï', '')`,
+		`INSERT INTO "weird ""name""" ("a b") VALUES (1)`,
+		`INSERT INTO t_1$x VALUES (1)`,
+	}
+	for _, q := range taken {
+		if _, ok := fastInsert(q); !ok {
+			t.Errorf("fast path refused %q", q)
+			continue
+		}
+		sameParse(t, q)
+	}
+	left := []string{
+		`INSERT INTO t VALUES (1) RETURNING *`,
+		`INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING`,
+		`INSERT INTO t VALUES (1); SELECT 1`,
+		`INSERT INTO t VALUES (1);;`,
+		`INSERT INTO t VALUES ($1)`,
+		`INSERT INTO t VALUES (1 + 1)`,
+		`INSERT INTO t VALUES ('1'::int)`,
+		`INSERT INTO t VALUES (E'\n')`,
+		`INSERT INTO t VALUES (U&'\0041')`,
+		`INSERT INTO t VALUES (B'101')`,
+		`INSERT INTO t VALUES ('a'` + "\n" + `'b')`,
+		`INSERT INTO t VALUES (1e3)`,
+		`INSERT INTO t VALUES (.5)`,
+		`INSERT INTO t VALUES (1.)`,
+		`INSERT INTO t VALUES (0x1f)`,
+		`INSERT INTO t VALUES (1_000)`,
+		`INSERT INTO t VALUES (9223372036854775808)`,
+		`INSERT INTO t VALUES (-9223372036854775808)`,
+		`INSERT INTO t VALUES (- 1)`,
+		`INSERT INTO t VALUES (+1)`,
+		`INSERT INTO t VALUES (--1` + "\n)",
+		`INSERT INTO t VALUES /* c */ (1)`,
+		`INSERT INTO t VALUES ()`,
+		`INSERT INTO t VALUES (1`,
+		`INSERT INTO t VALUES ('unterminated)`,
+		`INSERT INTO t DEFAULT VALUES`,
+		`INSERT INTO t SELECT 1`,
+		`INSERT INTO t AS x VALUES (1)`,
+		`INSERT INTO user VALUES (1)`,
+		`INSERT INTO t (key) VALUES (1)`,
+		`INSERT INTO t (order) VALUES (1)`,
+		`INSERT INTO a.b.c VALUES (1)`,
+		`INSERT INTO "" VALUES (1)`,
+		`INSERT INTO täble VALUES (1)`,
+		`INSERT INTO t VALUES ('` + "\xff" + `')`,
+		`INSERT INTO ` + strings.Repeat("x", 64) + ` VALUES (1)`,
+		`INSERT INTO t VALUES (now())`,
+		`INSERT INTO t VALUES (ARRAY[1])`,
+		`INSERT INTO t VALUES (x)`,
+		`WITH x AS (SELECT 1) INSERT INTO t VALUES (1)`,
+	}
+	for _, q := range left {
+		if _, ok := fastInsert(q); ok {
+			t.Errorf("fast path took %q", q)
+		}
+	}
+}
+
+// TestFastInsertRandom compares the two paths on random VALUES lists.
+func TestFastInsertRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"0", "7", "-7", "2147483648", "-2147483649", "1.5", "-0.25", "00012.3400",
+		"'x'", "''", "'a''b'", "'\\'", "'%'", "NULL", "true", "FALSE", "DEFAULT", "'ö'"}
+	for range 500 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO t VALUES ")
+		rows := 1 + rng.IntN(4)
+		cols := 1 + rng.IntN(4)
+		for r := range rows {
+			if r > 0 {
+				b.WriteString(strings.Repeat(" ", rng.IntN(2)) + ",")
+			}
+			b.WriteString("(")
+			for c := range cols {
+				if c > 0 {
+					b.WriteString("," + strings.Repeat(" ", rng.IntN(2)))
+				}
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			b.WriteString(")")
+		}
+		sameParse(t, b.String())
+	}
+}
+
+// sameParse fails unless q parses on both paths to equal statements.
+func sameParse(t *testing.T, q string) {
+	t.Helper()
+	fast, ok := fastInsert(q)
+	if !ok {
+		return
+	}
+	general, err := parse(q)
+	if err != nil {
+		t.Errorf("%q: fast path accepted what the general path rejects: %v", q, err)
+		return
+	}
+	if len(general) != 1 {
+		t.Errorf("%q: general path gives %d statements", q, len(general))
+		return
+	}
+	g := general[0]
+	if fast.SQL != g.SQL || fast.Pos != g.Pos || fast.NumParams != g.NumParams {
+		t.Errorf("%q: fast path gives statement %q at %d, general %q at %d", q, fast.SQL, fast.Pos, g.SQL, g.Pos)
+	}
+	if f, g := dumpInsert(fast.AST), dumpInsert(g.AST); f != g {
+		t.Errorf("%q:\nfast    %s\ngeneral %s", q, f, g)
+	}
+}
+
+// dumpInsert prints what the engine reads of an INSERT's AST.
+func dumpInsert(n ast.StmtNode) string {
+	ins, ok := n.(*ast.InsertStmt)
+	if !ok {
+		return fmt.Sprintf("%T", n)
+	}
+	var b strings.Builder
+	tn := ins.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName)
+	fmt.Fprintf(&b, "table %q.%q right=%v select=%v cols", tn.Schema.O, tn.Name.O, ins.Table.TableRefs.Right != nil, ins.Select != nil)
+	for _, c := range ins.Columns {
+		fmt.Fprintf(&b, " %q", c.Name.O)
+	}
+	for _, row := range ins.Lists {
+		b.WriteString(" (")
+		for _, e := range row {
+			b.WriteString(" " + dumpValue(e))
+		}
+		b.WriteString(" )")
+	}
+	return b.String()
+}
+
+func dumpValue(e ast.ExprNode) string {
+	switch e := e.(type) {
+	case *driver.ValueExpr:
+		v := e.GetValue()
+		if d, ok := v.(*driver.MyDecimal); ok {
+			v = "dec:" + d.String()
+		}
+		return fmt.Sprintf("%T:%v:bool=%v", v, v, e.Type.GetFlag()&mysql.IsBooleanFlag != 0)
+	case *ast.UnaryOperationExpr:
+		return fmt.Sprintf("%v(%s)", e.Op, dumpValue(e.V))
+	case *ast.DefaultExpr:
+		return fmt.Sprintf("default(%v)", e.Name)
+	}
+	return fmt.Sprintf("%T", e)
+}
