@@ -301,7 +301,6 @@ func quoted(s string, q byte) (string, int, bool) {
 	return "", 0, false
 }
 
-
 func isASCIIIdentStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
