@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -197,6 +198,35 @@ func literal(v *driver.ValueExpr) (expr, error) {
 		return &unknownExpr{s: x}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "literal %s is not supported", restore(v))
+}
+
+// literalOf compiles a literal of the parser's fast path as literal
+// compiles the same literal in TiDB's AST.
+func literalOf(lit parser.Literal) (expr, error) {
+	switch lit.Kind {
+	case parser.LitNull:
+		return &constExpr{t: types.Unknown}, nil
+	case parser.LitString:
+		return &unknownExpr{s: lit.Text}, nil
+	case parser.LitTrue, parser.LitFalse:
+		return &constExpr{t: types.Bool, v: lit.Kind == parser.LitTrue}, nil
+	case parser.LitInteger:
+		i, err := strconv.ParseInt(lit.Text, 10, 64)
+		if err != nil {
+			return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid integer literal %s", lit.Text)
+		}
+		if i >= -1<<31 && i < 1<<31 {
+			return &constExpr{t: types.Int4, v: i}, nil
+		}
+		return &constExpr{t: types.Int8, v: i}, nil
+	case parser.LitDecimal:
+		d, _, err := apd.NewFromString(lit.Text)
+		if err != nil {
+			return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid numeric literal %s", lit.Text)
+		}
+		return &constExpr{t: types.Numeric, v: d}, nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "DEFAULT is not allowed in this context")
 }
 
 // Type families, for PostgreSQL's implicit conversions.

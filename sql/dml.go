@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
@@ -99,27 +100,11 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 	if err != nil {
 		return nil, err
 	}
-	// targets[i] is the table column the i-th value goes to.
-	var targets []int
-	if len(n.Columns) == 0 {
-		for i, col := range t.Columns {
-			if !col.Dropped {
-				targets = append(targets, i)
-			}
-		}
-	} else {
-		for _, cn := range n.Columns {
-			i, col := t.Column(cn.Name.O)
-			if col == nil {
-				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cn.Name.O, t.Name)
-			}
-			if slices.Contains(targets, i) {
-				return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cn.Name.O)
-			}
-			targets = append(targets, i)
-		}
+	var names []string
+	for _, cn := range n.Columns {
+		names = append(names, cn.Name.O)
 	}
-	defaults, err := c.defaults(t)
+	ins, err := c.insertInto(t, names)
 	if err != nil {
 		return nil, err
 	}
@@ -127,37 +112,27 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 	if err := c.planReturning(p, tableScope(t, alias), returning); err != nil {
 		return nil, err
 	}
-
-	// rows produces the value lists: compiled VALUES, or a query.
-	var rows func(x *execCtx) ([][]any, error)
 	empty := c.withScope(&scope{})
-	switch {
-	case n.Select != nil:
+	if n.Select != nil {
 		qp, err := c.planQuery(n.Select)
 		if err != nil {
 			return nil, err
 		}
 		cols := qp.columns()
-		if len(n.Columns) == 0 && len(cols) < len(targets) {
-			targets = targets[:len(cols)] // as with VALUES
-		}
-		if len(cols) > len(targets) {
-			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
-		}
-		if len(cols) < len(targets) {
-			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		if err := ins.fit(len(cols)); err != nil {
+			return nil, err
 		}
 		// An untyped literal in the query takes its column's type, as in
 		// VALUES.
 		in := inputTypes(qp)
-		casts := make([]expr, len(targets))
-		for i, ti := range targets {
+		casts := make([]expr, len(ins.targets))
+		for i, ti := range ins.targets {
 			col := &colExpr{t: in[i], idx: i}
 			if casts[i], err = empty.assign(col, t.Columns[ti].Type); err != nil {
 				return nil, err
 			}
 		}
-		rows = func(x *execCtx) ([][]any, error) {
+		ins.rows = func(x *execCtx) ([][]any, error) {
 			it, err := qp.open(x)
 			if err != nil {
 				return nil, err
@@ -165,56 +140,154 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 			out, err := drain(&projectIter{in: it, x: x, exprs: casts})
 			return out, err
 		}
-	default:
-		lists := n.Lists
-		if len(lists) == 0 { // DEFAULT VALUES
-			lists = [][]ast.ExprNode{nil}
-			targets = nil
+		return ins.plan(p), nil
+	}
+	lists := n.Lists
+	if len(lists) == 0 { // DEFAULT VALUES
+		lists = [][]ast.ExprNode{nil}
+		ins.targets = nil
+	}
+	compiled := make([][]expr, len(lists))
+	for r, list := range lists {
+		if len(list) != len(lists[0]) {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
 		}
-		// Without a column list, VALUES may fill only the leading
-		// columns; the rest take their defaults.
-		if len(n.Columns) == 0 && len(lists[0]) < len(targets) {
-			targets = targets[:len(lists[0])]
+		if err := ins.fit(len(list)); err != nil {
+			return nil, err
 		}
-		compiled := make([][]expr, len(lists))
-		for r, list := range lists {
-			if len(list) != len(targets) {
-				if len(list) > len(targets) {
-					return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
-				}
-				return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		compiled[r] = make([]expr, len(list))
+		for i, item := range list {
+			col := t.Columns[ins.targets[i]]
+			if _, ok := item.(*ast.DefaultExpr); ok {
+				compiled[r][i] = ins.defaults[ins.targets[i]]
+				continue
 			}
-			compiled[r] = make([]expr, len(list))
-			for i, item := range list {
-				col := t.Columns[targets[i]]
-				if _, ok := item.(*ast.DefaultExpr); ok {
-					compiled[r][i] = defaults[targets[i]]
+			if compiled[r][i], err = empty.compileAssign(item, col.Type); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ins.rows = valuesRows(compiled)
+	return ins.plan(p), nil
+}
+
+// planInsertValues plans the INSERT ... VALUES of literals that the
+// parser's fast path read. It compiles each literal as planInsert compiles
+// the same literal in TiDB's AST.
+func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) {
+	t, err := c.s.catalog().Table(v.Table)
+	if err != nil {
+		return nil, err
+	}
+	ins, err := c.insertInto(t, v.Columns)
+	if err != nil {
+		return nil, err
+	}
+	if err := ins.fit(v.Width); err != nil {
+		return nil, err
+	}
+	empty := c.withScope(&scope{})
+	compiled := make([][]expr, v.Rows())
+	all := make([]expr, len(v.Values))
+	for r := range compiled {
+		compiled[r] = all[r*v.Width : (r+1)*v.Width]
+		for i, lit := range v.Values[r*v.Width : (r+1)*v.Width] {
+			ti := ins.targets[i]
+			if lit.Kind == parser.LitDefault {
+				compiled[r][i] = ins.defaults[ti]
+				continue
+			}
+			e, err := literalOf(lit)
+			if err != nil {
+				return nil, err
+			}
+			if compiled[r][i], err = empty.assign(e, t.Columns[ti].Type); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ins.rows = valuesRows(compiled)
+	return ins.plan(&writePlan{verb: "INSERT", t: t}), nil
+}
+
+// insert is an INSERT being planned: the table, the columns its values go
+// to, and where its rows come from.
+type insert struct {
+	t        *Table
+	explicit bool   // the statement lists its columns
+	fitted   bool   // fit has seen a row
+	targets  []int  // targets[i] is the table column the i-th value goes to
+	defaults []expr // each column's default (nil: NULL)
+	rows     func(x *execCtx) ([][]any, error)
+}
+
+// insertInto resolves an INSERT's column list (nil: all columns).
+func (c *compiler) insertInto(t *Table, names []string) (*insert, error) {
+	ins := &insert{t: t, explicit: names != nil}
+	if names == nil {
+		for i, col := range t.Columns {
+			if !col.Dropped {
+				ins.targets = append(ins.targets, i)
+			}
+		}
+	}
+	for _, name := range names {
+		i, col := t.Column(name)
+		if col == nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+		}
+		if slices.Contains(ins.targets, i) {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", name)
+		}
+		ins.targets = append(ins.targets, i)
+	}
+	var err error
+	ins.defaults, err = c.defaults(t)
+	return ins, err
+}
+
+// fit checks a row of n values against the target columns. Without a
+// column list, the values may fill only the leading columns; the rest take
+// their defaults.
+func (ins *insert) fit(n int) error {
+	if !ins.explicit && !ins.fitted && n < len(ins.targets) {
+		ins.targets = ins.targets[:n]
+	}
+	ins.fitted = true
+	switch {
+	case n > len(ins.targets):
+		return pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+	case n < len(ins.targets):
+		return pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+	}
+	return nil
+}
+
+// valuesRows evaluates compiled VALUES lists; a nil expression is NULL.
+func valuesRows(compiled [][]expr) func(x *execCtx) ([][]any, error) {
+	return func(x *execCtx) ([][]any, error) {
+		out := make([][]any, len(compiled))
+		e := x.env(nil)
+		for r, list := range compiled {
+			out[r] = make([]any, len(list))
+			for i, ex := range list {
+				if ex == nil {
 					continue
 				}
-				if compiled[r][i], err = empty.compileAssign(item, col.Type); err != nil {
+				var err error
+				if out[r][i], err = ex.eval(e); err != nil {
 					return nil, err
 				}
 			}
 		}
-		rows = func(x *execCtx) ([][]any, error) {
-			out := make([][]any, len(compiled))
-			e := x.env(nil)
-			for r, list := range compiled {
-				out[r] = make([]any, len(list))
-				for i, ex := range list {
-					if ex == nil {
-						continue
-					}
-					var err error
-					if out[r][i], err = ex.eval(e); err != nil {
-						return nil, err
-					}
-				}
-			}
-			return out, nil
-		}
+		return out, nil
 	}
+}
 
+// plan completes p with the run that checks, deduplicates and writes the
+// rows.
+func (ins *insert) plan(p *writePlan) *writePlan {
+	t, targets, defaults, rows := ins.t, ins.targets, ins.defaults, ins.rows
 	// Columns the statement does not name take their defaults.
 	named := make(map[int]bool, len(targets))
 	for _, ti := range targets {
@@ -279,7 +352,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 		return out, int64(len(vals)) - dups, nil
 	}
 	p.explain = func() string { return "Insert on " + t.Name }
-	return p, nil
+	return p
 }
 
 // defaults compiles each column's default expression (nil: NULL).

@@ -487,6 +487,11 @@ func (s *Session) plan(p *Prepared) error {
 		err = s.plan(inner)
 	}
 	switch cmd := p.st.Cmd.(type) {
+	case *parser.InsertValues:
+		var wp *writePlan
+		if wp, err = c.planInsertValues(cmd); err == nil {
+			p.plan, p.cols = wp, wp.cols
+		}
 	case *parser.Show:
 		p.cols = s.showColumns(cmd)
 	case *parser.Fetch:

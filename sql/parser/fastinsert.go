@@ -1,29 +1,58 @@
 package parser
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// fastInsert parses the statement bulk loaders send most:
+// InsertValues is the statement bulk loaders send most, which fastInsert
+// parses without TiDB:
 //
-//	INSERT INTO name [(column, ...)] VALUES (literal, ...), ... [;]
+//	INSERT INTO name [(column, ...)] VALUES (literal, ...), ...
 //
-// where every value is a plain literal: a string, an integer or decimal
-// number with an optional minus sign, NULL, TRUE, FALSE or DEFAULT. It builds
-// the AST TiDB would build from the general path's rewrite, without the
-// token tree, the rewrite and TiDB's parser, which cost several
-// microseconds per row of a large VALUES list.
+// Every value is a plain literal, and every row has the same width.
+type InsertValues struct {
+	Schema, Table string
+	Columns       []string  // nil: the table's columns, in order
+	Width         int       // values per row
+	Values        []Literal // the rows' values, row after row
+}
+
+// Rows is the number of rows.
+func (v *InsertValues) Rows() int { return len(v.Values) / v.Width }
+
+// Literal is one value of InsertValues.
+type Literal struct {
+	Kind LiteralKind
+	// Text is a string's value, or a number's digits with an optional
+	// leading '-' and, for LitDecimal, one '.'.
+	Text string
+}
+
+// LiteralKind says what a Literal is.
+type LiteralKind uint8
+
+const (
+	LitNull LiteralKind = iota
+	LitString
+	LitInteger // fits an int64
+	LitDecimal
+	LitTrue
+	LitFalse
+	LitDefault
+)
+
+// fastInsert parses an InsertValues statement: a string, an integer or
+// decimal number with an optional minus sign, NULL, TRUE, FALSE or DEFAULT
+// in every position. It skips the token tree, the rewrite and TiDB's
+// parser, which cost several microseconds per row of a large VALUES list.
 //
 // It accepts only what it can parse exactly and reports ok false for
-// anything else: comments, casts, expressions, keywords as names, other
-// statements after this one. The general path then parses the query, and
-// reports any error with its position.
+// anything else: comments, casts, expressions, keywords as names, rows of
+// different widths, other statements after this one. The general path then
+// parses the query, and reports any error with its position.
 func fastInsert(q string) (st *Statement, ok bool) {
 	s := &fastScanner{q: q}
 	s.space()
@@ -31,28 +60,25 @@ func fastInsert(q string) (st *Statement, ok bool) {
 	if !s.keyword("insert") || !s.keyword("into") {
 		return nil, false
 	}
-	schema, ok := s.ident()
+	v := &InsertValues{}
+	name, ok := s.ident()
 	if !ok {
 		return nil, false
 	}
-	name := schema
 	if s.punct('.') {
+		v.Schema = name
 		if name, ok = s.ident(); !ok {
 			return nil, false
 		}
-	} else {
-		schema = ""
 	}
-	n := &ast.InsertStmt{Table: &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{
-		Source: &ast.TableName{Schema: ast.NewCIStr(schema), Name: ast.NewCIStr(name)},
-	}}}}
+	v.Table = name
 	if s.punct('(') {
 		for {
 			col, ok := s.ident()
 			if !ok {
 				return nil, false
 			}
-			n.Columns = append(n.Columns, &ast.ColumnName{Name: ast.NewCIStr(col)})
+			v.Columns = append(v.Columns, col)
 			if s.punct(')') {
 				break
 			}
@@ -64,14 +90,18 @@ func fastInsert(q string) (st *Statement, ok bool) {
 	if !s.keyword("values") {
 		return nil, false
 	}
-	for {
-		row, ok := s.row()
-		if !ok {
+	// A row's width, then a guess at the row count from the text's length,
+	// to size Values once.
+	if !s.row(v) {
+		return nil, false
+	}
+	v.Width = len(v.Values)
+	if rowLen := s.i - start; rowLen > 0 {
+		v.Values = slices.Grow(v.Values, v.Width*(len(q)-s.i)/rowLen)
+	}
+	for s.punct(',') {
+		if !s.row(v) || len(v.Values)%v.Width != 0 {
 			return nil, false
-		}
-		n.Lists = append(n.Lists, row)
-		if !s.punct(',') {
-			break
 		}
 	}
 	end := s.i
@@ -82,7 +112,7 @@ func fastInsert(q string) (st *Statement, ok bool) {
 	if s.i < len(q) {
 		return nil, false
 	}
-	return &Statement{SQL: q[start:end], Pos: start, AST: n}, true
+	return &Statement{SQL: q[start:end], Pos: start, Cmd: v}, true
 }
 
 // fastScanner reads the tokens fastInsert accepts. Each method skips the
@@ -159,122 +189,113 @@ func (s *fastScanner) punct(c byte) bool {
 	return true
 }
 
-// row reads one parenthesized list of literals.
-func (s *fastScanner) row() ([]ast.ExprNode, bool) {
+// row reads one parenthesized list of literals onto v.Values.
+func (s *fastScanner) row(v *InsertValues) bool {
 	if !s.punct('(') {
-		return nil, false
+		return false
 	}
-	var row []ast.ExprNode
+	n := 0
 	for {
-		v, ok := s.literal()
+		lit, ok := s.literal()
 		if !ok {
-			return nil, false
+			return false
 		}
-		row = append(row, v)
+		v.Values = append(v.Values, lit)
+		n++
 		if s.punct(')') {
-			return row, true
+			return v.Width == 0 || n == v.Width
 		}
-		if !s.punct(',') {
-			return nil, false
+		if !s.punct(',') || n == v.Width {
+			return false
 		}
 	}
 }
 
-// literal reads one value as TiDB's grammar would build it.
-func (s *fastScanner) literal() (ast.ExprNode, bool) {
+// literal reads one value.
+func (s *fastScanner) literal() (Literal, bool) {
 	if s.i >= len(s.q) {
-		return nil, false
+		return Literal{}, false
 	}
-	var v ast.ExprNode
+	var lit Literal
 	switch c := s.q[s.i]; {
 	case c == '\'':
 		text, n, ok := quoted(s.q[s.i:], '\'')
 		if !ok || !utf8.ValidString(text) {
-			return nil, false
+			return Literal{}, false
 		}
 		s.i += n
 		s.space()
 		if s.i < len(s.q) && s.q[s.i] == '\'' {
-			return nil, false // 'a' 'b' continues a string across lines, or is an error
+			return Literal{}, false // 'a' 'b' continues a string across lines, or is an error
 		}
-		return ast.NewValueExpr(text, "", ""), true
-	case c == '-':
-		if s.i+1 >= len(s.q) || !isDigit(s.q[s.i+1]) {
-			return nil, false
+		return Literal{Kind: LitString, Text: text}, true
+	case c == '-' || isDigit(c):
+		var ok bool
+		if lit, ok = s.number(); !ok {
+			return Literal{}, false
 		}
-		s.i++
-		num, ok := s.number()
-		if !ok {
-			return nil, false
-		}
-		v = &ast.UnaryOperationExpr{Op: opcode.Minus, V: num}
-	case isDigit(c):
-		num, ok := s.number()
-		if !ok {
-			return nil, false
-		}
-		v = num
 	default:
 		w, ok := s.word()
 		if !ok {
-			return nil, false
+			return Literal{}, false
 		}
 		switch strings.ToLower(w) {
 		case "null":
-			v = ast.NewValueExpr(nil, "", "")
+			lit.Kind = LitNull
 		case "true":
-			v = ast.NewValueExpr(true, "", "")
+			lit.Kind = LitTrue
 		case "false":
-			v = ast.NewValueExpr(false, "", "")
+			lit.Kind = LitFalse
 		case "default":
-			v = &ast.DefaultExpr{}
+			lit.Kind = LitDefault
 		default:
-			return nil, false
+			return Literal{}, false
 		}
 		s.i += len(w)
 	}
 	s.space()
-	return v, true
+	return lit, true
 }
 
-// number reads digits [. digits]: an int64, or a decimal. Exponents,
-// integers beyond int64 and numbers run into a name are left to the general
-// path.
-func (s *fastScanner) number() (ast.ExprNode, bool) {
+// number reads [-]digits[.digits]. Exponents, integers beyond int64 and
+// numbers run into a name are left to the general path.
+func (s *fastScanner) number() (Literal, bool) {
 	j := s.i
+	if s.q[j] == '-' {
+		j++
+	}
+	digits := j
 	for j < len(s.q) && isDigit(s.q[j]) {
 		j++
 	}
-	frac := j < len(s.q) && s.q[j] == '.'
-	if frac {
+	if j == digits {
+		return Literal{}, false
+	}
+	lit := Literal{Kind: LitInteger}
+	if j < len(s.q) && s.q[j] == '.' {
+		lit.Kind = LitDecimal
 		j++
-		if j >= len(s.q) || !isDigit(s.q[j]) {
-			return nil, false
-		}
+		frac := j
 		for j < len(s.q) && isDigit(s.q[j]) {
 			j++
 		}
+		if j == frac {
+			return Literal{}, false
+		}
 	}
 	if j < len(s.q) && (isASCIIIdentChar(s.q[j]) || s.q[j] == '.' || s.q[j] >= 0x80) {
-		return nil, false
+		return Literal{}, false
 	}
-	text := s.q[s.i:j]
-	var v any
-	if frac {
-		d := new(driver.MyDecimal)
-		if d.FromString([]byte(text)) != nil {
-			return nil, false
+	lit.Text = s.q[s.i:j]
+	if lit.Kind == LitInteger {
+		// The magnitude must fit, as on the general path, where the minus
+		// is an operator: -9223372036854775808 is left to it.
+		if _, err := strconv.ParseInt(s.q[digits:j], 10, 64); err != nil {
+			return Literal{}, false
 		}
-		v = d
-	} else {
-		i, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		v = i
 	}
 	s.i = j
-	return ast.NewValueExpr(v, "", ""), true
+	return lit, true
 }
 
 // quoted reads a string or identifier that starts with the quote character

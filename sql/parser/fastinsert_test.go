@@ -3,11 +3,15 @@ package parser
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
@@ -50,6 +54,8 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 		`INSERT INTO t VALUES (1_000)`,
 		`INSERT INTO t VALUES (9223372036854775808)`,
 		`INSERT INTO t VALUES (-9223372036854775808)`,
+		`INSERT INTO t VALUES (1), (1, 2)`,
+		`INSERT INTO t VALUES (1, 2), (1)`,
 		`INSERT INTO t VALUES (- 1)`,
 		`INSERT INTO t VALUES (+1)`,
 		`INSERT INTO t VALUES (--1` + "\n)",
@@ -127,45 +133,112 @@ func sameParse(t *testing.T, q string) {
 	if fast.SQL != g.SQL || fast.Pos != g.Pos || fast.NumParams != g.NumParams {
 		t.Errorf("%q: fast path gives statement %q at %d, general %q at %d", q, fast.SQL, fast.Pos, g.SQL, g.Pos)
 	}
-	if f, g := dumpInsert(fast.AST), dumpInsert(g.AST); f != g {
+	if f, g := dumpFast(fast.Cmd.(*InsertValues)), dumpInsert(g.AST); f != g {
 		t.Errorf("%q:\nfast    %s\ngeneral %s", q, f, g)
 	}
 }
 
-// dumpInsert prints what the engine reads of an INSERT's AST.
-func dumpInsert(n ast.StmtNode) string {
-	ins, ok := n.(*ast.InsertStmt)
-	if !ok {
-		return fmt.Sprintf("%T", n)
-	}
+// dumpFast and dumpInsert print what the engine reads of an INSERT.
+func dumpFast(v *InsertValues) string {
 	var b strings.Builder
-	tn := ins.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName)
-	fmt.Fprintf(&b, "table %q.%q right=%v select=%v cols", tn.Schema.O, tn.Name.O, ins.Table.TableRefs.Right != nil, ins.Select != nil)
-	for _, c := range ins.Columns {
-		fmt.Fprintf(&b, " %q", c.Name.O)
+	fmt.Fprintf(&b, "table %q.%q cols", v.Schema, v.Table)
+	for _, c := range v.Columns {
+		fmt.Fprintf(&b, " %q", c)
 	}
-	for _, row := range ins.Lists {
+	for r := range v.Rows() {
 		b.WriteString(" (")
-		for _, e := range row {
-			b.WriteString(" " + dumpValue(e))
+		for _, lit := range v.Values[r*v.Width : (r+1)*v.Width] {
+			b.WriteString(" ")
+			switch lit.Kind {
+			case LitNull:
+				b.WriteString("null")
+			case LitString:
+				fmt.Fprintf(&b, "str:%q", lit.Text)
+			case LitInteger:
+				i, err := strconv.ParseInt(lit.Text, 10, 64)
+				if err != nil {
+					panic(err)
+				}
+				fmt.Fprintf(&b, "int:%d", i)
+			case LitDecimal:
+				b.WriteString("dec:" + canonicalDecimal(lit.Text))
+			case LitTrue:
+				b.WriteString("true")
+			case LitFalse:
+				b.WriteString("false")
+			case LitDefault:
+				b.WriteString("default")
+			}
 		}
 		b.WriteString(" )")
 	}
 	return b.String()
 }
 
-func dumpValue(e ast.ExprNode) string {
+func dumpInsert(n ast.StmtNode) string {
+	ins, ok := n.(*ast.InsertStmt)
+	if !ok {
+		return fmt.Sprintf("%T", n)
+	}
+	if ins.Table.TableRefs.Right != nil || ins.Select != nil {
+		return "not VALUES into one table"
+	}
+	var b strings.Builder
+	tn := ins.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName)
+	fmt.Fprintf(&b, "table %q.%q cols", tn.Schema.O, tn.Name.O)
+	for _, c := range ins.Columns {
+		fmt.Fprintf(&b, " %q", c.Name.O)
+	}
+	for _, row := range ins.Lists {
+		b.WriteString(" (")
+		for _, e := range row {
+			b.WriteString(" " + dumpValue(e, ""))
+		}
+		b.WriteString(" )")
+	}
+	return b.String()
+}
+
+func dumpValue(e ast.ExprNode, sign string) string {
 	switch e := e.(type) {
 	case *driver.ValueExpr:
-		v := e.GetValue()
-		if d, ok := v.(*driver.MyDecimal); ok {
-			v = "dec:" + d.String()
+		switch v := e.GetValue().(type) {
+		case nil:
+			if sign == "" {
+				return "null"
+			}
+		case int64:
+			if e.Type.GetFlag()&mysql.IsBooleanFlag != 0 {
+				if sign == "" {
+					return map[bool]string{true: "true", false: "false"}[v != 0]
+				}
+				break
+			}
+			return fmt.Sprintf("int:%s%d", sign, v)
+		case *driver.MyDecimal:
+			return "dec:" + canonicalDecimal(sign+v.String())
+		case string:
+			if sign == "" {
+				return fmt.Sprintf("str:%q", v)
+			}
 		}
-		return fmt.Sprintf("%T:%v:bool=%v", v, v, e.Type.GetFlag()&mysql.IsBooleanFlag != 0)
+		return fmt.Sprintf("%s%T", sign, e.GetValue())
 	case *ast.UnaryOperationExpr:
-		return fmt.Sprintf("%v(%s)", e.Op, dumpValue(e.V))
+		if e.Op == opcode.Minus && sign == "" {
+			return dumpValue(e.V, "-")
+		}
 	case *ast.DefaultExpr:
-		return fmt.Sprintf("default(%v)", e.Name)
+		if e.Name == nil && sign == "" {
+			return "default"
+		}
 	}
-	return fmt.Sprintf("%T", e)
+	return fmt.Sprintf("%s%T", sign, e)
+}
+
+func canonicalDecimal(s string) string {
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return "bad decimal " + s
+	}
+	return d.String()
 }
