@@ -36,13 +36,21 @@ const (
 // Memtable is the ordered key → version-chain index.
 type Memtable struct {
 	mu   sync.RWMutex // guards tree
-	tree *btree.BTreeG[*Row]
+	tree *btree.BTreeG[item]
 	size atomic.Int64 // bytes of linked rows and versions
+}
+
+// item is a tree slot. It carries the row's key beside the row, so that a
+// search compares keys without loading each row it passes, and a probe
+// needs no Row.
+type item struct {
+	key []byte // the row's key
+	row *Row
 }
 
 // New returns an empty memtable.
 func New() *Memtable {
-	return &Memtable{tree: btree.NewG(32, func(a, b *Row) bool {
+	return &Memtable{tree: btree.NewG(32, func(a, b item) bool {
 		return bytes.Compare(a.key, b.key) < 0
 	})}
 }
@@ -62,8 +70,8 @@ func (m *Memtable) Len() int {
 func (m *Memtable) Get(key []byte) *Row {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	r, _ := m.tree.Get(&Row{key: key})
-	return r
+	it, _ := m.tree.Get(item{key: key})
+	return it.row
 }
 
 // Lock returns the live row for key, locked, creating it if needed. The
@@ -85,11 +93,13 @@ func (m *Memtable) Lock(key []byte) *Row {
 func (m *Memtable) insert(key []byte) *Row {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if r, ok := m.tree.Get(&Row{key: key}); ok {
-		return r
-	}
 	r := &Row{m: m, key: bytes.Clone(key)}
-	m.tree.ReplaceOrInsert(r)
+	// One descent: the caller has just missed key, so it is almost always
+	// absent. If another insert won the race, put its row back.
+	if old, found := m.tree.ReplaceOrInsert(item{r.key, r}); found {
+		m.tree.ReplaceOrInsert(old)
+		return old.row
+	}
 	m.size.Add(int64(len(key) + rowOverhead))
 	return r
 }
@@ -101,19 +111,19 @@ func (m *Memtable) insert(key []byte) *Row {
 func (m *Memtable) Ascend(start, end []byte, fn func(*Row) bool) {
 	const batch = 128
 	rows := make([]*Row, 0, batch)
-	from := &Row{key: start}
+	from := start
 	inclusive := true
 	for {
 		rows = rows[:0]
 		m.mu.RLock()
-		m.tree.AscendGreaterOrEqual(from, func(r *Row) bool {
-			if !inclusive && bytes.Equal(r.key, from.key) {
+		m.tree.AscendGreaterOrEqual(item{key: from}, func(it item) bool {
+			if !inclusive && bytes.Equal(it.key, from) {
 				return true
 			}
-			if end != nil && bytes.Compare(r.key, end) >= 0 {
+			if end != nil && bytes.Compare(it.key, end) >= 0 {
 				return false
 			}
-			rows = append(rows, r)
+			rows = append(rows, it.row)
 			return len(rows) < batch
 		})
 		m.mu.RUnlock()
@@ -125,7 +135,7 @@ func (m *Memtable) Ascend(start, end []byte, fn func(*Row) bool) {
 		if len(rows) < batch {
 			return
 		}
-		from, inclusive = rows[len(rows)-1], false
+		from, inclusive = rows[len(rows)-1].key, false
 	}
 }
 
@@ -193,8 +203,8 @@ func (r *Row) Unlink(v *Version) bool {
 func (r *Row) Remove() {
 	m := r.m
 	m.mu.Lock()
-	if cur, ok := m.tree.Get(r); ok && cur == r {
-		m.tree.Delete(r)
+	if cur, ok := m.tree.Get(item{key: r.key}); ok && cur.row == r {
+		m.tree.Delete(cur)
 	}
 	m.mu.Unlock()
 	r.removed = true

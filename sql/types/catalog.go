@@ -80,6 +80,10 @@ var builtins = []Info{
 var (
 	catalog = map[Oid]Info{}
 	all     []Info // ordered by oid, as pg_type scans list them
+	// arrayElem maps an array type's oid to its element's; 0 for any other
+	// oid. Elem and IsArray run for every value written, and a lookup of
+	// the whole Info in catalog costs more than the rest of them.
+	arrayElem = map[Oid]Oid{}
 )
 
 func init() {
@@ -110,6 +114,9 @@ func init() {
 	}
 	for _, in := range catalog {
 		all = append(all, in)
+		if in.Category == 'A' {
+			arrayElem[in.Oid] = in.Elem
+		}
 	}
 	slices.SortFunc(all, func(a, b Info) int { return cmp.Compare(a.Oid, b.Oid) })
 }
@@ -149,16 +156,16 @@ func Lookup(oid Oid) (Info, bool) {
 func All() []Info { return all }
 
 // IsArray reports whether t is an array type.
-func (t T) IsArray() bool { return catalog[t.Oid].Category == 'A' }
+func (t T) IsArray() bool { return arrayElem[t.Oid] != 0 }
 
 // Elem returns the element type of an array type, carrying the array's
 // modifier as PostgreSQL does (varchar(10)[] has atttypmod 14).
 func (t T) Elem() (T, bool) {
-	in, ok := catalog[t.Oid]
-	if !ok || in.Category != 'A' {
+	elem := arrayElem[t.Oid]
+	if elem == 0 {
 		return T{}, false
 	}
-	return T{in.Elem, t.Mod}, true
+	return T{elem, t.Mod}, true
 }
 
 // ArrayOf returns the array type whose elements are t. There are no arrays
