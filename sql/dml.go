@@ -2,7 +2,9 @@ package sql
 
 import (
 	"bytes"
+	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -147,27 +149,29 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 		lists = [][]ast.ExprNode{nil}
 		ins.targets = nil
 	}
-	compiled := make([][]expr, len(lists))
-	for r, list := range lists {
-		if len(list) != len(lists[0]) {
+	width := len(lists[0])
+	exprs := make([]expr, 0, len(lists)*width)
+	for _, list := range lists {
+		if len(list) != width {
 			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
 		}
 		if err := ins.fit(len(list)); err != nil {
 			return nil, err
 		}
-		compiled[r] = make([]expr, len(list))
 		for i, item := range list {
 			col := t.Columns[ins.targets[i]]
 			if _, ok := item.(*ast.DefaultExpr); ok {
-				compiled[r][i] = ins.defaults[ins.targets[i]]
+				exprs = append(exprs, ins.defaults[ins.targets[i]])
 				continue
 			}
-			if compiled[r][i], err = empty.compileAssign(item, col.Type); err != nil {
+			e, err := empty.compileAssign(item, col.Type)
+			if err != nil {
 				return nil, err
 			}
+			exprs = append(exprs, e)
 		}
 	}
-	ins.rows = valuesRows(compiled)
+	ins.rows = valuesRows(width, make([]any, len(exprs)), exprs)
 	return ins.plan(p), nil
 }
 
@@ -186,28 +190,45 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 	if err := ins.fit(v.Width); err != nil {
 		return nil, err
 	}
-	empty := c.withScope(&scope{})
-	compiled := make([][]expr, v.Rows())
-	all := make([]expr, len(v.Values))
-	for r := range compiled {
-		compiled[r] = all[r*v.Width : (r+1)*v.Width]
-		for i, lit := range v.Values[r*v.Width : (r+1)*v.Width] {
-			ti := ins.targets[i]
-			if lit.Kind == parser.LitDefault {
-				compiled[r][i] = ins.defaults[ti]
-				continue
-			}
-			e, err := literalOf(lit)
-			if err != nil {
-				return nil, err
-			}
-			if compiled[r][i], err = empty.assign(e, t.Columns[ti].Type); err != nil {
-				return nil, err
-			}
+	// Literals convert to their columns' types now, as a literal in the
+	// general path does when compiled; only DEFAULT waits for the run.
+	consts := make([]any, len(v.Values))
+	exprs := make([]expr, len(v.Values))
+	for j, lit := range v.Values {
+		ti := ins.targets[j%v.Width]
+		if lit.Kind == parser.LitDefault {
+			exprs[j] = ins.defaults[ti] // nil: NULL
+			continue
+		}
+		if consts[j], err = c.literalValue(lit, t.Columns[ti].Type); err != nil {
+			return nil, err
 		}
 	}
-	ins.rows = valuesRows(compiled)
+	ins.rows = valuesRows(v.Width, consts, exprs)
 	return ins.plan(&writePlan{verb: "INSERT", t: t}), nil
+}
+
+// literalValue converts a literal of the fast path to a column's type t, as
+// compiling it with literalOf and assigning it to t would, but without
+// building expressions for the commonest cases: a string literal, untyped,
+// is read as t; an integer literal goes into a bigint as it is.
+func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, error) {
+	switch {
+	case lit.Kind == parser.LitNull:
+		return nil, nil
+	case lit.Kind == parser.LitString && !types.IsReg(t.Oid):
+		return types.ParseText(t, lit.Text, c.s.loc())
+	case lit.Kind == parser.LitInteger && t.Oid == types.OidInt8:
+		return strconv.ParseInt(lit.Text, 10, 64)
+	}
+	e, err := literalOf(lit)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = c.withScope(&scope{}).assign(e, t); err != nil {
+		return nil, err
+	}
+	return e.eval(&env{ctx: context.Background(), s: c.s})
 }
 
 // insert is an INSERT being planned: the table, the columns its values go
@@ -263,24 +284,36 @@ func (ins *insert) fit(n int) error {
 	return nil
 }
 
-// valuesRows evaluates compiled VALUES lists; a nil expression is NULL.
-func valuesRows(compiled [][]expr) func(x *execCtx) ([][]any, error) {
+// valuesRows produces VALUES rows of width values each from consts, except
+// where exprs holds an expression to evaluate at each run. Without any,
+// every run returns the same rows, which the run only reads.
+func valuesRows(width int, consts []any, exprs []expr) func(x *execCtx) ([][]any, error) {
+	split := func(flat []any) [][]any {
+		rows := make([][]any, 0, len(flat)/max(width, 1))
+		for r := 0; r < len(flat); r += width {
+			rows = append(rows, flat[r:r+width:r+width])
+		}
+		if width == 0 { // DEFAULT VALUES
+			rows = append(rows, nil)
+		}
+		return rows
+	}
+	if !slices.ContainsFunc(exprs, func(e expr) bool { return e != nil }) {
+		rows := split(consts)
+		return func(*execCtx) ([][]any, error) { return rows, nil }
+	}
 	return func(x *execCtx) ([][]any, error) {
-		out := make([][]any, len(compiled))
+		flat := slices.Clone(consts)
 		e := x.env(nil)
-		for r, list := range compiled {
-			out[r] = make([]any, len(list))
-			for i, ex := range list {
-				if ex == nil {
-					continue
-				}
+		for i, ex := range exprs {
+			if ex != nil {
 				var err error
-				if out[r][i], err = ex.eval(e); err != nil {
+				if flat[i], err = ex.eval(e); err != nil {
 					return nil, err
 				}
 			}
 		}
-		return out, nil
+		return split(flat), nil
 	}
 }
 
@@ -304,8 +337,9 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 			ingest = x.s.newIngestBatch(x, t)
 		}
 		e := x.env(nil)
+		row := make([]any, len(t.Columns)+1) // reused: nothing keeps a written row
 		for _, v := range vals {
-			row := make([]any, len(t.Columns)+1)
+			clear(row)
 			for i, ti := range targets {
 				row[ti] = v[i]
 			}

@@ -74,6 +74,10 @@ type Store struct {
 	lockMu   sync.Mutex
 	active   map[uint64]*Tx
 	waitsFor map[uint64]uint64
+
+	// walBufs holds *[]byte entry buffers of ended transactions, so that
+	// each transaction does not grow a new one from nothing.
+	walBufs sync.Pool
 }
 
 // WALDir is where a store in dir keeps its write-ahead log.

@@ -238,6 +238,11 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		row.Push(v)
 		row.Unlock()
 		tx.writes = append(tx.writes, v)
+		if tx.walBuf == nil {
+			if b, ok := tx.s.walBufs.Get().(*[]byte); ok {
+				tx.walBuf = *b
+			}
+		}
 		tx.walBuf = wal.AppendEntry(tx.walBuf, tx.cur.ID, key, v.Value, v.Tombstone)
 		if len(tx.walBuf) >= tx.s.opts.StreamThreshold {
 			return tx.stream()
@@ -294,6 +299,7 @@ func (tx *Tx) Commit() error {
 		s.visible.Store(tx.commitTS)
 		s.release(tx)
 	})
+	tx.recycleWALBuf() // the log has copied it
 	if err != nil {
 		tx.abort()
 		return err
@@ -317,8 +323,19 @@ func (tx *Tx) Rollback() error {
 		// but the abort record lets wal dump say "rolled back".
 		_ = tx.s.log.Append(wal.AppendAbort(nil, tx.id))
 	}
+	tx.recycleWALBuf()
 	tx.abort()
 	return nil
+}
+
+// recycleWALBuf returns tx's entry buffer to the store for a later
+// transaction. Buffers past the streaming threshold are left to the GC.
+func (tx *Tx) recycleWALBuf() {
+	if tx.walBuf != nil && cap(tx.walBuf) <= 2*tx.s.opts.StreamThreshold {
+		b := tx.walBuf[:0]
+		tx.s.walBufs.Put(&b)
+	}
+	tx.walBuf = nil
 }
 
 // abort flips tx to aborted, frees its row locks and retires its versions:

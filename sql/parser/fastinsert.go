@@ -90,15 +90,14 @@ func fastInsert(q string) (st *Statement, ok bool) {
 	if !s.keyword("values") {
 		return nil, false
 	}
-	// A row's width, then a guess at the row count from the text's length,
-	// to size Values once.
+	// The first row gives the width, and its length a guess at the row
+	// count, to size Values once.
+	first := s.i
 	if !s.row(v) {
 		return nil, false
 	}
 	v.Width = len(v.Values)
-	if rowLen := s.i - start; rowLen > 0 {
-		v.Values = slices.Grow(v.Values, v.Width*(len(q)-s.i)/rowLen)
-	}
+	v.Values = slices.Grow(v.Values, v.Width*((len(q)-s.i)/(s.i-first)+1))
 	for s.punct(',') {
 		if !s.row(v) || len(v.Values)%v.Width != 0 {
 			return nil, false
