@@ -49,7 +49,10 @@ func seqKey(id uint32) []byte    { return binary.BigEndian.AppendUint32([]byte{s
 
 // indexPrefix is the key prefix of one index of a table's current data.
 func indexPrefix(dataID uint32, index uint8) []byte {
-	b := make([]byte, 0, 32)
+	return appendIndexPrefix(make([]byte, 0, 32), dataID, index)
+}
+
+func appendIndexPrefix(b []byte, dataID uint32, index uint8) []byte {
 	b = append(b, dataPrefix)
 	b = binary.BigEndian.AppendUint32(b, dataID)
 	return append(b, index)

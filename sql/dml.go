@@ -427,9 +427,11 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 		}
 		rowID = id
 	}
-	key := t.rowKey(row, rowID)
-	row[len(t.Columns)] = key
-	val := t.encodeRow(row)
+	// The key and value are built in the session's scratch buffers: Mutate
+	// copies what it keeps, and nothing else holds them past this call.
+	key := t.appendRowKey(s.keyBuf[:0], row, rowID)
+	val := types.EncodeRow(s.valBuf[:0], t.types(), row[:len(t.Columns)])
+	s.keyBuf, s.valBuf = key, val
 	pk := t.PrimaryKey()
 	err := x.tx.Mutate(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		if exists {

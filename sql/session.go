@@ -71,6 +71,8 @@ type Session struct {
 	pid      int32
 	noticeFn func(*pgerr.Error)
 
+	keyBuf, valBuf []byte // scratch for writeRow
+
 	settings map[string]string // by canonical name
 	changed  map[string]bool
 	loc_     *time.Location

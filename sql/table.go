@@ -12,7 +12,11 @@ import (
 // rowKey builds the primary-index key of row: the primary key columns, or
 // the hidden row id for a table without one.
 func (t *Table) rowKey(row []any, rowID int64) []byte {
-	k := indexPrefix(t.DataID, primaryIndex)
+	return t.appendRowKey(make([]byte, 0, 32), row, rowID)
+}
+
+func (t *Table) appendRowKey(k []byte, row []any, rowID int64) []byte {
+	k = appendIndexPrefix(k, t.DataID, primaryIndex)
 	if pk := t.PrimaryKey(); pk != nil {
 		for _, ci := range pk.Columns {
 			k = types.AppendKey(k, t.Columns[ci].Type, row[ci], false)
