@@ -90,12 +90,27 @@ func (m *Memtable) Lock(key []byte) *Row {
 	}
 }
 
+// LockNew is Lock for a key the caller expects to be absent, such as a
+// fresh row id: it looks the key up once, under the write lock, instead of
+// first under the read lock and then again to insert.
+func (m *Memtable) LockNew(key []byte) *Row {
+	for {
+		r := m.insert(key)
+		r.mu.Lock()
+		if !r.removed {
+			return r
+		}
+		r.mu.Unlock()
+	}
+}
+
 func (m *Memtable) insert(key []byte) *Row {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := &Row{m: m, key: bytes.Clone(key)}
-	// One descent: the caller has just missed key, so it is almost always
-	// absent. If another insert won the race, put its row back.
+	// One descent, for a key that is almost always absent (Lock has just
+	// missed it; LockNew's caller expects it new). If the key is there
+	// after all, put its row back.
 	if old, found := m.tree.ReplaceOrInsert(item{r.key, r}); found {
 		m.tree.ReplaceOrInsert(old)
 		return old.row

@@ -7,7 +7,12 @@ import (
 )
 
 func put(m *Memtable, key string, st *Status, val string) *Version {
-	r := m.Lock([]byte(key))
+	return putWith(m.Lock, key, st, val)
+}
+
+// putWith is put through Lock or LockNew, which must behave alike.
+func putWith(lock func([]byte) *Row, key string, st *Status, val string) *Version {
+	r := lock([]byte(key))
 	defer r.Unlock()
 	v := &Version{Status: st, Value: []byte(val)}
 	r.Push(v)
@@ -104,8 +109,12 @@ func TestConcurrentChains(t *testing.T) {
 	for w := range 4 {
 		wg.Go(func() {
 			st := NewStatus(uint64(w))
+			lock := m.Lock
+			if w%2 == 1 {
+				lock = m.LockNew // on keys that mostly exist
+			}
 			for i := range 2000 {
-				put(m, fmt.Sprintf("k%d", i%50), st, "v")
+				putWith(lock, fmt.Sprintf("k%d", i%50), st, "v")
 			}
 		})
 	}
@@ -129,5 +138,8 @@ func TestConcurrentChains(t *testing.T) {
 	})
 	if total != 8000 {
 		t.Fatalf("%d versions linked, want 8000", total)
+	}
+	if n := m.Len(); n != 50 {
+		t.Fatalf("%d rows, want 50", n)
 	}
 }

@@ -433,7 +433,7 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	val := types.EncodeRow(s.valBuf[:0], t.types(), row[:len(t.Columns)])
 	s.keyBuf, s.valBuf = key, val
 	pk := t.PrimaryKey()
-	err := x.tx.Mutate(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+	err := x.tx.MutateNew(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		if exists {
 			return nil, txn.Keep, s.uniqueViolation(t, pk, row)
 		}

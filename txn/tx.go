@@ -186,6 +186,18 @@ func (tx *Tx) Delete(ctx context.Context, key []byte) error {
 // committed version newer than the snapshot fails with ErrSerialization.
 // fn runs with the row locked and must not touch the store.
 func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	return tx.mutate(ctx, key, fn, tx.s.mem.Lock)
+}
+
+// MutateNew is Mutate for a key the caller expects to be new, such as a
+// fresh row id or the primary key of an INSERT. It behaves the same when
+// the key exists, and costs less when it does not.
+func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	return tx.mutate(ctx, key, fn, tx.s.mem.LockNew)
+}
+
+func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error),
+	lock func(key []byte) *memtable.Row) error {
 	if tx.ended {
 		return ErrDone
 	}
@@ -193,7 +205,7 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		return err
 	}
 	for {
-		row := tx.s.mem.Lock(key)
+		row := lock(key)
 		base := row.Head()
 		for base != nil && base.Status.Aborted() {
 			base = base.Next()
