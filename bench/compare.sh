@@ -22,4 +22,4 @@ for ((i = 1; i <= ${COUNT:-3}; i++)); do
 		-test.benchtime="${BENCHTIME:-3s}" -test.count=1 | tee -a "$out"
 done
 echo
-"$tmp/ratio" <"$out"
+"$tmp/ratio" -unit commits/s -other pebble <"$out"

@@ -60,6 +60,7 @@ func runIngest(b *testing.B, url, ddl, suffix string) {
 	const producers, batch, resent = 16, 100, 10
 	var next atomic.Int64 // batches handed out, shared as b.N
 	var rows atomic.Int64
+	var distinct atomic.Int64 // (producer, seq) pairs sent
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	start := time.Now()
@@ -96,8 +97,18 @@ func runIngest(b *testing.B, url, ddl, suffix string) {
 				}
 				rows.Add(batch)
 			}
+			distinct.Add(seq) // every sequence 1..seq was sent, some twice
 		})
 	}
 	wg.Wait()
 	b.ReportMetric(float64(rows.Load())/time.Since(start).Seconds(), "rows/s")
+	b.StopTimer()
+	// Both sides must have deduplicated: one row per (producer, seq) sent.
+	var count int64
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&count); err != nil {
+		b.Fatal(err)
+	}
+	if count != distinct.Load() {
+		b.Fatalf("%d rows stored, want %d: one per distinct (producer, seq) sent", count, distinct.Load())
+	}
 }

@@ -1,14 +1,22 @@
-// Command ratio reads the output of BenchmarkSyncCommit on stdin and prints,
-// for each committer count, the median commits/s of each engine over the
-// -count runs and the ratio epochdb/pebble. The median, not the mean, because
-// one stall of a noisy disk would otherwise move the whole row.
+// Command ratio reads benchmark output on stdin and prints, for each case,
+// the median of one metric per engine over the runs and the ratio epochdb
+// over the other engine. The median, not the mean, because one stall of a
+// noisy disk would otherwise move the whole row.
+//
+// A case is a benchmark name without its engine=... part and GOMAXPROCS
+// suffix: BenchmarkSyncCommit/engine=pebble/committers=16-2 is the case
+// BenchmarkSyncCommit/committers=16 of engine pebble.
+//
+//	ratio -unit commits/s -other pebble <raw.txt
+//	ratio -unit rows/s -other postgres <raw.txt
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
-	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,17 +24,22 @@ import (
 )
 
 func main() {
-	// samples[committers][engine] holds one commits/s value per run.
-	samples := map[int]map[string][]float64{}
+	unit := flag.String("unit", "commits/s", "the metric to compare")
+	other := flag.String("other", "pebble", "the engine epochdb is compared with")
+	flag.Parse()
+
+	// samples[case][engine] holds one value per run.
+	samples := map[string]map[string][]float64{}
+	var cases []string
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) == 0 || !strings.HasPrefix(f[0], "BenchmarkSyncCommit/") {
+		if len(f) == 0 || !strings.HasPrefix(f[0], "Benchmark") {
 			continue
 		}
-		engine, committers := parseName(f[0])
+		name, engine := parseName(f[0])
 		for i := 1; i < len(f); i++ {
-			if f[i] != "commits/s" {
+			if f[i] != *unit {
 				continue
 			}
 			v, err := strconv.ParseFloat(f[i-1], 64)
@@ -34,10 +47,11 @@ func main() {
 				fmt.Fprintf(os.Stderr, "ratio: %s: %v\n", f[0], err)
 				os.Exit(1)
 			}
-			if samples[committers] == nil {
-				samples[committers] = map[string][]float64{}
+			if samples[name] == nil {
+				samples[name] = map[string][]float64{}
+				cases = append(cases, name)
 			}
-			samples[committers][engine] = append(samples[committers][engine], v)
+			samples[name][engine] = append(samples[name][engine], v)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -46,33 +60,33 @@ func main() {
 	}
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "committers\tepochdb commits/s\tpebble commits/s\tepochdb/pebble\truns\t")
-	for _, n := range slices.Sorted(maps.Keys(samples)) {
-		e, p := samples[n]["epochdb"], samples[n]["pebble"]
+	fmt.Fprintf(w, "case\tepochdb %s\t%s %s\tepochdb/%s\truns\t\n", *unit, *other, *unit, *other)
+	for _, c := range cases {
+		e, o := samples[c]["epochdb"], samples[c][*other]
 		ratio := "-"
-		if len(e) > 0 && len(p) > 0 {
-			ratio = fmt.Sprintf("%.2fx", median(e)/median(p))
+		if len(e) > 0 && len(o) > 0 {
+			ratio = fmt.Sprintf("%.2fx", median(e)/median(o))
 		}
-		fmt.Fprintf(w, "%d\t%.0f\t%.0f\t%s\t%d/%d\t\n", n, median(e), median(p), ratio, len(e), len(p))
+		fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%s\t%d/%d\t\n", c, median(e), median(o), ratio, len(e), len(o))
 	}
 	w.Flush()
 }
 
-// parseName reads the engine and committer count from a benchmark name such
-// as BenchmarkSyncCommit/engine=pebble/committers=16-2, where -2 is
-// GOMAXPROCS.
-func parseName(name string) (engine string, committers int) {
-	for _, part := range strings.Split(name, "/")[1:] {
-		k, v, _ := strings.Cut(part, "=")
-		switch k {
-		case "engine":
+var procSuffix = regexp.MustCompile(`-\d+$`)
+
+// parseName splits a benchmark name into its case and its engine.
+func parseName(name string) (string, string) {
+	name = procSuffix.ReplaceAllString(name, "")
+	var parts []string
+	engine := ""
+	for _, part := range strings.Split(name, "/") {
+		if v, ok := strings.CutPrefix(part, "engine="); ok {
 			engine = v
-		case "committers":
-			v, _, _ = strings.Cut(v, "-")
-			committers, _ = strconv.Atoi(v)
+			continue
 		}
+		parts = append(parts, part)
 	}
-	return engine, committers
+	return strings.Join(parts, "/"), engine
 }
 
 func median(xs []float64) float64 {
