@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# compare.sh runs BenchmarkSyncCommit COUNT times and prints, per committer
-# count, the median commits/s of epochdb and Pebble and their ratio.
+# compare.sh runs a benchmark COUNT times and prints, per case, the median
+# of one metric for epochdb and the other engine, and their ratio. By
+# default that is BenchmarkSyncCommit's commits/s against Pebble; ingest.sh
+# sets BENCH, UNIT and OTHER for BenchmarkIngest against PostgreSQL.
 # BENCHTIME sets -benchtime; OUT, if set, keeps the raw output for benchstat.
 #
 # go test -count=N would run each sub-benchmark N times in a row, so a slow
@@ -18,8 +20,8 @@ out=${OUT:-$tmp/bench.txt}
 go build -o "$tmp/ratio" ./cmd/ratio
 go test -c -o "$tmp/bench.test" .
 for ((i = 1; i <= ${COUNT:-3}; i++)); do
-	"$tmp/bench.test" -test.run '^$' -test.bench BenchmarkSyncCommit \
+	"$tmp/bench.test" -test.run '^$' -test.bench "${BENCH:-BenchmarkSyncCommit}" \
 		-test.benchtime="${BENCHTIME:-3s}" -test.count=1 | tee -a "$out"
 done
 echo
-"$tmp/ratio" -unit commits/s -other pebble <"$out"
+"$tmp/ratio" -unit "${UNIT:-commits/s}" -other "${OTHER:-pebble}" <"$out"

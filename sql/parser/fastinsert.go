@@ -264,21 +264,14 @@ func (s *fastScanner) number() (Literal, bool) {
 		j++
 	}
 	digits := j
-	for j < len(s.q) && isDigit(s.q[j]) {
-		j++
-	}
-	if j == digits {
+	if j = s.digits(j); j == digits {
 		return Literal{}, false
 	}
 	lit := Literal{Kind: LitInteger}
 	if j < len(s.q) && s.q[j] == '.' {
 		lit.Kind = LitDecimal
-		j++
-		frac := j
-		for j < len(s.q) && isDigit(s.q[j]) {
-			j++
-		}
-		if j == frac {
+		frac := j + 1
+		if j = s.digits(frac); j == frac {
 			return Literal{}, false
 		}
 	}
@@ -295,6 +288,14 @@ func (s *fastScanner) number() (Literal, bool) {
 	}
 	s.i = j
 	return lit, true
+}
+
+// digits returns the end of the run of digits that starts at j.
+func (s *fastScanner) digits(j int) int {
+	for j < len(s.q) && isDigit(s.q[j]) {
+		j++
+	}
+	return j
 }
 
 // quoted reads a string or identifier that starts with the quote character
