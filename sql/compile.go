@@ -224,6 +224,9 @@ func literalOf(lit parser.Literal) (expr, error) {
 		if err != nil {
 			return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid numeric literal %s", lit.Text)
 		}
+		if d.IsZero() {
+			d.Negative = false // numeric has no -0: -0.0 is 0.0, as negating 0.0 gives
+		}
 		return &constExpr{t: types.Numeric, v: d}, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "DEFAULT is not allowed in this context")

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"bytes"
-	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,7 +170,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 			exprs = append(exprs, e)
 		}
 	}
-	ins.rows = valuesRows(width, make([]any, len(exprs)), exprs)
+	ins.rows = valuesRows(len(lists), width, make([]any, len(exprs)), exprs)
 	return ins.plan(p), nil
 }
 
@@ -190,8 +189,9 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 	if err := ins.fit(v.Width); err != nil {
 		return nil, err
 	}
-	// Literals convert to their columns' types now, as a literal in the
-	// general path does when compiled; only DEFAULT waits for the run.
+	// Literals convert to their columns' types as the general path compiles
+	// them: now where compiling folds them to a constant, at each run where
+	// it leaves a cast to evaluate. DEFAULT waits for the run too.
 	consts := make([]any, len(v.Values))
 	exprs := make([]expr, len(v.Values))
 	for j, lit := range v.Values {
@@ -200,35 +200,41 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 			exprs[j] = ins.defaults[ti] // nil: NULL
 			continue
 		}
-		if consts[j], err = c.literalValue(lit, t.Columns[ti].Type); err != nil {
+		if consts[j], exprs[j], err = c.literalValue(lit, t.Columns[ti].Type); err != nil {
 			return nil, err
 		}
 	}
-	ins.rows = valuesRows(v.Width, consts, exprs)
+	ins.rows = valuesRows(v.Rows(), v.Width, consts, exprs)
 	return ins.plan(&writePlan{verb: "INSERT", t: t}), nil
 }
 
-// literalValue converts a literal of the fast path to a column's type t, as
-// compiling it with literalOf and assigning it to t would, but without
-// building expressions for the commonest cases: a string literal, untyped,
-// is read as t; an integer literal goes into a bigint as it is.
-func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, error) {
+// literalValue converts a literal of the fast path to a column's type t as
+// compiling it with literalOf and assigning it to t would: to a constant
+// value, or to an expression to evaluate at run time. The commonest cases
+// take no expressions at all: an untyped string literal is read as t, and
+// an integer literal goes into a bigint as it is.
+func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, expr, error) {
 	switch {
 	case lit.Kind == parser.LitNull:
-		return nil, nil
+		return nil, nil, nil
 	case lit.Kind == parser.LitString && !types.IsReg(t.Oid):
-		return types.ParseText(t, lit.Text, c.s.loc())
+		v, err := types.ParseText(t, lit.Text, c.s.loc())
+		return v, nil, err
 	case lit.Kind == parser.LitInteger && t.Oid == types.OidInt8:
-		return strconv.ParseInt(lit.Text, 10, 64)
+		v, err := strconv.ParseInt(lit.Text, 10, 64)
+		return v, nil, err
 	}
 	e, err := literalOf(lit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if e, err = c.withScope(&scope{}).assign(e, t); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e.eval(&env{ctx: context.Background(), s: c.s})
+	if k, ok := e.(*constExpr); ok {
+		return k.v, nil, nil
+	}
+	return nil, e, nil
 }
 
 // insert is an INSERT being planned: the table, the columns its values go
@@ -284,17 +290,14 @@ func (ins *insert) fit(n int) error {
 	return nil
 }
 
-// valuesRows produces VALUES rows of width values each from consts, except
-// where exprs holds an expression to evaluate at each run. Without any,
-// every run returns the same rows, which the run only reads.
-func valuesRows(width int, consts []any, exprs []expr) func(x *execCtx) ([][]any, error) {
+// valuesRows produces n VALUES rows of width values each from consts,
+// except where exprs holds an expression to evaluate at each run. Without
+// any, every run returns the same rows, which the run only reads.
+func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) ([][]any, error) {
 	split := func(flat []any) [][]any {
-		rows := make([][]any, 0, len(flat)/max(width, 1))
-		for r := 0; r < len(flat); r += width {
-			rows = append(rows, flat[r:r+width:r+width])
-		}
-		if width == 0 { // DEFAULT VALUES
-			rows = append(rows, nil)
+		rows := make([][]any, n)
+		for r := range rows {
+			rows[r] = flat[r*width : (r+1)*width : (r+1)*width]
 		}
 		return rows
 	}

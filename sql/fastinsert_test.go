@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/epochdb/epochdb"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestFastInsertMatchesGeneralPath inserts every literal into every column
@@ -20,7 +21,8 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 	literals := []string{"0", "-7", "32768", "2147483648", "-2147483649", "9223372036854775807",
 		"1.5", "-0.25", "12345.678", "0.005", "'x'", "'12'", "' 1 '", "'true'", "'2024-01-02'",
 		"'2024-01-02 03:04:05+02'", "'1 day'", "'{1,2}'", "'\\x41'", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
-		`'{"a": 1}'`, "''", "'it''s'", "NULL", "TRUE", "false", "DEFAULT"}
+		`'{"a": 1}'`, "''", "'it''s'", "NULL", "TRUE", "false", "DEFAULT", "-0", "-0.0", "-0.000",
+		"'a\x00b'"}
 	var setup []string
 	for i, ct := range colTypes {
 		for _, path := range []string{"fast", "general"} {
@@ -65,6 +67,29 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 	}
 	if _, err := db.Exec(ctx, "INSERT INTO nosuch VALUES (1)"); err == nil || !strings.Contains(err.Error(), `"nosuch" does not exist`) {
 		t.Errorf("INSERT into a missing table: %v", err)
+	}
+}
+
+// A literal that needs a run-time cast fails when the statement runs, not
+// when it is prepared, on both paths, as in PostgreSQL.
+func TestFastInsertCastFailsAtExecute(t *testing.T) {
+	conn, err := pgx.Connect(context.Background(), serve(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE s (v int2)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"INSERT INTO s VALUES (99999)", "/**/ INSERT INTO s VALUES (99999)"} {
+		if _, err := conn.Prepare(ctx, "", q); err != nil {
+			t.Fatalf("%s: prepare: %v", q, err)
+		}
+		_, err := conn.Exec(ctx, q)
+		if code := sqlstate(err); code != "22003" {
+			t.Errorf("%s: %v (%s), want 22003 at execute", q, err, code)
+		}
 	}
 }
 

@@ -91,6 +91,21 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 			// MySQL's INSERT ... SET, say.
 			return nil, nil, p.errorAt(seq, i)
 		}
+		if isWord(at(seq, i), "values") {
+			// TiDB takes VALUES () for a row of defaults; PostgreSQL does not.
+			for j := i + 1; j < len(seq); j += 2 {
+				g := parenGroup(seq[j])
+				if g == nil {
+					break
+				}
+				if len(g.kids) == 0 {
+					return nil, nil, p.syntaxError(g.close)
+				}
+				if !isPunct(at(seq, j+1), ",") {
+					break
+				}
+			}
+		}
 		for j := i; j < len(seq); j++ {
 			if wordsAt(seq, j, "on", "duplicate") {
 				return nil, nil, p.syntaxError(tokOf(seq[j+1]))

@@ -159,7 +159,7 @@ func (s *fastScanner) keyword(kw string) bool {
 func (s *fastScanner) ident() (string, bool) {
 	if s.i < len(s.q) && s.q[s.i] == '"' {
 		v, n, ok := quoted(s.q[s.i:], '"')
-		if !ok || v == "" || len(v) > maxIdentLen {
+		if !ok || v == "" || len(v) > maxIdentLen || !validText(v) {
 			return "", false
 		}
 		s.i += n
@@ -219,7 +219,7 @@ func (s *fastScanner) literal() (Literal, bool) {
 	switch c := s.q[s.i]; {
 	case c == '\'':
 		text, n, ok := quoted(s.q[s.i:], '\'')
-		if !ok || !utf8.ValidString(text) {
+		if !ok || !validText(text) {
 			return Literal{}, false
 		}
 		s.i += n
@@ -288,6 +288,12 @@ func (s *fastScanner) number() (Literal, bool) {
 	}
 	s.i = j
 	return lit, true
+}
+
+// validText reports whether a string or name is valid UTF-8 without NUL,
+// as the general path's lexer requires and reports.
+func validText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 // digits returns the end of the run of digits that starts at j.

@@ -73,6 +73,8 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 		`INSERT INTO "" VALUES (1)`,
 		`INSERT INTO täble VALUES (1)`,
 		`INSERT INTO t VALUES ('` + "\xff" + `')`,
+		`INSERT INTO t VALUES ('a` + "\x00" + `b')`,
+		`INSERT INTO "a` + "\xff" + `b" VALUES (1)`,
 		`INSERT INTO ` + strings.Repeat("x", 64) + ` VALUES (1)`,
 		`INSERT INTO t VALUES (now())`,
 		`INSERT INTO t VALUES (ARRAY[1])`,
@@ -89,7 +91,7 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 // TestFastInsertRandom compares the two paths on random VALUES lists.
 func TestFastInsertRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	pieces := []string{"0", "7", "-7", "2147483648", "-2147483649", "1.5", "-0.25", "00012.3400",
+	pieces := []string{"0", "-0", "-0.0", "7", "-7", "2147483648", "-2147483649", "1.5", "-0.25", "00012.3400",
 		"'x'", "''", "'a''b'", "'\\'", "'%'", "NULL", "true", "FALSE", "DEFAULT", "'ö'"}
 	for range 500 {
 		var b strings.Builder
@@ -214,7 +216,10 @@ func dumpValue(e ast.ExprNode, sign string) string {
 				}
 				break
 			}
-			return fmt.Sprintf("int:%s%d", sign, v)
+			if sign == "-" {
+				v = -v
+			}
+			return fmt.Sprintf("int:%d", v)
 		case *driver.MyDecimal:
 			return "dec:" + canonicalDecimal(sign+v.String())
 		case string:
