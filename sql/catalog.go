@@ -95,16 +95,41 @@ type TableColumn struct {
 	Serial uint32 `json:"serial,omitempty"`
 }
 
-// Index describes the primary key or a unique constraint.
+// Index describes the primary key, a unique constraint, or an index that
+// CREATE INDEX made.
+//
+// A unique index's entry is keyed by its columns alone and holds the row's
+// primary-index key, so a second row with the same values finds it taken.
+// A non-unique index's entry appends the tail of the row's key (its primary
+// key values, or hidden row id) to make the entry key unique; it holds the
+// row's key too. Rows with NULL in an indexed column have no entry: no
+// lookup by equality or range can match them.
 type Index struct {
 	ID uint8 `json:"id"`
 	// OID is the index's pg_class oid, allocated like table ids when the
 	// index is made. Descriptors written before indexes had oids get
 	// legacyIndexOID when they load.
-	OID     uint32 `json:"oid,omitempty"`
-	Name    string `json:"name"`
-	Columns []int  `json:"columns"` // positions in Table.Columns
-	Primary bool   `json:"primary,omitempty"`
+	OID       uint32 `json:"oid,omitempty"`
+	Name      string `json:"name"`
+	Columns   []int  `json:"columns"` // positions in Table.Columns
+	Primary   bool   `json:"primary,omitempty"`
+	NonUnique bool   `json:"non_unique,omitempty"`
+	// Standalone is an index CREATE INDEX made: no constraint owns it, so
+	// DROP INDEX may drop it and dropping one of its columns drops it.
+	Standalone bool `json:"standalone,omitempty"`
+}
+
+// nextIndexID is the id a new index of t takes. A dropped index's id may
+// come back: DROP INDEX deletes the entries it had.
+func (t *Table) nextIndexID() (uint8, error) {
+	id := uint8(primaryIndex + 1)
+	for _, ix := range t.Indexes {
+		if ix.ID == 255 {
+			return 0, pgerr.New(pgerr.ProgramLimitExceeded, "too many indexes on table %q", t.Name)
+		}
+		id = max(id, ix.ID+1)
+	}
+	return id, nil
 }
 
 // legacyIndexOID is the oid of an index whose descriptor has none: a
@@ -375,8 +400,12 @@ func (d *ddl) dropSequence(ctx context.Context, s *Sequence) error {
 
 // deleteData deletes every row and index entry of a data id.
 func (d *ddl) deleteData(ctx context.Context, dataID uint32) error {
-	start := indexPrefix(dataID, 0)[:5]
-	end := binary.BigEndian.AppendUint32([]byte{dataPrefix}, dataID+1)
+	return d.deleteRange(ctx, indexPrefix(dataID, 0)[:5])
+}
+
+// deleteRange deletes every key that starts with prefix.
+func (d *ddl) deleteRange(ctx context.Context, prefix []byte) error {
+	start, end := prefix, prefixEnd(prefix)
 	var keys [][]byte
 	if err := d.tx.Scan(start, end, func(k, _ []byte) bool {
 		keys = append(keys, append([]byte(nil), k...))

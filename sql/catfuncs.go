@@ -538,7 +538,11 @@ func indexDef(t *Table, ix *Index, pretty bool) string {
 	if !pretty {
 		table = "public." + table
 	}
-	return "CREATE UNIQUE INDEX " + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
+	create := "CREATE UNIQUE INDEX "
+	if ix.NonUnique {
+		create = "CREATE INDEX "
+	}
+	return create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
 }
 
 // defaultText is a column default as pg_get_expr prints it, or the stored

@@ -32,7 +32,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 		return err
 	}
 	name := n.Table.Name.O
-	if _, exists := d.cat.tables[name]; exists || d.cat.sequences[name] != nil {
+	if relationNamed(d.cat, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
@@ -182,14 +182,14 @@ func (s *Session) compileDefault(col *TableColumn) (expr, error) {
 
 // addIndex adds the primary key or a unique constraint over cols.
 func (t *Table) addIndex(cols []string, primary bool) error {
-	ix := &Index{ID: uint8(len(t.Indexes) + 2), Primary: primary}
+	ix := &Index{ID: primaryIndex, Primary: primary}
 	if primary {
-		ix.ID = primaryIndex
 		ix.Name = t.Name + "_pkey"
 	} else {
 		ix.Name = t.Name + "_" + strings.Join(cols, "_") + "_key"
-		for _, other := range t.Indexes {
-			ix.ID = max(ix.ID, other.ID+1)
+		var err error
+		if ix.ID, err = t.nextIndexID(); err != nil {
+			return err
 		}
 	}
 	for _, name := range cols {
@@ -246,7 +246,7 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 		return err
 	}
 	name := n.Name.Name.O
-	if d.cat.sequences[name] != nil || d.cat.tables[name] != nil {
+	if relationNamed(d.cat, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
@@ -374,14 +374,24 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	return nil
 }
 
-func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
+// ddlTable begins or continues the session's DDL and finds the table it
+// changes.
+func (s *Session) ddlTable(ctx context.Context, name string) (*ddl, *Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	old := d.cat.tables[n.Table.Name.O]
-	if old == nil {
-		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", n.Table.Name.O)
+	t := d.cat.tables[name]
+	if t == nil {
+		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	return d, t, nil
+}
+
+func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
+	d, old, err := s.ddlTable(ctx, n.Table.Name.O)
+	if err != nil {
+		return err
 	}
 	t := old.clone()
 	typeIdx := 0
@@ -428,12 +438,13 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", spec.OldColumnName.Name.O, t.Name)
 			}
 			for _, ix := range t.Indexes {
-				for _, ci := range ix.Columns {
-					if ci == i {
-						return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because constraint %s depends on it", col.Name, t.Name, ix.Name)
-					}
+				if slices.Contains(ix.Columns, i) && !ix.Standalone {
+					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because constraint %s depends on it", col.Name, t.Name, ix.Name)
 				}
 			}
+			// An index CREATE INDEX made goes with its column, as in
+			// PostgreSQL; the rebuild below drops its entries.
+			t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool { return slices.Contains(ix.Columns, i) })
 			col.Dropped = true
 		case ast.AlterTableAddConstraint:
 			cons := spec.Constraint

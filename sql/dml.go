@@ -450,16 +450,10 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 
 func (s *Session) insertIndexEntries(x *execCtx, t *Table, row []any, key []byte) error {
 	for _, ix := range t.Indexes {
-		if ix.Primary || hasNull(ix, row) {
+		if ix.Primary {
 			continue
 		}
-		err := x.tx.Mutate(x.ctx, t.indexKey(ix, row), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
-			if exists {
-				return nil, txn.Keep, s.uniqueViolation(t, ix, row)
-			}
-			return key, txn.Put, nil
-		})
-		if err != nil {
+		if err := s.insertIndexEntry(x, t, ix, row, key); err != nil {
 			return err
 		}
 	}
@@ -693,19 +687,34 @@ func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
 	return nil
 }
 
-// fixIndexes brings unique index entries (and a moved primary key) in line
-// with an updated or deleted row.
+// fixIndexes brings index entries (and a moved primary key) in line with
+// an updated or deleted row. key is the row's key before the change.
 func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, deleted bool) error {
+	newKey := key
+	pk := t.PrimaryKey()
+	if pk != nil && !deleted {
+		if nk := t.rowKey(row, 0); !bytes.Equal(nk, key) {
+			newKey = nk
+		}
+	}
+	// entries returns ix's entry keys for the old and the new row; nil
+	// where a row has none.
+	entries := func(ix *Index) (before, after []byte) {
+		if !hasNull(ix, old) {
+			before = t.indexEntryKey(ix, old, key)
+		}
+		if !deleted && !hasNull(ix, row) {
+			after = t.indexEntryKey(ix, row, newKey)
+		}
+		return before, after
+	}
+	// Old entries go first, so that rows of one statement may trade values.
 	for _, ix := range t.Indexes {
 		if ix.Primary {
 			continue
 		}
-		oldKey := t.indexKey(ix, old)
-		if !deleted && !hasNull(ix, row) && bytes.Equal(oldKey, t.indexKey(ix, row)) {
-			continue
-		}
-		if !hasNull(ix, old) {
-			if err := x.tx.Delete(x.ctx, oldKey); err != nil {
+		if before, after := entries(ix); before != nil && !bytes.Equal(before, after) {
+			if err := x.tx.Delete(x.ctx, before); err != nil {
 				return err
 			}
 		}
@@ -713,45 +722,37 @@ func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, d
 	if deleted {
 		return nil
 	}
-	newKey := key
-	if pk := t.PrimaryKey(); pk != nil {
-		if nk := t.rowKey(row, 0); !bytes.Equal(nk, key) {
-			newKey = nk
-			val := t.encodeRow(row)
-			err := x.tx.Mutate(x.ctx, nk, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
-				if exists {
-					return nil, txn.Keep, s.uniqueViolation(t, pk, row)
-				}
-				return val, txn.Put, nil
-			})
-			if err != nil {
-				return err
+	if !bytes.Equal(newKey, key) {
+		val := t.encodeRow(row)
+		err := x.tx.Mutate(x.ctx, newKey, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+			if exists {
+				return nil, txn.Keep, s.uniqueViolation(t, pk, row)
 			}
+			return val, txn.Put, nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	row[len(t.Columns)] = newKey
 	for _, ix := range t.Indexes {
-		if ix.Primary || hasNull(ix, row) {
+		if ix.Primary {
 			continue
 		}
-		ik := t.indexKey(ix, row)
-		if bytes.Equal(ik, t.indexKey(ix, old)) && !bytes.Equal(newKey, key) {
-			if err := x.tx.Put(x.ctx, ik, newKey); err != nil {
+		before, after := entries(ix)
+		switch {
+		case after == nil:
+		case bytes.Equal(before, after):
+			// A unique entry that stays must follow a moved primary key.
+			if !bytes.Equal(newKey, key) {
+				if err := x.tx.Put(x.ctx, after, newKey); err != nil {
+					return err
+				}
+			}
+		default:
+			if err := s.insertIndexEntry(x, t, ix, row, newKey); err != nil {
 				return err
 			}
-			continue
-		}
-		if bytes.Equal(ik, t.indexKey(ix, old)) {
-			continue
-		}
-		err := x.tx.Mutate(x.ctx, ik, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
-			if exists {
-				return nil, txn.Keep, s.uniqueViolation(t, ix, row)
-			}
-			return newKey, txn.Put, nil
-		})
-		if err != nil {
-			return err
 		}
 	}
 	return nil

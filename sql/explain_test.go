@@ -6,13 +6,17 @@ import (
 	"testing"
 )
 
-// Point lookups and range scans by primary key and unique constraints use
-// the index, not a full scan, and EXPLAIN says which. It also shows
+// Point lookups and range scans by primary key, unique constraints and
+// CREATE INDEX indexes use the index, not a full scan, and EXPLAIN says
+// which. It also shows
 // subqueries, WITH queries and set operations.
 func TestExplainShowsIndexUse(t *testing.T) {
 	db := openDB(t,
 		"CREATE TABLE acct (branch int, id int, email text UNIQUE, balance int, PRIMARY KEY (branch, id))",
 		"INSERT INTO acct VALUES (1, 1, 'a@x', 10), (1, 2, 'b@x', 20), (2, 1, 'c@x', 30)",
+		"CREATE INDEX acct_balance ON acct (balance)",
+		"CREATE TABLE ev (kind text, at int, note text)",
+		"CREATE INDEX ev_kind_at ON ev (kind, at)",
 	)
 	ctx := context.Background()
 	cases := []struct{ query, want string }{
@@ -24,7 +28,14 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		{"SELECT * FROM acct WHERE email = 'c@x'", "Index Scan using acct_email_key on acct"},
 		{"UPDATE acct SET balance = 0 WHERE branch = 2 AND id = 1", "Index Scan using acct_pkey on acct"},
 		{"DELETE FROM acct WHERE email = 'a@x'", "Index Scan using acct_email_key on acct"},
-		{"SELECT * FROM acct WHERE balance = 10", "Seq Scan on acct"},
+		{"SELECT * FROM acct WHERE balance = 10", "Index Scan using acct_balance on acct\n  Index Cond: (balance = ?)"},
+		{"SELECT * FROM acct WHERE balance > 10", "Index Scan using acct_balance on acct\n  Index Cond: (balance in range)"},
+		{"UPDATE acct SET email = NULL WHERE balance <= 10", "Index Scan using acct_balance on acct"},
+		{"SELECT * FROM acct WHERE balance + 1 = 10", "Seq Scan on acct"},
+		{"SELECT * FROM ev WHERE kind = 'x'", "Index Scan using ev_kind_at on ev\n  Index Cond: (kind = ?)"},
+		{"SELECT * FROM ev WHERE kind = 'x' AND at < 5", "Index Cond: (kind = ? AND at in range)"},
+		{"SELECT * FROM ev WHERE kind = 'x' AND at = 5", "Index Cond: (kind = ? AND at = ?)"},
+		{"SELECT * FROM ev WHERE at = 5", "Seq Scan on ev"},
 		// A correlated subquery reads the enclosing row's values as
 		// constants, so they can drive an index.
 		{"SELECT * FROM acct a WHERE EXISTS (SELECT 1 FROM acct b WHERE b.branch = a.branch AND b.id = a.id + 1)", "SubPlan\n    Index Scan using acct_pkey on acct"},

@@ -642,7 +642,7 @@ func pgIndexRows(s *Session) []row {
 				colls[i], classes[i] = uint32(info.Collation), btreeOpclass(t.Columns[ci].Type.Oid)
 			}
 			rows = append(rows, row{"indexrelid": ix.OID, "indrelid": t.ID, "indnatts": n, "indnkeyatts": n,
-				"indisunique": true, "indisprimary": ix.Primary, "indimmediate": true, "indisvalid": true,
+				"indisunique": !ix.NonUnique, "indisprimary": ix.Primary, "indimmediate": true, "indisvalid": true,
 				"indisready": true, "indislive": true, "indkey": indexAttnums(t, ix), "indcollation": colls,
 				"indclass": classes, "indoption": opts})
 		}
@@ -700,6 +700,9 @@ func pgConstraintRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, ix := range t.Indexes {
+			if ix.Standalone {
+				continue // CREATE INDEX makes no constraint
+			}
 			kind := "u"
 			if ix.Primary {
 				kind = "p"
@@ -969,6 +972,9 @@ func infoTableConstraintsRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, ix := range t.Indexes {
+			if ix.Standalone {
+				continue
+			}
 			kind := "UNIQUE"
 			if ix.Primary {
 				kind = "PRIMARY KEY"
@@ -986,6 +992,9 @@ func infoKeyColumnUsageRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, ix := range t.Indexes {
+			if ix.Standalone {
+				continue
+			}
 			for i, ci := range ix.Columns {
 				rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
 					"constraint_name": ix.Name, "table_catalog": s.database, "table_schema": "public",

@@ -937,58 +937,69 @@ func chooseAccess(t *Table, where expr) access {
 		}
 		return "(" + strings.Join(parts, " AND ") + ")"
 	}
-	if pk := t.PrimaryKey(); pk != nil {
-		n := 0
-		var vals []expr
-		for _, ci := range pk.Columns {
+	// bounded is the access through ix that binds the longest leading run
+	// of its columns by equality, then the next column by a range if the
+	// WHERE clause has one; score counts what it binds.
+	bounded := func(kind string, ix *Index) (a access, score int) {
+		a = access{kind: kind, ix: ix}
+		for _, ci := range ix.Columns {
 			v, ok := eq[ci]
 			if !ok {
 				break
 			}
-			vals = append(vals, v)
-			n++
+			a.eq = append(a.eq, v)
 		}
-		if n == len(pk.Columns) {
-			return access{kind: "pk-point", ix: pk, eq: vals, describe: describe(pk, n)}
+		a.describe = describe(ix, len(a.eq))
+		score = 2 * len(a.eq)
+		if len(a.eq) == len(ix.Columns) {
+			return a, score
 		}
-		next := pk.Columns[n]
+		next := ix.Columns[len(a.eq)]
 		l, hasLo := lo[next]
 		h, hasHi := hi[next]
-		if hasLo || hasHi {
-			a := access{kind: "pk-range", ix: pk, eq: vals, describe: describe(pk, n)}
-			if hasLo {
-				a.lo, a.loIncl = l.e, l.incl
-			}
-			if hasHi {
-				a.hi, a.hiIncl = h.e, h.incl
-			}
-			a.describe = strings.TrimSuffix(a.describe, ")")
-			if n > 0 {
-				a.describe += " AND "
-			}
-			a.describe += fmt.Sprintf("%s in range)", t.Columns[next].Name)
-			a.describe = strings.Replace(a.describe, "()", "(", 1)
+		if !hasLo && !hasHi {
+			return a, score
+		}
+		if hasLo {
+			a.lo, a.loIncl = l.e, l.incl
+		}
+		if hasHi {
+			a.hi, a.hiIncl = h.e, h.incl
+		}
+		a.describe = strings.TrimSuffix(a.describe, ")")
+		if len(a.eq) > 0 {
+			a.describe += " AND "
+		}
+		a.describe += fmt.Sprintf("%s in range)", t.Columns[next].Name)
+		a.describe = strings.Replace(a.describe, "()", "(", 1)
+		return a, score + 1
+	}
+	if pk := t.PrimaryKey(); pk != nil {
+		if a, score := bounded("pk-range", pk); len(a.eq) == len(pk.Columns) {
+			a.kind = "pk-point"
+			return a
+		} else if score > 0 {
 			return a
 		}
-		if n > 0 {
-			return access{kind: "pk-range", ix: pk, eq: vals, describe: describe(pk, n)}
+	}
+	for _, ix := range t.Indexes {
+		if ix.Primary || ix.NonUnique {
+			continue
+		}
+		if a, _ := bounded("unique-point", ix); len(a.eq) == len(ix.Columns) {
+			return a
 		}
 	}
+	best, bestScore := access{kind: "seq"}, 0
 	for _, ix := range t.Indexes {
 		if ix.Primary {
 			continue
 		}
-		var vals []expr
-		for _, ci := range ix.Columns {
-			if v, ok := eq[ci]; ok {
-				vals = append(vals, v)
-			}
-		}
-		if len(vals) == len(ix.Columns) {
-			return access{kind: "unique-point", ix: ix, eq: vals, describe: describe(ix, len(vals))}
+		if a, score := bounded("index-scan", ix); score > bestScore {
+			best, bestScore = a, score
 		}
 	}
-	return access{kind: "seq"}
+	return best
 }
 
 func conjuncts(e expr) []expr {

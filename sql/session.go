@@ -676,6 +676,10 @@ func writes(p *Prepared) string {
 		return "CREATE SEQUENCE"
 	case *ast.DropSequenceStmt:
 		return "DROP SEQUENCE"
+	case *ast.CreateIndexStmt:
+		return "CREATE INDEX"
+	case *ast.DropIndexStmt:
+		return "DROP INDEX"
 	}
 	if _, ok := p.st.Cmd.(*parser.Truncate); ok {
 		return "TRUNCATE TABLE"
@@ -810,6 +814,10 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "CREATE SEQUENCE", s.createSequence(ctx, n)
 	case *ast.DropSequenceStmt:
 		return "DROP SEQUENCE", s.dropSequences(ctx, n)
+	case *ast.CreateIndexStmt:
+		return "CREATE INDEX", s.createIndex(ctx, n)
+	case *ast.DropIndexStmt:
+		return "DROP INDEX", s.dropIndex(ctx, n)
 	case *ast.ExplainStmt:
 		return s.explain(pt, n)
 	case nil:

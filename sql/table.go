@@ -62,8 +62,14 @@ func (t *Table) encodeRow(row []any) []byte {
 	return types.EncodeRow(nil, t.types(), row[:len(t.Columns)])
 }
 
-// keyDescription renders "(a, b)=(1, x)" for unique-violation details.
+// keyDescription renders "Key (a, b)=(1, x) already exists." for
+// unique-violation details.
 func (t *Table) keyDescription(ix *Index, row []any, s *Session) string {
+	return "Key " + t.keyValues(ix, row, s) + " already exists."
+}
+
+// keyValues renders "(a, b)=(1, x)": an index's columns and row's values.
+func (t *Table) keyValues(ix *Index, row []any, s *Session) string {
 	names := make([]string, len(ix.Columns))
 	vals := make([]string, len(ix.Columns))
 	for i, ci := range ix.Columns {
@@ -71,7 +77,7 @@ func (t *Table) keyDescription(ix *Index, row []any, s *Session) string {
 		names[i] = c.Name
 		vals[i] = string(types.AppendText(nil, c.Type, row[ci], s.loc()))
 	}
-	return fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))
+	return fmt.Sprintf("(%s)=(%s)", strings.Join(names, ", "), strings.Join(vals, ", "))
 }
 
 // rowDescription renders a row for not-null violation details.
@@ -99,10 +105,10 @@ type tableScan struct {
 
 // access is how a scan reaches its rows.
 type access struct {
-	kind string // "seq", "pk-point", "pk-range", "unique-point"
+	kind string // "seq", "pk-point", "pk-range", "unique-point", "index-scan"
 	ix   *Index
 	// eq holds the values of a leading run of index columns bound by
-	// equality; lo and hi bound the next column (pk-range).
+	// equality; lo and hi bound the next column (pk-range, index-scan).
 	eq       []expr
 	lo, hi   expr
 	loIncl   bool
@@ -139,7 +145,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 			key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
 		}
 		start, end = key, prefixEnd(key)
-		if a.kind == "pk-range" {
+		if a.lo != nil || a.hi != nil {
 			col := t.Columns[a.ix.Columns[len(a.eq)]]
 			if a.lo != nil {
 				v, err := a.lo.eval(x.env(nil))
@@ -162,8 +168,11 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 				}
 			}
 		}
-		if a.kind == "unique-point" {
+		switch a.kind {
+		case "unique-point":
 			return ts.uniqueLookup(x, start)
+		case "index-scan":
+			return ts.indexScan(x, start, end), nil
 		}
 	}
 	scan := &kvScan{tx: x.tx, start: start, end: end}
@@ -194,6 +203,31 @@ func (ts *tableScan) uniqueLookup(x *execCtx, key []byte) (rowIter, error) {
 		return nil, err
 	}
 	return &sliceIter{rows: [][]any{row}}, nil
+}
+
+// indexScan reads the rows that the index entries in [start, end) point
+// to, in index order.
+func (ts *tableScan) indexScan(x *execCtx, start, end []byte) rowIter {
+	scan := &kvScan{tx: x.tx, start: start, end: end}
+	return &funcIter{f: func() ([]any, error) {
+		entry, ok, err := scan.nextKV()
+		if !ok || err != nil {
+			return nil, err
+		}
+		if err := x.ctx.Err(); err != nil {
+			return nil, pgerr.Convert(err)
+		}
+		v, ok, err := x.tx.Get(entry.v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			// An entry is written and deleted with its row, in the same
+			// transaction: one without a row is a bug, never skipped.
+			return nil, pgerr.New(pgerr.IndexCorrupted, "index %q of %q has an entry for a missing row", ts.access.ix.Name, ts.t.Name)
+		}
+		return ts.t.decodeRow(entry.v, v)
+	}}
 }
 
 func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }

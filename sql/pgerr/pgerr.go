@@ -80,6 +80,7 @@ const (
 	CantChangeRuntimeParam           = "55P02"
 	InternalError                    = "XX000"
 	DataCorrupted                    = "XX001"
+	IndexCorrupted                   = "XX002"
 	InvalidRecursion                 = "42P19"
 	WrongObjectType                  = "42809"
 	InvalidName                      = "42602"

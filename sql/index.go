@@ -1,0 +1,141 @@
+package sql
+
+import (
+	"context"
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// createIndex runs CREATE [UNIQUE] INDEX: it adds the index to the table
+// and writes an entry for every row the table holds, all in the DDL's
+// transaction, so the index appears with its entries or not at all.
+func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error {
+	d, old, err := s.ddlTable(ctx, n.Table.Name.O)
+	if err != nil {
+		return err
+	}
+	if relationNamed(d.cat, n.IndexName) {
+		if n.IfNotExists {
+			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", n.IndexName)
+			return nil
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", n.IndexName)
+	}
+	t := old.clone()
+	ix := &Index{Name: n.IndexName, NonUnique: n.KeyType != ast.IndexKeyTypeUnique, Standalone: true}
+	if ix.ID, err = t.nextIndexID(); err != nil {
+		return err
+	}
+	for _, part := range n.IndexPartSpecifications {
+		if part.Expr != nil || part.Column == nil {
+			return pgerr.New(pgerr.FeatureNotSupported, "indexes on expressions are not supported")
+		}
+		i, col := t.Column(part.Column.Name.O)
+		if col == nil {
+			return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", part.Column.Name.O)
+		}
+		ix.Columns = append(ix.Columns, i)
+	}
+	t.Indexes = append(t.Indexes, ix)
+
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
+	if err != nil {
+		return err
+	}
+	defer it.close()
+	for {
+		row, err := it.next()
+		if err != nil || row == nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		err = s.insertIndexEntry(x, t, ix, row, row[len(t.Columns)].([]byte))
+		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
+			return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
+				WithDetail("Key %s is duplicated.", t.keyValues(ix, row, s))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return d.putTable(ctx, t)
+}
+
+// dropIndex runs DROP INDEX: it deletes the index's entries and takes it
+// out of its table. Indexes that constraints own go with the constraint.
+func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	old, ix := indexNamed(d.cat, n.IndexName)
+	switch {
+	case ix == nil && n.IfExists:
+		s.notice(pgerr.SuccessfulCompletion, "index %q does not exist, skipping", n.IndexName)
+		return nil
+	case ix == nil:
+		return pgerr.New(pgerr.UndefinedObject, "index %q does not exist", n.IndexName)
+	case !ix.Standalone:
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it",
+			ix.Name, ix.Name, old.Name).
+			WithHint("You can drop constraint %s on table %s instead.", ix.Name, old.Name)
+	}
+	t := old.clone()
+	t.Indexes = slices.DeleteFunc(t.Indexes, func(other *Index) bool { return other.ID == ix.ID })
+	if err := d.deleteRange(ctx, indexPrefix(t.DataID, ix.ID)); err != nil {
+		return err
+	}
+	return d.putTable(ctx, t)
+}
+
+// relationNamed reports whether a table, sequence or index has name:
+// PostgreSQL keeps them all in one namespace.
+func relationNamed(cat *Catalog, name string) bool {
+	if cat.tables[name] != nil || cat.sequences[name] != nil {
+		return true
+	}
+	_, ix := indexNamed(cat, name)
+	return ix != nil
+}
+
+// indexNamed finds an index and its table by the index's name.
+func indexNamed(cat *Catalog, name string) (*Table, *Index) {
+	for _, t := range cat.tables {
+		for _, ix := range t.Indexes {
+			if ix.Name == name {
+				return t, ix
+			}
+		}
+	}
+	return nil, nil
+}
+
+// indexEntryKey is the key of ix's entry for row, whose primary-index key
+// is rowKey (see Index).
+func (t *Table) indexEntryKey(ix *Index, row []any, rowKey []byte) []byte {
+	k := t.indexKey(ix, row)
+	if ix.NonUnique {
+		k = append(k, rowKey[len(indexPrefix(t.DataID, primaryIndex)):]...)
+	}
+	return k
+}
+
+// insertIndexEntry writes ix's entry for a new row; a unique index that
+// already has the row's values fails with 23505.
+func (s *Session) insertIndexEntry(x *execCtx, t *Table, ix *Index, row []any, rowKey []byte) error {
+	if hasNull(ix, row) {
+		return nil
+	}
+	return x.tx.MutateNew(x.ctx, t.indexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+		if exists && !ix.NonUnique {
+			return nil, txn.Keep, s.uniqueViolation(t, ix, row)
+		}
+		return rowKey, txn.Put, nil
+	})
+}
