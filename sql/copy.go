@@ -137,6 +137,12 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	if err := s.beginTxn(""); err != nil {
 		return 0, err
 	}
+	if err := s.lockForWrite(ctx, pt.p); err != nil {
+		return 0, err
+	}
+	if cp, ok = pt.p.plan.(*copyPlan); !ok || !cp.cmd.From {
+		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "COPY FROM's table changed while it waited")
+	}
 	s.tx.NextStatement()
 	t := cp.t
 	var params []types.T

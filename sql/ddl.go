@@ -318,6 +318,9 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 		}
 	}
 	for _, t := range tables {
+		if err := s.lockTableForDDL(ctx, d, t); err != nil {
+			return err
+		}
 		if err := d.dropTable(ctx, t); err != nil {
 			return err
 		}
@@ -357,6 +360,9 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		if t == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
+		if err := s.lockTableForDDL(ctx, d, t); err != nil {
+			return err
+		}
 		if err := d.deleteData(ctx, t.DataID); err != nil {
 			return err
 		}
@@ -374,8 +380,8 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	return nil
 }
 
-// ddlTable begins or continues the session's DDL and finds the table it
-// changes.
+// ddlTable begins or continues the session's DDL, finds the table it
+// changes, and locks out the table's writers.
 func (s *Session) ddlTable(ctx context.Context, name string) (*ddl, *Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
@@ -385,7 +391,7 @@ func (s *Session) ddlTable(ctx context.Context, name string) (*ddl, *Table, erro
 	if t == nil {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
-	return d, t, nil
+	return d, t, s.lockTableForDDL(ctx, d, t)
 }
 
 func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {

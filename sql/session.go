@@ -29,6 +29,7 @@ type Engine struct {
 	opts  EngineOptions
 	cat   atomic.Pointer[Catalog]
 	seqs  *sequences
+	locks *tableLocks
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -40,7 +41,7 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 	if opts.Superuser == "" {
 		opts.Superuser = "epochdb"
 	}
-	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}}
+	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks()}
 	if err := e.reloadCatalog(); err != nil {
 		return nil, err
 	}
@@ -54,8 +55,16 @@ func (e *Engine) reloadCatalog() error {
 	if err != nil {
 		return err
 	}
-	e.cat.Store(cat)
-	return nil
+	// Sessions reload concurrently; never go back to an older catalog.
+	for {
+		cur := e.cat.Load()
+		if cur != nil && cur.version >= cat.version {
+			return nil
+		}
+		if e.cat.CompareAndSwap(cur, cat) {
+			return nil
+		}
+	}
 }
 
 func (e *Engine) versionString() string {
@@ -145,6 +154,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 func (s *Session) Close() {
 	if s.tx != nil {
 		_ = s.tx.Rollback()
+		s.e.locks.release(s.tx.ID())
 		s.tx = nil
 	}
 }
@@ -348,6 +358,9 @@ func (s *Session) endTxn(commit bool) error {
 	if tx == nil {
 		return nil
 	}
+	// Table locks go last, once the catalog changes they guard are
+	// published: a writer let in must find the new catalog.
+	defer s.e.locks.release(tx.ID())
 	if !commit {
 		s.endSettings(false)
 		return tx.Rollback()
@@ -359,6 +372,49 @@ func (s *Session) endTxn(commit bool) error {
 	s.endSettings(true)
 	if d != nil {
 		return s.e.reloadCatalog()
+	}
+	return nil
+}
+
+// lockForWrite takes the write lock on the table the statement p writes,
+// and plans p again if the catalog has changed under its plan. Once it
+// holds the lock, no DDL on the table commits before this transaction
+// ends, so the plan stays right.
+func (s *Session) lockForWrite(ctx context.Context, p *Prepared) error {
+	for {
+		t := writeTarget(p)
+		if t == nil {
+			return nil
+		}
+		waited, err := s.e.locks.lockWrite(ctx, s.tx, t.ID)
+		if err != nil {
+			return err
+		}
+		if waited {
+			// The DDL that held the table may not have published its
+			// catalog yet; load what it committed.
+			if err := s.e.reloadCatalog(); err != nil {
+				return err
+			}
+		}
+		if p.cat == s.catalog() {
+			return nil
+		}
+		if err := s.plan(p); err != nil {
+			return err
+		}
+	}
+}
+
+// writeTarget is the table p's plan writes, or nil.
+func writeTarget(p *Prepared) *Table {
+	switch plan := p.plan.(type) {
+	case *writePlan:
+		return plan.t
+	case *copyPlan:
+		if plan.cmd.From {
+			return plan.t
+		}
 	}
 	return nil
 }
@@ -626,6 +682,9 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	case *parser.Set, *parser.Show, *parser.Reset, *parser.SetTransaction:
 	default:
 		s.queried = true
+	}
+	if err := s.lockForWrite(ctx, pt.p); err != nil {
+		return "", pgerr.Convert(err)
 	}
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}

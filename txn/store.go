@@ -304,7 +304,7 @@ func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
 	select {
 	case <-h.done:
 	case <-ctx.Done():
-		err = errors.Wrap(ctx.Err(), "waiting for a row lock")
+		err = errors.Wrap(ctx.Err(), "waiting for a lock")
 	}
 	s.lockMu.Lock()
 	delete(s.waitsFor, tx.id)

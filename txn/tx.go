@@ -142,6 +142,29 @@ func (tx *Tx) Get(key []byte) ([]byte, bool, error) {
 	return v.Value, true, nil
 }
 
+// ChangedAfterSnapshot reports whether any key in [start, end) has a version
+// that tx's snapshot cannot see and tx did not write: one committed after
+// the snapshot, or another transaction's provisional one. A REPEATABLE READ
+// transaction about to rewrite a whole range asks it, since what it would
+// read is not what is there.
+func (tx *Tx) ChangedAfterSnapshot(start, end []byte) bool {
+	changed := false
+	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
+		for v := row.Head(); v != nil; v = v.Next() {
+			if tx.owns(v.Status) || v.Status.Aborted() {
+				continue
+			}
+			if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
+				return true // the newest other version is in the snapshot
+			}
+			changed = true
+			return false
+		}
+		return true
+	})
+	return changed
+}
+
 // Scan calls fn, in key order, for each key in [start, end) that has a value
 // in tx's snapshot (a nil end means no upper bound), until fn returns false.
 // The slices passed to fn must not be modified.
@@ -157,6 +180,17 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 		return fn(row.Key(), v.Value)
 	})
 	return nil
+}
+
+// WaitFor blocks until transaction holder ends, for a lock that holder
+// keeps until then outside the store (the SQL layer's table locks). Like a
+// wait for a row lock, it fails with ErrDeadlock instead of closing a cycle
+// of waiting transactions, row locks and other WaitFors alike.
+func (tx *Tx) WaitFor(ctx context.Context, holder uint64) error {
+	if holder == tx.id {
+		return nil
+	}
+	return tx.s.waitFor(ctx, tx, holder)
 }
 
 // Put writes value at key, waiting for a concurrent writer of key to end.

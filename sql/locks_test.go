@@ -1,0 +1,160 @@
+package sql_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// lockConns opens n connections to one served database and runs setup on
+// the first.
+func lockConns(t *testing.T, n int, setup ...string) []*pgx.Conn {
+	t.Helper()
+	url := serve(t)
+	ctx := context.Background()
+	var conns []*pgx.Conn
+	for range n {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+		conns = append(conns, c)
+	}
+	for _, q := range setup {
+		if _, err := conns[0].Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return conns
+}
+
+// mustExec runs q on c or fails the test.
+func mustExec(t *testing.T, c *pgx.Conn, q string) {
+	t.Helper()
+	if _, err := c.Exec(context.Background(), q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// blocked starts q on c and checks that it is still waiting a moment
+// later; the returned channel yields its error once it finishes.
+func blocked(t *testing.T, c *pgx.Conn, q string) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Exec(context.Background(), q)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("%s finished (%v) while it should wait for a lock", q, err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	return done
+}
+
+// waitsOut runs held in a transaction on holder, checks that q on waiter
+// waits for it, commits, and checks that q then succeeds.
+func waitsOut(t *testing.T, holder *pgx.Conn, held string, waiter *pgx.Conn, q string) {
+	t.Helper()
+	mustExec(t, holder, "BEGIN")
+	mustExec(t, holder, held)
+	done := blocked(t, waiter, q)
+	mustExec(t, holder, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatalf("%s, after waiting for %s: %v", q, held, err)
+	}
+}
+
+func count(t *testing.T, c *pgx.Conn, q string) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRow(context.Background(), q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// CREATE INDEX waits for the transactions writing its table, and its
+// entries include their rows.
+func TestCreateIndexWaitsForWriters(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, k int)", "INSERT INTO t VALUES (1, 7)")
+	waitsOut(t, c[0], "INSERT INTO t VALUES (2, 7)", c[1], "CREATE INDEX t_k ON t (k)")
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE k = 7"); n != 2 {
+		t.Fatalf("the index finds %d rows with k = 7, want 2", n)
+	}
+}
+
+// A writer waits for a DDL transaction on its table, then writes under the
+// new catalog: into the new index, and into a rewritten table.
+func TestWritersWaitForDDL(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, k int)", "INSERT INTO t VALUES (1, 7)")
+	waitsOut(t, c[0], "CREATE INDEX t_k ON t (k)", c[1], "INSERT INTO t VALUES (2, 7)")
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE k = 7"); n != 2 {
+		t.Fatalf("the index finds %d rows with k = 7, want 2", n)
+	}
+
+	// ALTER TABLE ... ADD COLUMN with a default rewrites the table under a
+	// new data id: a waiting INSERT must land there, default filled in.
+	waitsOut(t, c[0], "ALTER TABLE t ADD COLUMN z int DEFAULT 5", c[1], "INSERT INTO t (id, k) VALUES (3, 8)")
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE z = 5"); n != 3 {
+		t.Fatalf("%d rows with z = 5 after the rewrite, want 3", n)
+	}
+
+	// COPY FROM waits the same way.
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "TRUNCATE t")
+	copied := make(chan error, 1)
+	go func() {
+		_, err := c[1].CopyFrom(context.Background(), pgx.Identifier{"t"}, []string{"id", "k"},
+			pgx.CopyFromRows([][]any{{int32(10), int32(1)}}))
+		copied <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	mustExec(t, c[0], "COMMIT")
+	if err := <-copied; err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c[1], "SELECT count(*) FROM t"); n != 1 {
+		t.Fatalf("%d rows after TRUNCATE and a waiting COPY, want 1", n)
+	}
+}
+
+// Table locks and row locks share one waits-for graph: a cycle through
+// both fails one transaction with 40P01 instead of hanging.
+func TestTableLockDeadlock(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE a (id int PRIMARY KEY)", "CREATE TABLE b (id int PRIMARY KEY)")
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "INSERT INTO a VALUES (1)")
+	mustExec(t, c[1], "BEGIN")
+	mustExec(t, c[1], "INSERT INTO b VALUES (1)")
+	first := blocked(t, c[0], "CREATE INDEX ON b (id)") // waits for c[1]'s write lock on b
+	_, err := c[1].Exec(context.Background(), "CREATE INDEX ON a (id)")
+	if err == nil {
+		err = <-first
+	} else {
+		mustExec(t, c[1], "ROLLBACK")
+		if err := <-first; err != nil {
+			t.Fatalf("the survivor failed too: %v", err)
+		}
+	}
+	if code := sqlstate(err); code != "40P01" {
+		t.Fatalf("%v (%s), want 40P01", err, code)
+	}
+}
+
+// Under REPEATABLE READ, DDL that would read a table changed after the
+// snapshot fails with 40001 rather than miss the change.
+func TestRepeatableReadDDLSeesNoLaterRows(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, k int)")
+	mustExec(t, c[0], "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	count(t, c[0], "SELECT count(*) FROM t")
+	mustExec(t, c[1], "INSERT INTO t VALUES (1, 7)")
+	_, err := c[0].Exec(context.Background(), "CREATE INDEX ON t (k)")
+	if code := sqlstate(err); code != "40001" {
+		t.Fatalf("%v (%s), want 40001", err, code)
+	}
+}
