@@ -100,10 +100,10 @@ type TableColumn struct {
 //
 // A unique index's entry is keyed by its columns alone and holds the row's
 // primary-index key, so a second row with the same values finds it taken.
-// A non-unique index's entry appends the tail of the row's key (its primary
-// key values, or hidden row id) to make the entry key unique; it holds the
-// row's key too. Rows with NULL in an indexed column have no entry: no
-// lookup by equality or range can match them.
+// A non-unique index's entry, and a unique index's entry for a row with a
+// NULL in its columns (NULLs are distinct), append the tail of the row's key
+// (its primary key values, or hidden row id) to make the entry key unique;
+// they hold the row's key too.
 type Index struct {
 	ID uint8 `json:"id"`
 	// OID is the index's pg_class oid, allocated like table ids when the
@@ -117,6 +117,11 @@ type Index struct {
 	// Standalone is an index CREATE INDEX made: no constraint owns it, so
 	// DROP INDEX may drop it and dropping one of its columns drops it.
 	Standalone bool `json:"standalone,omitempty"`
+	// NullEntries says that rows with a NULL in the index's columns have
+	// entries too, so the index can serve a scan bound on a leading part
+	// of its columns. Unique indexes written before NULLs had entries lack
+	// it, and serve only lookups of their whole key.
+	NullEntries bool `json:"null_entries,omitempty"`
 }
 
 // nextIndexID is the id a new index of t takes. A dropped index's id may

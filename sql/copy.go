@@ -137,6 +137,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	if err := s.beginTxn(""); err != nil {
 		return 0, err
 	}
+	s.queried = true // SET TRANSACTION may no longer start the transaction over
 	if err := s.lockForWrite(ctx, pt.p); err != nil {
 		return 0, err
 	}
@@ -510,6 +511,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	if err := s.beginTxn(""); err != nil {
 		return 0, err
 	}
+	s.queried = true
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	var it rowIter

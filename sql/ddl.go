@@ -182,7 +182,7 @@ func (s *Session) compileDefault(col *TableColumn) (expr, error) {
 
 // addIndex adds the primary key or a unique constraint over cols.
 func (t *Table) addIndex(cols []string, primary bool) error {
-	ix := &Index{ID: primaryIndex, Primary: primary}
+	ix := &Index{ID: primaryIndex, Primary: primary, NullEntries: true}
 	if primary {
 		ix.Name = t.Name + "_pkey"
 	} else {
@@ -477,12 +477,20 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 			return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 		}
 	}
-	if len(t.Indexes) != len(old.Indexes) || len(fill) > 0 {
+	if !sameIndexes(old, t) || len(fill) > 0 {
 		if err := s.rebuild(ctx, d, old, t, fill); err != nil {
 			return err
 		}
 	}
 	return d.putTable(ctx, t)
+}
+
+// sameIndexes reports whether a and b have the same indexes, by id and
+// columns: if not, the entries must be rebuilt.
+func sameIndexes(a, b *Table) bool {
+	return slices.EqualFunc(a.Indexes, b.Indexes, func(x, y *Index) bool {
+		return x.ID == y.ID && slices.Equal(x.Columns, y.Columns) && x.NonUnique == y.NonUnique
+	})
 }
 
 // rebuild rewrites a table's rows under a new data id, for a new primary
@@ -496,6 +504,9 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 		return err
 	}
 	t.DataID = id
+	for _, ix := range t.Indexes {
+		ix.NullEntries = true // every entry is written anew, NULLs included
+	}
 	if t.PrimaryKey() != nil && old.PrimaryKey() == nil && t.RowIDSeq != 0 {
 		if seq := d.cat.seqByID[t.RowIDSeq]; seq != nil {
 			if err := d.dropSequence(ctx, seq); err != nil {
@@ -535,6 +546,16 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 			}
 		}
 		if err := s.insertRow(x, t, row); err != nil {
+			// As PostgreSQL words it when a new constraint's index meets
+			// existing duplicates.
+			if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
+				for _, ix := range t.Indexes {
+					if ix.Name == pe.Constraint {
+						return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
+							WithDetail("Key %s is duplicated.", t.keyValues(ix, row, s))
+					}
+				}
+			}
 			return err
 		}
 	}

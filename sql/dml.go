@@ -700,10 +700,10 @@ func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, d
 	// entries returns ix's entry keys for the old and the new row; nil
 	// where a row has none.
 	entries := func(ix *Index) (before, after []byte) {
-		if !hasNull(ix, old) {
+		if hasEntry(ix, old) {
 			before = t.indexEntryKey(ix, old, key)
 		}
-		if !deleted && !hasNull(ix, row) {
+		if !deleted && hasEntry(ix, row) {
 			after = t.indexEntryKey(ix, row, newKey)
 		}
 		return before, after

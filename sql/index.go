@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"slices"
+	"strconv"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/txn"
@@ -25,7 +26,7 @@ func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", n.IndexName)
 	}
 	t := old.clone()
-	ix := &Index{Name: n.IndexName, NonUnique: n.KeyType != ast.IndexKeyTypeUnique, Standalone: true}
+	ix := &Index{Name: n.IndexName, NonUnique: n.KeyType != ast.IndexKeyTypeUnique, Standalone: true, NullEntries: true}
 	if ix.ID, err = t.nextIndexID(); err != nil {
 		return err
 	}
@@ -75,6 +76,12 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 		return err
 	}
 	old, ix := indexNamed(d.cat, n.IndexName)
+	if old != nil {
+		// Writers in flight may hold entries the drop must delete.
+		if err := s.lockTableForDDL(ctx, d, old); err != nil {
+			return err
+		}
+	}
 	switch {
 	case ix == nil && n.IfExists:
 		s.notice(pgerr.SuccessfulCompletion, "index %q does not exist, skipping", n.IndexName)
@@ -120,22 +127,59 @@ func indexNamed(cat *Catalog, name string) (*Table, *Index) {
 // is rowKey (see Index).
 func (t *Table) indexEntryKey(ix *Index, row []any, rowKey []byte) []byte {
 	k := t.indexKey(ix, row)
-	if ix.NonUnique {
+	if ix.NonUnique || hasNull(ix, row) {
 		k = append(k, rowKey[len(indexPrefix(t.DataID, primaryIndex)):]...)
 	}
 	return k
 }
 
+// hasEntry reports whether ix has an entry for row.
+func hasEntry(ix *Index, row []any) bool { return ix.NullEntries || !hasNull(ix, row) }
+
 // insertIndexEntry writes ix's entry for a new row; a unique index that
 // already has the row's values fails with 23505.
 func (s *Session) insertIndexEntry(x *execCtx, t *Table, ix *Index, row []any, rowKey []byte) error {
-	if hasNull(ix, row) {
+	if !hasEntry(ix, row) {
 		return nil
 	}
+	unique := !ix.NonUnique && !hasNull(ix, row)
 	return x.tx.MutateNew(x.ctx, t.indexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
-		if exists && !ix.NonUnique {
+		if exists && unique {
 			return nil, txn.Keep, s.uniqueViolation(t, ix, row)
 		}
 		return rowKey, txn.Put, nil
 	})
+}
+
+// indexReady reports whether the statement's snapshot may read ix's
+// entries: whether the index is in the catalog the snapshot sees. If the
+// DDL that made it committed after the snapshot, rows the snapshot sees
+// may lack entries; if DDL dropped it before the snapshot, its entries are
+// gone. The plan was made from the newest catalog, and the snapshot's may
+// differ, under REPEATABLE READ or when DDL commits between planning and
+// the statement's start.
+func (x *execCtx) indexReady(t *Table, ix *Index) (bool, error) {
+	v, ok, err := x.tx.Get(keyCatalogVersion)
+	if err != nil {
+		return false, err
+	}
+	var version uint64
+	if ok {
+		version, _ = strconv.ParseUint(string(v), 10, 64)
+	}
+	cat := x.s.catalog()
+	if cat.version != version {
+		// Rare: load the catalog the snapshot sees.
+		if cat, err = loadCatalog(x.tx); err != nil {
+			return false, err
+		}
+	}
+	if now := cat.byID[t.ID]; now != nil && now.DataID == t.DataID {
+		for _, other := range now.Indexes {
+			if other.OID == ix.OID && other.ID == ix.ID {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -49,7 +49,10 @@ func TestIndexesMatchSeqScan(t *testing.T) {
 					switch rng.IntN(6) {
 					case 0, 1:
 						nextID++
-						q, args = "INSERT INTO r VALUES ($1, $2, $3, $4)", []any{nextID, val(), nil, fmt.Sprint(rng.IntN(3))}
+						q, args = "INSERT INTO r VALUES ($1, $2, $3, $4)", []any{nextID, val(), nil, any(fmt.Sprint(rng.IntN(3)))}
+						if rng.IntN(6) == 0 {
+							args[3] = nil // a NULL in the second column of r_k_v
+						}
 						if rng.IntN(2) == 0 {
 							args[2] = rng.IntN(40)
 						}

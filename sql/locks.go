@@ -30,10 +30,15 @@ type tableLocks struct {
 	writers map[uint32]map[uint64]bool // table id → transactions writing it
 	ddl     map[uint32]uint64          // table id → the DDL transaction changing it
 	held    map[uint64][]uint32        // transaction → the tables it locked
+	// released is closed, and replaced, whenever a transaction releases
+	// its locks: a holder leaves the store's active set before it has
+	// published its catalog and released, and a waiter must not spin.
+	released chan struct{}
 }
 
 func newTableLocks() *tableLocks {
-	return &tableLocks{writers: map[uint32]map[uint64]bool{}, ddl: map[uint32]uint64{}, held: map[uint64][]uint32{}}
+	return &tableLocks{writers: map[uint32]map[uint64]bool{}, ddl: map[uint32]uint64{},
+		held: map[uint64][]uint32{}, released: make(chan struct{})}
 }
 
 // lockWrite takes the write lock on a table for tx. It reports whether it
@@ -44,7 +49,9 @@ func (l *tableLocks) lockWrite(ctx context.Context, tx *txn.Tx, table uint32) (w
 	for {
 		l.mu.Lock()
 		holder, claimed := l.ddl[table]
-		if !claimed || holder == id {
+		// A transaction that already writes the table keeps its lock even
+		// if DDL has claimed the table since: the DDL waits for it.
+		if !claimed || holder == id || l.writers[table][id] {
 			if l.writers[table] == nil {
 				l.writers[table] = map[uint64]bool{}
 			}
@@ -55,11 +62,23 @@ func (l *tableLocks) lockWrite(ctx context.Context, tx *txn.Tx, table uint32) (w
 			l.mu.Unlock()
 			return waited, nil
 		}
+		released := l.released
 		l.mu.Unlock()
 		if err := tx.WaitFor(ctx, holder); err != nil {
 			return waited, err
 		}
 		waited = true
+		// The holder's transaction has ended; its release may lag.
+		l.mu.Lock()
+		still := l.ddl[table] == holder
+		l.mu.Unlock()
+		if still {
+			select {
+			case <-released:
+			case <-ctx.Done():
+				return waited, ctx.Err()
+			}
+		}
 	}
 }
 
@@ -102,6 +121,9 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32) erro
 func (l *tableLocks) release(id uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if _, ok := l.held[id]; !ok {
+		return
+	}
 	for _, table := range l.held[id] {
 		delete(l.writers[table], id)
 		if len(l.writers[table]) == 0 {
@@ -112,6 +134,8 @@ func (l *tableLocks) release(id uint64) {
 		}
 	}
 	delete(l.held, id)
+	close(l.released)
+	l.released = make(chan struct{})
 }
 
 // lockTableForDDL takes the ddl lock on t for the session's DDL, then makes

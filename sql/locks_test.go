@@ -158,3 +158,66 @@ func TestRepeatableReadDDLSeesNoLaterRows(t *testing.T) {
 		t.Fatalf("%v (%s), want 40001", err, code)
 	}
 }
+
+// DROP INDEX waits for the table's writers, so their entries go with the
+// index and cannot turn up in a later index that takes its id.
+func TestDropIndexWaitsForWriters(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, a int, b int)", "CREATE INDEX i ON t (a)")
+	waitsOut(t, c[0], "INSERT INTO t VALUES (1, 5, 7)", c[1], "DROP INDEX i")
+	mustExec(t, c[1], "CREATE INDEX j ON t (b)")
+	mustExec(t, c[1], "DELETE FROM t WHERE id = 1")
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE b = 5"); n != 0 {
+		t.Fatalf("%d rows with b = 5, want 0", n)
+	}
+}
+
+// A transaction that already writes a table writes it again even while
+// DDL waits for it: the DDL waits, nobody deadlocks.
+func TestWriterKeepsItsLockWhileDDLWaits(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, a int)")
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "INSERT INTO t VALUES (1, 1)")
+	done := blocked(t, c[1], "CREATE INDEX ON t (a)")
+	mustExec(t, c[0], "INSERT INTO t VALUES (2, 1)")
+	mustExec(t, c[0], "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE a = 1"); n != 2 {
+		t.Fatalf("the index finds %d rows, want 2", n)
+	}
+}
+
+// A REPEATABLE READ snapshot older than an index does not read it: rows it
+// sees may have no entries there.
+func TestOldSnapshotSkipsNewIndex(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, a int, b int)", "INSERT INTO t VALUES (1, 5, 0)")
+	mustExec(t, c[0], "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	if n := count(t, c[0], "SELECT count(*) FROM t WHERE a = 5"); n != 1 {
+		t.Fatalf("%d rows before the index, want 1", n)
+	}
+	mustExec(t, c[1], "DELETE FROM t WHERE id = 1")
+	mustExec(t, c[1], "CREATE INDEX t_a ON t (a)")
+	if n := count(t, c[0], "SELECT count(*) FROM t WHERE a = 5"); n != 1 {
+		t.Fatalf("the old snapshot finds %d rows through the new index, want 1", n)
+	}
+	mustExec(t, c[0], "COMMIT")
+	if n := count(t, c[0], "SELECT count(*) FROM t WHERE a = 5"); n != 0 {
+		t.Fatalf("a new snapshot finds %d rows, want 0", n)
+	}
+}
+
+// After COPY in a block, SET TRANSACTION ISOLATION LEVEL is too late, as in
+// PostgreSQL: it fails instead of silently starting the block over.
+func TestSetTransactionAfterCopy(t *testing.T) {
+	c := lockConns(t, 1, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustExec(t, c[0], "BEGIN")
+	if _, err := c[0].CopyFrom(context.Background(), pgx.Identifier{"t"}, []string{"id"},
+		pgx.CopyFromRows([][]any{{int32(1)}, {int32(2)}})); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c[0].Exec(context.Background(), "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+	if code := sqlstate(err); code != "25001" {
+		t.Fatalf("%v (%s), want 25001", err, code)
+	}
+}

@@ -992,7 +992,7 @@ func chooseAccess(t *Table, where expr) access {
 	}
 	best, bestScore := access{kind: "seq"}, 0
 	for _, ix := range t.Indexes {
-		if ix.Primary {
+		if ix.Primary || !ix.NullEntries {
 			continue
 		}
 		if a, score := bounded("index-scan", ix); score > bestScore {

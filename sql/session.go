@@ -1019,6 +1019,7 @@ func (s *Session) setIsolation(iso string) error {
 	if err := s.tx.Rollback(); err != nil {
 		return err
 	}
+	s.e.locks.release(s.tx.ID()) // nothing written, but a COPY may have locked
 	s.tx = s.e.store.Begin(level)
 	return nil
 }

@@ -130,6 +130,15 @@ func (ts *tableScan) explain(indent string) string {
 func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 	t := ts.t
 	a := ts.access
+	if a.ix != nil && !a.ix.Primary {
+		ready, err := x.indexReady(t, a.ix)
+		if err != nil {
+			return nil, err
+		}
+		if !ready {
+			a = access{kind: "seq"} // the WHERE clause filters the rows anyway
+		}
+	}
 	prefix := indexPrefix(t.DataID, primaryIndex)
 	start, end := prefix, prefixEnd(prefix)
 	if a.kind != "seq" {
