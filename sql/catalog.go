@@ -74,6 +74,9 @@ type Table struct {
 	// RowIDSeq numbers the hidden row ids of a table without primary key.
 	RowIDSeq uint32 `json:"rowid_seq,omitempty"`
 	NextNum  int16  `json:"next_num"`
+	// Checks are the CHECK constraints, in name order (PostgreSQL checks
+	// them in that order, and reports the first that fails).
+	Checks []*Check `json:"checks,omitempty"`
 
 	// colTypes caches types() for the row codec, which runs per row. It
 	// is set when the table enters a catalog, after which the table is
@@ -211,6 +214,11 @@ func (t *Table) clone() *Table {
 		cx.Columns = append([]int(nil), ix.Columns...)
 		c.Indexes[i] = &cx
 	}
+	c.Checks = make([]*Check, len(t.Checks))
+	for i, ck := range t.Checks {
+		cc := *ck
+		c.Checks[i] = &cc
+	}
 	return &c
 }
 
@@ -342,15 +350,22 @@ func (d *ddl) claimName(ctx context.Context, name string, id uint32) error {
 	})
 }
 
-// putTable stores t, giving its new indexes their oids.
+// putTable stores t, giving its new indexes and checks their oids.
 func (d *ddl) putTable(ctx context.Context, t *Table) error {
+	var oids []*uint32
 	for _, ix := range t.Indexes {
-		if ix.OID == 0 {
+		oids = append(oids, &ix.OID)
+	}
+	for _, ck := range t.Checks {
+		oids = append(oids, &ck.OID)
+	}
+	for _, oid := range oids {
+		if *oid == 0 {
 			id, err := d.nextID(ctx)
 			if err != nil {
 				return err
 			}
-			ix.OID = id
+			*oid = id
 		}
 	}
 	t.colTypes = t.types()

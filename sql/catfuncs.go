@@ -59,6 +59,9 @@ var catalogBuiltins = map[string]builtin{
 		return indexDef(r.table, r.index, len(a) > 2 && a[2].(bool)), nil
 	}),
 	"pg_get_constraintdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
+		if t, ck := e.s.checkByOID(uint32(a[0].(int64))); ck != nil {
+			return e.s.checkDef(t, ck, len(a) > 1 && a[1] == true), nil
+		}
 		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
 		if !ok || r.index == nil {
 			return nil, nil
@@ -552,7 +555,8 @@ func (s *Session) defaultText(c *TableColumn) string {
 	if err != nil {
 		return c.Default
 	}
-	return deparse(e)
+	text, _ := deparse(e, nil)
+	return text
 }
 
 // sqlValueFuncs print as the SQL keywords they are written as.
@@ -564,36 +568,64 @@ var sqlValueFuncs = map[string]string{
 
 // deparse prints a compiled expression as PostgreSQL's ruleutils prints
 // the expression tree it stores: implicit casts are invisible, and
-// constants carry their type as get_const_expr decides.
-func deparse(e expr) string {
-	switch x := e.(type) {
-	case *constExpr:
-		return constText(x.t, x.v)
-	case *castExpr:
-		if !x.explicit {
-			return deparse(x.e)
-		}
-		return deparse(x.e) + "::" + x.to.String()
-	case *funcExpr:
-		if kw, ok := sqlValueFuncs[x.name]; ok {
-			return kw
-		}
-		args := make([]string, len(x.args))
-		for i, a := range x.args {
-			args[i] = deparse(a)
-		}
-		if x.name == "nextval" && len(args) == 1 {
-			if a, ok := strings.CutSuffix(args[0], "::text"); ok {
-				args[0] = a + "::regclass" // nextval takes a regclass
+// constants carry their type as get_const_expr decides. cols names the
+// columns a colExpr reads. It reports false for an expression it cannot
+// print.
+func deparse(e expr, cols []string) (string, bool) {
+	var fail bool
+	var walk func(e expr) string
+	walk = func(e expr) string {
+		switch x := e.(type) {
+		case *constExpr:
+			return constText(x.t, x.v)
+		case *colExpr:
+			if x.idx < len(cols) {
+				return parser.QuoteIdent(cols[x.idx])
 			}
+		case *castExpr:
+			if !x.explicit {
+				return walk(x.e)
+			}
+			return walk(x.e) + "::" + x.to.String()
+		case *funcExpr:
+			if kw, ok := sqlValueFuncs[x.name]; ok {
+				return kw
+			}
+			args := make([]string, len(x.args))
+			for i, a := range x.args {
+				args[i] = walk(a)
+			}
+			if x.name == "nextval" && len(args) == 1 {
+				if a, ok := strings.CutSuffix(args[0], "::text"); ok {
+					args[0] = a + "::regclass" // nextval takes a regclass
+				}
+			}
+			return x.name + "(" + strings.Join(args, ", ") + ")"
+		case *arithExpr:
+			return "(" + walk(x.l) + " " + string(x.op) + " " + walk(x.r) + ")"
+		case *negExpr:
+			return "(- " + walk(x.e) + ")"
+		case *cmpExpr:
+			return "(" + walk(x.l) + " " + x.op + " " + walk(x.r) + ")"
+		case *logicExpr:
+			op := " OR "
+			if x.and {
+				op = " AND "
+			}
+			return "(" + walk(x.l) + op + walk(x.r) + ")"
+		case *notExpr:
+			return "(NOT " + walk(x.e) + ")"
+		case *isNullExpr:
+			if x.not {
+				return "(" + walk(x.e) + " IS NOT NULL)"
+			}
+			return "(" + walk(x.e) + " IS NULL)"
 		}
-		return x.name + "(" + strings.Join(args, ", ") + ")"
-	case *arithExpr:
-		return "(" + deparse(x.l) + " " + string(x.op) + " " + deparse(x.r) + ")"
-	case *negExpr:
-		return "(- " + deparse(x.e) + ")"
+		fail = true
+		return "?"
 	}
-	return "?"
+	out := walk(e)
+	return out, !fail
 }
 
 // constText is get_const_expr: non-negative int4 and numeric literals and

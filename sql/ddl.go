@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -51,9 +52,15 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 		t.Options[o.Name] = o.Value
 	}
 	var pk []string
-	var uniques [][]string
+	var pkName string
+	type unique struct {
+		cols []string
+		name string
+	}
+	var uniques []unique
+	var checks []pendingCheck
 	for i, cd := range n.Cols {
-		col, colPK, unique, err := s.columnDef(ctx, d, t, cd, columnType(st, i))
+		col, colPK, isUnique, err := s.columnDef(ctx, d, t, cd, columnType(st, i), &checks)
 		if err != nil {
 			return err
 		}
@@ -67,11 +74,18 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			}
 			pk = []string{col.Name}
 		}
-		if unique {
-			uniques = append(uniques, []string{col.Name})
+		if isUnique {
+			uniques = append(uniques, unique{cols: []string{col.Name}})
 		}
 	}
 	for _, cons := range n.Constraints {
+		if cons.Tp == ast.ConstraintCheck {
+			if cons.Name != "" && slices.ContainsFunc(checks, func(c pendingCheck) bool { return c.name == cons.Name }) {
+				return pgerr.New(pgerr.DuplicateObject, "check constraint %q already exists", cons.Name)
+			}
+			checks = append(checks, pendingCheck{name: cons.Name, expr: cons.Expr})
+			continue
+		}
 		cols := make([]string, len(cons.Keys))
 		for i, k := range cons.Keys {
 			if k.Column == nil {
@@ -84,22 +98,27 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			if pk != nil {
 				return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", name)
 			}
-			pk = cols
+			pk, pkName = cols, cons.Name
 		case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
-			uniques = append(uniques, cols)
+			uniques = append(uniques, unique{cols: cols, name: cons.Name})
 		default:
 			return pgerr.New(pgerr.FeatureNotSupported, "this table constraint is not supported yet")
 		}
 	}
 	if pk != nil {
-		if err := t.addIndex(pk, true); err != nil {
+		if err := t.addIndex(pk, true, pkName); err != nil {
 			return err
 		}
 	} else if err := s.addRowIDSeq(ctx, d, t); err != nil {
 		return err
 	}
 	for _, u := range uniques {
-		if err := t.addIndex(u, false); err != nil {
+		if err := t.addIndex(u.cols, false, u.name); err != nil {
+			return err
+		}
+	}
+	for _, ck := range checks {
+		if _, err := s.addCheck(t, ck.name, ck.column, ck.expr); err != nil {
 			return err
 		}
 	}
@@ -119,9 +138,16 @@ func columnType(st *parser.Statement, i int) string {
 	return ""
 }
 
+// pendingCheck is a CHECK constraint of a CREATE TABLE, added once all
+// columns are known.
+type pendingCheck struct {
+	name, column string
+	expr         ast.ExprNode
+}
+
 // columnDef builds a column from its definition; serial types create their
-// sequence.
-func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string) (*TableColumn, bool, bool, error) {
+// sequence, and CHECK constraints go to checks.
+func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string, checks *[]pendingCheck) (*TableColumn, bool, bool, error) {
 	t.NextNum++
 	col := &TableColumn{Num: t.NextNum, Name: cd.Name.Name.O}
 	serial := map[string]types.T{"serial": types.Int4, "serial4": types.Int4, "bigserial": types.Int8,
@@ -163,6 +189,8 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 			pk, col.NotNull = true, true
 		case ast.ColumnOptionUniqKey:
 			unique = true
+		case ast.ColumnOptionCheck:
+			*checks = append(*checks, pendingCheck{name: o.ConstraintName, column: col.Name, expr: o.Expr})
 		default:
 			return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
 		}
@@ -180,13 +208,14 @@ func (s *Session) compileDefault(col *TableColumn) (expr, error) {
 	return c.compileAssign(n, col.Type)
 }
 
-// addIndex adds the primary key or a unique constraint over cols.
-func (t *Table) addIndex(cols []string, primary bool) error {
-	ix := &Index{ID: primaryIndex, Primary: primary, NullEntries: true}
+// addIndex adds the primary key or a unique constraint over cols, named
+// name or, if that is empty, as PostgreSQL names it.
+func (t *Table) addIndex(cols []string, primary bool, name string) error {
+	ix := &Index{ID: primaryIndex, Primary: primary, NullEntries: true, Name: name}
 	if primary {
-		ix.Name = t.Name + "_pkey"
+		ix.Name = cmp.Or(name, t.Name+"_pkey")
 	} else {
-		ix.Name = t.Name + "_" + strings.Join(cols, "_") + "_key"
+		ix.Name = cmp.Or(name, t.Name+"_"+strings.Join(cols, "_")+"_key")
 		var err error
 		if ix.ID, err = t.nextIndexID(); err != nil {
 			return err
@@ -404,6 +433,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	// fill lists the new columns that existing rows must be rewritten for:
 	// they take the column's default, and NOT NULL is checked.
 	var fill []int
+	var checks []pendingCheck
 	for _, spec := range n.Specs {
 		switch spec.Tp {
 		case ast.AlterTableAddColumns:
@@ -417,7 +447,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					}
 					return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", cd.Name.Name.O, t.Name)
 				}
-				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName)
+				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName, &checks)
 				if err != nil {
 					return err
 				}
@@ -429,7 +459,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
 				}
 				if pk || unique {
-					if err := t.addIndex([]string{col.Name}, pk); err != nil {
+					if err := t.addIndex([]string{col.Name}, pk, ""); err != nil {
 						return err
 					}
 				}
@@ -451,6 +481,10 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 			// An index CREATE INDEX made goes with its column, as in
 			// PostgreSQL; the rebuild below drops its entries.
 			t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool { return slices.Contains(ix.Columns, i) })
+			// So do the CHECK constraints that name it.
+			if err := t.dropChecksOn(i); err != nil {
+				return err
+			}
 			col.Dropped = true
 		case ast.AlterTableAddConstraint:
 			cons := spec.Constraint
@@ -463,26 +497,66 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				if t.PrimaryKey() != nil {
 					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
 				}
-				if err := t.addIndex(cols, true); err != nil {
+				if err := t.addIndex(cols, true, cons.Name); err != nil {
 					return err
 				}
 			case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
-				if err := t.addIndex(cols, false); err != nil {
+				if err := t.addIndex(cols, false, cons.Name); err != nil {
 					return err
 				}
+			case ast.ConstraintCheck:
+				checks = append(checks, pendingCheck{name: cons.Name, expr: cons.Expr})
 			default:
 				return pgerr.New(pgerr.FeatureNotSupported, "this constraint is not supported yet")
+			}
+		case ast.AlterTableDropCheck:
+			if err := t.dropConstraint(spec.Constraint.Name); err != nil {
+				return err
 			}
 		default:
 			return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 		}
 	}
+	var added []*Check
+	for _, pc := range checks {
+		ck, err := s.addCheck(t, pc.name, pc.column, pc.expr)
+		if err != nil {
+			return err
+		}
+		added = append(added, ck)
+	}
 	if !sameIndexes(old, t) || len(fill) > 0 {
+		// The rebuild checks every row against every constraint.
 		if err := s.rebuild(ctx, d, old, t, fill); err != nil {
 			return err
 		}
+	} else {
+		for _, ck := range added {
+			if err := s.validateCheck(ctx, d, t, ck); err != nil {
+				return err
+			}
+		}
 	}
 	return d.putTable(ctx, t)
+}
+
+// dropConstraint drops a CHECK or UNIQUE constraint of t by name; a
+// dropped UNIQUE's index goes with it, through the rebuild its change of
+// indexes brings.
+func (t *Table) dropConstraint(name string) error {
+	if i := slices.IndexFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }); i >= 0 {
+		t.Checks = slices.Delete(t.Checks, i, i+1)
+		return nil
+	}
+	i := slices.IndexFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
+	switch {
+	case i < 0:
+		return pgerr.New(pgerr.UndefinedObject, "constraint %q of relation %q does not exist", name, t.Name)
+	case t.Indexes[i].Primary:
+		return pgerr.New(pgerr.FeatureNotSupported, "dropping a primary key is not supported yet")
+	}
+	t.Indexes = slices.Delete(t.Indexes, i, i+1)
+	return nil
 }
 
 // sameIndexes reports whether a and b have the same indexes, by id and
@@ -546,9 +620,13 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 			}
 		}
 		if err := s.insertRow(x, t, row); err != nil {
+			pe, ok := err.(*pgerr.Error)
+			if ok && pe.Code == pgerr.CheckViolation {
+				return violatedBySomeRow(t, pe.Constraint)
+			}
 			// As PostgreSQL words it when a new constraint's index meets
 			// existing duplicates.
-			if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
+			if ok && pe.Code == pgerr.UniqueViolation {
 				for _, ix := range t.Indexes {
 					if ix.Name == pe.Constraint {
 						return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).

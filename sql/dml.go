@@ -467,7 +467,8 @@ func (s *Session) uniqueViolation(t *Table, ix *Index, row []any) error {
 	return e
 }
 
-// checkRow applies column types (lengths, precision, ranges) and NOT NULL.
+// checkRow applies column types (lengths, precision, ranges), NOT NULL and
+// CHECK constraints.
 func (s *Session) checkRow(t *Table, row []any) error {
 	for i, col := range t.Columns {
 		if col.Dropped {
@@ -488,7 +489,14 @@ func (s *Session) checkRow(t *Table, row []any) error {
 		}
 		row[i] = v
 	}
-	return nil
+	ck, err := s.failedCheck(t, row)
+	if err != nil || ck == nil {
+		return err
+	}
+	e := pgerr.New(pgerr.CheckViolation, "new row for relation %q violates check constraint %q", t.Name, ck.Name).
+		WithDetail("%s", t.rowDescription(row, s))
+	e.Table, e.Constraint = t.Name, ck.Name
+	return e
 }
 
 // modifyTarget is what UPDATE and DELETE plan alike: the target table, the

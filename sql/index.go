@@ -42,6 +42,22 @@ func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error
 	}
 	t.Indexes = append(t.Indexes, ix)
 
+	err = s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
+		err := s.insertIndexEntry(x, t, ix, row, row[len(t.Columns)].([]byte))
+		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
+			return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
+				WithDetail("Key %s is duplicated.", t.keyValues(ix, row, s))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return d.putTable(ctx, t)
+}
+
+// eachRow calls fn for each row of t that the DDL transaction sees.
+func (s *Session) eachRow(ctx context.Context, d *ddl, t *Table, fn func(x *execCtx, row []any) error) error {
 	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
 	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
 	if err != nil {
@@ -51,21 +67,12 @@ func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error
 	for {
 		row, err := it.next()
 		if err != nil || row == nil {
-			if err != nil {
-				return err
-			}
-			break
+			return err
 		}
-		err = s.insertIndexEntry(x, t, ix, row, row[len(t.Columns)].([]byte))
-		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
-			return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
-				WithDetail("Key %s is duplicated.", t.keyValues(ix, row, s))
-		}
-		if err != nil {
+		if err := fn(x, row); err != nil {
 			return err
 		}
 	}
-	return d.putTable(ctx, t)
 }
 
 // dropIndex runs DROP INDEX: it deletes the index's entries and takes it

@@ -129,7 +129,8 @@ func checkIndexes(t *testing.T, conn *sql.DB, step int) {
 	}
 }
 
-// An index, non-unique or unique, outlives a restart, and DROP INDEX too.
+// An index, non-unique or unique, outlives a restart, and DROP INDEX and a
+// CHECK constraint too.
 func TestIndexSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -144,6 +145,7 @@ func TestIndexSurvivesRestart(t *testing.T) {
 		"CREATE UNIQUE INDEX ev_n ON ev (n)",
 		"CREATE INDEX ev_gone ON ev (n, kind)",
 		"DROP INDEX ev_gone",
+		"ALTER TABLE ev ADD CONSTRAINT ev_n_small CHECK (n < 10)",
 	} {
 		if _, err := db.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -166,6 +168,9 @@ func TestIndexSurvivesRestart(t *testing.T) {
 	}
 	if _, err := db.Exec(ctx, "INSERT INTO ev VALUES (4, 'c', 3)"); err == nil || !strings.Contains(err.Error(), "ev_n") {
 		t.Fatalf("after restart: duplicate n: %v, want a violation of ev_n", err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO ev VALUES (5, 'c', 11)"); err == nil || !strings.Contains(err.Error(), "ev_n_small") {
+		t.Fatalf("after restart: n = 11: %v, want a violation of ev_n_small", err)
 	}
 	var names string
 	if err := db.SQL().QueryRowContext(ctx, "SELECT string_agg(indexname, ',') FROM (SELECT indexname FROM pg_indexes WHERE tablename = 'ev' ORDER BY 1) s").Scan(&names); err != nil || names != "ev_kind,ev_n,ev_pkey" {

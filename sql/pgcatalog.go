@@ -556,6 +556,7 @@ func pgClassRows(s *Session) []row {
 		case r.kind == "r" && r.table != nil:
 			rw["relam"], rw["reltuples"], rw["relreplident"] = oidHeap, float64(-1), "d"
 			rw["relhasindex"], rw["relnatts"] = len(r.table.Indexes) > 0, len(r.table.Columns)
+			rw["relchecks"] = len(r.table.Checks)
 		case r.kind == "i":
 			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
 		case r.kind == "S":
@@ -710,6 +711,11 @@ func pgConstraintRows(s *Session) []row {
 			rows = append(rows, row{"oid": ix.OID, "conname": ix.Name, "connamespace": oidPublic, "contype": kind,
 				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": indexAttnums(t, ix)})
+		}
+		for _, ck := range t.Checks {
+			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": oidPublic, "contype": "c",
+				"convalidated": true, "conrelid": t.ID, "conindid": uint32(0), "confupdtype": " ", "confdeltype": " ",
+				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": t.checkColumns(ck)})
 		}
 	}
 	return rows

@@ -80,7 +80,8 @@ type Session struct {
 	pid      int32
 	noticeFn func(*pgerr.Error)
 
-	keyBuf, valBuf []byte // scratch for writeRow
+	keyBuf, valBuf []byte            // scratch for writeRow
+	checkCache     map[*Table][]expr // compiled CHECK constraints, by table
 
 	settings map[string]string // by canonical name
 	changed  map[string]bool

@@ -1,0 +1,234 @@
+package sql
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Check is a CHECK constraint: a boolean expression over a table's row
+// that no row may make false (NULL passes, as in PostgreSQL).
+type Check struct {
+	Name string `json:"name"`
+	// OID is the constraint's pg_constraint oid, allocated like an index's.
+	OID uint32 `json:"oid,omitempty"`
+	// Expr is the expression as storedExpr prints it and parseExpr reads
+	// it back.
+	Expr string `json:"expr"`
+}
+
+// addCheck adds a CHECK constraint to t, which DDL is changing. name may
+// be empty: PostgreSQL's choice then follows from the one column the
+// expression names (t_col_check), or else the table (t_check). column is
+// the column a column constraint is written on, or "".
+func (s *Session) addCheck(t *Table, name, column string, n ast.ExprNode) (*Check, error) {
+	if hasSubquery(n) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
+	}
+	ck := &Check{Name: name, Expr: storedExpr(n)}
+	if _, err := s.compileCheck(t, ck); err != nil {
+		return nil, err
+	}
+	if ck.Name == "" {
+		cols := columnsNamed(n)
+		if column == "" && len(cols) == 1 {
+			column = cols[0]
+		}
+		base := t.Name + "_check"
+		if column != "" {
+			base = t.Name + "_" + column + "_check"
+		}
+		ck.Name = base
+		for i := 1; constraintNamed(t, ck.Name); i++ {
+			ck.Name = fmt.Sprintf("%s%d", base, i)
+		}
+	} else if constraintNamed(t, ck.Name) {
+		return nil, pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", ck.Name, t.Name)
+	}
+	t.Checks = append(t.Checks, ck)
+	slices.SortFunc(t.Checks, func(a, b *Check) int { return cmp.Compare(a.Name, b.Name) })
+	return ck, nil
+}
+
+// constraintNamed reports whether t has a constraint or index called name.
+func constraintNamed(t *Table, name string) bool {
+	return slices.ContainsFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }) ||
+		slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name })
+}
+
+// compileCheck compiles a check over t's rows. It must be boolean.
+func (s *Session) compileCheck(t *Table, ck *Check) (expr, error) {
+	n, err := parseExpr(ck.Expr)
+	if err != nil {
+		return nil, err
+	}
+	var params []types.T
+	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
+	e, err := c.compile(n)
+	if err != nil {
+		return nil, err
+	}
+	if et := e.typ(); et.Oid != types.OidBool {
+		if et.Oid != types.OidUnknown {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of CHECK must be type boolean, not type %s", et)
+		}
+		if e, err = c.coerce(e, types.Bool); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// checksOf returns t's checks compiled, from the session's cache: tables
+// are immutable once in a catalog, so a table's pointer names its checks.
+func (s *Session) checksOf(t *Table) ([]expr, error) {
+	if len(t.Checks) == 0 {
+		return nil, nil
+	}
+	if exprs, ok := s.checkCache[t]; ok {
+		return exprs, nil
+	}
+	exprs := make([]expr, len(t.Checks))
+	for i, ck := range t.Checks {
+		var err error
+		if exprs[i], err = s.compileCheck(t, ck); err != nil {
+			return nil, err
+		}
+	}
+	if s.checkCache == nil || len(s.checkCache) > 64 {
+		s.checkCache = map[*Table][]expr{}
+	}
+	s.checkCache[t] = exprs
+	return exprs, nil
+}
+
+// failedCheck returns the first of t's checks that row makes false, or
+// nil.
+func (s *Session) failedCheck(t *Table, row []any) (*Check, error) {
+	exprs, err := s.checksOf(t)
+	if err != nil || len(exprs) == 0 {
+		return nil, err
+	}
+	e := &env{ctx: context.Background(), row: row, s: s}
+	for i, ex := range exprs {
+		v, err := ex.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if v == false {
+			return t.Checks[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// validateCheck checks every row of t against a check that ALTER TABLE
+// adds.
+func (s *Session) validateCheck(ctx context.Context, d *ddl, t *Table, ck *Check) error {
+	ex, err := s.compileCheck(t, ck)
+	if err != nil {
+		return err
+	}
+	return s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
+		v, err := ex.eval(x.env(row))
+		if err != nil || v != false {
+			return err
+		}
+		return violatedBySomeRow(t, ck.Name)
+	})
+}
+
+// violatedBySomeRow is the error of a new CHECK constraint that an
+// existing row breaks.
+func violatedBySomeRow(t *Table, name string) error {
+	e := pgerr.New(pgerr.CheckViolation, "check constraint %q of relation %q is violated by some row", name, t.Name)
+	e.Table, e.Constraint = t.Name, name
+	return e
+}
+
+// dropChecksOn drops t's checks that name column i, as dropping the column
+// does in PostgreSQL.
+func (t *Table) dropChecksOn(i int) error {
+	var kept []*Check
+	for _, ck := range t.Checks {
+		n, err := parseExpr(ck.Expr)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(columnsNamed(n), t.Columns[i].Name) {
+			kept = append(kept, ck)
+		}
+	}
+	t.Checks = kept
+	return nil
+}
+
+// columnsNamed lists the distinct column names an expression uses.
+func columnsNamed(n ast.ExprNode) []string {
+	v := &columnCollector{}
+	n.Accept(v)
+	return v.names
+}
+
+type columnCollector struct{ names []string }
+
+func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && !slices.Contains(v.names, c.Name.Name.O) {
+		v.names = append(v.names, c.Name.Name.O)
+	}
+	return n, false
+}
+
+func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// checkByOID finds a CHECK constraint by its pg_constraint oid.
+func (s *Session) checkByOID(oid uint32) (*Table, *Check) {
+	for _, t := range s.catalog().tables {
+		for _, ck := range t.Checks {
+			if ck.OID == oid {
+				return t, ck
+			}
+		}
+	}
+	return nil, nil
+}
+
+// checkDef is pg_get_constraintdef of a check: CHECK ((a > 0)), or with
+// pretty, CHECK (a > 0).
+func (s *Session) checkDef(t *Table, ck *Check, pretty bool) string {
+	text := ck.Expr // as stored, if it does not compile or print
+	if e, err := s.compileCheck(t, ck); err == nil {
+		names := make([]string, len(t.Columns))
+		for i, col := range t.Columns {
+			names[i] = col.Name
+		}
+		if d, ok := deparse(e, names); ok {
+			text = d
+			if pretty && strings.HasPrefix(d, "(") && strings.HasSuffix(d, ")") {
+				text = d[1 : len(d)-1]
+			}
+		}
+	}
+	return "CHECK (" + text + ")"
+}
+
+// checkColumns are the attnums of the columns a check names.
+func (t *Table) checkColumns(ck *Check) []int16 {
+	n, err := parseExpr(ck.Expr)
+	if err != nil {
+		return nil
+	}
+	var nums []int16
+	for _, name := range columnsNamed(n) {
+		if _, col := t.Column(name); col != nil {
+			nums = append(nums, col.Num)
+		}
+	}
+	return nums
+}
