@@ -10,12 +10,20 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// Window functions: the ranking functions row_number, rank and dense_rank
-// over (PARTITION BY ... ORDER BY ...), which pgjdbc's getColumns uses to
-// number a table's columns. They run after WHERE, on the rows it kept: each
-// call adds a column to every row, which the select list reads by the call's
-// text. Window frames do not matter to ranking functions; aggregates over
-// windows and windows of a grouped query are not supported.
+// Window functions run after WHERE, on the rows it kept: each call adds a
+// column to every row, which the select list reads by the call's text.
+//
+//   - row_number, rank and dense_rank number the rows of a partition in the
+//     window's order (pgjdbc's getColumns uses them).
+//   - lag and lead read the value of a row before or after, in that order.
+//   - first_value, last_value and the aggregates (count, sum, avg, min, max,
+//     bool_and, bool_or, every, string_agg) read the window frame: by
+//     default, with ORDER BY, the partition's rows up to the current row and
+//     its peers; without ORDER BY, the whole partition. ROWS frames may
+//     bound either end by UNBOUNDED, CURRENT ROW or a constant offset; RANGE
+//     frames by UNBOUNDED or CURRENT ROW.
+//
+// Windows of a grouped query, named windows and DISTINCT are not supported.
 
 // winPlan is a query's window step.
 type winPlan struct {
@@ -26,10 +34,32 @@ type winPlan struct {
 type winCall struct {
 	key       string // the call as SQL, as the select list names it
 	fn        string
+	t         types.T // the result type
+	args      []expr
+	agg       *aggCall // the aggregate, for an aggregate over a window
 	partition []expr
 	order     []sortKey // over the values of orderBy
 	orderBy   []expr
+	frame     winFrame
 }
+
+// winFrame is a window frame. An offset bound counts rows (ROWS only).
+type winFrame struct {
+	rows       bool // ROWS, not RANGE
+	start, end frameBound
+}
+
+type frameBound struct {
+	kind   int // boundUnbounded, boundCurrent or boundOffset
+	offset int64
+	ahead  bool // FOLLOWING, not PRECEDING
+}
+
+const (
+	boundUnbounded = iota
+	boundCurrent
+	boundOffset
+)
 
 // planWindows plans the window calls of n's select list, and returns the
 // compiler that compiles the select list over the rows they extend.
@@ -52,58 +82,184 @@ func (p *selectPlan) planWindows(out, in *compiler, n *ast.SelectStmt) (*compile
 		if slices.ContainsFunc(w.calls, func(c *winCall) bool { return c.key == key }) {
 			continue
 		}
-		call := &winCall{key: key, fn: strings.ToLower(wf.Name)}
-		switch call.fn {
-		case "row_number", "rank", "dense_rank":
-		default:
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", call.fn)
+		call, err := planWindowCall(in, wf)
+		if err != nil {
+			return nil, err
 		}
-		if len(wf.Args) > 0 {
-			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with arguments does not exist", call.fn)
-		}
-		spec := wf.Spec
-		if spec.Name.L != "" || spec.Ref.L != "" {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "named windows are not supported")
-		}
-		if spec.PartitionBy != nil {
-			for _, item := range spec.PartitionBy.Items {
-				e, err := in.compile(item.Expr)
-				if err != nil {
-					return nil, err
-				}
-				call.partition = append(call.partition, e)
-			}
-		}
-		if spec.OrderBy != nil {
-			for _, item := range spec.OrderBy.Items {
-				e := item.Expr
-				k := sortKey{desc: item.Desc, nullsFirst: item.Desc}
-				if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
-					e = f.Args[0]
-					k.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
-				}
-				oe, err := in.compile(e)
-				if err != nil {
-					return nil, err
-				}
-				if oe, err = in.resolveUnknown(oe); err != nil {
-					return nil, err
-				}
-				k.idx, k.t = len(call.partition)+len(call.orderBy), oe.typ()
-				call.order = append(call.order, k)
-				call.orderBy = append(call.orderBy, oe)
-			}
-		}
+		call.key = key
 		w.calls = append(w.calls, call)
 	}
 	// The added columns have no names: only the calls read them.
-	for range w.calls {
-		in.scope.cols = append(in.scope.cols, scopeCol{t: types.Int8})
+	for _, call := range w.calls {
+		in.scope.cols = append(in.scope.cols, scopeCol{t: call.t})
 	}
 	p.windows = w
 	cc := *out
 	cc.win = w
 	return &cc, nil
+}
+
+// planWindowCall plans one call: its function and arguments, its window and
+// its frame.
+func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
+	call := &winCall{fn: strings.ToLower(wf.Name), t: types.Int8}
+	if wf.Distinct {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions")
+	}
+	args := make([]expr, len(wf.Args))
+	for i, a := range wf.Args {
+		var err error
+		if args[i], err = in.compile(a); err != nil {
+			return nil, err
+		}
+	}
+	switch call.fn {
+	case "row_number", "rank", "dense_rank":
+		if len(args) > 0 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with arguments does not exist", call.fn)
+		}
+	case "lag", "lead":
+		if len(args) < 1 || len(args) > 3 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.fn, len(args))
+		}
+		var err error
+		if args[0], err = in.resolveUnknown(args[0]); err != nil {
+			return nil, err
+		}
+		call.t = args[0].typ()
+		if len(args) > 1 {
+			if args[1], err = in.coerce(args[1], types.Int4); err != nil {
+				return nil, err
+			}
+		}
+		if len(args) > 2 {
+			if args[2], err = in.coerce(args[2], call.t); err != nil {
+				return nil, err
+			}
+		}
+	case "first_value", "last_value":
+		if len(args) != 1 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.fn, len(args))
+		}
+		var err error
+		if args[0], err = in.resolveUnknown(args[0]); err != nil {
+			return nil, err
+		}
+		call.t = args[0].typ()
+	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg":
+		agg := &aggCall{fn: call.fn, args: args}
+		if call.fn == "count" && (len(wf.Args) == 0 || len(wf.Args) == 1 && isConstOne(wf.Args[0])) {
+			agg.args = nil // count(*)
+		}
+		if err := agg.typeCheck(in); err != nil {
+			return nil, err
+		}
+		call.agg, call.t = agg, agg.t
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", call.fn)
+	}
+	call.args = args
+
+	spec := wf.Spec
+	if spec.Name.L != "" || spec.Ref.L != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "named windows are not supported")
+	}
+	if spec.PartitionBy != nil {
+		for _, item := range spec.PartitionBy.Items {
+			e, err := in.compile(item.Expr)
+			if err != nil {
+				return nil, err
+			}
+			call.partition = append(call.partition, e)
+		}
+	}
+	if spec.OrderBy != nil {
+		for _, item := range spec.OrderBy.Items {
+			e := item.Expr
+			k := sortKey{desc: item.Desc, nullsFirst: item.Desc}
+			if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
+				e = f.Args[0]
+				k.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
+			}
+			oe, err := in.compile(e)
+			if err != nil {
+				return nil, err
+			}
+			if oe, err = in.resolveUnknown(oe); err != nil {
+				return nil, err
+			}
+			k.idx, k.t = len(call.partition)+len(call.orderBy), oe.typ()
+			call.order = append(call.order, k)
+			call.orderBy = append(call.orderBy, oe)
+		}
+	}
+	// The default frame: RANGE UNBOUNDED PRECEDING to CURRENT ROW, whose
+	// peers, without ORDER BY, are the whole partition.
+	call.frame = winFrame{start: frameBound{kind: boundUnbounded}, end: frameBound{kind: boundCurrent}}
+	if spec.Frame != nil {
+		var err error
+		if call.frame, err = planFrame(in, spec.Frame); err != nil {
+			return nil, err
+		}
+	}
+	return call, nil
+}
+
+// planFrame reads a frame clause.
+func planFrame(in *compiler, f *ast.FrameClause) (winFrame, error) {
+	fr := winFrame{rows: f.Type == ast.Rows}
+	if f.Type != ast.Rows && f.Type != ast.Ranges {
+		return fr, pgerr.New(pgerr.FeatureNotSupported, "GROUPS frames are not supported")
+	}
+	bound := func(b ast.FrameBound, start bool) (frameBound, error) {
+		switch {
+		case b.Type == ast.CurrentRow:
+			return frameBound{kind: boundCurrent}, nil
+		case b.UnBounded:
+			if start == (b.Type == ast.Following) {
+				which := "start"
+				if !start {
+					which = "end"
+				}
+				return frameBound{}, pgerr.New(pgerr.WindowingError, "frame %s cannot be UNBOUNDED %s", which,
+					map[bool]string{true: "FOLLOWING", false: "PRECEDING"}[b.Type == ast.Following])
+			}
+			return frameBound{kind: boundUnbounded, ahead: b.Type == ast.Following}, nil
+		case !fr.rows:
+			return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with an offset is not supported")
+		}
+		e, err := in.compile(b.Expr)
+		if err != nil {
+			return frameBound{}, err
+		}
+		var n int64
+		if k, ok := e.(*constExpr); !ok {
+			return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be integer constants")
+		} else if n, ok = k.v.(int64); !ok {
+			return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be integer constants")
+		}
+		if n < 0 {
+			return frameBound{}, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "frame starting offset must not be negative")
+		}
+		return frameBound{kind: boundOffset, offset: n, ahead: b.Type == ast.Following}, nil
+	}
+	var err error
+	if fr.start, err = bound(f.Extent.Start, true); err != nil {
+		return fr, err
+	}
+	if fr.end, err = bound(f.Extent.End, false); err != nil {
+		return fr, err
+	}
+	// PostgreSQL's checks of a frame that would run backwards.
+	startAhead := fr.start.kind == boundOffset && fr.start.ahead
+	endBehind := fr.end.kind == boundOffset && !fr.end.ahead
+	switch {
+	case fr.start.kind == boundCurrent && endBehind:
+		return fr, pgerr.New(pgerr.WindowingError, "frame starting from current row cannot have preceding rows")
+	case startAhead && (fr.end.kind == boundCurrent || endBehind):
+		return fr, pgerr.New(pgerr.WindowingError, "frame starting from following row cannot have preceding rows")
+	}
+	return fr, nil
 }
 
 // windowFinder collects the window calls of an expression, not those of
@@ -131,7 +287,7 @@ func (c *compiler) windowRef(n *ast.WindowFuncExpr) (expr, error) {
 	key := restore(n)
 	for i, call := range c.win.calls {
 		if call.key == key {
-			return &colExpr{t: types.Int8, idx: c.win.base + i}, nil
+			return &colExpr{t: call.t, idx: c.win.base + i}, nil
 		}
 	}
 	return nil, pgerr.New(pgerr.WindowingError, "window function %s is not allowed here", n.Name)
@@ -148,7 +304,7 @@ func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
 		rows[i] = slices.Grow(slices.Clip(r), len(w.calls))
 	}
 	for _, call := range w.calls {
-		vals, err := call.rank(x, rows)
+		vals, err := call.compute(x, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -159,9 +315,12 @@ func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
 	return &sliceIter{rows: rows}, nil
 }
 
-// rank numbers rows within their partitions, in the window's order.
-func (call *winCall) rank(x *execCtx, rows [][]any) ([]any, error) {
-	exprs := append(slices.Clip(call.partition), call.orderBy...)
+// compute returns the call's value for each row: it orders the rows by
+// partition and the window's order, then walks each partition.
+func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
+	// keyed[i] holds the partition and order values, the arguments, and
+	// last the row's input position.
+	exprs := append(append(slices.Clip(call.partition), call.orderBy...), call.args...)
 	nk := len(exprs)
 	keyed := make([][]any, len(rows))
 	for i, r := range rows {
@@ -177,7 +336,7 @@ func (call *winCall) rank(x *execCtx, rows [][]any) ([]any, error) {
 		k[nk] = int64(i)
 		keyed[i] = k
 	}
-	keys := make([]sortKey, 0, nk)
+	keys := make([]sortKey, 0, len(call.partition)+len(call.order))
 	for j, pe := range call.partition {
 		keys = append(keys, sortKey{idx: j, t: pe.typ()})
 	}
@@ -185,27 +344,148 @@ func (call *winCall) rank(x *execCtx, rows [][]any) ([]any, error) {
 	sortRows(keyed, keys)
 
 	vals := make([]any, len(rows))
-	var n, rank, dense int64
-	for i, k := range keyed {
-		switch {
-		case i == 0 || !sameKeys(keyed[i-1], k, keys[:len(call.partition)]):
-			n, rank, dense = 1, 1, 1
-		case !sameKeys(keyed[i-1], k, call.order):
-			n++
-			rank, dense = n, dense+1
-		default:
-			n++
+	argAt := len(call.partition) + len(call.orderBy)
+	for lo := 0; lo < len(keyed); {
+		hi := lo + 1
+		for hi < len(keyed) && sameKeys(keyed[lo], keyed[hi], keys[:len(call.partition)]) {
+			hi++
 		}
-		switch call.fn {
-		case "row_number":
-			vals[k[nk].(int64)] = n
-		case "rank":
-			vals[k[nk].(int64)] = rank
-		default:
-			vals[k[nk].(int64)] = dense
+		part := keyed[lo:hi]
+		out, err := call.partitionValues(part, argAt)
+		if err != nil {
+			return nil, err
 		}
+		for i, k := range part {
+			vals[k[nk].(int64)] = out[i]
+		}
+		lo = hi
 	}
 	return vals, nil
+}
+
+// partitionValues computes the call over one partition's rows, in window
+// order; args start at argAt in each.
+func (call *winCall) partitionValues(part [][]any, argAt int) ([]any, error) {
+	out := make([]any, len(part))
+	// peers[i] is the first row of i's peer group; peerEnd[i] one past its
+	// last. Without ORDER BY, the whole partition is one peer group.
+	peers, peerEnd := make([]int, len(part)), make([]int, len(part))
+	for i := range part {
+		if i > 0 && sameKeys(part[i-1], part[i], call.order) {
+			peers[i] = peers[i-1]
+		} else {
+			peers[i] = i
+		}
+	}
+	for i := len(part) - 1; i >= 0; i-- {
+		if i+1 < len(part) && peers[i+1] == peers[i] {
+			peerEnd[i] = peerEnd[i+1]
+		} else {
+			peerEnd[i] = i + 1
+		}
+	}
+	arg := func(i, j int) any { return part[i][argAt+j] }
+	switch call.fn {
+	case "row_number", "rank", "dense_rank":
+		dense := int64(0)
+		for i := range part {
+			if peers[i] == i {
+				dense++
+			}
+			switch call.fn {
+			case "row_number":
+				out[i] = int64(i + 1)
+			case "rank":
+				out[i] = int64(peers[i] + 1)
+			default:
+				out[i] = dense
+			}
+		}
+		return out, nil
+	case "lag", "lead":
+		for i := range part {
+			offset := int64(1)
+			if len(call.args) > 1 {
+				if arg(i, 1) == nil {
+					continue // a NULL offset gives NULL
+				}
+				offset = arg(i, 1).(int64)
+			}
+			if call.fn == "lag" {
+				offset = -offset
+			}
+			if j := int64(i) + offset; j >= 0 && j < int64(len(part)) {
+				out[i] = arg(int(j), 0)
+			} else if len(call.args) > 2 {
+				out[i] = arg(i, 2)
+			}
+		}
+		return out, nil
+	}
+	// The frame functions: each row's frame is [from, to).
+	frame := func(i int) (from, to int) {
+		f := call.frame
+		switch {
+		case f.start.kind == boundUnbounded:
+			from = 0
+		case f.start.kind == boundCurrent && f.rows:
+			from = i
+		case f.start.kind == boundCurrent:
+			from = peers[i]
+		case f.start.ahead:
+			from = i + int(min(f.start.offset, int64(len(part))))
+		default:
+			from = i - int(min(f.start.offset, int64(i)))
+		}
+		switch {
+		case f.end.kind == boundUnbounded:
+			to = len(part)
+		case f.end.kind == boundCurrent && f.rows:
+			to = i + 1
+		case f.end.kind == boundCurrent:
+			to = peerEnd[i]
+		case f.end.ahead:
+			to = i + 1 + int(min(f.end.offset, int64(len(part))))
+		default:
+			to = i + 1 - int(min(f.end.offset, int64(i+1)))
+		}
+		return max(from, 0), min(to, len(part))
+	}
+	if call.agg == nil { // first_value, last_value
+		for i := range part {
+			if from, to := frame(i); from < to {
+				if call.fn == "first_value" {
+					out[i] = arg(from, 0)
+				} else {
+					out[i] = arg(to-1, 0)
+				}
+			}
+		}
+		return out, nil
+	}
+	// Aggregates. A frame that starts at the partition's first row only
+	// grows from row to row, so one state serves them all; any other is
+	// aggregated afresh for each row.
+	running := call.frame.start.kind == boundUnbounded
+	st := &aggState{call: call.agg}
+	added := 0
+	for i := range part {
+		from, to := frame(i)
+		if !running {
+			st, added = &aggState{call: call.agg}, from
+		}
+		for ; added < to; added++ {
+			if err := st.add(part[added][argAt : argAt+len(call.args)]); err != nil {
+				return nil, err
+			}
+		}
+		v, err := st.result()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // sameKeys reports whether two key rows agree on keys, NULL agreeing with

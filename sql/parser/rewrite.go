@@ -542,9 +542,20 @@ func (e *exprParser) name() error {
 	case wordsAt(e.seq, e.i, "within", "group"):
 		return e.p.unsupported(tokOf(e.cur()), "WITHIN GROUP is not supported")
 	case isWord(e.cur(), "over") && (parenGroup(at(e.seq, e.i+1)) != nil || isName(at(e.seq, e.i+1))):
+		if isWord(at(g.kids, 0), "distinct") {
+			return e.p.unsupported(tokOf(g.kids[0]), "DISTINCT is not implemented for window functions")
+		}
+		if noTiDBWindow[last.val] {
+			return e.p.unsupported(last, "window function %s is not supported", last.val)
+		}
 		e.i += 2
 	}
 	return nil
+}
+
+// noTiDBWindow are aggregates TiDB's grammar does not take before OVER.
+var noTiDBWindow = map[string]bool{
+	"string_agg": true, "bool_and": true, "bool_or": true, "every": true, "array_agg": true,
 }
 
 // rewrittenOps maps PostgreSQL operators that TiDB lacks or reads with

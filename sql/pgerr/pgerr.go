@@ -85,6 +85,7 @@ const (
 	WrongObjectType                  = "42809"
 	InvalidName                      = "42602"
 	WindowingError                   = "42P20"
+	InvalidPrecedingOrFollowingSize  = "22013"
 	InvalidRegularExpression         = "2201B"
 	InvalidSchemaName                = "3F000"
 	DependentObjectsStillExist       = "2BP01"
