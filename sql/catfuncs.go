@@ -567,65 +567,128 @@ var sqlValueFuncs = map[string]string{
 }
 
 // deparse prints a compiled expression as PostgreSQL's ruleutils prints
-// the expression tree it stores: implicit casts are invisible, and
-// constants carry their type as get_const_expr decides. cols names the
-// columns a colExpr reads. It reports false for an expression it cannot
-// print.
+// the expression tree it stores: implicit casts are invisible, constants
+// carry their type as get_const_expr decides, and every operator is
+// parenthesized. cols names the columns a colExpr reads. It reports false
+// for an expression it cannot print.
 func deparse(e expr, cols []string) (string, bool) {
-	var fail bool
-	var walk func(e expr) string
-	walk = func(e expr) string {
+	return deparser{cols: cols}.print(e)
+}
+
+// deparsePretty is deparse as pretty-printing ruleutils prints: without
+// the parentheses that operator precedence makes redundant.
+func deparsePretty(e expr, cols []string) (string, bool) {
+	return deparser{cols: cols, pretty: true}.print(e)
+}
+
+type deparser struct {
+	cols   []string
+	pretty bool
+}
+
+// Operator precedence, loosest first, as PostgreSQL's grammar binds.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precIs
+	precCmp
+	precAdd
+	precMul
+	precUnary
+	precPrimary
+)
+
+func (d deparser) print(e expr) (string, bool) {
+	fail := false
+	var walk func(e expr) (string, int)
+	// operand prints a child of an operator of precedence prec. Pretty, it
+	// has parentheses only if it binds looser (or, on the right of a
+	// left-associative operator, as loose); otherwise every operator
+	// already has its own.
+	operand := func(e expr, prec int, right bool) string {
+		text, p := walk(e)
+		arithInCmp := prec == precCmp && (p == precAdd || p == precMul) // ruleutils' isSimpleNode
+		if !d.pretty || !arithInCmp && (p > prec || p == prec && !right) {
+			return text
+		}
+		return "(" + text + ")"
+	}
+	binary := func(l expr, op string, r expr, prec int) (string, int) {
+		text := operand(l, prec, false) + " " + op + " " + operand(r, prec, true)
+		if !d.pretty {
+			return "(" + text + ")", precPrimary
+		}
+		return text, prec
+	}
+	walk = func(e expr) (string, int) {
 		switch x := e.(type) {
 		case *constExpr:
-			return constText(x.t, x.v)
+			return constText(x.t, x.v), precPrimary
 		case *colExpr:
-			if x.idx < len(cols) {
-				return parser.QuoteIdent(cols[x.idx])
+			if x.idx < len(d.cols) {
+				return parser.QuoteIdent(d.cols[x.idx]), precPrimary
 			}
 		case *castExpr:
 			if !x.explicit {
 				return walk(x.e)
 			}
-			return walk(x.e) + "::" + x.to.String()
+			text, _ := walk(x.e)
+			return text + "::" + x.to.String(), precPrimary
 		case *funcExpr:
 			if kw, ok := sqlValueFuncs[x.name]; ok {
-				return kw
+				return kw, precPrimary
 			}
 			args := make([]string, len(x.args))
 			for i, a := range x.args {
-				args[i] = walk(a)
+				args[i], _ = walk(a)
 			}
 			if x.name == "nextval" && len(args) == 1 {
 				if a, ok := strings.CutSuffix(args[0], "::text"); ok {
 					args[0] = a + "::regclass" // nextval takes a regclass
 				}
 			}
-			return x.name + "(" + strings.Join(args, ", ") + ")"
+			return x.name + "(" + strings.Join(args, ", ") + ")", precPrimary
 		case *arithExpr:
-			return "(" + walk(x.l) + " " + string(x.op) + " " + walk(x.r) + ")"
+			prec := precAdd
+			if x.op == '*' || x.op == '/' || x.op == '%' {
+				prec = precMul
+			}
+			return binary(x.l, string(x.op), x.r, prec)
 		case *negExpr:
-			return "(- " + walk(x.e) + ")"
+			if d.pretty {
+				return "- " + operand(x.e, precUnary, true), precUnary
+			}
+			text, _ := walk(x.e)
+			return "(- " + text + ")", precPrimary
 		case *cmpExpr:
-			return "(" + walk(x.l) + " " + x.op + " " + walk(x.r) + ")"
+			return binary(x.l, x.op, x.r, precCmp)
 		case *logicExpr:
-			op := " OR "
 			if x.and {
-				op = " AND "
+				return binary(x.l, "AND", x.r, precAnd)
 			}
-			return "(" + walk(x.l) + op + walk(x.r) + ")"
+			return binary(x.l, "OR", x.r, precOr)
 		case *notExpr:
-			return "(NOT " + walk(x.e) + ")"
-		case *isNullExpr:
-			if x.not {
-				return "(" + walk(x.e) + " IS NOT NULL)"
+			text := "NOT " + operand(x.e, precNot, true)
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
 			}
-			return "(" + walk(x.e) + " IS NULL)"
+			return text, precNot
+		case *isNullExpr:
+			text := operand(x.e, precIs, false) + " IS NULL"
+			if x.not {
+				text = operand(x.e, precIs, false) + " IS NOT NULL"
+			}
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, precIs
 		}
 		fail = true
-		return "?"
+		return "?", precPrimary
 	}
-	out := walk(e)
-	return out, !fail
+	text, _ := walk(e)
+	return text, !fail
 }
 
 // constText is get_const_expr: non-negative int4 and numeric literals and

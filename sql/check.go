@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -21,34 +21,33 @@ type Check struct {
 	// Expr is the expression as storedExpr prints it and parseExpr reads
 	// it back.
 	Expr string `json:"expr"`
+	// TimeZone is the creating session's: PostgreSQL reads the literals of
+	// a check once, when it is made, so '2024-01-01' keeps that zone.
+	TimeZone string `json:"time_zone,omitempty"`
 }
 
-// addCheck adds a CHECK constraint to t, which DDL is changing. name may
-// be empty: PostgreSQL's choice then follows from the one column the
-// expression names (t_col_check), or else the table (t_check). column is
-// the column a column constraint is written on, or "".
-func (s *Session) addCheck(t *Table, name, column string, n ast.ExprNode) (*Check, error) {
+// addCheck adds a CHECK constraint to t, which DDL is changing. Without a
+// name it takes PostgreSQL's: t_col_check if the expression names one
+// column, else t_check, numbered to differ from every constraint of the
+// schema.
+func (s *Session) addCheck(cat *Catalog, t *Table, name string, n ast.ExprNode) (*Check, error) {
 	if hasSubquery(n) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
-	ck := &Check{Name: name, Expr: storedExpr(n)}
+	ck := &Check{Name: name, Expr: storedExpr(n), TimeZone: s.settings["TimeZone"]}
 	if _, err := s.compileCheck(t, ck); err != nil {
 		return nil, err
 	}
 	if ck.Name == "" {
-		cols := columnsNamed(n)
-		if column == "" && len(cols) == 1 {
+		column := ""
+		if cols := columnsNamed(n); len(cols) == 1 {
 			column = cols[0]
 		}
-		base := t.Name + "_check"
-		if column != "" {
-			base = t.Name + "_" + column + "_check"
+		ck.Name = parser.ObjectName(t.Name, column, "check")
+		for i := 1; constraintTaken(cat, t, ck.Name); i++ {
+			ck.Name = parser.ObjectName(t.Name, column, fmt.Sprintf("check%d", i))
 		}
-		ck.Name = base
-		for i := 1; constraintNamed(t, ck.Name); i++ {
-			ck.Name = fmt.Sprintf("%s%d", base, i)
-		}
-	} else if constraintNamed(t, ck.Name) {
+	} else if tableConstraintNamed(t, ck.Name) {
 		return nil, pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", ck.Name, t.Name)
 	}
 	t.Checks = append(t.Checks, ck)
@@ -56,17 +55,41 @@ func (s *Session) addCheck(t *Table, name, column string, n ast.ExprNode) (*Chec
 	return ck, nil
 }
 
-// constraintNamed reports whether t has a constraint or index called name.
-func constraintNamed(t *Table, name string) bool {
+// tableConstraintNamed reports whether t has a constraint (a CHECK, or a
+// primary key or unique constraint; an index CREATE INDEX made is none)
+// called name.
+func tableConstraintNamed(t *Table, name string) bool {
 	return slices.ContainsFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }) ||
-		slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name })
+		slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
 }
 
-// compileCheck compiles a check over t's rows. It must be boolean.
+// constraintTaken reports whether name is a constraint's of t or of any
+// table of cat: PostgreSQL's automatic names differ across the schema.
+func constraintTaken(cat *Catalog, t *Table, name string) bool {
+	if tableConstraintNamed(t, name) {
+		return true
+	}
+	for _, other := range cat.tables {
+		if tableConstraintNamed(other, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// compileCheck compiles a check over t's rows, its literals read in the
+// time zone it was made in. It must be boolean.
 func (s *Session) compileCheck(t *Table, ck *Check) (expr, error) {
 	n, err := parseExpr(ck.Expr)
 	if err != nil {
 		return nil, err
+	}
+	if ck.TimeZone != "" {
+		if loc, err := loadLocation(ck.TimeZone); err == nil {
+			saved := s.loc()
+			s.loc_ = loc
+			defer func() { s.loc_ = saved }()
+		}
 	}
 	var params []types.T
 	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
@@ -208,11 +231,12 @@ func (s *Session) checkDef(t *Table, ck *Check, pretty bool) string {
 		for i, col := range t.Columns {
 			names[i] = col.Name
 		}
-		if d, ok := deparse(e, names); ok {
-			text = d
-			if pretty && strings.HasPrefix(d, "(") && strings.HasSuffix(d, ")") {
-				text = d[1 : len(d)-1]
+		if pretty {
+			if d, ok := deparsePretty(e, names); ok {
+				text = d
 			}
+		} else if d, ok := deparse(e, names); ok {
+			text = d
 		}
 	}
 	return "CHECK (" + text + ")"

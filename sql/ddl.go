@@ -80,9 +80,6 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	}
 	for _, cons := range n.Constraints {
 		if cons.Tp == ast.ConstraintCheck {
-			if cons.Name != "" && slices.ContainsFunc(checks, func(c pendingCheck) bool { return c.name == cons.Name }) {
-				return pgerr.New(pgerr.DuplicateObject, "check constraint %q already exists", cons.Name)
-			}
 			checks = append(checks, pendingCheck{name: cons.Name, expr: cons.Expr})
 			continue
 		}
@@ -105,6 +102,14 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			return pgerr.New(pgerr.FeatureNotSupported, "this table constraint is not supported yet")
 		}
 	}
+	for i, ck := range checks {
+		if ck.name != "" && slices.ContainsFunc(checks[:i], func(c pendingCheck) bool { return c.name == ck.name }) {
+			return pgerr.New(pgerr.DuplicateObject, "check constraint %q already exists", ck.name)
+		}
+	}
+	if err := d.indexNamesFree(t, pkName); err != nil {
+		return err
+	}
 	if pk != nil {
 		if err := t.addIndex(pk, true, pkName); err != nil {
 			return err
@@ -113,12 +118,15 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 		return err
 	}
 	for _, u := range uniques {
+		if err := d.indexNamesFree(t, u.name); err != nil {
+			return err
+		}
 		if err := t.addIndex(u.cols, false, u.name); err != nil {
 			return err
 		}
 	}
 	for _, ck := range checks {
-		if _, err := s.addCheck(t, ck.name, ck.column, ck.expr); err != nil {
+		if _, err := s.addCheck(d.cat, t, ck.name, ck.expr); err != nil {
 			return err
 		}
 	}
@@ -141,8 +149,8 @@ func columnType(st *parser.Statement, i int) string {
 // pendingCheck is a CHECK constraint of a CREATE TABLE, added once all
 // columns are known.
 type pendingCheck struct {
-	name, column string
-	expr         ast.ExprNode
+	name string
+	expr ast.ExprNode
 }
 
 // columnDef builds a column from its definition; serial types create their
@@ -190,7 +198,7 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 		case ast.ColumnOptionUniqKey:
 			unique = true
 		case ast.ColumnOptionCheck:
-			*checks = append(*checks, pendingCheck{name: o.ConstraintName, column: col.Name, expr: o.Expr})
+			*checks = append(*checks, pendingCheck{name: o.ConstraintName, expr: o.Expr})
 		default:
 			return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
 		}
@@ -208,14 +216,27 @@ func (s *Session) compileDefault(col *TableColumn) (expr, error) {
 	return c.compileAssign(n, col.Type)
 }
 
+// indexNamesFree checks that a primary key or unique constraint may take
+// name ("" passes): its index is a relation, and it is a constraint.
+func (d *ddl) indexNamesFree(t *Table, name string) error {
+	switch {
+	case name == "":
+	case relationNamed(d.cat, name) || slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name }):
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	case tableConstraintNamed(t, name):
+		return pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", name, t.Name)
+	}
+	return nil
+}
+
 // addIndex adds the primary key or a unique constraint over cols, named
 // name or, if that is empty, as PostgreSQL names it.
 func (t *Table) addIndex(cols []string, primary bool, name string) error {
 	ix := &Index{ID: primaryIndex, Primary: primary, NullEntries: true, Name: name}
 	if primary {
-		ix.Name = cmp.Or(name, t.Name+"_pkey")
+		ix.Name = cmp.Or(name, parser.ObjectName(t.Name, "", "pkey"))
 	} else {
-		ix.Name = cmp.Or(name, t.Name+"_"+strings.Join(cols, "_")+"_key")
+		ix.Name = cmp.Or(name, parser.ObjectName(t.Name, strings.Join(cols, "_"), "key"))
 		var err error
 		if ix.ID, err = t.nextIndexID(); err != nil {
 			return err
@@ -497,10 +518,16 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				if t.PrimaryKey() != nil {
 					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
 				}
+				if err := d.indexNamesFree(t, cons.Name); err != nil {
+					return err
+				}
 				if err := t.addIndex(cols, true, cons.Name); err != nil {
 					return err
 				}
 			case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+				if err := d.indexNamesFree(t, cons.Name); err != nil {
+					return err
+				}
 				if err := t.addIndex(cols, false, cons.Name); err != nil {
 					return err
 				}
@@ -519,7 +546,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	}
 	var added []*Check
 	for _, pc := range checks {
-		ck, err := s.addCheck(t, pc.name, pc.column, pc.expr)
+		ck, err := s.addCheck(d.cat, t, pc.name, pc.expr)
 		if err != nil {
 			return err
 		}

@@ -638,7 +638,7 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 	if name == nil {
 		t := tokOf(on)
 		name = []item{&synth{anchor: t, space: true,
-			parts: []any{quoteIdent(indexName(tokOf(table[len(table)-1]).val, cols))}}}
+			parts: []any{quoteIdent(ObjectName(tokOf(table[len(table)-1]).val, strings.Join(cols, "_"), "idx"))}}}
 	}
 	out = append(out, name...)
 	out = append(out, on)
@@ -654,16 +654,16 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 	return p.finish(items, isCreateIndex)
 }
 
-// indexName chooses the name PostgreSQL gives an unnamed index:
-// table_col1_col2_idx, with the table and column parts shortened in turn
-// to fit in NAMEDATALEN-1 bytes (makeObjectName in indexcmds.c).
-func indexName(table string, cols []string) string {
-	name2 := strings.Join(cols, "_")
-	avail := maxIdentLen - len("idx") - 1
+// ObjectName is PostgreSQL's makeObjectName (indexcmds.c): name1_name2_label,
+// with name1 and name2 shortened in turn, the longer first, to fit in
+// NAMEDATALEN-1 bytes. name2 may be empty. An unnamed index is
+// table_col1_col2_idx; an unnamed CHECK, table_col_check.
+func ObjectName(name1, name2, label string) string {
+	avail := maxIdentLen - len(label) - 1
 	if name2 != "" {
 		avail--
 	}
-	n1, n2 := len(table), len(name2)
+	n1, n2 := len(name1), len(name2)
 	for n1+n2 > avail {
 		if n1 > n2 {
 			n1--
@@ -677,11 +677,11 @@ func indexName(table string, cols []string) string {
 		}
 		return s[:n]
 	}
-	name := clip(table, n1)
+	name := clip(name1, n1)
 	if name2 != "" {
 		name += "_" + clip(name2, n2)
 	}
-	return name + "_idx"
+	return name + "_" + label
 }
 
 // createSequence parses CREATE SEQUENCE, whose options TiDB shares except
