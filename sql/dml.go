@@ -93,7 +93,7 @@ func (p *writePlan) project(x *execCtx, row []any) ([]any, error) {
 }
 
 // planInsert plans INSERT ... VALUES / SELECT / DEFAULT VALUES.
-func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*writePlan, error) {
+func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *parser.OnConflict) (*writePlan, error) {
 	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
@@ -112,6 +112,11 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList) (*wri
 	p := &writePlan{verb: "INSERT", t: t}
 	if err := c.planReturning(p, tableScope(t, alias), returning); err != nil {
 		return nil, err
+	}
+	if oc != nil {
+		if ins.conflict, err = c.planOnConflict(t, alias, ins.defaults, oc); err != nil {
+			return nil, err
+		}
 	}
 	empty := c.withScope(&scope{})
 	if n.Select != nil {
@@ -246,6 +251,7 @@ type insert struct {
 	targets  []int  // targets[i] is the table column the i-th value goes to
 	defaults []expr // each column's default (nil: NULL)
 	rows     func(x *execCtx) ([][]any, error)
+	conflict *onConflict // ON CONFLICT, or nil
 }
 
 // insertInto resolves an INSERT's column list (nil: all columns).
@@ -339,6 +345,10 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 		if t.Ingest != nil {
 			ingest = x.s.newIngestBatch(x, t)
 		}
+		var conflicts *conflictRun
+		if ins.conflict != nil {
+			conflicts = &conflictRun{oc: ins.conflict, affected: map[string]bool{}}
+		}
 		e := x.env(nil)
 		row := make([]any, len(t.Columns)+1) // reused: nothing keeps a written row
 		for _, v := range vals {
@@ -368,8 +378,29 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 					continue
 				}
 			}
+			if conflicts != nil {
+				handled, err := conflicts.resolve(x, t, row, func(updated []any) error {
+					if p.returning != nil {
+						r, err := p.project(x, updated)
+						if err != nil {
+							return err
+						}
+						out = append(out, r)
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, 0, err
+				}
+				if handled {
+					continue
+				}
+			}
 			if err := x.s.writeRow(x, t, row); err != nil {
 				return nil, 0, err
+			}
+			if conflicts != nil {
+				conflicts.affected[string(x.s.keyBuf)] = true
 			}
 			if p.returning != nil {
 				r, err := p.project(x, row)
@@ -380,6 +411,9 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 			}
 		}
 		var dups int64
+		if conflicts != nil {
+			dups += conflicts.skipped
+		}
 		if ingest != nil {
 			if err := ingest.finish(); err != nil {
 				return nil, 0, err
@@ -434,7 +468,7 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	// copies what it keeps, and nothing else holds them past this call.
 	key := t.appendRowKey(s.keyBuf[:0], row, rowID)
 	val := types.EncodeRow(s.valBuf[:0], t.types(), row[:len(t.Columns)])
-	s.keyBuf, s.valBuf = key, val
+	s.keyBuf, s.valBuf = key, val // s.keyBuf stays the written row's key until the next write
 	pk := t.PrimaryKey()
 	err := x.tx.MutateNew(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		if exists {
@@ -646,53 +680,61 @@ func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
 	if err != nil {
 		return err
 	}
+	var pred func(old []any) (bool, error)
+	if where != nil {
+		pred = func(old []any) (bool, error) {
+			v, err := where.eval(x.env(old))
+			return isTrue(v), err
+		}
+	}
 	for _, cand := range candidates {
-		key := cand[len(t.Columns)].([]byte)
-		var old, row []any
-		err := x.tx.Mutate(x.ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
-			if !exists {
-				return nil, txn.Keep, nil // deleted meanwhile
-			}
-			var err error
-			if old, err = t.decodeRow(key, cur); err != nil {
-				return nil, txn.Keep, err
-			}
-			if where != nil {
-				v, err := where.eval(x.env(old))
-				if err != nil {
-					return nil, txn.Keep, err
-				}
-				if !isTrue(v) {
-					old = nil
-					return nil, txn.Keep, nil
-				}
-			}
-			if update == nil {
-				row = old
-				return nil, txn.Delete, nil
-			}
-			if row, err = update(old); err != nil {
-				return nil, txn.Keep, err
-			}
-			if newKey := t.rowKey(row, 0); t.PrimaryKey() != nil && !bytes.Equal(newKey, key) {
-				return nil, txn.Delete, nil // re-inserted under its new key below
-			}
-			return t.encodeRow(row), txn.Put, nil
-		})
-		if err != nil {
-			return err
-		}
-		if old == nil {
-			continue
-		}
-		if err := s.fixIndexes(x, t, key, old, row, update == nil); err != nil {
-			return err
-		}
-		if err := done(row); err != nil {
+		if err := s.modifyRow(x, t, cand[len(t.Columns)].([]byte), pred, update, done); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// modifyRow updates (or, with update nil, deletes) the row at key, if it
+// still exists and pred (nil: true) holds on its newest version, which it
+// locks first; done is called with the row as written.
+func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, pred func(old []any) (bool, error),
+	update func(old []any) ([]any, error), done func(row []any) error) error {
+	var old, row []any
+	err := x.tx.Mutate(x.ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+		if !exists {
+			return nil, txn.Keep, nil // deleted meanwhile
+		}
+		var err error
+		if old, err = t.decodeRow(key, cur); err != nil {
+			return nil, txn.Keep, err
+		}
+		if pred != nil {
+			ok, err := pred(old)
+			if err != nil || !ok {
+				old = nil
+				return nil, txn.Keep, err
+			}
+		}
+		if update == nil {
+			row = old
+			return nil, txn.Delete, nil
+		}
+		if row, err = update(old); err != nil {
+			return nil, txn.Keep, err
+		}
+		if newKey := t.rowKey(row, 0); t.PrimaryKey() != nil && !bytes.Equal(newKey, key) {
+			return nil, txn.Delete, nil // re-inserted under its new key below
+		}
+		return t.encodeRow(row), txn.Put, nil
+	})
+	if err != nil || old == nil {
+		return err
+	}
+	if err := s.fixIndexes(x, t, key, old, row, update == nil); err != nil {
+		return err
+	}
+	return done(row)
 }
 
 // fixIndexes brings index entries (and a moved primary key) in line with

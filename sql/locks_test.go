@@ -221,3 +221,18 @@ func TestSetTransactionAfterCopy(t *testing.T) {
 		t.Fatalf("%v (%s), want 25001", err, code)
 	}
 }
+
+// Two sessions upserting one key: the second waits for the first's
+// insert to commit, then updates the row instead of failing with 23505.
+func TestConcurrentUpsertWaits(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE kv (k int PRIMARY KEY, n int)")
+	const upsert = "INSERT INTO kv VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET n = kv.n + excluded.n"
+	waitsOut(t, c[0], upsert, c[1], upsert)
+	if n := count(t, c[1], "SELECT n FROM kv WHERE k = 1"); n != 2 {
+		t.Fatalf("n = %d after two upserts, want 2", n)
+	}
+	waitsOut(t, c[0], "INSERT INTO kv VALUES (2, 1) ON CONFLICT DO NOTHING", c[1], "INSERT INTO kv VALUES (2, 5) ON CONFLICT DO NOTHING")
+	if n := count(t, c[1], "SELECT n FROM kv WHERE k = 2"); n != 1 {
+		t.Fatalf("n = %d, want the first insert's 1", n)
+	}
+}

@@ -525,7 +525,7 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *ast.InsertStmt:
 		var wp *writePlan
-		if wp, err = c.planInsert(n, p.st.Returning); err == nil {
+		if wp, err = c.planInsert(n, p.st.Returning, p.st.OnConflict); err == nil {
 			p.plan, p.cols = wp, wp.cols
 		}
 	case *ast.UpdateStmt:

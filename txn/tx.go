@@ -263,7 +263,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		if exists {
 			cur = base.Value
 		}
-		val, op, err := fn(cur, exists)
+		val, op, err := callLocked(row, fn, cur, exists)
 		if err == nil && op == Put && len(key)+len(val) > MaxEntry {
 			err = errors.WithDetailf(ErrTooLarge, "key and value are %d bytes; the limit is %d", len(key)+len(val), MaxEntry)
 		}
@@ -295,6 +295,23 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		}
 		return nil
 	}
+}
+
+// callLocked calls a Mutate callback on its locked row. If the callback
+// panics (a bug in the caller, which the SQL layer recovers from per
+// session), the row is unlocked first: left locked, it would stop every
+// other session that touches it.
+func callLocked(row *memtable.Row, fn func(cur []byte, exists bool) ([]byte, Op, error), cur []byte, exists bool) ([]byte, Op, error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if row.Head() == nil {
+				row.Remove()
+			}
+			row.Unlock()
+			panic(p)
+		}
+	}()
+	return fn(cur, exists)
 }
 
 // stream hands the buffered entries to the log ahead of the commit record.

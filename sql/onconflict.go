@@ -1,0 +1,189 @@
+package sql
+
+import (
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// onConflict is a planned ON CONFLICT clause. The arbiters are the indexes
+// whose conflicts it handles: the one its column list names, or, for DO
+// NOTHING without one, the primary key and every unique index. DO UPDATE
+// evaluates its SET list and WHERE over the existing row followed by the
+// proposed one, which the clause calls excluded.
+type onConflict struct {
+	arbiters []*Index
+	update   bool
+	sets     []conflictSet
+	where    expr // nil: always
+}
+
+type conflictSet struct {
+	col int
+	e   expr
+}
+
+func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *parser.OnConflict) (*onConflict, error) {
+	oc := &onConflict{update: !n.DoNothing}
+	if len(n.Columns) > 0 {
+		var want []int
+		for _, name := range n.Columns {
+			i, col := t.Column(name)
+			if col == nil {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name)
+			}
+			want = append(want, i)
+		}
+		slices.Sort(want)
+		for _, ix := range t.Indexes {
+			cols := slices.Sorted(slices.Values(ix.Columns))
+			if !ix.NonUnique && slices.Equal(slices.Compact(cols), slices.Compact(want)) {
+				oc.arbiters = []*Index{ix}
+				break
+			}
+		}
+		if oc.arbiters == nil {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		}
+	} else {
+		for _, ix := range t.Indexes {
+			if !ix.NonUnique {
+				oc.arbiters = append(oc.arbiters, ix)
+			}
+		}
+	}
+	if !oc.update {
+		return oc, nil
+	}
+	// The existing row's columns, then excluded's.
+	sc := tableScope(t, alias)
+	sc.cols = append(sc.cols, tableScope(t, "excluded").cols...)
+	in := c.withScope(sc)
+	for _, a := range n.Set {
+		i, col := t.Column(a.Column.Name.O)
+		if col == nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+		}
+		if slices.ContainsFunc(oc.sets, func(s conflictSet) bool { return s.col == i }) {
+			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
+		}
+		var e expr
+		var err error
+		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
+			if e = defaults[i]; e == nil {
+				e = &constExpr{t: col.Type}
+			}
+		} else if e, err = in.compileAssign(a.Expr, col.Type); err != nil {
+			return nil, err
+		}
+		oc.sets = append(oc.sets, conflictSet{i, e})
+	}
+	if n.Where != nil {
+		var err error
+		if oc.where, err = in.compileAs(n.Where, types.Bool); err != nil {
+			return nil, err
+		}
+	}
+	return oc, nil
+}
+
+// conflictRun applies ON CONFLICT through one execution of an INSERT.
+type conflictRun struct {
+	oc       *onConflict
+	affected map[string]bool // keys of the rows the statement inserted or updated
+	skipped  int64           // proposed rows neither inserted nor updated
+}
+
+// resolve looks for an existing row that a proposed row conflicts with in
+// an arbiter index, locking the index key as it looks, so that a concurrent
+// inserter of the same key is waited for. It reports whether it handled
+// the row: skipped it (DO NOTHING, or DO UPDATE whose WHERE is not true),
+// or updated the existing row, which it passes to done. Otherwise the
+// caller inserts the row.
+func (r *conflictRun) resolve(x *execCtx, t *Table, row []any, done func(updated []any) error) (bool, error) {
+	key, err := r.conflictingRow(x, t, row)
+	if err != nil || key == nil {
+		return false, err
+	}
+	if !r.oc.update {
+		r.skipped++
+		return true, nil
+	}
+	if r.affected[string(key)] {
+		return false, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
+	}
+	// Rows carry their key after the columns, and so do scopes.
+	n, w := len(t.Columns), len(t.Columns)+1
+	both := make([]any, 2*w)
+	copy(both[w:], row[:w])
+	eval := func(old []any) *env {
+		copy(both, old[:w])
+		return x.env(both)
+	}
+	var pred func(old []any) (bool, error)
+	if r.oc.where != nil {
+		pred = func(old []any) (bool, error) {
+			v, err := r.oc.where.eval(eval(old))
+			return isTrue(v), err
+		}
+	}
+	updated := false
+	err = x.s.modifyRow(x, t, key, pred, func(old []any) ([]any, error) {
+		next := append([]any(nil), old...)
+		e := eval(old)
+		for _, st := range r.oc.sets {
+			v, err := st.e.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			next[st.col] = v
+		}
+		return next, x.s.checkRow(t, next)
+	}, func(written []any) error {
+		updated = true
+		r.affected[string(written[n].([]byte))] = true
+		return done(written)
+	})
+	if err != nil {
+		return false, err
+	}
+	if !updated {
+		r.skipped++
+	}
+	return true, nil
+}
+
+// conflictingRow returns the key of the row that row conflicts with in an
+// arbiter index, or nil.
+func (r *conflictRun) conflictingRow(x *execCtx, t *Table, row []any) ([]byte, error) {
+	for _, ix := range r.oc.arbiters {
+		if hasNull(ix, row) {
+			continue // NULLs never conflict
+		}
+		var ik []byte
+		if ix.Primary {
+			ik = t.rowKey(row, 0)
+		} else {
+			ik = t.indexKey(ix, row)
+		}
+		var found []byte
+		err := x.tx.Mutate(x.ctx, ik, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+			if exists {
+				found = ik
+				if !ix.Primary {
+					found = append([]byte(nil), cur...) // the entry holds the row's key
+				}
+			}
+			return nil, txn.Keep, nil
+		})
+		if err != nil || found != nil {
+			return found, err
+		}
+	}
+	return nil, nil
+}
