@@ -1,12 +1,14 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // aggPlan is the grouping step of a query. Its output row is the GROUP BY
@@ -23,7 +25,9 @@ type aggPlan struct {
 type aggCall struct {
 	fn       string
 	distinct bool
-	args     []expr // nil for count(*)
+	args     []expr // nil for count(*); then the ORDER BY keys, if any
+	nargs    int    // the arguments proper, before the keys
+	order    []sortKey
 	t        types.T
 }
 
@@ -54,9 +58,10 @@ func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
 func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct}
 	star := call.fn == "count" && len(n.Args) == 1 && !n.Distinct && isConstOne(n.Args[0])
+	args, keys := orderKeys(n.Args)
 	if !star {
 		outer, err := a.input.readsOnlyOuter(func() error {
-			for _, arg := range n.Args {
+			for _, arg := range args {
 				e, err := a.input.compile(arg)
 				if err != nil {
 					return err
@@ -76,6 +81,9 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	if err := call.typeCheck(a.input); err != nil {
 		return nil, err
 	}
+	if err := call.planOrder(a.input, keys); err != nil {
+		return nil, err
+	}
 	a.calls = append(a.calls, call)
 	return &colExpr{t: call.t, idx: len(a.groupExprs) + len(a.calls) - 1}, nil
 }
@@ -88,10 +96,24 @@ func asAggregate(n ast.Node) (*ast.AggregateFuncExpr, bool) {
 		return nil, false
 	}
 	switch f.FnName.L {
-	case "bool_and", "bool_or", "every", "string_agg":
-		return &ast.AggregateFuncExpr{F: f.FnName.L, Args: f.Args}, true
+	case "bool_and", "bool_or", "every", "string_agg", "array_agg":
+		agg := &ast.AggregateFuncExpr{F: f.FnName.L, Args: f.Args}
+		// The parser marks DISTINCT, which TiDB takes only in its own
+		// aggregates, as epochdb_distinct(first argument).
+		if d, ok := at0(f.Args).(*ast.FuncCallExpr); ok && d.FnName.L == "epochdb_distinct" && len(d.Args) == 1 {
+			agg.Distinct = true
+			agg.Args = append([]ast.ExprNode{d.Args[0]}, f.Args[1:]...)
+		}
+		return agg, true
 	}
 	return nil, false
+}
+
+func at0(args []ast.ExprNode) ast.ExprNode {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
 }
 
 func isConstOne(n ast.ExprNode) bool {
@@ -101,6 +123,41 @@ func isConstOne(n ast.ExprNode) bool {
 	}
 	i, ok := v.GetValue().(int64)
 	return ok && i == 1
+}
+
+// orderKeys splits the ORDER BY keys of string_agg or array_agg off their
+// arguments, where the parser put them as a last argument
+// epochdb_order(key, 'asc' or 'desc', 'first', 'last' or 'default', ...).
+func orderKeys(args []ast.ExprNode) ([]ast.ExprNode, []ast.ExprNode) {
+	if len(args) == 0 {
+		return args, nil
+	}
+	if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_order" {
+		return args[:len(args)-1], f.Args
+	}
+	return args, nil
+}
+
+// planOrder compiles an ordered aggregate's keys, which follow its
+// arguments proper in call.args.
+func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
+	call.nargs = len(call.args)
+	for i := 0; i+2 < len(keys); i += 3 {
+		key, err := c.compile(keys[i])
+		if err != nil {
+			return err
+		}
+		if key, err = c.resolveUnknown(key); err != nil {
+			return err
+		}
+		dir := keys[i+1].(*driver.ValueExpr).GetString()
+		nulls := keys[i+2].(*driver.ValueExpr).GetString()
+		k := sortKey{idx: len(call.args), t: key.typ(), desc: dir == "desc"}
+		k.nullsFirst = nulls == "first" || nulls == "default" && k.desc
+		call.order = append(call.order, k)
+		call.args = append(call.args, key)
+	}
+	return nil
 }
 
 // typeCheck resolves the aggregate's result type, PostgreSQL's way.
@@ -160,6 +217,12 @@ func (call *aggCall) typeCheck(c *compiler) error {
 			return err
 		}
 		call.t = types.Text
+	case "array_agg":
+		t, ok := types.ArrayOf(at)
+		if !ok {
+			return pgerr.New(pgerr.UndefinedFunction, "function array_agg(%s) does not exist", at)
+		}
+		call.t = t
 	default:
 		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
 	}
@@ -168,10 +231,11 @@ func (call *aggCall) typeCheck(c *compiler) error {
 
 // aggState accumulates one aggregate call over one group.
 type aggState struct {
-	call  *aggCall
-	count int64
-	acc   any // running sum / min / max / and / or / string
-	seen  map[string]struct{}
+	call    *aggCall
+	count   int64
+	acc     any // running sum / min / max / and / or / string / array
+	seen    map[string]struct{}
+	ordered [][]any // an ordered aggregate's inputs, sorted at the end
 }
 
 func (st *aggState) add(vals []any) error {
@@ -181,7 +245,7 @@ func (st *aggState) add(vals []any) error {
 		return nil
 	}
 	v := vals[0]
-	if v == nil {
+	if v == nil && c.fn != "array_agg" { // array_agg keeps NULLs
 		return nil
 	}
 	if c.distinct {
@@ -194,6 +258,17 @@ func (st *aggState) add(vals []any) error {
 		}
 		st.seen[k] = struct{}{}
 	}
+	if len(c.order) > 0 {
+		st.ordered = append(st.ordered, slices.Clone(vals))
+		return nil
+	}
+	return st.accumulate(vals)
+}
+
+// accumulate folds one input into the state.
+func (st *aggState) accumulate(vals []any) error {
+	c := st.call
+	v := vals[0]
 	st.count++
 	switch c.fn {
 	case "sum", "avg":
@@ -216,6 +291,9 @@ func (st *aggState) add(vals []any) error {
 			s = st.acc.(string) + sep + s
 		}
 		st.acc = s
+	case "array_agg":
+		arr, _ := st.acc.([]any)
+		st.acc = append(arr, v)
 	}
 	return nil
 }
@@ -259,6 +337,15 @@ func (st *aggState) addSum(v any) error {
 
 func (st *aggState) result() (any, error) {
 	c := st.call
+	if st.ordered != nil {
+		sortRows(st.ordered, c.order)
+		for _, vals := range st.ordered {
+			if err := st.accumulate(vals); err != nil {
+				return nil, err
+			}
+		}
+		st.ordered = nil
+	}
 	switch c.fn {
 	case "count":
 		return st.count, nil

@@ -1,6 +1,9 @@
 package parser
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // rewrite turns a PostgreSQL item sequence into one TiDB reads the same way:
 // first casts are folded into epochdb_cast calls, then expressions are
@@ -530,10 +533,25 @@ func (e *exprParser) name() error {
 	if !last.call || g == nil {
 		return nil
 	}
-	for _, kid := range g.kids {
+	for i, kid := range g.kids {
 		if isWord(kid, "order") {
-			return e.p.unsupported(tokOf(kid), "ORDER BY in function arguments is not supported")
+			kids, err := e.p.argumentOrder(last, g, i)
+			if err != nil {
+				return err
+			}
+			g.kids = kids
+			break
 		}
+	}
+	if isWord(at(g.kids, 0), "distinct") && noTiDBWindow[last.val] && !isWord(at(e.seq, e.i+1), "over") {
+		// TiDB takes DISTINCT only in the aggregates it knows: mark the
+		// first argument instead.
+		end := 1 // the first argument ends at a comma, or at argumentOrder's keys
+		for end < len(g.kids) && !isPunct(g.kids[end], ",") && !isOrderKeys(g.kids[end]) {
+			end++
+		}
+		kids := []item{&synth{anchor: tokOf(g.kids[0]), parts: []any{"epochdb_distinct(", g.kids[1:end], ")"}}}
+		g.kids = append(kids, g.kids[end:]...)
 	}
 	e.i++
 	switch {
@@ -551,6 +569,65 @@ func (e *exprParser) name() error {
 		e.i += 2
 	}
 	return nil
+}
+
+// argumentOrder rewrites an aggregate's ORDER BY, at g.kids[i], which TiDB
+// lacks. For string_agg and array_agg, whose result it orders, the sort
+// keys become a last argument, epochdb_order(key, 'asc' or 'desc', 'first',
+// 'last' or 'default', ...); the other aggregates' results do not depend on
+// their input's order, so it goes.
+func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
+	if !isWord(at(g.kids, i+1), "by") {
+		return nil, p.errorAt(g.kids, i+1, g.close)
+	}
+	if i+2 == len(g.kids) {
+		return nil, p.syntaxError(g.close)
+	}
+	args := g.kids[:i:i]
+	switch fn.val {
+	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every":
+		return args, nil
+	case "string_agg", "array_agg":
+	default:
+		return nil, p.unsupported(tokOf(g.kids[i]), "ORDER BY in the arguments of %s is not supported", fn.val)
+	}
+	t := tokOf(g.kids[i])
+	parts := []any{", epochdb_order("}
+	for n, key := range splitCommas(g.kids[i+2:]) {
+		dir, nulls := "asc", "default"
+		if sy, ok := at(key, 0).(*synth); ok && len(key) == 1 && len(sy.parts) == 4 && sy.parts[0] == "epochdb_nulls(" {
+			// The ORDER BY rewrite has been here: epochdb_nulls(key,
+			// 'first'), then [ASC|DESC].
+			nulls = strings.Trim(sy.parts[2].(string), ", ')")
+			if run, _ := sy.parts[3].([]item); len(run) == 1 && isWord(run[0], "asc", "desc") {
+				dir = tokOf(run[0]).val
+			}
+			key = []item{sy.parts[1]}
+		}
+		if isWord(at(key, len(key)-2), "nulls") && isWord(at(key, len(key)-1), "first", "last") {
+			nulls = tokOf(key[len(key)-1]).val
+			key = key[:len(key)-2]
+		}
+		if isWord(at(key, len(key)-1), "asc", "desc") {
+			dir = tokOf(key[len(key)-1]).val
+			key = key[:len(key)-1]
+		}
+		if len(key) == 0 {
+			return nil, p.syntaxError(t)
+		}
+		if n > 0 {
+			parts = append(parts, ", ")
+		}
+		parts = append(parts, key, ", '"+dir+"', '"+nulls+"'")
+	}
+	parts = append(parts, ")")
+	return append(args, &synth{anchor: t, parts: parts}), nil
+}
+
+// isOrderKeys reports whether it is the keys argumentOrder made.
+func isOrderKeys(it item) bool {
+	sy, ok := it.(*synth)
+	return ok && len(sy.parts) > 0 && sy.parts[0] == ", epochdb_order("
 }
 
 // noTiDBWindow are aggregates TiDB's grammar does not take before OVER.
