@@ -379,7 +379,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 				}
 			}
 			if conflicts != nil {
-				handled, err := conflicts.resolve(x, t, row, func(updated []any) error {
+				inserted, err := conflicts.upsert(x, t, row, func(updated []any) error {
 					if p.returning != nil {
 						r, err := p.project(x, updated)
 						if err != nil {
@@ -392,15 +392,11 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 				if err != nil {
 					return nil, 0, err
 				}
-				if handled {
+				if !inserted {
 					continue
 				}
-			}
-			if err := x.s.writeRow(x, t, row); err != nil {
+			} else if err := x.s.writeRow(x, t, row); err != nil {
 				return nil, 0, err
-			}
-			if conflicts != nil {
-				conflicts.affected[string(x.s.keyBuf)] = true
 			}
 			if p.returning != nil {
 				r, err := p.project(x, row)
@@ -418,7 +414,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 			if err := ingest.finish(); err != nil {
 				return nil, 0, err
 			}
-			dups = ingest.dups
+			dups += ingest.dups
 		}
 		return out, int64(len(vals)) - dups, nil
 	}

@@ -283,3 +283,28 @@ func TestIngestExpiry(t *testing.T) {
 		t.Fatalf("view after forget: %q", got)
 	}
 }
+
+// ON CONFLICT on an ingest table: the tag counts only rows inserted or
+// updated, whether deduplication or the conflict clause skipped the rest.
+func TestIngestWithOnConflict(t *testing.T) {
+	conn, _ := ingestServer(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, `CREATE TABLE ev (id int PRIMARY KEY, producer text NOT NULL, seq bigint NOT NULL, payload text)
+		WITH (ingest_producer = 'producer', ingest_sequence = 'seq')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		q    string
+		want int64
+	}{
+		{"INSERT INTO ev VALUES (1, 'p', 1, 'a')", 1},
+		{"INSERT INTO ev VALUES (1, 'p', 2, 'b'), (2, 'p', 3, 'c') ON CONFLICT DO NOTHING", 1},
+		{"INSERT INTO ev VALUES (1, 'p', 4, 'b'), (1, 'p', 5, 'c') ON CONFLICT (id) DO UPDATE SET payload = 'x' WHERE false", 0},
+		{"INSERT INTO ev VALUES (1, 'p', 5, 'again'), (3, 'p', 6, 'd') ON CONFLICT (id) DO UPDATE SET payload = excluded.payload", 1},
+	} {
+		tag, err := conn.Exec(ctx, c.q)
+		if err != nil || tag.RowsAffected() != c.want {
+			t.Fatalf("%s: %s, %v; want %d rows", c.q, tag, err, c.want)
+		}
+	}
+}

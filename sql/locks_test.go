@@ -2,6 +2,9 @@ package sql_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -234,5 +237,58 @@ func TestConcurrentUpsertWaits(t *testing.T) {
 	waitsOut(t, c[0], "INSERT INTO kv VALUES (2, 1) ON CONFLICT DO NOTHING", c[1], "INSERT INTO kv VALUES (2, 5) ON CONFLICT DO NOTHING")
 	if n := count(t, c[1], "SELECT n FROM kv WHERE k = 2"); n != 1 {
 		t.Fatalf("n = %d, want the first insert's 1", n)
+	}
+}
+
+// Sessions racing to upsert the same fresh keys never see their arbiter's
+// 23505, nor lose an upsert to a concurrent DELETE: a lost race is retried,
+// as PostgreSQL's speculative insertion does.
+func TestRacingUpserts(t *testing.T) {
+	for name, ddl := range map[string]string{
+		"primary_key":  "CREATE TABLE u (k int PRIMARY KEY, n int)",
+		"unique_index": "CREATE TABLE u (k int, n int); CREATE UNIQUE INDEX u_k ON u (k)",
+		"unique_col":   "CREATE TABLE u (id serial PRIMARY KEY, k int UNIQUE, n int)",
+	} {
+		t.Run(name, func(t *testing.T) {
+			const sessions, keys = 4, 40
+			c := lockConns(t, sessions+1, strings.Split(ddl, "; ")...)
+			var wg sync.WaitGroup
+			errs := make(chan error, sessions+1)
+			for s := range sessions {
+				wg.Go(func() {
+					for k := range keys {
+						q := "INSERT INTO u (k, n) VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = u.n + 1"
+						if s%2 == 1 {
+							q = "INSERT INTO u (k, n) VALUES ($1, 1) ON CONFLICT (k) DO NOTHING"
+						}
+						tag, err := c[s].Exec(context.Background(), q, k)
+						if err != nil {
+							errs <- err
+							return
+						}
+						if s%2 == 0 && tag.RowsAffected() != 1 {
+							errs <- fmt.Errorf("upsert of %d: %s, want one row affected", k, tag)
+							return
+						}
+					}
+				})
+			}
+			wg.Go(func() { // deletes race the upserts
+				for k := range keys {
+					if _, err := c[sessions].Exec(context.Background(), "DELETE FROM u WHERE k = $1", k); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if n := count(t, c[0], "SELECT count(*) - count(DISTINCT k) FROM u"); n != 0 {
+				t.Fatalf("%d duplicate keys", n)
+			}
+		})
 	}
 }

@@ -98,21 +98,68 @@ type conflictRun struct {
 	skipped  int64           // proposed rows neither inserted nor updated
 }
 
-// resolve looks for an existing row that a proposed row conflicts with in
-// an arbiter index, locking the index key as it looks, so that a concurrent
-// inserter of the same key is waited for. It reports whether it handled
-// the row: skipped it (DO NOTHING, or DO UPDATE whose WHERE is not true),
-// or updated the existing row, which it passes to done. Otherwise the
-// caller inserts the row.
-func (r *conflictRun) resolve(x *execCtx, t *Table, row []any, done func(updated []any) error) (bool, error) {
-	key, err := r.conflictingRow(x, t, row)
-	if err != nil || key == nil {
+// upsert inserts a proposed row or handles its conflict: it skips the row
+// (DO NOTHING, or DO UPDATE whose WHERE is not true) or updates the
+// existing row, which it passes to done. It reports whether it inserted.
+//
+// Another session may insert a conflicting row after the lookup, or delete
+// the conflicting one before the update. Then, as PostgreSQL's speculative
+// insertion does, it tries again: the insert runs in a savepoint, and an
+// arbiter's unique violation rolls it back. Its lookups wait for the
+// concurrent writer, so the next round sees how that one ended.
+func (r *conflictRun) upsert(x *execCtx, t *Table, row []any, done func(updated []any) error) (bool, error) {
+	for attempt := 0; ; attempt++ {
+		if attempt == 100 {
+			return false, pgerr.New(pgerr.SerializationFailure, "could not resolve ON CONFLICT after %d attempts", attempt)
+		}
+		key, err := r.conflictingRow(x, t, row)
+		if err != nil {
+			return false, err
+		}
+		if key == nil {
+			inserted, err := r.insert(x, t, row)
+			if err != nil || inserted {
+				return inserted, err
+			}
+			continue // lost a race with a concurrent insert
+		}
+		if !r.oc.update {
+			r.skipped++
+			return false, nil
+		}
+		found, err := r.update(x, t, key, row, done)
+		if err != nil || found {
+			return false, err
+		}
+		// The conflicting row was deleted meanwhile: try again.
+	}
+}
+
+// insert writes the row in a savepoint, and rolls it back if an arbiter
+// index turns out to hold its key after all.
+func (r *conflictRun) insert(x *execCtx, t *Table, row []any) (bool, error) {
+	sp, err := x.tx.Savepoint()
+	if err != nil {
 		return false, err
 	}
-	if !r.oc.update {
-		r.skipped++
-		return true, nil
+	err = x.s.writeRow(x, t, row)
+	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation &&
+		slices.ContainsFunc(r.oc.arbiters, func(ix *Index) bool { return ix.Name == pe.Constraint }) {
+		if err := x.tx.RollbackTo(sp); err != nil {
+			return false, err
+		}
+		return false, x.tx.Release(sp)
 	}
+	if err != nil {
+		return false, err
+	}
+	r.affected[string(x.s.keyBuf)] = true // the key writeRow just wrote
+	return true, x.tx.Release(sp)
+}
+
+// update applies DO UPDATE to the existing row at key. It reports false if
+// the row no longer exists.
+func (r *conflictRun) update(x *execCtx, t *Table, key []byte, row []any, done func(updated []any) error) (bool, error) {
 	if r.affected[string(key)] {
 		return false, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
@@ -121,19 +168,22 @@ func (r *conflictRun) resolve(x *execCtx, t *Table, row []any, done func(updated
 	n, w := len(t.Columns), len(t.Columns)+1
 	both := make([]any, 2*w)
 	copy(both[w:], row[:w])
+	found := false
 	eval := func(old []any) *env {
+		found = true
 		copy(both, old[:w])
 		return x.env(both)
 	}
-	var pred func(old []any) (bool, error)
-	if r.oc.where != nil {
-		pred = func(old []any) (bool, error) {
-			v, err := r.oc.where.eval(eval(old))
-			return isTrue(v), err
+	pred := func(old []any) (bool, error) {
+		e := eval(old)
+		if r.oc.where == nil {
+			return true, nil
 		}
+		v, err := r.oc.where.eval(e)
+		return isTrue(v), err
 	}
 	updated := false
-	err = x.s.modifyRow(x, t, key, pred, func(old []any) ([]any, error) {
+	err := x.s.modifyRow(x, t, key, pred, func(old []any) ([]any, error) {
 		next := append([]any(nil), old...)
 		e := eval(old)
 		for _, st := range r.oc.sets {
@@ -149,8 +199,8 @@ func (r *conflictRun) resolve(x *execCtx, t *Table, row []any, done func(updated
 		r.affected[string(written[n].([]byte))] = true
 		return done(written)
 	})
-	if err != nil {
-		return false, err
+	if err != nil || !found {
+		return found, err
 	}
 	if !updated {
 		r.skipped++

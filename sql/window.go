@@ -16,8 +16,8 @@ import (
 //   - row_number, rank and dense_rank number the rows of a partition in the
 //     window's order (pgjdbc's getColumns uses them).
 //   - lag and lead read the value of a row before or after, in that order.
-//   - first_value, last_value and the aggregates (count, sum, avg, min, max,
-//     bool_and, bool_or, every, string_agg) read the window frame: by
+//   - first_value, last_value and the aggregates (count, sum, avg, min and
+//     max; the parser refuses the others before OVER) read the window frame: by
 //     default, with ORDER BY, the partition's rows up to the current row and
 //     its peers; without ORDER BY, the whole partition. ROWS frames may
 //     bound either end by UNBOUNDED, CURRENT ROW or a constant offset; RANGE
@@ -123,19 +123,24 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.fn, len(args))
 		}
 		var err error
-		if args[0], err = in.resolveUnknown(args[0]); err != nil {
-			return nil, err
-		}
-		call.t = args[0].typ()
 		if len(args) > 1 {
 			if args[1], err = in.coerce(args[1], types.Int4); err != nil {
 				return nil, err
 			}
 		}
 		if len(args) > 2 {
-			if args[2], err = in.coerce(args[2], call.t); err != nil {
+			// The value and the default meet in their common type, as
+			// PostgreSQL's anycompatible arguments do.
+			pair := []expr{args[0], args[2]}
+			if call.t, err = in.commonType(call.fn, pair); err != nil {
 				return nil, err
 			}
+			args[0], args[2] = pair[0], pair[1]
+		} else {
+			if args[0], err = in.resolveUnknown(args[0]); err != nil {
+				return nil, err
+			}
+			call.t = args[0].typ()
 		}
 	case "first_value", "last_value":
 		if len(args) != 1 {
