@@ -613,9 +613,9 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 	}
 	var sets []set
 	for _, a := range n.List {
-		i, col := t.Column(a.Column.Name.O)
-		if col == nil {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+		i, col, err := setTarget(t, a)
+		if err != nil {
+			return nil, err
 		}
 		if slices.ContainsFunc(sets, func(s set) bool { return s.col == i }) {
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
@@ -644,6 +644,21 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		return row, x.s.checkRow(t, row)
 	})
 	return p, nil
+}
+
+// setTarget resolves the column an UPDATE or DO UPDATE assignment sets.
+// PostgreSQL reads SET a.b as field b of a composite column a, which no
+// epochdb column is, so a qualified name is always a missing column.
+func setTarget(t *Table, a *ast.Assignment) (int, *TableColumn, error) {
+	name := a.Column.Name.O
+	if q := a.Column.Table.O; q != "" {
+		name = q
+	}
+	i, col := t.Column(name)
+	if col == nil || a.Column.Table.O != "" {
+		return 0, nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+	}
+	return i, col, nil
 }
 
 // planDelete plans DELETE FROM t WHERE ...

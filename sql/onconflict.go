@@ -64,15 +64,14 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 	sc.cols = append(sc.cols, tableScope(t, "excluded").cols...)
 	in := c.withScope(sc)
 	for _, a := range n.Set {
-		i, col := t.Column(a.Column.Name.O)
-		if col == nil {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+		i, col, err := setTarget(t, a)
+		if err != nil {
+			return nil, err
 		}
 		if slices.ContainsFunc(oc.sets, func(s conflictSet) bool { return s.col == i }) {
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
 		}
 		var e expr
-		var err error
 		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
 			if e = defaults[i]; e == nil {
 				e = &constExpr{t: col.Type}
