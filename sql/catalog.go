@@ -167,6 +167,7 @@ type Sequence struct {
 type descriptor struct {
 	Table    *Table    `json:"table,omitempty"`
 	Sequence *Sequence `json:"sequence,omitempty"`
+	View     *View     `json:"view,omitempty"`
 }
 
 // PrimaryKey returns the primary index, or nil for a table keyed by hidden
@@ -230,6 +231,7 @@ type Catalog struct {
 	byID      map[uint32]*Table
 	sequences map[string]*Sequence
 	seqByID   map[uint32]*Sequence
+	views     map[string]*View
 }
 
 func newCatalog() *Catalog {
@@ -238,6 +240,7 @@ func newCatalog() *Catalog {
 		byID:      make(map[uint32]*Table),
 		sequences: make(map[string]*Sequence),
 		seqByID:   make(map[uint32]*Sequence),
+		views:     make(map[string]*View),
 	}
 }
 
@@ -296,6 +299,9 @@ func (c *Catalog) add(d *descriptor) {
 	if s := d.Sequence; s != nil {
 		c.sequences[s.Name] = s
 		c.seqByID[s.ID] = s
+	}
+	if v := d.View; v != nil {
+		c.views[v.Name] = v
 	}
 }
 
@@ -372,6 +378,11 @@ func (d *ddl) putTable(ctx context.Context, t *Table) error {
 	d.cat.tables[t.Name] = t
 	d.cat.byID[t.ID] = t
 	return d.put(ctx, t.ID, &descriptor{Table: t})
+}
+
+func (d *ddl) putView(ctx context.Context, v *View) error {
+	d.cat.views[v.Name] = v
+	return d.put(ctx, v.ID, &descriptor{View: v})
 }
 
 func (d *ddl) putSequence(ctx context.Context, s *Sequence) error {

@@ -72,7 +72,12 @@ var catalogBuiltins = map[string]builtin{
 		}
 		return kind + " (" + indexColumns(r.table, r.index) + ")", nil
 	}),
-	"pg_get_viewdef":                     optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult),
+	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
+		if r, ok := e.s.relationByOID(uint32(a[0].(int64))); ok && r.view != nil {
+			return viewDef(r.view), nil
+		}
+		return nil, nil
+	}),
 	"pg_get_function_result":             fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_function_arguments":          fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_function_identity_arguments": fixed(types.Text, []types.T{types.OidType}, nullResult),

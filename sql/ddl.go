@@ -345,9 +345,6 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 }
 
 func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
-	if n.IsView {
-		return pgerr.New(pgerr.FeatureNotSupported, "views are not supported")
-	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -356,6 +353,10 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 	var tables []*Table
 	for _, tn := range n.Tables {
 		t := d.cat.tables[tn.Name.O]
+		if t == nil && d.cat.views[tn.Name.O] != nil {
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", tn.Name.O).
+				WithHint("Use DROP VIEW to remove a view.")
+		}
 		if t == nil {
 			if n.IfExists {
 				s.notice(pgerr.SuccessfulCompletion, "table %q does not exist, skipping", tn.Name.O)
@@ -368,6 +369,9 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 		}
 	}
 	for _, t := range tables {
+		if err := d.cat.dropDependedOn("table", t.Name, t.ID); err != nil {
+			return err
+		}
 		if err := s.lockTableForDDL(ctx, d, t); err != nil {
 			return err
 		}

@@ -24,8 +24,18 @@ type writePlan struct {
 	explain   func() string
 }
 
+// writableTable resolves the table a statement writes; a view is not one.
+func (c *compiler) writableTable(name, verb string) (*Table, error) {
+	if c.s.catalog().views[name] != nil {
+		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
+			WithDetail("Views are not automatically updatable in epochdb.")
+	}
+	return c.s.catalog().Table(name)
+}
+
 // targetTable resolves the table an INSERT, UPDATE or DELETE writes.
-func (c *compiler) targetTable(refs *ast.TableRefsClause) (*Table, string, error) {
+func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*Table, string, error) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "writing to several tables in one statement is not supported")
 	}
@@ -37,7 +47,7 @@ func (c *compiler) targetTable(refs *ast.TableRefsClause) (*Table, string, error
 	if !ok {
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
 	}
-	t, err := c.s.catalog().Table(tn.Name.O)
+	t, err := c.writableTable(tn.Name.O, verb)
 	if err != nil {
 		return nil, "", err
 	}
@@ -97,7 +107,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
-	t, alias, err := c.targetTable(n.Table)
+	t, alias, err := c.targetTable(n.Table, "INSERT")
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +193,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 // parser's fast path read. It compiles each literal as planInsert compiles
 // the same literal in TiDB's AST.
 func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) {
-	t, err := c.s.catalog().Table(v.Table)
+	t, err := c.writableTable(v.Table, "INSERT")
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +555,7 @@ func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.Tabl
 			return nil, err
 		}
 	}
-	t, alias, err := c.targetTable(refs)
+	t, alias, err := c.targetTable(refs, p.verb)
 	if err != nil {
 		return nil, err
 	}

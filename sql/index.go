@@ -111,7 +111,7 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 // relationNamed reports whether a table, sequence or index has name:
 // PostgreSQL keeps them all in one namespace.
 func relationNamed(cat *Catalog, name string) bool {
-	if cat.tables[name] != nil || cat.sequences[name] != nil {
+	if cat.tables[name] != nil || cat.sequences[name] != nil || cat.views[name] != nil {
 		return true
 	}
 	_, ix := indexNamed(cat, name)

@@ -129,8 +129,8 @@ func checkIndexes(t *testing.T, conn *sql.DB, step int) {
 	}
 }
 
-// An index, non-unique or unique, outlives a restart, and DROP INDEX and a
-// CHECK constraint too.
+// An index, non-unique or unique, outlives a restart, and DROP INDEX, a
+// CHECK constraint and a view too.
 func TestIndexSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -146,6 +146,7 @@ func TestIndexSurvivesRestart(t *testing.T) {
 		"CREATE INDEX ev_gone ON ev (n, kind)",
 		"DROP INDEX ev_gone",
 		"ALTER TABLE ev ADD CONSTRAINT ev_n_small CHECK (n < 10)",
+		"CREATE VIEW ev_a AS SELECT id, n FROM ev WHERE kind = 'a'",
 	} {
 		if _, err := db.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -168,6 +169,9 @@ func TestIndexSurvivesRestart(t *testing.T) {
 	}
 	if _, err := db.Exec(ctx, "INSERT INTO ev VALUES (4, 'c', 3)"); err == nil || !strings.Contains(err.Error(), "ev_n") {
 		t.Fatalf("after restart: duplicate n: %v, want a violation of ev_n", err)
+	}
+	if n := 0; db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM ev_a").Scan(&n) != nil || n != 2 {
+		t.Fatalf("after restart: the view ev_a has %d rows, want 2", n)
 	}
 	if _, err := db.Exec(ctx, "INSERT INTO ev VALUES (5, 'c', 11)"); err == nil || !strings.Contains(err.Error(), "ev_n_small") {
 		t.Fatalf("after restart: n = 11: %v, want a violation of ev_n_small", err)

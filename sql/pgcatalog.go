@@ -213,7 +213,8 @@ type relation struct {
 	table *Table // a table, or the table an index is on
 	index *Index
 	seq   *Sequence
-	virt  *virtTable
+	virt  *virtTable // a catalog's own table, or a view's columns
+	view  *View
 }
 
 // relations lists every relation the session can see.
@@ -225,6 +226,9 @@ func (s *Session) relations() []relation {
 		for _, ix := range t.Indexes {
 			rels = append(rels, relation{oid: ix.OID, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix})
 		}
+	}
+	for _, v := range cat.views {
+		rels = append(rels, viewRelation(v))
 	}
 	for _, seq := range cat.sequences {
 		// A hidden row-id sequence's name starts with a NUL byte.
@@ -255,6 +259,11 @@ func (s *Session) relationByOID(oid uint32) (relation, bool) {
 	}
 	if v := virtualByOID[oid]; v != nil {
 		return relation{oid: oid, name: v.name, nsp: v.nsp, kind: v.kind, virt: v}, true
+	}
+	for _, v := range cat.views {
+		if v.ID == oid {
+			return viewRelation(v), true
+		}
 	}
 	for _, t := range cat.byID {
 		for _, ix := range t.Indexes {
@@ -460,7 +469,7 @@ func init() {
 			ordinal_position int4, position_in_unique_constraint int4`, infoKeyColumnUsageRows),
 		catalogTable(oidInfoSchema, 13483, "v", "views", `table_catalog name, table_schema name, table_name name,
 			view_definition varchar, check_option varchar, is_updatable varchar(3), is_insertable_into varchar(3),
-			is_trigger_updatable varchar(3), is_trigger_deletable varchar(3), is_trigger_insertable_into varchar(3)`, none),
+			is_trigger_updatable varchar(3), is_trigger_deletable varchar(3), is_trigger_insertable_into varchar(3)`, infoViewsRows),
 	} {
 		infoSchemaTables[v.name] = v
 		virtualByOID[v.oid] = v
@@ -823,11 +832,28 @@ func pgViewsRows(s *Session) []row {
 	for _, r := range s.relations() {
 		if r.kind == "v" {
 			nsp, _ := namespaceName(r.nsp)
-			rows = append(rows, row{"schemaname": nsp, "viewname": r.name, "viewowner": superuser(s)})
+			rw := row{"schemaname": nsp, "viewname": r.name, "viewowner": superuser(s)}
+			if r.view != nil {
+				rw["definition"] = viewDef(r.view)
+			}
+			rows = append(rows, rw)
 		}
 	}
 	return rows
 }
+
+// viewRelation is a view as pg_class and pg_attribute list it: its columns
+// in the form the catalogs' own views have.
+func viewRelation(v *View) relation {
+	vt := &virtTable{name: v.Name, nsp: oidPublic, oid: v.ID, kind: "v"}
+	for _, c := range v.Columns {
+		vt.cols = append(vt.cols, virtCol{name: c.Name, t: c.Type})
+	}
+	return relation{oid: v.ID, name: v.Name, nsp: oidPublic, kind: "v", virt: vt, view: v}
+}
+
+// viewDef is pg_get_viewdef: the query, as written, ended by a semicolon.
+func viewDef(v *View) string { return " " + v.SQL + ";" }
 
 func pgIndexesRows(s *Session) []row {
 	var rows []row
@@ -881,6 +907,20 @@ func infoTablesRows(s *Session) []row {
 		}
 		rows = append(rows, row{"table_catalog": s.database, "table_schema": nsp, "table_name": r.name,
 			"table_type": kind, "is_insertable_into": yesNo(r.kind == "r"), "is_typed": "NO"})
+	}
+	return rows
+}
+
+func infoViewsRows(s *Session) []row {
+	var rows []row
+	for _, r := range s.relations() {
+		if r.view == nil {
+			continue
+		}
+		rows = append(rows, row{"table_catalog": s.database, "table_schema": "public", "table_name": r.name,
+			"view_definition": viewDef(r.view), "check_option": "NONE", "is_updatable": "NO",
+			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
+			"is_trigger_insertable_into": "NO"})
 	}
 	return rows
 }

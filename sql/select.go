@@ -109,6 +109,9 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	if tn.Schema.O != "" && tn.Schema.O != "public" {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", tn.Schema.O, tn.Name.O)
 	}
+	if v := c.s.catalog().views[tn.Name.O]; v != nil {
+		return c.planView(v, alias)
+	}
 	t, err := c.s.catalog().Table(tn.Name.O)
 	if err != nil {
 		return nil, nil, err

@@ -741,8 +741,11 @@ func writes(p *Prepared) string {
 	case *ast.DropIndexStmt:
 		return "DROP INDEX"
 	}
-	if _, ok := p.st.Cmd.(*parser.Truncate); ok {
+	switch p.st.Cmd.(type) {
+	case *parser.Truncate:
 		return "TRUNCATE TABLE"
+	case *parser.CreateView:
+		return "CREATE VIEW"
 	}
 	return ""
 }
@@ -867,6 +870,9 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	case *ast.CreateTableStmt:
 		return "CREATE TABLE", s.createTable(ctx, st, n)
 	case *ast.DropTableStmt:
+		if n.IsView {
+			return "DROP VIEW", s.dropViews(ctx, n)
+		}
 		return "DROP TABLE", s.dropTables(ctx, n)
 	case *ast.AlterTableStmt:
 		return "ALTER TABLE", s.alterTable(ctx, st, n)
@@ -952,6 +958,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		}
 		delete(s.sqlPrepared, cmd.Name)
 		return "DEALLOCATE", nil
+	case *parser.CreateView:
+		return "CREATE VIEW", s.createView(ctx, cmd)
 	case *parser.Prepare:
 		return "PREPARE", s.sqlPrepare(cmd)
 	case *parser.Execute:

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -61,8 +62,58 @@ func (p *stmtParser) create() error {
 			return p.unsupported(temp, "temporary sequences are not supported")
 		}
 		return p.createSequence(seq, i)
+	case isWord(kind, "view") && !slices.ContainsFunc(seq[1:i], func(it item) bool { return isWord(it, "materialized") }):
+		if err := p.modifiersOnly(seq[1:i], "or", "replace", "temp", "temporary"); err != nil {
+			return err
+		}
+		if temp != nil {
+			return p.unsupported(temp, "temporary views are not supported")
+		}
+		return p.createView(i, wordsAt(seq, 1, "or", "replace"))
 	}
 	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
+}
+
+// CreateView is CREATE [OR REPLACE] VIEW name [(column, ...)] AS query.
+type CreateView struct {
+	Name      string
+	Columns   []string // nil: the query's own column names
+	Query     *Statement
+	OrReplace bool
+}
+
+// createView parses CREATE VIEW from the token after VIEW, at p.toks[i+1]:
+// the words before it are plain tokens, so item and token indexes agree.
+func (p *stmtParser) createView(i int, orReplace bool) error {
+	c := &cursor{p: p, toks: p.toks, i: i + 1}
+	name, err := c.name()
+	if err != nil {
+		return err
+	}
+	v := &CreateView{Name: name, OrReplace: orReplace}
+	if c.punct("(") {
+		for {
+			col, err := c.name()
+			if err != nil {
+				return err
+			}
+			v.Columns = append(v.Columns, col)
+			if c.punct(")") {
+				break
+			}
+			if !c.punct(",") {
+				return c.fail()
+			}
+		}
+	}
+	if err := c.expect("as"); err != nil {
+		return err
+	}
+	if v.Query, err = c.nested(c.toks[c.i:], p.after, isQuery); err != nil {
+		return err
+	}
+	p.st.Cmd = v
+	return nil
 }
 
 // modifiersOnly checks that the CREATE modifiers mods are among allowed.
@@ -742,6 +793,12 @@ func (p *stmtParser) drop() error {
 		return p.finish(items, isDropSeq)
 	case isWord(kind, "index"):
 		return p.dropIndex(seq)
+	case isWord(kind, "view"):
+		items, err := p.rewrite(seq)
+		if err != nil {
+			return err
+		}
+		return p.finish(items, isDropTable) // TiDB's DropTableStmt, IsView set
 	}
 	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
 }

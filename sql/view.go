@@ -1,0 +1,210 @@
+package sql
+
+import (
+	"context"
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// View is a stored query that FROM reads like a table: each use parses and
+// plans the query anew, as a subquery under the view's name.
+type View struct {
+	ID   uint32 `json:"id"`
+	Name string `json:"name"`
+	// SQL is the query as written (PostgreSQL's dialect).
+	SQL     string       `json:"sql"`
+	Columns []ViewColumn `json:"columns"`
+	// Deps are the tables and views the query reads, which cannot be
+	// dropped while the view exists.
+	Deps []uint32 `json:"deps,omitempty"`
+}
+
+// ViewColumn is an output column of a view.
+type ViewColumn struct {
+	Name string  `json:"name"`
+	Type types.T `json:"type"`
+}
+
+// createView runs CREATE [OR REPLACE] VIEW.
+func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	old := d.cat.views[cv.Name]
+	if old == nil && relationNamed(d.cat, cv.Name) || old != nil && !cv.OrReplace {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cv.Name)
+	}
+	v := &View{Name: cv.Name, SQL: cv.Query.SQL}
+	qp, err := planViewQuery(s, v.SQL)
+	if err != nil {
+		return err
+	}
+	cols := qp.columns()
+	if len(cv.Columns) > len(cols) {
+		return pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	for i, col := range cols {
+		vc := ViewColumn{Name: col.Name, Type: col.Type}
+		if i < len(cv.Columns) {
+			vc.Name = cv.Columns[i]
+		}
+		if vc.Type.Oid == types.OidUnknown {
+			vc.Type = types.Text
+		}
+		if slices.ContainsFunc(v.Columns, func(o ViewColumn) bool { return o.Name == vc.Name }) {
+			return pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", vc.Name)
+		}
+		v.Columns = append(v.Columns, vc)
+	}
+	v.Deps = viewDeps(d.cat, cv.Query.AST)
+	if old != nil {
+		// OR REPLACE may add columns at the end, not change the others.
+		if len(v.Columns) < len(old.Columns) {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+		}
+		for i, oc := range old.Columns {
+			if v.Columns[i].Name != oc.Name {
+				return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column %q to %q", oc.Name, v.Columns[i].Name)
+			}
+			if v.Columns[i].Type.Oid != oc.Type.Oid {
+				return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column %q from %s to %s", oc.Name, oc.Type, v.Columns[i].Type)
+			}
+		}
+		v.ID = old.ID
+		return d.putView(ctx, v)
+	}
+	if v.ID, err = d.nextID(ctx); err != nil {
+		return err
+	}
+	if err := d.claimName(ctx, v.Name, v.ID); err != nil {
+		return err
+	}
+	return d.putView(ctx, v)
+}
+
+// planViewQuery plans a view's query on its own: not inside the query that
+// reads the view, whose WITH queries and columns it cannot see.
+func planViewQuery(s *Session, sql string) (queryPlan, error) {
+	stmts, err := parser.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 || stmts[0].AST == nil {
+		return nil, pgerr.New(pgerr.InternalError, "view query %q does not parse to one query", sql)
+	}
+	st := stmts[0]
+	var params []types.T
+	c := &compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}}
+	return c.planQuery(st.AST)
+}
+
+// planView plans a FROM item that names a view.
+func (c *compiler) planView(v *View, alias string) (source, *scope, error) {
+	qp, err := planViewQuery(c.s, v.SQL)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := qp.columns()
+	if len(cols) < len(v.Columns) {
+		return nil, nil, pgerr.New(pgerr.InternalError, "view %q no longer matches its definition", v.Name)
+	}
+	out := make([]Column, len(v.Columns))
+	for i, vc := range v.Columns {
+		out[i] = cols[i]
+		out[i].Name = vc.Name
+	}
+	return &derived{plan: qp, alias: alias}, queryScope(out, alias), nil
+}
+
+// viewDeps lists the tables and views a query reads.
+func viewDeps(cat *Catalog, n ast.Node) []uint32 {
+	f := &tableNameFinder{}
+	n.Accept(f)
+	var deps []uint32
+	for _, name := range f.names {
+		var id uint32
+		if t := cat.tables[name]; t != nil {
+			id = t.ID
+		} else if v := cat.views[name]; v != nil {
+			id = v.ID
+		}
+		if id != 0 && !slices.Contains(deps, id) {
+			deps = append(deps, id)
+		}
+	}
+	return deps
+}
+
+type tableNameFinder struct{ names []string }
+
+func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if tn, ok := n.(*ast.TableName); ok {
+		f.names = append(f.names, tn.Name.O)
+	}
+	return n, false
+}
+
+func (f *tableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// dependents names a view that depends on the relation with id, or "".
+func (c *Catalog) dependents(id uint32) string {
+	for _, v := range c.views {
+		if slices.Contains(v.Deps, id) {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// dropDependedOn fails if a view depends on the relation being dropped.
+func (c *Catalog) dropDependedOn(kind, name string, id uint32) error {
+	if dep := c.dependents(id); dep != "" {
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kind, name).
+			WithDetail("view %s depends on %s %s", dep, kind, name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	return nil
+}
+
+// dropViews runs DROP VIEW.
+func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	var views []*View
+	for _, tn := range n.Tables {
+		v := d.cat.views[tn.Name.O]
+		switch {
+		case v == nil && d.cat.tables[tn.Name.O] != nil:
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
+				WithHint("Use DROP TABLE to remove a table.")
+		case v == nil && n.IfExists:
+			s.notice(pgerr.SuccessfulCompletion, "view %q does not exist, skipping", tn.Name.O)
+		case v == nil:
+			return pgerr.New(pgerr.UndefinedTable, "view %q does not exist", tn.Name.O)
+		case !slices.Contains(views, v):
+			views = append(views, v)
+		}
+	}
+	for _, v := range views {
+		delete(d.cat.views, v.Name)
+	}
+	for _, v := range views {
+		if err := d.cat.dropDependedOn("view", v.Name, v.ID); err != nil {
+			return err
+		}
+		if err := d.tx.Delete(ctx, descKey(v.ID)); err != nil {
+			return err
+		}
+		if err := d.tx.Delete(ctx, nameKey(v.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
