@@ -12,6 +12,7 @@ package epochdb
 
 import (
 	"context"
+	"crypto/tls"
 	stdsql "database/sql"
 	"errors"
 	"log/slog"
@@ -37,6 +38,8 @@ type Options struct {
 	Password string
 	// Logger receives the server's logs. Default slog.Default().
 	Logger *slog.Logger
+	// TLSConfig, if set, lets clients of Serve ask for TLS.
+	TLSConfig *tls.Config
 }
 
 // DB is an open database.
@@ -75,10 +78,11 @@ func Open(dir string, opts *Options) (*DB, error) {
 	}
 	db := &DB{store: store, engine: engine}
 	db.server = &pgwire.Server{
-		Engine:   pgwire.Adapt(engine.NewSession),
-		User:     opts.User,
-		Password: opts.Password,
-		Logger:   opts.Logger,
+		Engine:    pgwire.Adapt(engine.NewSession),
+		User:      opts.User,
+		Password:  opts.Password,
+		Logger:    opts.Logger,
+		TLSConfig: opts.TLSConfig,
 	}
 	return db, nil
 }

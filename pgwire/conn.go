@@ -3,6 +3,7 @@ package pgwire
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,6 +48,7 @@ type conn struct {
 	log    *slog.Logger
 	be     *pgproto3.Backend // decodes client messages; replies are encoded into out
 
+	tls    bool   // the conversation runs over TLS
 	out    []byte // replies not yet written
 	werr   error  // the first write error: the connection is dead
 	closed bool   // the conversation is over; nothing more is sent
@@ -288,9 +290,10 @@ func (c *conn) startup() bool {
 	return c.flush() == nil
 }
 
-// receiveStartup answers encryption requests with 'N' (no TLS yet) until the
-// startup message arrives. A cancel request is served and ends the
-// connection; so does anything else, with nil.
+// receiveStartup answers encryption requests until the startup message
+// arrives: an SSLRequest with 'S' and a TLS handshake if the server has a
+// TLSConfig, anything else with 'N'. A cancel request is served and ends
+// the connection; so does anything else, with nil.
 func (c *conn) receiveStartup() *pgproto3.StartupMessage {
 	for {
 		msg, err := c.be.ReceiveStartupMessage()
@@ -299,7 +302,15 @@ func (c *conn) receiveStartup() *pgproto3.StartupMessage {
 			return nil
 		}
 		switch m := msg.(type) {
-		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+		case *pgproto3.SSLRequest:
+			if c.srv.TLSConfig == nil || c.tls {
+				c.out = append(c.out, 'N')
+				continue
+			}
+			if !c.startTLS() {
+				return nil
+			}
+		case *pgproto3.GSSEncRequest:
 			c.out = append(c.out, 'N')
 		case *pgproto3.CancelRequest:
 			c.srv.cancel(m.ProcessID, m.SecretKey)
@@ -310,6 +321,31 @@ func (c *conn) receiveStartup() *pgproto3.StartupMessage {
 		}
 	}
 }
+
+// startTLS answers 'S' and runs the server side of the TLS handshake; from
+// then on the connection reads and writes through TLS. The client sends
+// nothing between its SSLRequest and the handshake, so no buffered byte is
+// lost in the switch.
+func (c *conn) startTLS() bool {
+	c.out = append(c.out, 'S')
+	if c.flush() != nil {
+		return false
+	}
+	tc := tls.Server(c.nc, c.srv.TLSConfig)
+	ctx, cancel := context.WithTimeout(c.ctx, tlsHandshakeTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.log.Info("pgwire: TLS handshake failed", "err", err)
+		return false
+	}
+	c.nc, c.tls = tc, true
+	c.be = pgproto3.NewBackend(connReader{c}, nil)
+	return true
+}
+
+// tlsHandshakeTimeout bounds a TLS handshake, so that a client that stalls
+// in one does not hold its connection open.
+const tlsHandshakeTimeout = 30 * time.Second
 
 // query runs a simple Query message: every statement in it, stopping at the
 // first error, then Sync.

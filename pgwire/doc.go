@@ -7,7 +7,9 @@
 // # A connection
 //
 //	client                                server
-//	  SSLRequest / GSSENCRequest   ──▶   'N' (no TLS yet), read on
+//	  SSLRequest                   ──▶   'S' and a TLS handshake with a
+//	                                     TLSConfig, else 'N'; read on
+//	  GSSENCRequest                ──▶   'N', read on
 //	  StartupMessage (user, db)    ──▶
 //	                               ◀──   Authentication* exchange (trust,
 //	                                     SCRAM-SHA-256, md5 or cleartext)

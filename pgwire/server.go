@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,10 @@ type Server struct {
 	// the connection with 08P01. It bounds the memory a connection can make
 	// the server allocate. Default 64 MiB.
 	MaxMessageSize int
+	// TLSConfig, if set, is offered to clients that ask for TLS (sslmode
+	// prefer, require, verify-ca or verify-full); without it they are told
+	// 'N' and go on in clear text, or give up.
+	TLSConfig *tls.Config
 
 	initOnce sync.Once
 	initErr  error

@@ -51,6 +51,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&cfg.password, "password", "", "the superuser's password (default $EPOCHDB_PASSWORD); without one, every local client is trusted")
 	fs.StringVar(&cfg.user, "user", "epochdb", "the superuser role's name")
 	fs.StringVar(&cfg.auth, "auth", "scram-sha-256", "what clients must present with a password: scram-sha-256, md5, or password (cleartext)")
+	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "a PEM certificate (chain) to offer TLS with; needs --tls-key")
+	fs.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

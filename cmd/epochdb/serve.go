@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,8 @@ type serveConfig struct {
 	password string
 	user     string
 	auth     string // pgwire.Server.AuthMethod, used with a password
+	// tlsCert and tlsKey are PEM files; with both, clients may ask for TLS.
+	tlsCert, tlsKey string
 }
 
 // shutdownTimeout bounds how long a shutdown waits for running statements
@@ -31,6 +34,17 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	addr, err := listenAddr(cfg.listen, cfg.password != "")
 	if err != nil {
 		return err
+	}
+	var tlsConfig *tls.Config
+	switch {
+	case cfg.tlsCert != "" && cfg.tlsKey != "":
+		cert, err := tls.LoadX509KeyPair(cfg.tlsCert, cfg.tlsKey)
+		if err != nil {
+			return fmt.Errorf("TLS certificate: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	case cfg.tlsCert != "" || cfg.tlsKey != "":
+		return errors.New("--tls-cert and --tls-key go together")
 	}
 	// Bind first: a second server on a busy port must fail before it
 	// touches the data directory.
@@ -49,14 +63,14 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		store.Close()
 		return err
 	}
-	srv := &pgwire.Server{Engine: engine, User: cfg.user, Password: cfg.password, Logger: log}
+	srv := &pgwire.Server{Engine: engine, User: cfg.user, Password: cfg.password, Logger: log, TLSConfig: tlsConfig}
 	auth := "trust"
 	if cfg.password != "" {
 		srv.AuthMethod, auth = cfg.auth, cfg.auth
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("epochdb: serving", "addr", l.Addr().String(), "data-dir", cfg.dataDir, "user", cfg.user, "auth", auth)
+	log.Info("epochdb: serving", "addr", l.Addr().String(), "data-dir", cfg.dataDir, "user", cfg.user, "auth", auth, "tls", tlsConfig != nil)
 
 	select {
 	case <-ctx.Done():

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/epochdb/epochdb/internal/testcert"
 	"github.com/epochdb/epochdb/txn"
 )
 
@@ -74,25 +76,32 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// serveInProcess runs serve on a loopback port until ctx ends, and returns
+// its address, its log, and its exit code once it exits.
+func serveInProcess(t *testing.T, ctx context.Context, args ...string) (string, *syncBuffer, chan int) {
+	t.Helper()
+	stderr := &syncBuffer{}
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, stderr)
+	}()
+	addrRE := regexp.MustCompile(`msg="epochdb: serving" addr=(\S+)`)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], stderr, exited
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr.String())
+		}
+	}
+}
+
 // serve answers on its address until its context ends (SIGINT or SIGTERM
 // in main), then stops accepting and closes the store cleanly.
 func TestServeStopsCleanly(t *testing.T) {
 	dir := t.TempDir()
 	ctx, stop := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir}, io.Discard, &stderr)
-	}()
-	addrRE := regexp.MustCompile(`msg="epochdb: serving" addr=(\S+)`)
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", stderr.String())
-		}
-	}
+	addr, stderr, exited := serveInProcess(t, ctx, "--data-dir", dir)
 
 	// An SSLRequest is answered without the SQL layer: the server is up.
 	nc, err := net.Dial("tcp", addr)
@@ -126,4 +135,29 @@ func TestServeStopsCleanly(t *testing.T) {
 		t.Fatalf("reopening the store: %v", err)
 	}
 	s.Close()
+}
+
+// With --tls-cert and --tls-key, psql's sslmode=require gets TLS; one flag
+// without the other is an error.
+func TestServeTLS(t *testing.T) {
+	psql := requireClient(t, "psql")
+	dir := t.TempDir()
+	_, certFile, keyFile := testcert.SelfSigned(t, dir)
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--tls-cert", certFile, "--data-dir", filepath.Join(dir, "x")}, io.Discard, &stderr); code == 0 ||
+		!strings.Contains(stderr.String(), "--tls-cert and --tls-key go together") {
+		t.Fatalf("--tls-cert alone: exit %d, %q", code, stderr.String())
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	addr, _, exited := serveInProcess(t, ctx, "--data-dir", filepath.Join(dir, "data"), "--tls-cert", certFile, "--tls-key", keyFile)
+	host, port, _ := strings.Cut(addr, ":")
+	out, err := exec.Command(psql, "-X", "-c", `\conninfo`, "-c", "SELECT 40 + 2",
+		"host="+host+" port="+port+" user=epochdb dbname=epochdb sslmode=verify-full sslrootcert="+certFile).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SSL connection") || !strings.Contains(string(out), "42") {
+		t.Fatalf("psql over TLS: %v\n%s", err, out)
+	}
+	stop()
+	<-exited
 }

@@ -1,0 +1,45 @@
+package pgwire
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/epochdb/epochdb/internal/testcert"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// With a TLSConfig, a client that asks for TLS gets it, one that verifies
+// the certificate accepts it, and one that does not ask still connects in
+// the clear.
+func TestTLS(t *testing.T) {
+	cert, certFile, _ := testcert.SelfSigned(t, t.TempDir())
+	ts := startServer(t, func(s *Server, _ *fakeEngine) {
+		s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	})
+	for _, c := range []struct {
+		sslmode string
+		tls     bool
+	}{
+		{"require", true},
+		{"verify-full&sslrootcert=" + certFile, true},
+		{"prefer", true},
+		{"disable", false},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		conn, err := pgconn.Connect(ctx, fmt.Sprintf("postgres://u@%s/epochdb?sslmode=%s", ts.addr, c.sslmode))
+		cancel()
+		if err != nil {
+			t.Fatalf("sslmode=%s: %v", c.sslmode, err)
+		}
+		if _, isTLS := conn.Conn().(*tls.Conn); isTLS != c.tls {
+			t.Errorf("sslmode=%s: TLS %v, want %v", c.sslmode, isTLS, c.tls)
+		}
+		if _, err := conn.Exec(context.Background(), "insert").ReadAll(); err != nil {
+			t.Errorf("sslmode=%s: %v", c.sslmode, err)
+		}
+		conn.Close(context.Background())
+	}
+}
