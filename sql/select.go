@@ -62,6 +62,61 @@ type selectPlan struct {
 func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
 
 // oneRow is the FROM-less source: one empty row.
+// valuesSource is a VALUES list's rows.
+type valuesSource struct{ rows [][]expr }
+
+func (v *valuesSource) open(x *execCtx) (rowIter, error) {
+	out := make([][]any, len(v.rows))
+	e := x.env(nil)
+	for i, exprs := range v.rows {
+		out[i] = make([]any, len(exprs))
+		for j, ex := range exprs {
+			var err error
+			if out[i][j], err = ex.eval(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &sliceIter{rows: out}, nil
+}
+
+func (v *valuesSource) explain(indent string) string { return indent + "Values Scan on \"*VALUES*\"" }
+
+// planValues compiles a VALUES list: each column takes the common type of
+// its values, and the name PostgreSQL gives it, column1, column2, ...
+func (c *compiler) planValues(rows []*ast.RowExpr) (source, *scope, error) {
+	width := len(rows[0].Values)
+	v := &valuesSource{rows: make([][]expr, len(rows))}
+	for i, r := range rows {
+		if len(r.Values) != width {
+			return nil, nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		v.rows[i] = make([]expr, width)
+		for j, item := range r.Values {
+			var err error
+			if v.rows[i][j], err = c.compile(item); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	sc := &scope{}
+	for j := range width {
+		col := make([]expr, len(rows))
+		for i := range rows {
+			col[i] = v.rows[i][j]
+		}
+		t, err := c.commonType("VALUES", col)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range rows {
+			v.rows[i][j] = col[i]
+		}
+		sc.cols = append(sc.cols, scopeCol{table: "*VALUES*", name: fmt.Sprintf("column%d", j+1), t: t})
+	}
+	return v, sc, nil
+}
+
 type oneRow struct{}
 
 func (oneRow) open(*execCtx) (rowIter, error) { return &sliceIter{rows: [][]any{{}}}, nil }
@@ -278,7 +333,16 @@ func (c *compiler) joinUsing(n *ast.Join, sc *scope, nLeft int) (expr, error) {
 
 // planSelect plans a SELECT statement.
 func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
-	if n.Kind != ast.SelectStmtKindSelect {
+	// VALUES is SELECT * over its rows, which ORDER BY and LIMIT may follow.
+	var values []*ast.RowExpr
+	switch n.Kind {
+	case ast.SelectStmtKindSelect:
+	case ast.SelectStmtKindValues:
+		star := *n
+		star.Kind, star.Lists = ast.SelectStmtKindSelect, nil
+		star.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
+		values, n = n.Lists, &star
+	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of SELECT is not supported yet")
 	}
 	p := &selectPlan{distinct: n.Distinct}
@@ -291,7 +355,13 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 			return nil, err
 		}
 	}
-	src, sc, err := c.planFrom(n.From)
+	var src source
+	var sc *scope
+	if values != nil {
+		src, sc, err = c.planValues(values)
+	} else {
+		src, sc, err = c.planFrom(n.From)
+	}
 	if err != nil {
 		return nil, err
 	}

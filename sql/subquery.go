@@ -1,9 +1,12 @@
 package sql
 
 import (
+	"slices"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // Subqueries.
@@ -510,11 +513,44 @@ func (c *compiler) planDerived(n *ast.TableSource) (source, *scope, error) {
 		return nil, nil, pgerr.New(pgerr.SyntaxError, "subquery in FROM must have an alias").
 			WithHint("For example, FROM (SELECT ...) [AS] foo.")
 	}
-	plan, err := c.planQuery(n.Source)
+	query, names := columnAliasList(n.Source)
+	plan, err := c.planQuery(query)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &derived{plan: plan, alias: n.AsName.O}, queryScope(plan.columns(), n.AsName.O), nil
+	cols := plan.columns()
+	if len(names) > len(cols) {
+		return nil, nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified",
+			n.AsName.O, len(cols), len(names))
+	}
+	if names != nil {
+		cols = slices.Clone(cols)
+		for i, name := range names {
+			cols[i].Name = name
+		}
+	}
+	return &derived{plan: plan, alias: n.AsName.O}, queryScope(cols, n.AsName.O), nil
+}
+
+// columnAliasList undoes the parser's form of a FROM item with a column
+// alias list, (SELECT epochdb_columns('a', 'b'), * FROM item AS t) AS t:
+// it returns the query without the marker, and the names.
+func columnAliasList(n ast.ResultSetNode) (ast.ResultSetNode, []string) {
+	sel, ok := n.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 2 {
+		return n, nil
+	}
+	f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "epochdb_columns" {
+		return n, nil
+	}
+	names := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		names[i] = a.(*driver.ValueExpr).GetString()
+	}
+	inner := *sel
+	inner.Fields = &ast.FieldList{Fields: sel.Fields.Fields[1:]}
+	return &inner, names
 }
 
 // queryScope is the scope of a query's result read under alias.

@@ -624,6 +624,39 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 	return append(args, &synth{anchor: t, parts: parts}), nil
 }
 
+// columnAliases rewrites the FROM item that ends out, aliased alias with a
+// column list, which TiDB lacks, into a derived table whose first column
+// names the columns: (SELECT epochdb_columns('a', 'b'), * FROM item AS
+// alias) AS alias. The planner drops that column and renames the rest.
+func (p *stmtParser) columnAliases(out []item, alias item, cols *group) ([]item, error) {
+	start := len(out) - 1
+	switch {
+	case start < 0:
+		return nil, p.syntaxError(tokOf(alias))
+	case parenGroup(out[start]) != nil:
+	case isName(out[start]):
+		for start >= 2 && isPunct(out[start-1], ".") && isName(out[start-2]) {
+			start -= 2
+		}
+	default:
+		return nil, p.unsupported(tokOf(alias), "column alias lists are not supported here")
+	}
+	var names []string
+	for _, c := range splitCommas(cols.kids) {
+		if len(c) != 1 || !isColID(c[0]) {
+			return nil, p.errorAt(c, 0, cols.close)
+		}
+		names = append(names, quoteString(tokOf(c[0]).val))
+	}
+	name := quoteIdent(tokOf(alias).val)
+	item := append([]item(nil), out[start:]...)
+	t := firstTok(out[start])
+	wrapped := &synth{anchor: t, space: t.space, parts: []any{
+		"(SELECT epochdb_columns(" + strings.Join(names, ", ") + "), * FROM ", item,
+		" AS " + name + ") AS " + name}}
+	return append(out[:start], wrapped), nil
+}
+
 // isOrderKeys reports whether it is the keys argumentOrder made.
 func isOrderKeys(it item) bool {
 	sy, ok := it.(*synth)
@@ -1047,7 +1080,12 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			i = next
 			continue
 		case inFrom && isWord(it, "as") && isColID(at(seq, i+1)) && parenGroup(at(seq, i+2)) != nil:
-			return nil, p.unsupported(firstTok(seq[i+2]), "column alias lists are not supported")
+			var err error
+			if out, err = p.columnAliases(out, seq[i+1], parenGroup(seq[i+2])); err != nil {
+				return nil, err
+			}
+			i += 3
+			continue
 		case wordsAt(seq, i, "distinct", "on"):
 			return nil, p.unsupported(t, "SELECT DISTINCT ON is not supported")
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
