@@ -138,10 +138,26 @@ func orderKeys(args []ast.ExprNode) ([]ast.ExprNode, []ast.ExprNode) {
 	return args, nil
 }
 
+// argTypes lists argument types as a function signature names them.
+func argTypes(args []expr) string {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.typ().String()
+	}
+	return strings.Join(names, ", ")
+}
+
 // planOrder compiles an ordered aggregate's keys, which follow its
-// arguments proper in call.args.
+// arguments proper in call.args. A DISTINCT string_agg or array_agg
+// without keys is ordered by its value, as PostgreSQL's sort-based
+// DISTINCT leaves it.
 func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	call.nargs = len(call.args)
+	if call.distinct && len(keys) == 0 && (call.fn == "string_agg" || call.fn == "array_agg") {
+		call.order = []sortKey{{idx: call.nargs, t: call.args[0].typ()}}
+		call.args = append(call.args, call.args[0])
+		return nil
+	}
 	for i := 0; i+2 < len(keys); i += 3 {
 		key, err := c.compile(keys[i])
 		if err != nil {
@@ -213,11 +229,23 @@ func (call *aggCall) typeCheck(c *compiler) error {
 		}
 		call.t = types.Bool
 	case "string_agg", "group_concat":
-		if call.args[0], err = c.coerce(arg, types.Text); err != nil {
-			return err
+		if len(call.args) != 2 {
+			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
+		}
+		for i := range call.args {
+			et := call.args[i].typ()
+			if !isString(et.Oid) && et.Oid != types.OidUnknown {
+				return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
+			}
+			if call.args[i], err = c.coerce(call.args[i], types.Text); err != nil {
+				return err
+			}
 		}
 		call.t = types.Text
 	case "array_agg":
+		if len(call.args) != 1 {
+			return pgerr.New(pgerr.UndefinedFunction, "function array_agg(%s) does not exist", argTypes(call.args))
+		}
 		t, ok := types.ArrayOf(at)
 		if !ok {
 			return pgerr.New(pgerr.UndefinedFunction, "function array_agg(%s) does not exist", at)

@@ -498,6 +498,13 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				}
 				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", spec.OldColumnName.Name.O, t.Name)
 			}
+			for _, v := range d.cat.views {
+				if viewUsesColumn(v, t, col.Name) {
+					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col.Name, t.Name).
+						WithDetail("view %s depends on column %s of table %s", v.Name, col.Name, t.Name).
+						WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+				}
+			}
 			for _, ix := range t.Indexes {
 				if slices.Contains(ix.Columns, i) && !ix.Standalone {
 					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because constraint %s depends on it", col.Name, t.Name, ix.Name)

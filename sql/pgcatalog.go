@@ -958,6 +958,19 @@ func infoColumnsRows(s *Session) []row {
 			rows = append(rows, r)
 		}
 	}
+	for _, v := range s.catalog().views {
+		for i, c := range v.Columns {
+			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": v.Name,
+				"column_name": c.Name, "ordinal_position": i + 1, "is_nullable": "YES",
+				"udt_catalog": s.database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
+				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
+				"is_updatable": "NO"}
+			for k, val := range columnTypeInfo(c.Type) {
+				r[k] = val
+			}
+			rows = append(rows, r)
+		}
+	}
 	return rows
 }
 

@@ -81,6 +81,7 @@ type Session struct {
 	noticeFn func(*pgerr.Error)
 
 	keyBuf, valBuf []byte            // scratch for writeRow
+	planningViews  []uint32          // the views being planned, innermost last
 	checkCache     map[*Table][]expr // compiled CHECK constraints, by table
 
 	settings map[string]string // by canonical name

@@ -71,7 +71,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 			if v.Columns[i].Name != oc.Name {
 				return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column %q to %q", oc.Name, v.Columns[i].Name)
 			}
-			if v.Columns[i].Type.Oid != oc.Type.Oid {
+			if v.Columns[i].Type != oc.Type {
 				return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column %q from %s to %s", oc.Name, oc.Type, v.Columns[i].Type)
 			}
 		}
@@ -103,9 +103,16 @@ func planViewQuery(s *Session, sql string) (queryPlan, error) {
 	return c.planQuery(st.AST)
 }
 
-// planView plans a FROM item that names a view.
+// planView plans a FROM item that names a view. Its columns are those it
+// was made with: a * in its query that now reads more (a column added to
+// a table since) gives only the first ones, as PostgreSQL expands * once.
 func (c *compiler) planView(v *View, alias string) (source, *scope, error) {
+	if slices.Contains(c.s.planningViews, v.ID) {
+		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", v.Name)
+	}
+	c.s.planningViews = append(c.s.planningViews, v.ID)
 	qp, err := planViewQuery(c.s, v.SQL)
+	c.s.planningViews = c.s.planningViews[:len(c.s.planningViews)-1]
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,8 +125,35 @@ func (c *compiler) planView(v *View, alias string) (source, *scope, error) {
 		out[i] = cols[i]
 		out[i].Name = vc.Name
 	}
-	return &derived{plan: qp, alias: alias}, queryScope(out, alias), nil
+	var src source = &derived{plan: qp, alias: alias}
+	if len(cols) > len(out) {
+		src = &narrowed{in: src, width: len(out)}
+	}
+	return src, queryScope(out, alias), nil
 }
+
+// narrowed passes on the first width columns of its input's rows.
+type narrowed struct {
+	in    source
+	width int
+}
+
+func (n *narrowed) open(x *execCtx) (rowIter, error) {
+	it, err := n.in.open(x)
+	if err != nil {
+		return nil, err
+	}
+	return &funcIter{f: func() ([]any, error) {
+		row, err := it.next()
+		if row == nil || err != nil {
+			it.close()
+			return nil, err
+		}
+		return row[:n.width:n.width], nil
+	}}, nil
+}
+
+func (n *narrowed) explain(indent string) string { return n.in.explain(indent) }
 
 // viewDeps lists the tables and views a query reads.
 func viewDeps(cat *Catalog, n ast.Node) []uint32 {
@@ -140,16 +174,55 @@ func viewDeps(cat *Catalog, n ast.Node) []uint32 {
 	return deps
 }
 
-type tableNameFinder struct{ names []string }
+// tableNameFinder collects the names a query reads, less those its WITH
+// clauses define.
+type tableNameFinder struct{ names, ctes []string }
 
 func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if tn, ok := n.(*ast.TableName); ok {
-		f.names = append(f.names, tn.Name.O)
+	switch n := n.(type) {
+	case *ast.TableName:
+		if !slices.Contains(f.ctes, n.Name.O) {
+			f.names = append(f.names, n.Name.O)
+		}
+	case *ast.CommonTableExpression:
+		f.ctes = append(f.ctes, n.Name.O)
 	}
 	return n, false
 }
 
 func (f *tableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// viewUsesColumn reports whether a view that reads table t may read its
+// column name: by name, or through a *.
+func viewUsesColumn(v *View, t *Table, name string) bool {
+	if !slices.Contains(v.Deps, t.ID) {
+		return false
+	}
+	stmts, err := parser.Parse(v.SQL)
+	if err != nil || len(stmts) != 1 || stmts[0].AST == nil {
+		return true
+	}
+	f := &columnUseFinder{}
+	stmts[0].AST.Accept(f)
+	return f.star || slices.Contains(f.names, name)
+}
+
+type columnUseFinder struct {
+	names []string
+	star  bool
+}
+
+func (f *columnUseFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.ColumnNameExpr:
+		f.names = append(f.names, n.Name.Name.O)
+	case *ast.SelectField:
+		f.star = f.star || n.WildCard != nil
+	}
+	return n, false
+}
+
+func (f *columnUseFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // dependents names a view that depends on the relation with id, or "".
 func (c *Catalog) dependents(id uint32) string {

@@ -3,6 +3,8 @@ package parser
 import (
 	"errors"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
 )
 
 // rewrite turns a PostgreSQL item sequence into one TiDB reads the same way:
@@ -534,7 +536,7 @@ func (e *exprParser) name() error {
 		return nil
 	}
 	for i, kid := range g.kids {
-		if isWord(kid, "order") {
+		if isWord(kid, "order") && !isWord(at(g.kids, 0), "select", "with", "values", "table") && parenGroup(at(g.kids, 0)) == nil {
 			kids, err := e.p.argumentOrder(last, g, i)
 			if err != nil {
 				return err
@@ -549,6 +551,9 @@ func (e *exprParser) name() error {
 		end := 1 // the first argument ends at a comma, or at argumentOrder's keys
 		for end < len(g.kids) && !isPunct(g.kids[end], ",") && !isOrderKeys(g.kids[end]) {
 			end++
+		}
+		if end == 1 {
+			return e.p.syntaxError(g.close) // DISTINCT with no argument
 		}
 		kids := []item{&synth{anchor: tokOf(g.kids[0]), parts: []any{"epochdb_distinct(", g.kids[1:end], ")"}}}
 		g.kids = append(kids, g.kids[end:]...)
@@ -584,6 +589,27 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 		return nil, p.syntaxError(g.close)
 	}
 	args := g.kids[:i:i]
+	if isWord(at(args, 0), "distinct") {
+		// PostgreSQL sorts a DISTINCT aggregate's input by its arguments,
+		// so the keys must be among them.
+		argTexts := map[string]bool{}
+		for _, a := range splitCommas(args[1:]) {
+			argTexts[itemsText(a)] = true
+		}
+		for _, key := range splitCommas(g.kids[i+2:]) {
+			for len(key) > 1 && isWord(key[len(key)-1], "asc", "desc", "first", "last", "nulls") {
+				key = key[:len(key)-1]
+			}
+			if !argTexts[itemsText(key)] {
+				t := g.close
+				if len(key) > 0 {
+					t = firstTok(key[0])
+				}
+				return nil, pgerr.New(pgerr.InvalidColumnReference,
+					"in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(charPos(p.q, t.pos))
+			}
+		}
+	}
 	switch fn.val {
 	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every":
 		return args, nil
@@ -655,6 +681,31 @@ func (p *stmtParser) columnAliases(out []item, alias item, cols *group) ([]item,
 		"(SELECT epochdb_columns(" + strings.Join(names, ", ") + "), * FROM ", item,
 		" AS " + name + ") AS " + name}}
 	return append(out[:start], wrapped), nil
+}
+
+// itemsText is the tokens of items, spaced alike, to compare expressions
+// as written.
+func itemsText(items []item) string {
+	var b strings.Builder
+	var walk func(it item)
+	walk = func(it item) {
+		switch v := it.(type) {
+		case *token:
+			b.WriteString(v.val + " ")
+		case *group:
+			b.WriteString(v.open.val + " ")
+			for _, k := range v.kids {
+				walk(k)
+			}
+			b.WriteString(v.close.val + " ")
+		default:
+			b.WriteString("? ")
+		}
+	}
+	for _, it := range items {
+		walk(it)
+	}
+	return b.String()
 }
 
 // isOrderKeys reports whether it is the keys argumentOrder made.

@@ -82,6 +82,7 @@ const (
 	DataCorrupted                    = "XX001"
 	IndexCorrupted                   = "XX002"
 	InvalidRecursion                 = "42P19"
+	InvalidObjectDefinition          = "42P17"
 	WrongObjectType                  = "42809"
 	InvalidName                      = "42602"
 	WindowingError                   = "42P20"
