@@ -2,8 +2,10 @@ package sql
 
 import (
 	"slices"
+	"sort"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -53,6 +55,11 @@ type frameBound struct {
 	kind   int // boundUnbounded, boundCurrent or boundOffset
 	offset int64
 	ahead  bool // FOLLOWING, not PRECEDING
+	// A RANGE offset bound: limit computes, from the current row's ORDER
+	// BY value, the value where the frame ends (value - offset, say), and
+	// conv turns any row's value into limit's type to compare with it.
+	// Both read the value as the only column of their row.
+	limit, conv expr
 }
 
 const (
@@ -203,15 +210,15 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 	call.frame = winFrame{start: frameBound{kind: boundUnbounded}, end: frameBound{kind: boundCurrent}}
 	if spec.Frame != nil {
 		var err error
-		if call.frame, err = planFrame(in, spec.Frame); err != nil {
+		if call.frame, err = planFrame(in, spec.Frame, call); err != nil {
 			return nil, err
 		}
 	}
 	return call, nil
 }
 
-// planFrame reads a frame clause.
-func planFrame(in *compiler, f *ast.FrameClause) (winFrame, error) {
+// planFrame reads a frame clause of call.
+func planFrame(in *compiler, f *ast.FrameClause, call *winCall) (winFrame, error) {
 	fr := winFrame{rows: f.Type == ast.Rows}
 	if f.Type != ast.Rows && f.Type != ast.Ranges {
 		return fr, pgerr.New(pgerr.FeatureNotSupported, "GROUPS frames are not supported")
@@ -231,7 +238,7 @@ func planFrame(in *compiler, f *ast.FrameClause) (winFrame, error) {
 			}
 			return frameBound{kind: boundUnbounded, ahead: b.Type == ast.Following}, nil
 		case !fr.rows:
-			return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with an offset is not supported")
+			return rangeBound(in, b, call)
 		}
 		e, err := in.compile(b.Expr)
 		if err != nil {
@@ -265,6 +272,146 @@ func planFrame(in *compiler, f *ast.FrameClause) (winFrame, error) {
 		return fr, pgerr.New(pgerr.WindowingError, "frame starting from following row cannot have preceding rows")
 	}
 	return fr, nil
+}
+
+// rangeBound plans a RANGE offset bound, which PostgreSQL allows with one
+// ORDER BY column whose type can add the offset: numbers, or dates and
+// times with an interval.
+func rangeBound(in *compiler, b ast.FrameBound, call *winCall) (frameBound, error) {
+	if len(call.orderBy) != 1 {
+		return frameBound{}, pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	}
+	off, err := in.compile(b.Expr)
+	if err != nil {
+		return frameBound{}, err
+	}
+	k, ok := off.(*constExpr)
+	if !ok {
+		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be constants")
+	}
+	if k.v == nil {
+		return frameBound{}, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
+	}
+	ot := call.orderBy[0].typ()
+	if numRank(ot.Oid) == 0 && timeRank(ot.Oid) == 0 {
+		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", ot)
+	}
+	if off, err = in.resolveUnknown(off); err != nil {
+		return frameBound{}, err
+	}
+	// Toward smaller values for PRECEDING in ascending order, and for
+	// FOLLOWING in descending order.
+	op := byte('+')
+	if (b.Type == ast.Preceding) != call.order[0].desc {
+		op = '-'
+	}
+	val := &colExpr{t: ot, idx: 0}
+	limit, err := in.arith(op, val, off)
+	if err != nil {
+		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", ot, off.typ())
+	}
+	conv, err := in.coerce(&colExpr{t: ot, idx: 0}, limit.typ())
+	if err != nil {
+		return frameBound{}, err
+	}
+	if v, err := off.eval(nil); err == nil && isNegative(v) {
+		return frameBound{}, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+	}
+	return frameBound{kind: boundOffset, ahead: b.Type == ast.Following, limit: limit, conv: conv}, nil
+}
+
+// isNegative reports whether a number or interval offset is below zero.
+func isNegative(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return x < 0
+	case float64:
+		return x < 0
+	case *apd.Decimal:
+		return x.Negative && !x.IsZero()
+	case types.Interval:
+		return x.Months < 0 || x.Days < 0 || x.Micros < 0
+	}
+	return false
+}
+
+// rangeFrames computes, for each row of a partition, where a RANGE frame's
+// offset bounds put its start and end: by binary search over the ORDER BY
+// values, which the partition is sorted by. A row whose value is NULL has
+// its NULL peers as its frame, as in PostgreSQL.
+func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int) (from, to []int, err error) {
+	f := call.frame
+	if f.rows || f.start.kind != boundOffset && f.end.kind != boundOffset {
+		return nil, nil, nil
+	}
+	at := len(call.partition)
+	desc := call.order[0].desc
+	// The non-NULL values are one run, NULLs sorted before or after it.
+	lo, hi := 0, len(part)
+	for lo < hi && part[lo][at] == nil {
+		lo++
+	}
+	for hi > lo && part[hi-1][at] == nil {
+		hi--
+	}
+	convert := func(b frameBound) ([]any, error) {
+		if b.kind != boundOffset {
+			return nil, nil
+		}
+		out := make([]any, len(part))
+		for j := lo; j < hi; j++ {
+			v, err := b.conv.eval(x.env([]any{part[j][at]}))
+			if err != nil {
+				return nil, err
+			}
+			out[j] = v
+		}
+		return out, nil
+	}
+	// first returns the first row of the run whose converted value is past
+	// limit: at or beyond it (inclusive) or beyond it (!inclusive), in the
+	// window's order.
+	first := func(conv []any, t types.T, limit any, inclusive bool) int {
+		return lo + sort.Search(hi-lo, func(k int) bool {
+			c := types.Compare(t, conv[lo+k], limit)
+			if desc {
+				c = -c
+			}
+			return c > 0 || inclusive && c == 0
+		})
+	}
+	bounds := func(b frameBound, start bool) ([]int, error) {
+		if b.kind != boundOffset {
+			return nil, nil
+		}
+		conv, err := convert(b)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]int, len(part))
+		for i, row := range part {
+			if row[at] == nil {
+				out[i] = peers[i]
+				if !start {
+					out[i] = peerEnd[i]
+				}
+				continue
+			}
+			limit, err := b.limit.eval(x.env([]any{row[at]}))
+			if err != nil {
+				return nil, err
+			}
+			// A frame starts at the first value at or past the limit, and
+			// ends after the last value at or before it.
+			out[i] = first(conv, b.limit.typ(), limit, start)
+		}
+		return out, nil
+	}
+	if from, err = bounds(call.frame.start, true); err != nil {
+		return nil, nil, err
+	}
+	to, err = bounds(call.frame.end, false)
+	return from, to, err
 }
 
 // windowFinder collects the window calls of an expression, not those of
@@ -356,7 +503,7 @@ func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
 			hi++
 		}
 		part := keyed[lo:hi]
-		out, err := call.partitionValues(part, argAt)
+		out, err := call.partitionValues(x, part, argAt)
 		if err != nil {
 			return nil, err
 		}
@@ -370,7 +517,7 @@ func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
 
 // partitionValues computes the call over one partition's rows, in window
 // order; args start at argAt in each.
-func (call *winCall) partitionValues(part [][]any, argAt int) ([]any, error) {
+func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any, error) {
 	out := make([]any, len(part))
 	// peers[i] is the first row of i's peer group; peerEnd[i] one past its
 	// last. Without ORDER BY, the whole partition is one peer group.
@@ -428,9 +575,15 @@ func (call *winCall) partitionValues(part [][]any, argAt int) ([]any, error) {
 		return out, nil
 	}
 	// The frame functions: each row's frame is [from, to).
+	rangeFrom, rangeTo, err := call.rangeFrames(x, part, peers, peerEnd)
+	if err != nil {
+		return nil, err
+	}
 	frame := func(i int) (from, to int) {
 		f := call.frame
 		switch {
+		case rangeFrom != nil:
+			from = rangeFrom[i]
 		case f.start.kind == boundUnbounded:
 			from = 0
 		case f.start.kind == boundCurrent && f.rows:
@@ -443,6 +596,8 @@ func (call *winCall) partitionValues(part [][]any, argAt int) ([]any, error) {
 			from = i - int(min(f.start.offset, int64(i)))
 		}
 		switch {
+		case rangeTo != nil:
+			to = rangeTo[i]
 		case f.end.kind == boundUnbounded:
 			to = len(part)
 		case f.end.kind == boundCurrent && f.rows:

@@ -571,6 +571,9 @@ func (e *exprParser) name() error {
 		if noTiDBWindow[last.val] {
 			return e.p.unsupported(last, "window function %s is not supported", last.val)
 		}
+		if w := parenGroup(at(e.seq, e.i+1)); w != nil {
+			w.kids = frameOffsets(w.kids)
+		}
 		e.i += 2
 	}
 	return nil
@@ -712,6 +715,31 @@ func itemsText(items []item) string {
 func isOrderKeys(it item) bool {
 	sy, ok := it.(*synth)
 	return ok && len(sy.parts) > 0 && sy.parts[0] == ", epochdb_order("
+}
+
+// frameOffsets rewrites a window frame's offsets that are not plain
+// numbers ('1 day'::interval, -1, 2 + 3), which TiDB's grammar takes only
+// as INTERVAL expr unit: the planner reads the expression and ignores the
+// unit.
+func frameOffsets(kids []item) []item {
+	out := make([]item, 0, len(kids))
+	start := -1 // where the current bound's expression begins in out
+	for _, it := range kids {
+		switch {
+		case isWord(it, "rows", "range", "between", "and"):
+			out = append(out, it)
+			start = len(out)
+			continue
+		case start >= 0 && isWord(it, "preceding", "following") && len(out) > start:
+			bound := out[start:]
+			if t := tokOf(bound[0]); !(len(bound) == 1 && t != nil && t.kind == tkNumber) && !isWord(bound[0], "unbounded") {
+				wrapped := &synth{anchor: firstTok(bound[0]), space: true, parts: []any{"INTERVAL ", append([]item(nil), bound...), " MICROSECOND"}}
+				out = append(out[:start], wrapped)
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // noTiDBWindow are aggregates TiDB's grammar does not take before OVER.
