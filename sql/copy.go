@@ -69,6 +69,13 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 			cp.colTypes = append(cp.colTypes, c.Type)
 		}
 	} else {
+		op := "copy out"
+		if cmd.From {
+			op = "copy in"
+		}
+		if err := s.catalog().viewMisuse(strings.TrimPrefix(cmd.Table, "public."), op); err != nil {
+			return err
+		}
 		t, err := s.catalog().Table(strings.TrimPrefix(cmd.Table, "public."))
 		if err != nil {
 			return err

@@ -389,12 +389,18 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt) er
 	}
 	for _, tn := range n.Sequences {
 		seq := d.cat.sequences[tn.Name.O]
+		if err := d.cat.viewMisuse(tn.Name.O, "sequence"); err != nil {
+			return err
+		}
 		if seq == nil {
 			if n.IfExists {
 				s.notice(pgerr.SuccessfulCompletion, "sequence %q does not exist, skipping", tn.Name.O)
 				continue
 			}
 			return pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", tn.Name.O)
+		}
+		if err := d.cat.dropDependedOn("sequence", seq.Name, seq.ID); err != nil {
+			return err
 		}
 		if err := d.dropSequence(ctx, seq); err != nil {
 			return err
@@ -411,6 +417,9 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	}
 	for _, name := range cmd.Tables {
 		t := d.cat.tables[strings.TrimPrefix(name, "public.")]
+		if err := d.cat.viewMisuse(strings.TrimPrefix(name, "public."), "truncate"); err != nil {
+			return err
+		}
 		if t == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
@@ -436,9 +445,12 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 
 // ddlTable begins or continues the session's DDL, finds the table it
 // changes, and locks out the table's writers.
-func (s *Session) ddlTable(ctx context.Context, name string) (*ddl, *Table, error) {
+func (s *Session) ddlTable(ctx context.Context, name, op string) (*ddl, *Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := d.cat.viewMisuse(name, op); err != nil {
 		return nil, nil, err
 	}
 	t := d.cat.tables[name]
@@ -449,7 +461,12 @@ func (s *Session) ddlTable(ctx context.Context, name string) (*ddl, *Table, erro
 }
 
 func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
-	d, old, err := s.ddlTable(ctx, n.Table.Name.O)
+	action := "ALTER"
+	if len(n.Specs) > 0 {
+		action = map[ast.AlterTableType]string{ast.AlterTableAddColumns: "ADD COLUMN", ast.AlterTableDropColumn: "DROP COLUMN",
+			ast.AlterTableAddConstraint: "ADD CONSTRAINT", ast.AlterTableDropCheck: "DROP CONSTRAINT"}[n.Specs[0].Tp]
+	}
+	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "alter "+action)
 	if err != nil {
 		return err
 	}

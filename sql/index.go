@@ -14,7 +14,7 @@ import (
 // and writes an entry for every row the table holds, all in the DDL's
 // transaction, so the index appears with its entries or not at all.
 func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error {
-	d, old, err := s.ddlTable(ctx, n.Table.Name.O)
+	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "create index")
 	if err != nil {
 		return err
 	}
@@ -80,6 +80,9 @@ func (s *Session) eachRow(ctx context.Context, d *ddl, t *Table, fn func(x *exec
 func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
+		return err
+	}
+	if err := d.cat.viewMisuse(n.IndexName, "index"); err != nil {
 		return err
 	}
 	old, ix := indexNamed(d.cat, n.IndexName)

@@ -3,11 +3,13 @@ package sql
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // View is a stored query that FROM reads like a table: each use parses and
@@ -166,6 +168,8 @@ func viewDeps(cat *Catalog, n ast.Node) []uint32 {
 			id = t.ID
 		} else if v := cat.views[name]; v != nil {
 			id = v.ID
+		} else if sq := cat.sequences[name]; sq != nil {
+			id = sq.ID
 		}
 		if id != 0 && !slices.Contains(deps, id) {
 			deps = append(deps, id)
@@ -186,6 +190,18 @@ func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
 		}
 	case *ast.CommonTableExpression:
 		f.ctes = append(f.ctes, n.Name.O)
+	case *ast.FuncCallExpr:
+		// nextval('seq') and its kin read a sequence by name.
+		switch n.FnName.L {
+		case "nextval", "currval", "setval":
+			if len(n.Args) > 0 {
+				if v, ok := n.Args[0].(*driver.ValueExpr); ok {
+					if name, ok := v.GetValue().(string); ok {
+						f.names = append(f.names, strings.TrimPrefix(name, "public."))
+					}
+				}
+			}
+		}
 	}
 	return n, false
 }
@@ -280,4 +296,31 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt) error {
 		}
 	}
 	return nil
+}
+
+// viewMisuse is the error of an operation on a view that only a table,
+// index or sequence takes (42809), as PostgreSQL words it; nil if name is
+// not a view.
+func (c *Catalog) viewMisuse(name, op string) error {
+	if c.views[name] == nil {
+		return nil
+	}
+	switch op {
+	case "index", "sequence":
+		article := map[string]string{"index": "an", "sequence": "a"}[op]
+		return pgerr.New(pgerr.WrongObjectType, "%q is not %s %s", name, article, op).
+			WithHint("Use DROP VIEW to remove a view.")
+	case "truncate":
+		return pgerr.New(pgerr.WrongObjectType, "%q is not a table", name)
+	case "copy in":
+		return pgerr.New(pgerr.WrongObjectType, "cannot copy to view %q", name)
+	case "copy out":
+		return pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", name).
+			WithHint("Try the COPY (SELECT ...) TO variant.")
+	case "create index":
+		return pgerr.New(pgerr.WrongObjectType, "cannot create index on relation %q", name).
+			WithDetail("This operation is not supported for views.")
+	}
+	return pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation %q", strings.TrimPrefix(op, "alter "), name).
+		WithDetail("This operation is not supported for views.")
 }
