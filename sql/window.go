@@ -113,8 +113,15 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 	if wf.Distinct {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}
-	args := make([]expr, len(wf.Args))
-	for i, a := range wf.Args {
+	argNodes := wf.Args
+	if len(argNodes) == 1 {
+		// The parser's packing of lag and lead arguments TiDB would refuse.
+		if f, ok := argNodes[0].(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_args" {
+			argNodes = f.Args
+		}
+	}
+	args := make([]expr, len(argNodes))
+	for i, a := range argNodes {
 		var err error
 		if args[i], err = in.compile(a); err != nil {
 			return nil, err
@@ -160,7 +167,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		call.t = args[0].typ()
 	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg":
 		agg := &aggCall{fn: call.fn, args: args}
-		if call.fn == "count" && (len(wf.Args) == 0 || len(wf.Args) == 1 && isConstOne(wf.Args[0])) {
+		if call.fn == "count" && (len(argNodes) == 0 || len(argNodes) == 1 && isConstOne(argNodes[0])) {
 			agg.args = nil // count(*)
 		}
 		if err := agg.typeCheck(in); err != nil {

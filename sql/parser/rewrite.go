@@ -574,6 +574,15 @@ func (e *exprParser) name() error {
 		if w := parenGroup(at(e.seq, e.i+1)); w != nil {
 			w.kids = frameOffsets(w.kids)
 		}
+		if last.val == "lag" || last.val == "lead" {
+			// TiDB takes only a plain number as the offset: pass the
+			// arguments packed as one, which the planner unpacks.
+			if args := splitCommas(g.kids); len(args) > 1 {
+				if t := tokOf(at(args[1], 0)); len(args[1]) != 1 || t == nil || t.kind != tkNumber {
+					g.kids = []item{&synth{anchor: firstTok(g.kids[0]), parts: []any{"epochdb_args(", g.kids, ")"}}}
+				}
+			}
+		}
 		e.i += 2
 	}
 	return nil
