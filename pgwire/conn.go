@@ -41,17 +41,24 @@ var aLongTimeAgo = time.Unix(1, 0)
 // conn is one client connection. Its goroutine (serve) owns every field
 // except those under mu.
 type conn struct {
-	srv    *Server
-	nc     net.Conn
-	pid    int32
-	secret [4]byte
-	log    *slog.Logger
-	be     *pgproto3.Backend // decodes client messages; replies are encoded into out
+	srv *Server
+	// nc is what the conversation reads and writes: raw, or TLS over raw.
+	// Only the connection's goroutine touches nc; others (shutdown, the
+	// statement timeout) reach the socket through raw, which never changes.
+	nc, raw net.Conn
+	pid     int32
+	secret  [4]byte
+	log     *slog.Logger
+	be      *pgproto3.Backend // decodes client messages; replies are encoded into out
 
-	tls    bool   // the conversation runs over TLS
-	out    []byte // replies not yet written
-	werr   error  // the first write error: the connection is dead
-	closed bool   // the conversation is over; nothing more is sent
+	tls bool // the conversation runs over TLS
+	// bytesRead counts what has come off nc, to tell whether a client sent
+	// more than its SSLRequest before the handshake.
+	bytesRead          int64
+	encryptionRequests int    // answered 'N' before the startup message
+	out                []byte // replies not yet written
+	werr               error  // the first write error: the connection is dead
+	closed             bool   // the conversation is over; nothing more is sent
 
 	sess           Session
 	loc            *time.Location // the session's TimeZone, for text datums
@@ -87,6 +94,7 @@ func newConn(s *Server, nc net.Conn, pid int32, secret [4]byte) *conn {
 	c := &conn{
 		srv:      s,
 		nc:       nc,
+		raw:      nc,
 		pid:      pid,
 		secret:   secret,
 		log:      s.logger().With("pid", pid, "remote", nc.RemoteAddr().String()),
@@ -114,6 +122,7 @@ func (r connReader) Read(p []byte) (int, error) {
 		return 0, socketError{err}
 	}
 	n, err := r.c.nc.Read(p)
+	r.c.bytesRead += int64(n)
 	if err != nil {
 		err = socketError{err}
 	}
@@ -307,11 +316,18 @@ func (c *conn) receiveStartup() *pgproto3.StartupMessage {
 				c.out = append(c.out, 'N')
 				continue
 			}
+			// The request is the 8 bytes read so far (after any earlier
+			// encryption requests, 8 bytes each, answered 'N').
+			if c.bytesRead != int64(8*(1+c.encryptionRequests)) {
+				c.fatal(pgerr.New(pgerr.ProtocolViolation, "received unencrypted data after SSL request"))
+				return nil
+			}
 			if !c.startTLS() {
 				return nil
 			}
 		case *pgproto3.GSSEncRequest:
 			c.out = append(c.out, 'N')
+			c.encryptionRequests++
 		case *pgproto3.CancelRequest:
 			c.srv.cancel(m.ProcessID, m.SecretKey)
 			c.closed = true
@@ -526,12 +542,12 @@ func (c *conn) cancelStatement() {
 // interrupt makes the connection's next wait for the client fail, so that it
 // closes once its running statement is done. Shutdown calls it with the
 // server's mutex held.
-func (c *conn) interrupt() { c.nc.SetReadDeadline(aLongTimeAgo) }
+func (c *conn) interrupt() { c.raw.SetReadDeadline(aLongTimeAgo) }
 
 // kill closes the socket and then cancels the running statement, whose
 // reply therefore goes nowhere.
 func (c *conn) kill() {
-	c.nc.Close()
+	c.raw.Close()
 	c.stop()
 }
 

@@ -3,7 +3,9 @@ package pgwire
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +43,21 @@ func TestTLS(t *testing.T) {
 			t.Errorf("sslmode=%s: %v", c.sslmode, err)
 		}
 		conn.Close(context.Background())
+	}
+}
+
+// Bytes sent after an SSLRequest, before the handshake, are unencrypted
+// and may be a man in the middle's: the server refuses them at once, as
+// PostgreSQL does, instead of swallowing them into the handshake.
+func TestTLSRefusesDataAfterSSLRequest(t *testing.T) {
+	cert, _, _ := testcert.SelfSigned(t, t.TempDir())
+	ts := startServer(t, func(s *Server, _ *fakeEngine) {
+		s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	})
+	c := dial(t, ts.addr)
+	c.write(append(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), 80877103), "garbage!"...))
+	got := c.readUntil("(closed)", 1)
+	if len(got) == 0 || !strings.HasPrefix(got[0], "ErrorResponse FATAL 08P01") {
+		t.Fatalf("after SSLRequest and cleartext: %v", got)
 	}
 }

@@ -372,6 +372,14 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 		if err := d.cat.dropDependedOn("table", t.Name, t.ID); err != nil {
 			return err
 		}
+		for _, seq := range d.cat.sequences {
+			// The table's serial sequences go with it.
+			if dep := d.cat.dependents(seq.ID); seq.Owner == t.ID && dep != "" {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", t.Name).
+					WithDetail("view %s depends on sequence %s", dep, seq.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+		}
 		if err := s.lockTableForDDL(ctx, d, t); err != nil {
 			return err
 		}
@@ -461,10 +469,15 @@ func (s *Session) ddlTable(ctx context.Context, name, op string) (*ddl, *Table, 
 }
 
 func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
-	action := "ALTER"
+	action := ""
 	if len(n.Specs) > 0 {
 		action = map[ast.AlterTableType]string{ast.AlterTableAddColumns: "ADD COLUMN", ast.AlterTableDropColumn: "DROP COLUMN",
 			ast.AlterTableAddConstraint: "ADD CONSTRAINT", ast.AlterTableDropCheck: "DROP CONSTRAINT"}[n.Specs[0].Tp]
+	}
+	if action == "" && s.catalog().views[n.Table.Name.O] != nil {
+		// What PostgreSQL allows on views (RENAME, SET DEFAULT) epochdb
+		// does not do yet, on tables either.
+		return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 	}
 	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "alter "+action)
 	if err != nil {

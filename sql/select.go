@@ -87,6 +87,7 @@ func (v *valuesSource) explain(indent string) string { return indent + "Values S
 func (c *compiler) planValues(rows []*ast.RowExpr) (source, *scope, error) {
 	width := len(rows[0].Values)
 	v := &valuesSource{rows: make([][]expr, len(rows))}
+	c = c.withScope(&scope{}) // no columns of its own; an enclosing query's are still in reach
 	for i, r := range rows {
 		if len(r.Values) != width {
 			return nil, nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")

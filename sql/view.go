@@ -195,7 +195,12 @@ func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
 		switch n.FnName.L {
 		case "nextval", "currval", "setval":
 			if len(n.Args) > 0 {
-				if v, ok := n.Args[0].(*driver.ValueExpr); ok {
+				arg := n.Args[0]
+				// 'seq'::regclass, as PostgreSQL stores it and pg_dump writes it.
+				if c, ok := arg.(*ast.FuncCallExpr); ok && c.FnName.L == "epochdb_cast" && len(c.Args) > 0 {
+					arg = c.Args[0]
+				}
+				if v, ok := arg.(*driver.ValueExpr); ok {
 					if name, ok := v.GetValue().(string); ok {
 						f.names = append(f.names, strings.TrimPrefix(name, "public."))
 					}
@@ -313,7 +318,8 @@ func (c *Catalog) viewMisuse(name, op string) error {
 	case "truncate":
 		return pgerr.New(pgerr.WrongObjectType, "%q is not a table", name)
 	case "copy in":
-		return pgerr.New(pgerr.WrongObjectType, "cannot copy to view %q", name)
+		return pgerr.New(pgerr.WrongObjectType, "cannot copy to view %q", name).
+			WithHint("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
 	case "copy out":
 		return pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", name).
 			WithHint("Try the COPY (SELECT ...) TO variant.")

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -245,7 +247,7 @@ func planFrame(in *compiler, f *ast.FrameClause, call *winCall) (winFrame, error
 			}
 			return frameBound{kind: boundUnbounded, ahead: b.Type == ast.Following}, nil
 		case !fr.rows:
-			return rangeBound(in, b, call)
+			return rangeBound(in, b, call, start)
 		}
 		e, err := in.compile(b.Expr)
 		if err != nil {
@@ -283,8 +285,9 @@ func planFrame(in *compiler, f *ast.FrameClause, call *winCall) (winFrame, error
 
 // rangeBound plans a RANGE offset bound, which PostgreSQL allows with one
 // ORDER BY column whose type can add the offset: numbers, or dates and
-// times with an interval.
-func rangeBound(in *compiler, b ast.FrameBound, call *winCall) (frameBound, error) {
+// times with an interval. The limits are computed without overflow:
+// integer columns in numeric.
+func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (frameBound, error) {
 	if len(call.orderBy) != 1 {
 		return frameBound{}, pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
 	}
@@ -292,19 +295,42 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall) (frameBound, erro
 	if err != nil {
 		return frameBound{}, err
 	}
-	k, ok := off.(*constExpr)
-	if !ok {
-		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be constants")
-	}
-	if k.v == nil {
-		return frameBound{}, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
+	if !constant(off) {
+		return frameBound{}, pgerr.New(pgerr.InvalidColumnReference, "argument of RANGE must not contain variables")
 	}
 	ot := call.orderBy[0].typ()
-	if numRank(ot.Oid) == 0 && timeRank(ot.Oid) == 0 {
+	isTime := timeRank(ot.Oid) > 0
+	if numRank(ot.Oid) == 0 && !isTime {
 		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", ot)
 	}
-	if off, err = in.resolveUnknown(off); err != nil {
+	if off.typ().Oid == types.OidUnknown {
+		want := ot
+		if isTime {
+			want = types.IntervalType
+		}
+		if off, err = in.coerce(off, want); err != nil {
+			return frameBound{}, err
+		}
+	}
+	offT := off.typ()
+	integer := func(o types.Oid) bool { return o == types.OidInt2 || o == types.OidInt4 || o == types.OidInt8 }
+	switch {
+	case isTime && offT.Oid == types.OidInterval:
+	case integer(ot.Oid) && integer(offT.Oid):
+	case (ot.Oid == types.OidNumeric || ot.Oid == types.OidFloat4 || ot.Oid == types.OidFloat8) && numRank(offT.Oid) > 0:
+	default:
+		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported,
+			"RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", ot, offT)
+	}
+	which := map[bool]string{true: "starting", false: "ending"}[start]
+	v, err := off.eval(&env{ctx: context.Background(), s: in.s})
+	switch {
+	case err != nil:
 		return frameBound{}, err
+	case v == nil:
+		return frameBound{}, pgerr.New(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
+	case isNegativeOrNaN(v):
+		return frameBound{}, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
 	}
 	// Toward smaller values for PRECEDING in ascending order, and for
 	// FOLLOWING in descending order.
@@ -312,32 +338,56 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall) (frameBound, erro
 	if (b.Type == ast.Preceding) != call.order[0].desc {
 		op = '-'
 	}
-	val := &colExpr{t: ot, idx: 0}
-	limit, err := in.arith(op, val, off)
-	if err != nil {
-		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", ot, off.typ())
+	var conv expr = &colExpr{t: ot, idx: 0}
+	offset := expr(&constExpr{t: offT, v: v})
+	if integer(ot.Oid) {
+		// Numeric, so that 2147483647 + 10 is a limit, not an error.
+		if conv, err = in.coerce(conv, types.Numeric); err != nil {
+			return frameBound{}, err
+		}
+		if offset, err = in.coerce(offset, types.Numeric); err != nil {
+			return frameBound{}, err
+		}
 	}
-	conv, err := in.coerce(&colExpr{t: ot, idx: 0}, limit.typ())
+	limit, err := in.arith(op, conv, offset)
 	if err != nil {
 		return frameBound{}, err
 	}
-	if v, err := off.eval(nil); err == nil && isNegative(v) {
-		return frameBound{}, pgerr.New(pgerr.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+	if conv, err = in.coerce(conv, limit.typ()); err != nil {
+		return frameBound{}, err
 	}
 	return frameBound{kind: boundOffset, ahead: b.Type == ast.Following, limit: limit, conv: conv}, nil
 }
 
-// isNegative reports whether a number or interval offset is below zero.
-func isNegative(v any) bool {
+// constant reports whether e reads no column: constants and what
+// operators and functions make of them.
+func constant(e expr) bool {
+	switch x := e.(type) {
+	case *constExpr, *unknownExpr:
+		return true
+	case *castExpr:
+		return constant(x.e)
+	case *negExpr:
+		return constant(x.e)
+	case *arithExpr:
+		return constant(x.l) && constant(x.r)
+	case *funcExpr:
+		return !slices.ContainsFunc(x.args, func(a expr) bool { return !constant(a) })
+	}
+	return false
+}
+
+// isNegativeOrNaN reports whether an offset is below zero, or NaN.
+func isNegativeOrNaN(v any) bool {
 	switch x := v.(type) {
 	case int64:
 		return x < 0
 	case float64:
-		return x < 0
+		return x < 0 || math.IsNaN(x)
 	case *apd.Decimal:
-		return x.Negative && !x.IsZero()
+		return x.Negative && !x.IsZero() || x.Form == apd.NaN || x.Form == apd.NaNSignaling
 	case types.Interval:
-		return x.Months < 0 || x.Days < 0 || x.Micros < 0
+		return types.Compare(types.IntervalType, x, types.Interval{}) < 0
 	}
 	return false
 }

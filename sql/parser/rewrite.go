@@ -1174,6 +1174,16 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			}
 			i += 3
 			continue
+		case inFrom && len(out) > 0 && isColID(it) && !isWord(it, "as") && parenGroup(at(seq, i+1)) != nil &&
+			(parenGroup(out[len(out)-1]) != nil || isName(out[len(out)-1]) && isWord(at(out, len(out)-2), "from", "join") ||
+				isName(out[len(out)-1]) && isPunct(at(out, len(out)-2), ",")):
+			// The same without AS: (SELECT ...) s(a, b), or t x(a).
+			var err error
+			if out, err = p.columnAliases(out, it, parenGroup(seq[i+1])); err != nil {
+				return nil, err
+			}
+			i += 2
+			continue
 		case wordsAt(seq, i, "distinct", "on"):
 			return nil, p.unsupported(t, "SELECT DISTINCT ON is not supported")
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
