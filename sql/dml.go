@@ -25,7 +25,11 @@ type writePlan struct {
 }
 
 // writableTable resolves the table a statement writes; a view is not one.
-func (c *compiler) writableTable(name, verb string) (*Table, error) {
+// Tables live in public: any other schema has none.
+func (c *compiler) writableTable(schema, name, verb string) (*Table, error) {
+	if schema != "" && schema != "public" {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
 	if c.s.catalog().views[name] != nil {
 		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
@@ -47,7 +51,7 @@ func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*Table, 
 	if !ok {
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
 	}
-	t, err := c.writableTable(tn.Name.O, verb)
+	t, err := c.writableTable(tn.Schema.O, tn.Name.O, verb)
 	if err != nil {
 		return nil, "", err
 	}
@@ -193,7 +197,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 // parser's fast path read. It compiles each literal as planInsert compiles
 // the same literal in TiDB's AST.
 func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) {
-	t, err := c.writableTable(v.Table, "INSERT")
+	t, err := c.writableTable(v.Schema, v.Table, "INSERT")
 	if err != nil {
 		return nil, err
 	}
