@@ -208,6 +208,11 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 	if err := ins.fit(v.Width); err != nil {
 		return nil, err
 	}
+	if v.OnConflict != nil {
+		if ins.conflict, err = c.planOnConflict(t, t.Name, ins.defaults, v.OnConflict); err != nil {
+			return nil, err
+		}
+	}
 	// Literals convert to their columns' types as the general path compiles
 	// them: now where compiling folds them to a constant, at each run where
 	// it leaves a cast to evaluate. DEFAULT waits for the run too.

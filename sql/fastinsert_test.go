@@ -65,6 +65,29 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 	if fast, general := dumpTable(t, db, "fast"), dumpTable(t, db, "general"); fast != general {
 		t.Errorf("fast path stored\n%s\ngeneral path\n%s", fast, general)
 	}
+	// ON CONFLICT DO NOTHING, which the fast path reads too.
+	db = openDB(t, "CREATE TABLE fast (a int PRIMARY KEY, b text UNIQUE)", "CREATE TABLE general (a int PRIMARY KEY, b text UNIQUE)")
+	for _, tail := range []string{
+		"VALUES (1, 'x'), (2, 'y')", "VALUES (1, 'z'), (3, 'x'), (4, 'w') ON CONFLICT DO NOTHING",
+		"VALUES (1, 'q') ON CONFLICT (a) DO NOTHING", "VALUES (5, 'x') ON CONFLICT (a) DO NOTHING",
+		"VALUES (6, 'v') ON CONFLICT (b) DO NOTHING", "VALUES (7, 'u') ON CONFLICT (nope) DO NOTHING",
+	} {
+		fastRes, fastErr := db.Exec(ctx, "INSERT INTO fast "+tail)
+		generalRes, generalErr := db.Exec(ctx, "/**/ INSERT INTO general "+tail)
+		fastMsg := strings.ReplaceAll(fmt.Sprint(fastErr), "fast", "T")
+		generalMsg := strings.ReplaceAll(fmt.Sprint(generalErr), "general", "T")
+		var fastN, generalN int64
+		if fastErr == nil {
+			fastN, _ = fastRes.RowsAffected()
+			generalN, _ = generalRes.RowsAffected()
+		}
+		if fastMsg != generalMsg || fastN != generalN {
+			t.Errorf("INSERT INTO ... %s: fast path: %d rows, %s; general path: %d rows, %s", tail, fastN, fastMsg, generalN, generalMsg)
+		}
+	}
+	if fast, general := dumpTable(t, db, "fast"), dumpTable(t, db, "general"); fast != general {
+		t.Errorf("ON CONFLICT: fast path stored\n%s\ngeneral path\n%s", fast, general)
+	}
 	if _, err := db.Exec(ctx, "INSERT INTO nosuch VALUES (1)"); err == nil || !strings.Contains(err.Error(), `"nosuch" does not exist`) {
 		t.Errorf("INSERT into a missing table: %v", err)
 	}

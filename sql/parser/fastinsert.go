@@ -11,6 +11,7 @@ import (
 // parses without TiDB:
 //
 //	INSERT INTO name [(column, ...)] VALUES (literal, ...), ...
+//	    [ON CONFLICT [(column, ...)] DO NOTHING]
 //
 // Every value is a plain literal, and every row has the same width.
 type InsertValues struct {
@@ -18,6 +19,8 @@ type InsertValues struct {
 	Columns       []string  // nil: the table's columns, in order
 	Width         int       // values per row
 	Values        []Literal // the rows' values, row after row
+	// OnConflict is ON CONFLICT [(columns)] DO NOTHING, or nil.
+	OnConflict *OnConflict
 }
 
 // Rows is the number of rows.
@@ -102,6 +105,32 @@ func fastInsert(q string) (st *Statement, ok bool) {
 		if !s.row(v) || len(v.Values)%v.Width != 0 {
 			return nil, false
 		}
+	}
+	if s.keyword("on") {
+		// ON CONFLICT [(column, ...)] DO NOTHING, the bulk loader's upsert.
+		oc := &OnConflict{DoNothing: true}
+		if !s.keyword("conflict") {
+			return nil, false
+		}
+		if s.punct('(') {
+			for {
+				col, ok := s.ident()
+				if !ok {
+					return nil, false
+				}
+				oc.Columns = append(oc.Columns, col)
+				if s.punct(')') {
+					break
+				}
+				if !s.punct(',') {
+					return nil, false
+				}
+			}
+		}
+		if !s.keyword("do") || !s.keyword("nothing") {
+			return nil, false
+		}
+		v.OnConflict = oc
 	}
 	end := s.i
 	for isSpace(q[end-1]) {

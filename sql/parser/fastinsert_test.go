@@ -27,6 +27,8 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 		`INSERT INTO t VALUES ('back\slash', 'ünï', '')`,
 		`INSERT INTO "weird ""name""" ("a b") VALUES (1)`,
 		`INSERT INTO t_1$x VALUES (1)`,
+		`INSERT INTO t VALUES (1), (2) ON CONFLICT DO NOTHING`,
+		`insert into t (a, "B") values (1, 'x') on conflict (a, "B") do nothing;`,
 	}
 	for _, q := range taken {
 		if _, ok := fastInsert(q); !ok {
@@ -37,7 +39,10 @@ func TestFastInsertMatchesGeneralPath(t *testing.T) {
 	}
 	left := []string{
 		`INSERT INTO t VALUES (1) RETURNING *`,
-		`INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING`,
+		`INSERT INTO t VALUES (1) ON CONFLICT (a) DO UPDATE SET b = 1`,
+		`INSERT INTO t VALUES (1) ON CONFLICT ON CONSTRAINT c DO NOTHING`,
+		`INSERT INTO t VALUES (1) ON CONFLICT (lower(a)) DO NOTHING`,
+		`INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING RETURNING *`,
 		`INSERT INTO t VALUES (1); SELECT 1`,
 		`INSERT INTO t VALUES (1);;`,
 		`INSERT INTO t VALUES ($1)`,
@@ -137,6 +142,9 @@ func sameParse(t *testing.T, q string) {
 	}
 	if f, g := dumpFast(fast.Cmd.(*InsertValues)), dumpInsert(g.AST); f != g {
 		t.Errorf("%q:\nfast    %s\ngeneral %s", q, f, g)
+	}
+	if f, g := fmt.Sprintf("%+v", fast.Cmd.(*InsertValues).OnConflict), fmt.Sprintf("%+v", g.OnConflict); f != g {
+		t.Errorf("%q: ON CONFLICT: fast %s, general %s", q, f, g)
 	}
 }
 
