@@ -277,7 +277,13 @@ func (st *aggState) add(vals []any) error {
 		return nil
 	}
 	if c.distinct {
-		k := string(types.AppendKey(nil, c.args[0].typ(), v, false))
+		// Distinct over all the arguments proper: string_agg(DISTINCT x, sep)
+		// keeps x twice for two separators, as PostgreSQL does.
+		var kb []byte
+		for i, a := range c.args[:c.nargs] {
+			kb = types.AppendKey(kb, a.typ(), vals[i], false)
+		}
+		k := string(kb)
 		if _, dup := st.seen[k]; dup {
 			return nil
 		}

@@ -310,12 +310,13 @@ func (c *Catalog) add(d *descriptor) {
 // transaction, and keeps a private catalog that the session's later
 // statements in the same transaction see.
 type ddl struct {
-	tx  *txn.Tx
-	cat *Catalog
+	tx    *txn.Tx
+	cat   *Catalog
+	store *txn.Store // for what must not roll back with tx (object ids)
 }
 
 // beginDDL locks the catalog for tx and loads the private copy.
-func beginDDL(ctx context.Context, tx *txn.Tx) (*ddl, error) {
+func beginDDL(ctx context.Context, store *txn.Store, tx *txn.Tx) (*ddl, error) {
 	err := tx.Mutate(ctx, keyCatalogVersion, func(cur []byte, _ bool) ([]byte, txn.Op, error) {
 		v, _ := strconv.ParseUint(string(cur), 10, 64)
 		return strconv.AppendUint(nil, v+1, 10), txn.Put, nil
@@ -330,12 +331,18 @@ func beginDDL(ctx context.Context, tx *txn.Tx) (*ddl, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ddl{tx: tx, cat: cat}, nil
+	return &ddl{tx: tx, cat: cat, store: store}, nil
 }
 
+// nextID hands out an object id. Like PostgreSQL's oids, ids are never
+// handed out twice, even if the DDL that took one rolls back: state kept
+// outside the DDL's transaction under an id (a sequence's reserved block)
+// must not pass to a later object. So the counter moves in a transaction
+// of its own.
 func (d *ddl) nextID(ctx context.Context) (uint32, error) {
+	tx := d.store.Begin(txn.ReadCommitted)
 	var id uint32
-	err := d.tx.Mutate(ctx, keyNextObjectID, func(cur []byte, ok bool) ([]byte, txn.Op, error) {
+	err := tx.Mutate(ctx, keyNextObjectID, func(cur []byte, ok bool) ([]byte, txn.Op, error) {
 		id = firstObjectID
 		if ok {
 			n, _ := strconv.ParseUint(string(cur), 10, 32)
@@ -343,7 +350,11 @@ func (d *ddl) nextID(ctx context.Context) (uint32, error) {
 		}
 		return strconv.AppendUint(nil, uint64(id)+1, 10), txn.Put, nil
 	})
-	return id, err
+	if err != nil {
+		_ = tx.Rollback()
+		return 0, err
+	}
+	return id, tx.Commit()
 }
 
 // claimName takes name for id, or fails with 42P07 if it is taken.
@@ -465,7 +476,8 @@ type sequences struct {
 }
 
 type seqState struct {
-	next, limit int64 // values [next, limit) are reserved and unused
+	mu          sync.Mutex // serialises one sequence's users, and its reservations
+	next, limit int64      // values [next, limit) are reserved and unused
 }
 
 const seqBlock = 32
@@ -485,13 +497,9 @@ func blockSize(s *Sequence) int64 {
 
 // nextval returns the next value of s.
 func (sq *sequences) nextval(ctx context.Context, s *Sequence) (int64, error) {
-	sq.mu.Lock()
-	defer sq.mu.Unlock()
-	st := sq.state[s.ID]
-	if st == nil {
-		st = &seqState{}
-		sq.state[s.ID] = st
-	}
+	st := sq.stateOf(s.ID)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.next == st.limit {
 		if err := sq.reserve(ctx, s, st); err != nil {
 			return 0, err
@@ -500,6 +508,20 @@ func (sq *sequences) nextval(ctx context.Context, s *Sequence) (int64, error) {
 	v := st.next
 	st.next += s.Increment
 	return v, nil
+}
+
+// stateOf returns a sequence's state. The map's lock is held only to find
+// it: a reservation that waits (for the fsync, or for a transaction that
+// holds the sequence's key) stops the users of that sequence alone.
+func (sq *sequences) stateOf(id uint32) *seqState {
+	sq.mu.Lock()
+	defer sq.mu.Unlock()
+	st := sq.state[id]
+	if st == nil {
+		st = &seqState{}
+		sq.state[id] = st
+	}
+	return st
 }
 
 // reserve durably claims the next block of values.
@@ -538,8 +560,9 @@ func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) err
 // setval makes next the value the sequence's next nextval returns. Like
 // nextval, it takes effect at once and outlives a rollback.
 func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64) error {
-	sq.mu.Lock()
-	defer sq.mu.Unlock()
+	st := sq.stateOf(s.ID)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	tx := sq.store.Begin(txn.ReadCommitted)
 	err := tx.Mutate(ctx, seqKey(s.ID), func([]byte, bool) ([]byte, txn.Op, error) {
 		return strconv.AppendInt(nil, next, 10), txn.Put, nil
@@ -551,7 +574,7 @@ func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64) error 
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	sq.state[s.ID] = &seqState{next: next, limit: next}
+	st.next, st.limit = next, next
 	return nil
 }
 

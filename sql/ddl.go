@@ -438,12 +438,15 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 			return err
 		}
 		if cmd.RestartIdentity {
+			// Reset as setval does: at once, and not undone by a
+			// rollback. (In the DDL's transaction, the sequence's key
+			// would stop every nextval on it until the DDL ends, this
+			// session's own included.)
 			for _, seq := range d.cat.sequences {
 				if seq.Owner == t.ID {
-					if err := d.tx.Delete(ctx, seqKey(seq.ID)); err != nil {
+					if err := s.e.seqs.setval(ctx, seq, seq.Start); err != nil {
 						return err
 					}
-					s.e.seqs.forget(seq.ID)
 				}
 			}
 		}

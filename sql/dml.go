@@ -486,7 +486,11 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	s.keyBuf, s.valBuf = key, val // s.keyBuf stays the written row's key until the next write
 	pk := t.PrimaryKey()
 	err := x.tx.MutateNew(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
-		if exists {
+		switch {
+		case exists && pk == nil:
+			// Hidden row ids are never handed out twice.
+			return nil, txn.Keep, pgerr.New(pgerr.InternalError, "row id %d of table %q is taken", rowID, t.Name)
+		case exists:
 			return nil, txn.Keep, s.uniqueViolation(t, pk, row)
 		}
 		return val, txn.Put, nil

@@ -312,7 +312,7 @@ func (s *Session) catalog() *Catalog {
 // first use.
 func (s *Session) ddl(ctx context.Context) (*ddl, error) {
 	if s.ddlState == nil {
-		d, err := beginDDL(ctx, s.tx)
+		d, err := beginDDL(ctx, s.e.store, s.tx)
 		if err != nil {
 			return nil, err
 		}

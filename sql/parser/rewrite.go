@@ -609,6 +609,9 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 			argTexts[itemsText(a)] = true
 		}
 		for _, key := range splitCommas(g.kids[i+2:]) {
+			if sy, ok := at(key, 0).(*synth); ok && len(key) == 1 && len(sy.parts) == 4 && sy.parts[0] == "epochdb_nulls(" {
+				key = []item{sy.parts[1]} // NULLS FIRST/LAST, rewritten already
+			}
 			for len(key) > 1 && isWord(key[len(key)-1], "asc", "desc", "first", "last", "nulls") {
 				key = key[:len(key)-1]
 			}
@@ -710,6 +713,10 @@ func itemsText(items []item) string {
 				walk(k)
 			}
 			b.WriteString(v.close.val + " ")
+		case *exprNode:
+			for _, k := range v.seq[v.lo:v.hi] {
+				walk(k)
+			}
 		default:
 			b.WriteString("? ")
 		}
