@@ -268,6 +268,17 @@ func timeRank(o types.Oid) int {
 }
 
 // unify picks the type two operands are compared or combined in.
+// comparisonType is the type two operands of a comparison meet in: as
+// unify, except that char(n) against varchar compares as char(n), trailing
+// spaces not counting, since varchar has no operators of its own and
+// PostgreSQL picks bpchar's (against text it picks text's).
+func comparisonType(a, b types.T) (types.T, bool) {
+	if a.Oid == types.OidBpchar && b.Oid == types.OidVarchar || a.Oid == types.OidVarchar && b.Oid == types.OidBpchar {
+		return types.T{Oid: types.OidBpchar, Mod: -1}, true
+	}
+	return unify(a, b)
+}
+
 func unify(a, b types.T) (types.T, bool) {
 	au, bu := a.Oid == types.OidUnknown, b.Oid == types.OidUnknown
 	switch {
@@ -457,7 +468,7 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 		if !ok {
 			op = "IS NOT DISTINCT FROM" // the parser writes it as a <=> b
 		}
-		t, ok := unify(l.typ(), r.typ())
+		t, ok := comparisonType(l.typ(), r.typ())
 		if !ok {
 			return nil, noOperator(op, l.typ(), r.typ())
 		}
