@@ -63,7 +63,9 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		}
 		v.Columns = append(v.Columns, vc)
 	}
-	v.Deps = viewDeps(d.cat, cv.Query.AST)
+	if v.Deps, err = viewDeps(d.cat, cv.Query.AST); err != nil {
+		return err
+	}
 	if old != nil {
 		// OR REPLACE may add columns at the end, not change the others.
 		if len(v.Columns) < len(old.Columns) {
@@ -157,10 +159,17 @@ func (n *narrowed) open(x *execCtx) (rowIter, error) {
 
 func (n *narrowed) explain(indent string) string { return n.in.explain(indent) }
 
-// viewDeps lists the tables and views a query reads.
-func viewDeps(cat *Catalog, n ast.Node) []uint32 {
+// viewDeps lists the tables, views and sequences a query reads. A
+// sequence named to nextval must exist, as PostgreSQL's regclass
+// constant requires.
+func viewDeps(cat *Catalog, n ast.Node) ([]uint32, error) {
 	f := &tableNameFinder{}
 	n.Accept(f)
+	for _, name := range f.sequences {
+		if cat.sequences[name] == nil {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		}
+	}
 	var deps []uint32
 	for _, name := range f.names {
 		var id uint32
@@ -175,12 +184,12 @@ func viewDeps(cat *Catalog, n ast.Node) []uint32 {
 			deps = append(deps, id)
 		}
 	}
-	return deps
+	return deps, nil
 }
 
 // tableNameFinder collects the names a query reads, less those its WITH
 // clauses define.
-type tableNameFinder struct{ names, ctes []string }
+type tableNameFinder struct{ names, ctes, sequences []string }
 
 func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
@@ -203,6 +212,7 @@ func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
 				if v, ok := arg.(*driver.ValueExpr); ok {
 					if name, ok := v.GetValue().(string); ok {
 						f.names = append(f.names, strings.TrimPrefix(name, "public."))
+						f.sequences = append(f.sequences, strings.TrimPrefix(name, "public."))
 					}
 				}
 			}
