@@ -81,6 +81,9 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 			return err
 		}
 		cp.t = t
+		if !cmd.From {
+			s.noteRead(t.ID)
+		}
 		if len(cmd.Columns) == 0 {
 			for i, c := range t.Columns {
 				if !c.Dropped {
@@ -145,7 +148,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		return 0, err
 	}
 	s.queried = true // SET TRANSACTION may no longer start the transaction over
-	if err := s.lockForWrite(ctx, pt.p); err != nil {
+	if err := s.lockTables(ctx, pt.p); err != nil {
 		return 0, err
 	}
 	if cp, ok = pt.p.plan.(*copyPlan); !ok || !cp.cmd.From {
@@ -519,6 +522,12 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 		return 0, err
 	}
 	s.queried = true
+	if err := s.lockTables(ctx, pt.p); err != nil {
+		return 0, err
+	}
+	if cp, ok = pt.p.plan.(*copyPlan); !ok || cp.cmd.From {
+		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "COPY TO's table changed while it waited")
+	}
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	var it rowIter

@@ -380,7 +380,7 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 		}
-		if err := s.lockTableForDDL(ctx, d, t); err != nil {
+		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
 		if err := d.dropTable(ctx, t); err != nil {
@@ -431,7 +431,7 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		if t == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
-		if err := s.lockTableForDDL(ctx, d, t); err != nil {
+		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
 		if err := d.deleteData(ctx, t.DataID); err != nil {
@@ -455,7 +455,7 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 }
 
 // ddlTable begins or continues the session's DDL, finds the table it
-// changes, and locks out the table's writers.
+// changes, and claims it: exclusively, except for CREATE INDEX.
 func (s *Session) ddlTable(ctx context.Context, name, op string) (*ddl, *Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
@@ -468,7 +468,8 @@ func (s *Session) ddlTable(ctx context.Context, name, op string) (*ddl, *Table, 
 	if t == nil {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
-	return d, t, s.lockTableForDDL(ctx, d, t)
+	// CREATE INDEX lets readers in, as PostgreSQL's SHARE lock does.
+	return d, t, s.lockTableForDDL(ctx, d, t, op != "create index")
 }
 
 func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {

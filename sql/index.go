@@ -87,8 +87,9 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 	}
 	old, ix := indexNamed(d.cat, n.IndexName)
 	if old != nil {
-		// Writers in flight may hold entries the drop must delete.
-		if err := s.lockTableForDDL(ctx, d, old); err != nil {
+		// Writers in flight may hold entries the drop must delete, and
+		// readers may be scanning the index.
+		if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
 			return err
 		}
 	}

@@ -2,75 +2,107 @@ package sql
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/epochdb/epochdb/txn"
 )
 
-// tableLocks keep DDL and the writers of a table apart, as PostgreSQL's
-// table locks do, reduced to the two modes epochdb needs:
+// tableLocks keep DDL apart from the statements that read and write a
+// table, as PostgreSQL's table locks do, reduced to the modes epochdb
+// needs. Statements take a use of their tables:
 //
-//   - write, which INSERT, UPDATE, DELETE and COPY take on their table
-//     (PostgreSQL's ROW EXCLUSIVE). Writers share it.
-//   - ddl, which CREATE INDEX, ALTER TABLE, TRUNCATE and DROP TABLE take
-//     (SHARE or ACCESS EXCLUSIVE). It excludes writers; DDL statements
-//     already exclude each other through the catalog lock.
+//   - useRead, which a query takes on each table it reads (PostgreSQL's
+//     ACCESS SHARE);
+//   - useWrite, which INSERT, UPDATE, DELETE and COPY FROM take on their
+//     target (ROW EXCLUSIVE).
 //
-// Without them, a writer that planned against the old catalog could commit
-// rows after a CREATE INDEX without their entries, or into a data id that
-// an ALTER TABLE rewrite has already left behind.
+// Uses share a table with each other. DDL claims it instead:
+//
+//   - a shared claim, which CREATE INDEX takes (SHARE), waits for writers
+//     and holds new writers back, but lets readers in;
+//   - an exclusive claim, which ALTER TABLE, TRUNCATE, DROP TABLE and DROP
+//     INDEX take (ACCESS EXCLUSIVE), waits for and holds back both.
+//
+// DDL statements already exclude each other through the catalog lock.
+// Without these locks, a writer that planned against the old catalog could
+// commit rows after a CREATE INDEX without their entries, or into a data id
+// that an ALTER TABLE rewrite has already left behind; and a reader could
+// scan such an abandoned data id, or an index a DROP INDEX has emptied, and
+// silently see too few rows.
 //
 // A lock belongs to a transaction and lasts until it ends. Waiting for one
 // is waiting for its holder to end, through txn's waits-for graph, so a
 // cycle of table and row lock waits fails with 40P01 like any deadlock.
-// The DDL side claims the table before it waits for the writers, so new
-// writers queue behind it instead of starving it.
+// The DDL side claims the table before it waits for the users, so new
+// users queue behind it instead of starving it.
 type tableLocks struct {
-	mu      sync.Mutex
-	writers map[uint32]map[uint64]bool // table id → transactions writing it
-	ddl     map[uint32]uint64          // table id → the DDL transaction changing it
-	held    map[uint64][]uint32        // transaction → the tables it locked
-	// released is closed, and replaced, whenever a transaction releases
-	// its locks: a holder leaves the store's active set before it has
-	// published its catalog and released, and a waiter must not spin.
+	mu     sync.Mutex
+	uses   map[tableUse]useMode // the tables each transaction uses
+	claims map[uint32]claim     // table id → the DDL transaction changing it
+	held   map[uint64][]uint32  // transaction → the tables it used or claimed
+	spare  [][]uint32           // held lists to reuse
+	// released, when not nil, is closed at the next release: a holder
+	// leaves the store's active set before it has published its catalog
+	// and released, and a waiter must not spin.
 	released chan struct{}
 }
 
-func newTableLocks() *tableLocks {
-	return &tableLocks{writers: map[uint32]map[uint64]bool{}, ddl: map[uint32]uint64{},
-		held: map[uint64][]uint32{}, released: make(chan struct{})}
+type tableUse struct {
+	table uint32
+	tx    uint64
 }
 
-// lockWrite takes the write lock on a table for tx. It reports whether it
-// waited for a DDL transaction, whose catalog changes the caller must then
-// load: the holder publishes them only after its transaction has ended.
-func (l *tableLocks) lockWrite(ctx context.Context, tx *txn.Tx, table uint32) (waited bool, err error) {
+type useMode uint8
+
+const (
+	useRead useMode = iota + 1
+	useWrite
+)
+
+type claim struct {
+	tx        uint64
+	exclusive bool
+}
+
+func newTableLocks() *tableLocks {
+	return &tableLocks{uses: map[tableUse]useMode{}, claims: map[uint32]claim{}, held: map[uint64][]uint32{}}
+}
+
+// lockUse takes a use of a table for tx. It reports whether it waited for
+// a DDL transaction, whose catalog changes the caller must then load: the
+// holder publishes them only after its transaction has ended.
+func (l *tableLocks) lockUse(ctx context.Context, tx *txn.Tx, table uint32, mode useMode) (waited bool, err error) {
 	id := tx.ID()
+	key := tableUse{table, id}
 	for {
 		l.mu.Lock()
-		holder, claimed := l.ddl[table]
-		// A transaction that already writes the table keeps its lock even
-		// if DDL has claimed the table since: the DDL waits for it.
-		if !claimed || holder == id || l.writers[table][id] {
-			if l.writers[table] == nil {
-				l.writers[table] = map[uint64]bool{}
-			}
-			if !l.writers[table][id] {
-				l.writers[table][id] = true
-				l.held[id] = append(l.held[id], table)
+		c, claimed := l.claims[table]
+		had := l.uses[key]
+		// A transaction keeps a use it has even if DDL has claimed the
+		// table since: the DDL waits for it.
+		if !claimed || c.tx == id || had >= mode || !(c.exclusive || mode == useWrite) {
+			if had < mode {
+				l.uses[key] = mode
+				if had == 0 {
+					l.hold(id, table)
+				}
 			}
 			l.mu.Unlock()
 			return waited, nil
 		}
+		if l.released == nil {
+			l.released = make(chan struct{})
+		}
 		released := l.released
 		l.mu.Unlock()
-		if err := tx.WaitFor(ctx, holder); err != nil {
+		if err := tx.WaitFor(ctx, c.tx); err != nil {
 			return waited, err
 		}
 		waited = true
 		// The holder's transaction has ended; its release may lag.
 		l.mu.Lock()
-		still := l.ddl[table] == holder
+		still := l.claims[table].tx == c.tx
 		l.mu.Unlock()
 		if still {
 			select {
@@ -82,23 +114,37 @@ func (l *tableLocks) lockWrite(ctx context.Context, tx *txn.Tx, table uint32) (w
 	}
 }
 
-// lockDDL takes the ddl lock on a table for tx: it claims the table, then
-// waits for every other transaction that writes it to end.
-func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32) error {
+// hold records that transaction id locked table. l.mu is held.
+func (l *tableLocks) hold(id uint64, table uint32) {
+	tables, ok := l.held[id]
+	if !ok && len(l.spare) > 0 {
+		tables, l.spare = l.spare[len(l.spare)-1], l.spare[:len(l.spare)-1]
+	}
+	l.held[id] = append(tables, table)
+}
+
+// lockDDL claims a table for tx, then waits for every other transaction
+// that uses it in a mode the claim excludes to end.
+func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32, exclusive bool) error {
 	id := tx.ID()
 	l.mu.Lock()
-	if holder, claimed := l.ddl[table]; !claimed || holder != id {
+	switch c, claimed := l.claims[table]; {
+	case !claimed || c.tx != id:
 		// The catalog lock lets one DDL transaction in at a time, so no
 		// other holds the claim while this one runs.
-		l.ddl[table] = id
-		l.held[id] = append(l.held[id], table)
+		l.claims[table] = claim{id, exclusive}
+		if l.uses[tableUse{table, id}] == 0 {
+			l.hold(id, table)
+		}
+	case exclusive && !c.exclusive:
+		l.claims[table] = claim{id, true}
 	}
 	for {
 		var other uint64
 		found := false
-		for w := range l.writers[table] {
-			if w != id {
-				other, found = w, true
+		for u, mode := range l.uses {
+			if u.table == table && u.tx != id && (exclusive || mode == useWrite) {
+				other, found = u.tx, true
 				break
 			}
 		}
@@ -110,9 +156,9 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32) erro
 			return err
 		}
 		l.mu.Lock()
-		// The writer's transaction has ended; its release may still be on
-		// its way, so drop it here.
-		delete(l.writers[table], other)
+		// The user's transaction has ended; its release may still be on
+		// its way, so drop its use here.
+		delete(l.uses, tableUse{table, other})
 	}
 }
 
@@ -121,29 +167,32 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32) erro
 func (l *tableLocks) release(id uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.held[id]; !ok {
+	tables, ok := l.held[id]
+	if !ok {
 		return
 	}
-	for _, table := range l.held[id] {
-		delete(l.writers[table], id)
-		if len(l.writers[table]) == 0 {
-			delete(l.writers, table)
-		}
-		if l.ddl[table] == id {
-			delete(l.ddl, table)
+	for _, table := range tables {
+		delete(l.uses, tableUse{table, id})
+		if l.claims[table].tx == id {
+			delete(l.claims, table)
 		}
 	}
 	delete(l.held, id)
-	close(l.released)
-	l.released = make(chan struct{})
+	if cap(tables) <= 16 && len(l.spare) < 64 {
+		l.spare = append(l.spare, tables[:0])
+	}
+	if l.released != nil {
+		close(l.released)
+		l.released = nil
+	}
 }
 
-// lockTableForDDL takes the ddl lock on t for the session's DDL, then makes
-// sure the DDL reads all of t: under READ COMMITTED a new statement
-// snapshot takes in what the writers it waited for committed; under
-// REPEATABLE READ, a change the snapshot misses fails with 40001.
-func (s *Session) lockTableForDDL(ctx context.Context, d *ddl, t *Table) error {
-	if err := s.e.locks.lockDDL(ctx, d.tx, t.ID); err != nil {
+// lockTableForDDL claims t for the session's DDL, exclusively or shared,
+// then makes sure the DDL reads all of t: under READ COMMITTED a new
+// statement snapshot takes in what the writers it waited for committed;
+// under REPEATABLE READ, a change the snapshot misses fails with 40001.
+func (s *Session) lockTableForDDL(ctx context.Context, d *ddl, t *Table, exclusive bool) error {
+	if err := s.e.locks.lockDDL(ctx, d.tx, t.ID, exclusive); err != nil {
 		return err
 	}
 	if d.tx.Isolation() == txn.ReadCommitted {
@@ -155,4 +204,11 @@ func (s *Session) lockTableForDDL(ctx context.Context, d *ddl, t *Table) error {
 		return txn.ErrSerialization
 	}
 	return nil
+}
+
+// noteRead records that the statement being planned reads table id.
+func (s *Session) noteRead(id uint32) {
+	if !slices.Contains(s.planReads, id) {
+		s.planReads = append(s.planReads, id)
+	}
 }

@@ -3,6 +3,7 @@ package sql_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -46,14 +47,21 @@ func mustExec(t *testing.T, c *pgx.Conn, q string) {
 // later; the returned channel yields its error once it finishes.
 func blocked(t *testing.T, c *pgx.Conn, q string) <-chan error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
+	return blockedOn(t, q, func() error {
 		_, err := c.Exec(context.Background(), q)
-		done <- err
-	}()
+		return err
+	})
+}
+
+// blockedOn starts run and checks that it is still waiting a moment
+// later; the returned channel yields its error once it finishes.
+func blockedOn(t *testing.T, what string, run func() error) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- run() }()
 	select {
 	case err := <-done:
-		t.Fatalf("%s finished (%v) while it should wait for a lock", q, err)
+		t.Fatalf("%s finished (%v) while it should wait for a lock", what, err)
 	case <-time.After(100 * time.Millisecond):
 	}
 	return done
@@ -290,5 +298,94 @@ func TestRacingUpserts(t *testing.T) {
 				t.Fatalf("%d duplicate keys", n)
 			}
 		})
+	}
+}
+
+// A reader waits for a DDL transaction that rewrites or drops what it
+// reads, and then reads the new table: never the abandoned data id, which
+// would look empty.
+func TestReadersWaitForDDL(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, k int)", "INSERT INTO t VALUES (1, 7), (2, 7), (3, 8)")
+	waitsOut(t, c[0], "ALTER TABLE t ADD COLUMN z int DEFAULT 5", c[1], "SELECT count(*) FROM t")
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE z = 5"); n != 3 {
+		t.Fatalf("%d rows with z = 5 after the rewrite, want 3", n)
+	}
+
+	// A reader planned to use an index waits for its DROP INDEX, then
+	// scans the table instead.
+	mustExec(t, c[1], "CREATE INDEX t_k ON t (k)")
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "DROP INDEX t_k")
+	var n int
+	done := blockedOn(t, "a reader of the index", func() error {
+		return c[1].QueryRow(context.Background(), "SELECT count(*) FROM t WHERE k = 7").Scan(&n)
+	})
+	mustExec(t, c[0], "COMMIT")
+	if err := <-done; err != nil || n != 2 {
+		t.Fatalf("%d rows with k = 7 after DROP INDEX (%v), want 2", n, err)
+	}
+
+	// Views, subqueries and COPY TO read their tables too.
+	mustExec(t, c[1], "CREATE VIEW v AS SELECT id FROM t")
+	waitsOut(t, c[0], "ALTER TABLE t ADD COLUMN y int DEFAULT 1", c[1], "SELECT count(*) FROM v")
+	waitsOut(t, c[0], "ALTER TABLE t ADD COLUMN x int DEFAULT 1", c[1], "SELECT 1 WHERE EXISTS (SELECT 1 FROM t)")
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "ALTER TABLE t ADD COLUMN w int DEFAULT 1")
+	copied := blockedOn(t, "COPY TO", func() error {
+		_, err := c[1].PgConn().CopyTo(context.Background(), io.Discard, "COPY t TO STDOUT")
+		return err
+	})
+	mustExec(t, c[0], "COMMIT")
+	if err := <-copied; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// DDL that rewrites or drops a table waits for the transactions reading
+// it, as PostgreSQL's ACCESS EXCLUSIVE lock waits for ACCESS SHARE; CREATE
+// INDEX does not.
+func TestDDLWaitsForReaders(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, k int)", "INSERT INTO t VALUES (1, 7)")
+	waitsOut(t, c[0], "SELECT count(*) FROM t", c[1], "ALTER TABLE t ADD COLUMN z int DEFAULT 5")
+	waitsOut(t, c[0], "SELECT count(*) FROM t", c[1], "TRUNCATE t")
+
+	mustExec(t, c[0], "BEGIN")
+	count(t, c[0], "SELECT count(*) FROM t")
+	mustExec(t, c[1], "CREATE INDEX t_k ON t (k)") // would hang here if it waited
+	mustExec(t, c[0], "COMMIT")
+}
+
+// Readers racing table rewrites always count every row: whichever side of
+// a rewrite they read, the catalog and the snapshot agree.
+func TestReadersRaceRewrites(t *testing.T) {
+	const rows, readers, rewrites = 50, 3, 30
+	c := lockConns(t, readers+1, "CREATE TABLE t (id int PRIMARY KEY)",
+		fmt.Sprintf("INSERT INTO t SELECT generate_series(1, %d)", rows))
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	errs := make(chan error, readers)
+	for _, r := range c[1:] {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				var n int
+				if err := r.QueryRow(context.Background(), "SELECT count(*) FROM t").Scan(&n); err != nil {
+					errs <- err
+					return
+				}
+				if n != rows {
+					errs <- fmt.Errorf("a reader counted %d rows, want %d", n, rows)
+					return
+				}
+			}
+		})
+	}
+	for i := range rewrites {
+		mustExec(t, c[0], fmt.Sprintf("ALTER TABLE t ADD COLUMN c%d int DEFAULT %d", i, i))
+	}
+	stop()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }

@@ -172,6 +172,7 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	if err != nil {
 		return nil, nil, err
 	}
+	c.s.noteRead(t.ID)
 	return &tableScan{t: t, access: access{kind: "seq"}}, tableScope(t, alias), nil
 }
 

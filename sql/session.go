@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -82,6 +83,8 @@ type Session struct {
 
 	keyBuf, valBuf []byte            // scratch for writeRow
 	planningViews  []uint32          // the views being planned, innermost last
+	planReads      []uint32          // the tables the statement being planned reads
+	planDepth      int               // how many plan calls are under way
 	checkCache     map[*Table][]expr // compiled CHECK constraints, by table
 
 	settings map[string]string // by canonical name
@@ -378,22 +381,30 @@ func (s *Session) endTxn(commit bool) error {
 	return nil
 }
 
-// lockForWrite takes the write lock on the table the statement p writes,
-// and plans p again if the catalog has changed under its plan. Once it
-// holds the lock, no DDL on the table commits before this transaction
+// lockTables takes the statement p's uses of its tables: a write on the
+// table it writes, a read on each table it reads. It plans p again if the
+// catalog has changed under its plan. Once it holds them, no DDL that
+// would change what p reads or writes commits before this transaction
 // ends, so the plan stays right.
-func (s *Session) lockForWrite(ctx context.Context, p *Prepared) error {
+func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 	for {
-		t := writeTarget(p)
-		if t == nil {
-			return nil
+		waited := false
+		if t := writeTarget(p); t != nil {
+			w, err := s.e.locks.lockUse(ctx, s.tx, t.ID, useWrite)
+			if err != nil {
+				return err
+			}
+			waited = w
 		}
-		waited, err := s.e.locks.lockWrite(ctx, s.tx, t.ID)
-		if err != nil {
-			return err
+		for _, id := range p.reads {
+			w, err := s.e.locks.lockUse(ctx, s.tx, id, useRead)
+			if err != nil {
+				return err
+			}
+			waited = waited || w
 		}
 		if waited {
-			// The DDL that held the table may not have published its
+			// The DDL that held a table may not have published its
 			// catalog yet; load what it committed.
 			if err := s.e.reloadCatalog(); err != nil {
 				return err
@@ -437,6 +448,7 @@ type Prepared struct {
 	cols   []Column
 	plan   any // a queryPlan, a *writePlan, or nil for statements executed directly
 	cat    *Catalog
+	reads  []uint32 // the tables the plan reads (see lockTables)
 	copy   *CopySpec
 }
 
@@ -509,6 +521,17 @@ func (s *Session) prepareStatement(st *parser.Statement, paramTypes []types.Oid)
 // (DDL, transaction control, SET, ...) have no plan.
 func (s *Session) plan(p *Prepared) error {
 	p.cat = s.catalog()
+	// The tables planTable resolves are p's reads; a plan nested in this
+	// one (EXPLAIN's) adds its reads to this one's.
+	if s.planDepth == 0 {
+		s.planReads = s.planReads[:0] // CREATE VIEW plans outside plan
+	}
+	mark := len(s.planReads)
+	s.planDepth++
+	defer func() {
+		s.planDepth--
+		p.reads = slices.Clone(s.planReads[mark:])
+	}()
 	if _, ok := p.st.Cmd.(*parser.Prepare); ok {
 		// The $n inside PREPARE belong to the prepared statement.
 		p.params = []types.T{}
@@ -685,7 +708,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	default:
 		s.queried = true
 	}
-	if err := s.lockForWrite(ctx, pt.p); err != nil {
+	if err := s.lockTables(ctx, pt.p); err != nil {
 		return "", pgerr.Convert(err)
 	}
 	s.tx.NextStatement()
@@ -1096,6 +1119,10 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 	if err := s.plan(p); err != nil {
 		return "", err
 	}
+	if err := s.lockTables(ctx, p); err != nil {
+		return "", err
+	}
+	s.tx.NextStatement() // what the locks waited for
 	qp, ok := p.plan.(queryPlan)
 	if !ok {
 		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
