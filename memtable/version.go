@@ -18,6 +18,11 @@ type Version struct {
 	// Born is the reclaim epoch read just before the writer's commit flip:
 	// the earliest epoch in which a reader could see this version.
 	Born uint64
+	// Lock, when not zero, makes the version a row lock rather than a
+	// value: its strength (txn's LockMode), held while Status is in
+	// progress. Readers pass over it; once its transaction has ended it
+	// means nothing.
+	Lock uint8
 
 	next atomic.Pointer[Version]
 	row  *Row

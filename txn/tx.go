@@ -62,6 +62,7 @@ type Tx struct {
 	cmd uint32
 
 	writes   []*memtable.Version // every version this transaction pushed
+	locks    []*memtable.Version // its row locks (see LockRow)
 	walBuf   []byte              // entries not yet handed to the log
 	streamed bool                // some entries went to the log before the commit record
 	commitTS uint64              // set in the log's build hook
@@ -112,6 +113,9 @@ func (tx *Tx) NextStatement() {
 // write, or the newest version committed at or before the snapshot.
 func (tx *Tx) visible(row *memtable.Row) *memtable.Version {
 	for v := row.Head(); v != nil; v = v.Next() {
+		if v.Lock != 0 {
+			continue
+		}
 		if tx.owns(v.Status) {
 			if v.Cmd < tx.cmd {
 				return v
@@ -151,7 +155,7 @@ func (tx *Tx) ChangedAfterSnapshot(start, end []byte) bool {
 	changed := false
 	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
 		for v := row.Head(); v != nil; v = v.Next() {
-			if tx.owns(v.Status) || v.Status.Aborted() {
+			if v.Lock != 0 || tx.owns(v.Status) || v.Status.Aborted() {
 				continue
 			}
 			if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
@@ -240,9 +244,13 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 	}
 	for {
 		row := lock(key)
-		base := row.Head()
-		for base != nil && base.Status.Aborted() {
-			base = base.Next()
+		base, holder := tx.writeBase(row)
+		if holder != 0 {
+			row.Unlock()
+			if err := tx.s.waitFor(ctx, tx, holder); err != nil {
+				return err
+			}
+			continue
 		}
 		if base != nil && !tx.owns(base.Status) {
 			ts, committed := base.Status.CommitTS()
@@ -339,6 +347,7 @@ func (tx *Tx) Commit() error {
 	if len(tx.writes) == 0 {
 		tx.status.Abort()
 		s.release(tx)
+		tx.retireLocks()
 		return nil
 	}
 	born := s.epochs.Current()
@@ -367,6 +376,7 @@ func (tx *Tx) Commit() error {
 		tx.abort()
 		return err
 	}
+	tx.retireLocks()
 	for _, o := range obsolete {
 		s.epochs.RetireSpan(o.born, o.bytes, o.free)
 	}
@@ -413,6 +423,7 @@ func (tx *Tx) abort() {
 	for _, v := range tx.writes {
 		tx.s.retire(v, now)
 	}
+	tx.retireLocks()
 }
 
 // retirement is one version (or row) to hand to reclaim after the commit.
@@ -438,7 +449,7 @@ func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 			continue
 		}
 		prev := v.Next()
-		for prev != nil && (prev.Status.Aborted() || tx.owns(prev.Status)) {
+		for prev != nil && (prev.Lock != 0 || prev.Status.Aborted() || tx.owns(prev.Status)) {
 			prev = prev.Next()
 		}
 		switch {
@@ -454,7 +465,7 @@ func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 // overwritten reports whether tx wrote a newer version of v's row above v.
 func (tx *Tx) overwritten(v *memtable.Version) bool {
 	for cur := v.Row().Head(); cur != nil && cur != v; cur = cur.Next() {
-		if tx.owns(cur.Status) {
+		if cur.Lock == 0 && tx.owns(cur.Status) {
 			return true
 		}
 	}

@@ -1,0 +1,158 @@
+package txn
+
+import (
+	"context"
+
+	"github.com/cockroachdb/errors"
+	"github.com/epochdb/epochdb/memtable"
+)
+
+// LockMode is the strength of a row lock, weakest first: PostgreSQL's FOR
+// KEY SHARE, FOR SHARE, FOR NO KEY UPDATE and FOR UPDATE.
+type LockMode uint8
+
+const (
+	LockKeyShare LockMode = iota + 1
+	LockShare
+	LockNoKeyUpdate
+	LockUpdate
+)
+
+// conflicts reports whether a lock of mode m held by one transaction keeps
+// another from taking mode o, as PostgreSQL's table of row lock conflicts
+// has it: KEY SHARE conflicts only with UPDATE, SHARE with the two update
+// modes, NO KEY UPDATE with all but KEY SHARE, and UPDATE with all.
+func (m LockMode) conflicts(o LockMode) bool {
+	return int(m)+int(o) > int(LockUpdate)
+}
+
+// ErrLockNotAvailable is LockRow's answer, with nowait, for a row that
+// another transaction holds.
+var ErrLockNotAvailable = errors.New("txn: row is locked by another transaction")
+
+// Locked is what LockRow found.
+type Locked struct {
+	// Value is the row's newest committed value (or tx's own newest
+	// write), which under READ COMMITTED may be newer than tx's snapshot.
+	Value []byte
+	// Exists is false if the row has been deleted: nothing was locked.
+	Exists bool
+	// Changed says that Value is newer than tx's snapshot: the caller
+	// re-checks its condition on it, as an UPDATE would.
+	Changed bool
+}
+
+// LockRow locks the row at key for tx until tx ends, as SELECT ... FOR
+// UPDATE and its kin do. A row lock keeps every writer of the row waiting,
+// and lockers whose mode conflicts with it.
+//
+// If another transaction holds the row in a conflicting mode, or has a
+// provisional version of it, LockRow waits for that transaction to end
+// (failing with ErrDeadlock rather than closing a cycle), or with nowait
+// fails with ErrLockNotAvailable at once. Under REPEATABLE READ, a row
+// changed since the snapshot fails with ErrSerialization.
+//
+// A lock is a version with no value, held while its transaction is in
+// progress; it costs no log record, since no lock outlives a crash.
+func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait bool) (Locked, error) {
+	if tx.ended {
+		return Locked{}, ErrDone
+	}
+	for {
+		row := tx.s.mem.Lock(key)
+		base, held, holder := tx.lockState(row, mode)
+		if holder != 0 {
+			row.Unlock()
+			if nowait {
+				return Locked{}, ErrLockNotAvailable
+			}
+			if err := tx.s.waitFor(ctx, tx, holder); err != nil {
+				return Locked{}, err
+			}
+			continue
+		}
+		if base == nil || base.Tombstone {
+			if row.Head() == nil {
+				row.Remove() // Lock created it for us; leave nothing behind
+			}
+			row.Unlock()
+			return Locked{}, nil
+		}
+		out := Locked{Value: base.Value, Exists: true}
+		if !tx.owns(base.Status) {
+			ts, _ := base.Status.CommitTS()
+			out.Changed = ts > tx.snap
+		}
+		if out.Changed && tx.iso == RepeatableRead {
+			row.Unlock()
+			return Locked{}, ErrSerialization
+		}
+		if !held {
+			v := &memtable.Version{Status: tx.cur, Cmd: tx.cmd, Lock: uint8(mode)}
+			row.Push(v)
+			tx.locks = append(tx.locks, v)
+		}
+		row.Unlock()
+		return out, nil
+	}
+}
+
+// lockState reads a locked row's chain for a lock of mode: base is the
+// newest value (committed, or tx's own), held says tx already holds the
+// row at least that strongly, and holder, if not 0, is a transaction that
+// must end first.
+func (tx *Tx) lockState(row *memtable.Row, mode LockMode) (base *memtable.Version, held bool, holder uint64) {
+	for v := row.Head(); v != nil; v = v.Next() {
+		switch {
+		case v.Status.Aborted():
+		case v.Lock != 0:
+			switch {
+			case !v.Status.InProgress():
+			case tx.owns(v.Status):
+				held = held || LockMode(v.Lock) >= mode
+			case LockMode(v.Lock).conflicts(mode):
+				return nil, false, v.Status.TopID()
+			}
+		case tx.owns(v.Status):
+			return v, true, 0 // a write holds the row more strongly than any lock
+		default:
+			if _, committed := v.Status.CommitTS(); !committed {
+				return nil, false, v.Status.TopID()
+			}
+			return v, held, 0
+		}
+	}
+	return nil, held, 0
+}
+
+// writeBase finds what a write of row builds on: its newest value, or, if
+// another transaction holds a row lock or a provisional version of it, the
+// transaction to wait for. tx's own locks and aborted versions are passed
+// over.
+func (tx *Tx) writeBase(row *memtable.Row) (base *memtable.Version, holder uint64) {
+	for v := row.Head(); v != nil; v = v.Next() {
+		switch {
+		case v.Status.Aborted():
+		case v.Lock != 0:
+			if v.Status.InProgress() && !tx.owns(v.Status) {
+				return nil, v.Status.TopID()
+			}
+		default:
+			return v, 0
+		}
+	}
+	return nil, 0
+}
+
+// retireLocks hands tx's lock versions to reclaim once tx has ended and
+// they mean nothing: a reader may still be stepping over them.
+func (tx *Tx) retireLocks() {
+	if len(tx.locks) == 0 {
+		return
+	}
+	now := tx.s.epochs.Current()
+	for _, v := range tx.locks {
+		tx.s.retire(v, now)
+	}
+	tx.locks = nil
+}
