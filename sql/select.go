@@ -57,6 +57,8 @@ type selectPlan struct {
 	// window functions, then set-returning functions of the select list.
 	windows *winPlan
 	srfs    *srfPlan
+	// locking is the FOR UPDATE or FOR SHARE clause, or nil.
+	locking *rowLocking
 }
 
 func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
@@ -350,6 +352,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	p := &selectPlan{distinct: n.Distinct}
 	cc := *c
 	cc.subs = &p.subs
+	cc.lockDown = nil // an enclosing query's clause reaches this one only through its LockInfo
 	c = &cc
 	var err error
 	if n.With != nil {
@@ -361,6 +364,10 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	var sc *scope
 	if values != nil {
 		src, sc, err = c.planValues(values)
+	} else if locking(n) {
+		fc := *c
+		fc.lockDown = &lockDown{info: n.LockInfo}
+		src, sc, err = fc.planFrom(n.From)
 	} else {
 		src, sc, err = c.planFrom(n.From)
 	}
@@ -453,6 +460,11 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 			if err := p.addOrder(out, item); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if locking(n) {
+		if err := p.planLocking(n, sc); err != nil {
+			return nil, err
 		}
 	}
 	if p.limit, p.offset, err = c.planLimit(n.Limit); err != nil {
@@ -808,6 +820,9 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	}
 	it = &projectIter{in: it, x: x, exprs: p.exprs}
 	if !p.distinct && len(p.order) == 0 {
+		if p.locking != nil {
+			it = &lockIter{in: it, x: x, p: p}
+		}
 		if p.limit == nil && p.offset == nil {
 			return it, nil
 		}
@@ -822,6 +837,9 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	}
 	if len(p.order) > 0 {
 		sortRows(rows, p.order)
+	}
+	if p.locking != nil {
+		return window(x, &lockIter{in: &sliceIter{rows: rows}, x: x, p: p}, p.limit, p.offset)
 	}
 	for i := range rows {
 		rows[i] = rows[i][:p.visible]

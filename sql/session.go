@@ -746,8 +746,13 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 // writes names the kind of statement p is if it writes, as PostgreSQL's
 // read-only error names it, or returns "".
 func writes(p *Prepared) string {
-	if w, ok := p.plan.(*writePlan); ok {
-		return w.verb
+	switch plan := p.plan.(type) {
+	case *writePlan:
+		return plan.verb
+	case *selectPlan:
+		if plan.locking != nil {
+			return "SELECT " + plan.locking.word
+		}
 	}
 	switch p.st.AST.(type) {
 	case *ast.CreateTableStmt:
@@ -1126,6 +1131,10 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 	qp, ok := p.plan.(queryPlan)
 	if !ok {
 		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
+	}
+	if sp, ok := qp.(*selectPlan); ok && sp.locking != nil && cmd.Hold {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR WITH HOLD ... %s is not supported", sp.locking.word).
+			WithDetail("Holdable cursors must be READ ONLY.")
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: params}
 	it, err := qp.open(x)

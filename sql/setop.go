@@ -242,6 +242,9 @@ func (c *compiler) planSetList(with *ast.WithClause, l *ast.SetOprSelectList, or
 	var terms []queryPlan
 	var ops []ast.SetOprType
 	for i, item := range l.Selects {
+		if sel, ok := item.(*ast.SelectStmt); ok && locking(sel) && len(l.Selects) > 1 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", lockWord(sel.LockInfo))
+		}
 		plan, err := c.planSetItem(item)
 		if err != nil {
 			return nil, err

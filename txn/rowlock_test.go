@@ -274,3 +274,22 @@ func TestRowLocksAreReclaimed(t *testing.T) {
 		t.Fatalf("memtable holds %d bytes after 2,000 released locks, %d before", after, before)
 	}
 }
+
+// A transaction that only locked rows, inside savepoints too, frees them
+// all when it commits.
+func TestRowLocksInSavepointEndWithCommit(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	putCommitted(t, s, "a", "1")
+	tx := s.Begin(ReadCommitted)
+	if _, err := tx.Savepoint(); err != nil {
+		t.Fatal(err)
+	}
+	lockRow(t, tx, "a", LockUpdate)
+	mustCommit(t, tx)
+	other := s.Begin(ReadCommitted)
+	if _, err := other.LockRow(ctx, []byte("a"), LockUpdate, true); err != nil {
+		t.Fatalf("a lock taken in a savepoint outlived its transaction: %v", err)
+	}
+	mustCommit(t, other)
+}

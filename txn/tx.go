@@ -345,6 +345,11 @@ func (tx *Tx) Commit() error {
 	defer tx.guard.Unpin()
 	s := tx.s
 	if len(tx.writes) == 0 {
+		// Nothing to publish; the flips end the row locks, which its
+		// subtransactions may hold too.
+		for _, sub := range tx.subs {
+			sub.Abort()
+		}
 		tx.status.Abort()
 		s.release(tx)
 		tx.retireLocks()

@@ -1,0 +1,290 @@
+package sql
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// rowLocking is a SELECT's locking clause (FOR UPDATE, FOR SHARE, with
+// NOWAIT or SKIP LOCKED, and OF): which rows of the FROM clause's tables
+// each result row locks, and how to re-check a row whose locked rows
+// changed while it waited.
+//
+// As in PostgreSQL, the rows are locked as they leave ORDER BY and before
+// LIMIT, so that `ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED` locks one
+// row, not every row that matches. Under READ COMMITTED a locked row that
+// another transaction changed meanwhile is re-read: the WHERE clause and
+// the join conditions are checked again on its newest version, the row
+// is dropped if they fail, and its output columns are computed anew (its
+// place in the order is not, as in PostgreSQL). Under REPEATABLE READ such
+// a row fails with 40001.
+type rowLocking struct {
+	word     string // "FOR UPDATE" or "FOR SHARE"
+	mode     txn.LockMode
+	nowait   bool
+	skip     bool
+	targets  []lockTarget
+	rechecks []joinCheck // join conditions, innermost first
+	src      int         // the index of the source row among the plan's exprs
+}
+
+// lockTarget is a table whose rows a result row locks: its row sits at
+// off in the source row, its key last.
+type lockTarget struct {
+	t   *Table
+	off int
+}
+
+// joinCheck is a join's condition over the part of the source row it
+// joined.
+type joinCheck struct {
+	on         expr
+	off, width int
+}
+
+// lockWord is the clause as PostgreSQL names it in messages.
+func lockWord(info *ast.SelectLockInfo) string {
+	switch info.LockType {
+	case ast.SelectLockForShare, ast.SelectLockForShareNoWait, ast.SelectLockForShareSkipLocked:
+		return "FOR SHARE"
+	}
+	return "FOR UPDATE"
+}
+
+// locking reports whether a SELECT has a locking clause.
+func locking(n *ast.SelectStmt) bool {
+	return n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone
+}
+
+// planLocking plans n's locking clause over p, whose source row scope is
+// sc. It runs once the select list and ORDER BY are planned.
+func (p *selectPlan) planLocking(n *ast.SelectStmt, sc *scope) error {
+	info := n.LockInfo
+	word := lockWord(info)
+	notAllowed := func(with string) error {
+		return pgerr.New(pgerr.FeatureNotSupported, "%s is not allowed with %s", word, with)
+	}
+	switch {
+	case p.distinct:
+		return notAllowed("DISTINCT clause")
+	case n.GroupBy != nil:
+		return notAllowed("GROUP BY clause")
+	case n.Having != nil:
+		return notAllowed("HAVING clause")
+	case p.agg != nil:
+		return notAllowed("aggregate functions")
+	case p.windows != nil:
+		return notAllowed("window functions")
+	case p.srfs != nil:
+		return notAllowed("set-returning functions in the target list")
+	}
+	l := &rowLocking{word: word, mode: txn.LockUpdate}
+	switch info.LockType {
+	case ast.SelectLockForShare, ast.SelectLockForShareNoWait, ast.SelectLockForShareSkipLocked:
+		// FOR KEY SHARE reaches here as FOR SHARE, and FOR NO KEY UPDATE
+		// as FOR UPDATE: stronger, so they wait more often than in
+		// PostgreSQL, never less.
+		l.mode = txn.LockShare
+	case ast.SelectLockForUpdateWaitN:
+		return pgerr.New(pgerr.SyntaxError, "syntax error at or near \"WAIT\"")
+	}
+	switch info.LockType {
+	case ast.SelectLockForUpdateNoWait, ast.SelectLockForShareNoWait:
+		l.nowait = true
+	case ast.SelectLockForUpdateSkipLocked, ast.SelectLockForShareSkipLocked:
+		l.skip = true
+	}
+	var of []string
+	for _, tn := range info.Tables {
+		of = append(of, tn.Name.O)
+	}
+	found := make([]bool, len(of))
+	wants := func(alias string) bool {
+		if len(of) == 0 {
+			return true
+		}
+		i := slices.Index(of, alias)
+		if i >= 0 {
+			found[i] = true
+		}
+		return i >= 0
+	}
+	if err := l.walk(p.src, sc, 0, len(sc.cols), false, word, wants); err != nil {
+		return err
+	}
+	for i, ok := range found {
+		if !ok && !slices.Contains(of[:i], of[i]) {
+			return pgerr.New(pgerr.UndefinedTable, "relation %q in %s clause not found in FROM clause", of[i], word)
+		}
+	}
+	l.src = len(p.exprs)
+	p.exprs = append(p.exprs, sourceRow{})
+	p.locking = l
+	return nil
+}
+
+// walk finds the tables to lock in the source src, whose rows sit at off
+// in the source row and are width wide, and the join conditions above
+// them. nullable says an outer join may pad src's rows with NULLs.
+func (l *rowLocking) walk(src source, sc *scope, off, width int, nullable bool, word string, wants func(string) bool) error {
+	alias := ""
+	if width > 0 {
+		alias = sc.cols[off].table
+	}
+	switch s := src.(type) {
+	case *tableScan:
+		if !wants(alias) {
+			return nil
+		}
+		if nullable {
+			return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be applied to the nullable side of an outer join", word)
+		}
+		l.targets = append(l.targets, lockTarget{t: s.t, off: off})
+	case *nestedJoin:
+		left := width - s.rightWidth
+		if err := l.walk(s.left, sc, off, left, nullable, word, wants); err != nil {
+			return err
+		}
+		if err := l.walk(s.right, sc, off+left, s.rightWidth, nullable || s.leftOuter, word, wants); err != nil {
+			return err
+		}
+		if s.on != nil {
+			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: off, width: width})
+		}
+	case *derived, *narrowed:
+		wants(alias) // its own query locks its rows: see lockDown
+	}
+	// WITH queries, VALUES, functions and catalogs have no rows to lock,
+	// as PostgreSQL leaves WITH queries alone.
+	return nil
+}
+
+// lockDown carries a locking clause into the views and subqueries of a
+// FROM clause, as PostgreSQL applies it to the tables they read: each
+// such query named (or all, without OF) is planned as if it had the
+// clause itself, and locks the rows it returns.
+type lockDown struct {
+	info *ast.SelectLockInfo
+}
+
+func (d *lockDown) wants(alias string) bool {
+	return d != nil && (len(d.info.Tables) == 0 || slices.ContainsFunc(d.info.Tables, func(tn *ast.TableName) bool {
+		return tn.Name.O == alias
+	}))
+}
+
+// push gives query the clause, if it is wanted by alias.
+func (d *lockDown) push(query ast.Node, alias string) error {
+	if !d.wants(alias) {
+		return nil
+	}
+	switch q := query.(type) {
+	case *ast.SelectStmt:
+		q.LockInfo = &ast.SelectLockInfo{LockType: d.info.LockType}
+	case *ast.SetOprStmt:
+		return pgerr.New(pgerr.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", lockWord(d.info))
+	}
+	return nil
+}
+
+// sourceRow is a hidden output column that carries the whole source row,
+// for the locking step to re-check.
+type sourceRow struct{}
+
+func (sourceRow) typ() types.T               { return types.Bytea }
+func (sourceRow) eval(e *env) (any, error) { return slices.Clone(e.row), nil }
+
+// lockIter locks the rows behind each result row of p as it passes.
+type lockIter struct {
+	in rowIter
+	x  *execCtx
+	p  *selectPlan
+}
+
+func (it *lockIter) next() ([]any, error) {
+	l := it.p.locking
+	for {
+		row, err := it.in.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		src := row[l.src].([]any)
+		keep, changed, err := it.lock(src)
+		if err != nil {
+			return nil, err
+		}
+		if !keep {
+			continue
+		}
+		if changed {
+			if keep, err = it.recheck(src); err != nil {
+				return nil, err
+			}
+			if !keep {
+				continue
+			}
+			e := it.x.env(src)
+			for i, ex := range it.p.exprs[:it.p.visible] {
+				if row[i], err = ex.eval(e); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return row[:it.p.visible], nil
+	}
+}
+
+// lock locks each target row of src. keep is false if one is gone or, with
+// SKIP LOCKED, held by another transaction; changed says src now holds a
+// newer version of one.
+func (it *lockIter) lock(src []any) (keep, changed bool, err error) {
+	l := it.p.locking
+	for _, target := range l.targets {
+		width := len(target.t.Columns)
+		key, _ := src[target.off+width].([]byte)
+		if key == nil {
+			continue // a row a join padded with NULLs: nothing to lock
+		}
+		got, err := it.x.tx.LockRow(it.x.ctx, key, l.mode, l.nowait || l.skip)
+		switch {
+		case errors.Is(err, txn.ErrLockNotAvailable) && l.skip:
+			return false, false, nil
+		case errors.Is(err, txn.ErrLockNotAvailable):
+			return false, false, pgerr.New(pgerr.LockNotAvailable, "could not obtain lock on row in relation %q", target.t.Name)
+		case err != nil:
+			return false, false, pgerr.Convert(err)
+		case !got.Exists:
+			return false, false, nil
+		case got.Changed:
+			fresh, err := target.t.decodeRow(key, got.Value)
+			if err != nil {
+				return false, false, err
+			}
+			copy(src[target.off:target.off+width+1], fresh)
+			changed = true
+		}
+	}
+	return true, changed, nil
+}
+
+// recheck evaluates the join conditions and the WHERE clause on src.
+func (it *lockIter) recheck(src []any) (bool, error) {
+	for _, jc := range it.p.locking.rechecks {
+		v, err := jc.on.eval(it.x.env(src[jc.off : jc.off+jc.width]))
+		if err != nil || !isTrue(v) {
+			return false, err
+		}
+	}
+	if it.p.where == nil {
+		return true, nil
+	}
+	v, err := it.p.where.eval(it.x.env(src))
+	return isTrue(v), err
+}
+
+func (it *lockIter) close() { it.in.close() }
