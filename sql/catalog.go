@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -77,6 +79,8 @@ type Table struct {
 	// Checks are the CHECK constraints, in name order (PostgreSQL checks
 	// them in that order, and reports the first that fails).
 	Checks []*Check `json:"checks,omitempty"`
+	// ForeignKeys are the FOREIGN KEY constraints, in the order made.
+	ForeignKeys []*ForeignKey `json:"foreign_keys,omitempty"`
 
 	// colTypes caches types() for the row codec, which runs per row. It
 	// is set when the table enters a catalog, after which the table is
@@ -220,6 +224,12 @@ func (t *Table) clone() *Table {
 		cc := *ck
 		c.Checks[i] = &cc
 	}
+	c.ForeignKeys = make([]*ForeignKey, len(t.ForeignKeys))
+	for i, fk := range t.ForeignKeys {
+		cf := *fk
+		cf.Columns, cf.RefColumns = slices.Clone(fk.Columns), slices.Clone(fk.RefColumns)
+		c.ForeignKeys[i] = &cf
+	}
 	return &c
 }
 
@@ -232,6 +242,9 @@ type Catalog struct {
 	sequences map[string]*Sequence
 	seqByID   map[uint32]*Sequence
 	views     map[string]*View
+	// inbound caches referencing: for each table, the foreign keys that
+	// reference it. A DDL's changes to its private copy reset it.
+	inbound atomic.Pointer[map[uint32][]fkRef]
 }
 
 func newCatalog() *Catalog {
@@ -376,6 +389,9 @@ func (d *ddl) putTable(ctx context.Context, t *Table) error {
 	for _, ck := range t.Checks {
 		oids = append(oids, &ck.OID)
 	}
+	for _, fk := range t.ForeignKeys {
+		oids = append(oids, &fk.OID)
+	}
 	for _, oid := range oids {
 		if *oid == 0 {
 			id, err := d.nextID(ctx)
@@ -388,6 +404,7 @@ func (d *ddl) putTable(ctx context.Context, t *Table) error {
 	t.colTypes = t.types()
 	d.cat.tables[t.Name] = t
 	d.cat.byID[t.ID] = t
+	d.cat.inbound.Store(nil)
 	return d.put(ctx, t.ID, &descriptor{Table: t})
 }
 
@@ -413,6 +430,7 @@ func (d *ddl) put(ctx context.Context, id uint32, desc *descriptor) error {
 func (d *ddl) dropTable(ctx context.Context, t *Table) error {
 	delete(d.cat.tables, t.Name)
 	delete(d.cat.byID, t.ID)
+	d.cat.inbound.Store(nil)
 	for _, s := range d.cat.sequences {
 		if s.Owner == t.ID {
 			if err := d.dropSequence(ctx, s); err != nil {

@@ -62,6 +62,9 @@ var catalogBuiltins = map[string]builtin{
 		if t, ck := e.s.checkByOID(uint32(a[0].(int64))); ck != nil {
 			return e.s.checkDef(t, ck, len(a) > 1 && a[1] == true), nil
 		}
+		if t, fk := e.s.fkByOID(uint32(a[0].(int64))); fk != nil {
+			return e.s.fkDef(t, fk), nil
+		}
 		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
 		if !ok || r.index == nil {
 			return nil, nil
@@ -78,6 +81,7 @@ var catalogBuiltins = map[string]builtin{
 		}
 		return nil, nil
 	}),
+	"pg_get_triggerdef":                  optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult), // epochdb has no triggers
 	"pg_get_function_result":             fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_function_arguments":          fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_function_identity_arguments": fixed(types.Text, []types.T{types.OidType}, nullResult),

@@ -55,12 +55,14 @@ func (s *Session) addCheck(cat *Catalog, t *Table, name string, n ast.ExprNode) 
 	return ck, nil
 }
 
-// tableConstraintNamed reports whether t has a constraint (a CHECK, or a
-// primary key or unique constraint; an index CREATE INDEX made is none)
+// tableConstraintNamed reports whether t has a constraint (a CHECK, a
+// primary key, unique or foreign key constraint; an index CREATE INDEX
+// made is none)
 // called name.
 func tableConstraintNamed(t *Table, name string) bool {
 	return slices.ContainsFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }) ||
-		slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
+		slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone }) ||
+		slices.ContainsFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == name })
 }
 
 // constraintTaken reports whether name is a constraint's of t or of any

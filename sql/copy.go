@@ -165,7 +165,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	for _, i := range cp.targets {
 		named[i] = true
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: s.tx}
+	x := &execCtx{ctx: ctx, s: s, tx: s.tx, fk: &fkState{}}
 	var count int64
 	var ingest *ingestBatch // deduplicates the rows of an ingest table
 	if t.Ingest != nil {
@@ -224,6 +224,9 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		if err := ingest.finish(); err != nil {
 			return 0, err
 		}
+	}
+	if err := x.flushFK(); err != nil {
+		return 0, err
 	}
 	return count, nil
 }

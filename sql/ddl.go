@@ -58,9 +58,9 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 		name string
 	}
 	var uniques []unique
-	var checks []pendingCheck
+	var pend pendingConstraints
 	for i, cd := range n.Cols {
-		col, colPK, isUnique, err := s.columnDef(ctx, d, t, cd, columnType(st, i), &checks)
+		col, colPK, isUnique, err := s.columnDef(ctx, d, t, cd, columnType(st, i), &pend)
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	}
 	for _, cons := range n.Constraints {
 		if cons.Tp == ast.ConstraintCheck {
-			checks = append(checks, pendingCheck{name: cons.Name, expr: cons.Expr})
+			pend.checks = append(pend.checks, pendingCheck{name: cons.Name, expr: cons.Expr})
 			continue
 		}
 		cols := make([]string, len(cons.Keys))
@@ -98,12 +98,14 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			pk, pkName = cols, cons.Name
 		case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
 			uniques = append(uniques, unique{cols: cols, name: cons.Name})
+		case ast.ConstraintForeignKey:
+			pend.fks = append(pend.fks, pendingFK{name: cons.Name, cols: cols, ref: cons.Refer})
 		default:
 			return pgerr.New(pgerr.FeatureNotSupported, "this table constraint is not supported yet")
 		}
 	}
-	for i, ck := range checks {
-		if ck.name != "" && slices.ContainsFunc(checks[:i], func(c pendingCheck) bool { return c.name == ck.name }) {
+	for i, ck := range pend.checks {
+		if ck.name != "" && slices.ContainsFunc(pend.checks[:i], func(c pendingCheck) bool { return c.name == ck.name }) {
 			return pgerr.New(pgerr.DuplicateObject, "check constraint %q already exists", ck.name)
 		}
 	}
@@ -125,8 +127,13 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			return err
 		}
 	}
-	for _, ck := range checks {
+	for _, ck := range pend.checks {
 		if _, err := s.addCheck(d.cat, t, ck.name, ck.expr); err != nil {
+			return err
+		}
+	}
+	for _, pf := range pend.fks {
+		if _, err := s.addForeignKey(d, t, pf); err != nil {
 			return err
 		}
 	}
@@ -153,9 +160,16 @@ type pendingCheck struct {
 	expr ast.ExprNode
 }
 
+// pendingConstraints are the CHECK and FOREIGN KEY clauses of a CREATE or
+// ALTER TABLE, added once its columns and keys are in place.
+type pendingConstraints struct {
+	checks []pendingCheck
+	fks    []pendingFK
+}
+
 // columnDef builds a column from its definition; serial types create their
 // sequence, and CHECK constraints go to checks.
-func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string, checks *[]pendingCheck) (*TableColumn, bool, bool, error) {
+func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string, pend *pendingConstraints) (*TableColumn, bool, bool, error) {
 	t.NextNum++
 	col := &TableColumn{Num: t.NextNum, Name: cd.Name.Name.O}
 	serial := map[string]types.T{"serial": types.Int4, "serial4": types.Int4, "bigserial": types.Int8,
@@ -198,7 +212,9 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 		case ast.ColumnOptionUniqKey:
 			unique = true
 		case ast.ColumnOptionCheck:
-			*checks = append(*checks, pendingCheck{name: o.ConstraintName, expr: o.Expr})
+			pend.checks = append(pend.checks, pendingCheck{name: o.ConstraintName, expr: o.Expr})
+		case ast.ColumnOptionReference:
+			pend.fks = append(pend.fks, pendingFK{name: o.ConstraintName, cols: []string{col.Name}, ref: o.Refer})
 		default:
 			return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
 		}
@@ -372,6 +388,9 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 		if err := d.cat.dropDependedOn("table", t.Name, t.ID); err != nil {
 			return err
 		}
+		if err := fkBlocksDrop(d.cat, t, tables); err != nil {
+			return err
+		}
 		for _, seq := range d.cat.sequences {
 			// The table's serial sequences go with it.
 			if dep := d.cat.dependents(seq.ID); seq.Owner == t.ID && dep != "" {
@@ -430,6 +449,13 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		}
 		if t == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		for _, ref := range d.cat.referencing(t.ID) {
+			if !slices.Contains(cmd.Tables, ref.child.Name) && !slices.Contains(cmd.Tables, "public."+ref.child.Name) {
+				return pgerr.New(pgerr.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+					WithDetail("Table %q references %q.", ref.child.Name, t.Name).
+					WithHint("Truncate table %q at the same time, or use TRUNCATE ... CASCADE.", ref.child.Name)
+			}
 		}
 		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
@@ -492,7 +518,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	// fill lists the new columns that existing rows must be rewritten for:
 	// they take the column's default, and NOT NULL is checked.
 	var fill []int
-	var checks []pendingCheck
+	var pend pendingConstraints
 	for _, spec := range n.Specs {
 		switch spec.Tp {
 		case ast.AlterTableAddColumns:
@@ -506,7 +532,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					}
 					return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", cd.Name.Name.O, t.Name)
 				}
-				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName, &checks)
+				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName, &pend)
 				if err != nil {
 					return err
 				}
@@ -540,13 +566,22 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				}
 			}
 			for _, ix := range t.Indexes {
-				if slices.Contains(ix.Columns, i) && !ix.Standalone {
-					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because constraint %s depends on it", col.Name, t.Name, ix.Name)
+				if !slices.Contains(ix.Columns, i) {
+					continue
+				}
+				if ix.Primary {
+					return pgerr.New(pgerr.FeatureNotSupported, "dropping a primary key is not supported yet").
+						WithDetail("Column %s is part of the primary key of table %s.", col.Name, t.Name)
+				}
+				if err := fkBlocksIndexDrop(d.cat, old, ix, fmt.Sprintf("column %s of table %s", col.Name, t.Name)); err != nil {
+					return err
 				}
 			}
-			// An index CREATE INDEX made goes with its column, as in
-			// PostgreSQL; the rebuild below drops its entries.
+			// The indexes and unique constraints on the column go with
+			// it, as in PostgreSQL; the rebuild below drops their entries.
 			t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool { return slices.Contains(ix.Columns, i) })
+			// So do the foreign keys it is part of.
+			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return slices.Contains(fk.Columns, i) })
 			// So do the CHECK constraints that name it.
 			if err := t.dropChecksOn(i); err != nil {
 				return err
@@ -577,12 +612,14 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					return err
 				}
 			case ast.ConstraintCheck:
-				checks = append(checks, pendingCheck{name: cons.Name, expr: cons.Expr})
+				pend.checks = append(pend.checks, pendingCheck{name: cons.Name, expr: cons.Expr})
+			case ast.ConstraintForeignKey:
+				pend.fks = append(pend.fks, pendingFK{name: cons.Name, cols: cols, ref: cons.Refer})
 			default:
 				return pgerr.New(pgerr.FeatureNotSupported, "this constraint is not supported yet")
 			}
 		case ast.AlterTableDropCheck:
-			if err := t.dropConstraint(spec.Constraint.Name); err != nil {
+			if err := t.dropConstraint(d.cat, spec.Constraint.Name); err != nil {
 				return err
 			}
 		default:
@@ -590,7 +627,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		}
 	}
 	var added []*Check
-	for _, pc := range checks {
+	for _, pc := range pend.checks {
 		ck, err := s.addCheck(d.cat, t, pc.name, pc.expr)
 		if err != nil {
 			return err
@@ -609,15 +646,22 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 			}
 		}
 	}
+	if err := s.addForeignKeys(ctx, d, t, pend.fks); err != nil {
+		return err
+	}
 	return d.putTable(ctx, t)
 }
 
 // dropConstraint drops a CHECK or UNIQUE constraint of t by name; a
 // dropped UNIQUE's index goes with it, through the rebuild its change of
 // indexes brings.
-func (t *Table) dropConstraint(name string) error {
+func (t *Table) dropConstraint(cat *Catalog, name string) error {
 	if i := slices.IndexFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }); i >= 0 {
 		t.Checks = slices.Delete(t.Checks, i, i+1)
+		return nil
+	}
+	if i := slices.IndexFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == name }); i >= 0 {
+		t.ForeignKeys = slices.Delete(t.ForeignKeys, i, i+1)
 		return nil
 	}
 	i := slices.IndexFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
@@ -626,6 +670,9 @@ func (t *Table) dropConstraint(name string) error {
 		return pgerr.New(pgerr.UndefinedObject, "constraint %q of relation %q does not exist", name, t.Name)
 	case t.Indexes[i].Primary:
 		return pgerr.New(pgerr.FeatureNotSupported, "dropping a primary key is not supported yet")
+	}
+	if err := fkBlocksIndexDrop(cat, t, t.Indexes[i], fmt.Sprintf("constraint %s on table %s", name, t.Name)); err != nil {
+		return err
 	}
 	t.Indexes = slices.Delete(t.Indexes, i, i+1)
 	return nil

@@ -498,7 +498,16 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	if err != nil {
 		return err
 	}
-	return s.insertIndexEntries(x, t, row, key)
+	if err := s.insertIndexEntries(x, t, row, key); err != nil {
+		return err
+	}
+	if len(t.ForeignKeys) > 0 && x.fk != nil {
+		// The caller may reuse row and key: the check keeps copies.
+		written := slices.Clone(row)
+		written[len(t.Columns)] = bytes.Clone(key)
+		x.queueChildChecks(t, nil, written)
+	}
+	return nil
 }
 
 func (s *Session) insertIndexEntries(x *execCtx, t *Table, row []any, key []byte) error {
@@ -767,6 +776,16 @@ func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, pred func(old []an
 	}
 	if err := s.fixIndexes(x, t, key, old, row, update == nil); err != nil {
 		return err
+	}
+	if update == nil {
+		if err := x.afterParentChange(t, old, nil); err != nil {
+			return err
+		}
+	} else {
+		x.queueChildChecks(t, old, slices.Clone(row))
+		if err := x.afterParentChange(t, old, row); err != nil {
+			return err
+		}
 	}
 	return done(row)
 }

@@ -29,6 +29,9 @@ type execCtx struct {
 	// cache holds what this execution computes at most once: the rows of
 	// its WITH queries and the results of uncorrelated subqueries.
 	cache map[any]any
+	// fk collects the foreign key checks a writing statement runs when it
+	// ends; nil where writes owe none (DDL's rewrites of existing rows).
+	fk *fkState
 }
 
 func (x *execCtx) env(row []any) *env {

@@ -104,6 +104,9 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 			ix.Name, ix.Name, old.Name).
 			WithHint("You can drop constraint %s on table %s instead.", ix.Name, old.Name)
 	}
+	if err := fkBlocksIndexDrop(d.cat, old, ix, "index "+ix.Name); err != nil {
+		return err
+	}
 	t := old.clone()
 	t.Indexes = slices.DeleteFunc(t.Indexes, func(other *Index) bool { return other.ID == ix.ID })
 	if err := d.deleteRange(ctx, indexPrefix(t.DataID, ix.ID)); err != nil {

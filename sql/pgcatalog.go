@@ -566,6 +566,9 @@ func pgClassRows(s *Session) []row {
 			rw["relam"], rw["reltuples"], rw["relreplident"] = oidHeap, float64(-1), "d"
 			rw["relhasindex"], rw["relnatts"] = len(r.table.Indexes) > 0, len(r.table.Columns)
 			rw["relchecks"] = len(r.table.Checks)
+			// PostgreSQL enforces foreign keys with triggers on both
+			// tables; psql lists them only where this is set.
+			rw["relhastriggers"] = len(r.table.ForeignKeys) > 0 || len(s.catalog().referencing(r.table.ID)) > 0
 		case r.kind == "i":
 			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
 		case r.kind == "S":
@@ -633,9 +636,12 @@ func pgAttributeRows(s *Session) []row {
 }
 
 // indexAttnums are the attnums of an index's columns.
-func indexAttnums(t *Table, ix *Index) []int16 {
-	nums := make([]int16, len(ix.Columns))
-	for i, ci := range ix.Columns {
+func indexAttnums(t *Table, ix *Index) []int16 { return attnums(t, ix.Columns) }
+
+// attnums are the attnums of t's columns at positions cols.
+func attnums(t *Table, cols []int) []int16 {
+	nums := make([]int16, len(cols))
+	for i, ci := range cols {
 		nums[i] = t.Columns[ci].Num
 	}
 	return nums
@@ -725,6 +731,16 @@ func pgConstraintRows(s *Session) []row {
 			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": oidPublic, "contype": "c",
 				"convalidated": true, "conrelid": t.ID, "conindid": uint32(0), "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": t.checkColumns(ck)})
+		}
+		for _, fk := range t.ForeignKeys {
+			parent, ix := parentOf(s.catalog(), fk)
+			if ix == nil {
+				continue
+			}
+			rows = append(rows, row{"oid": fk.OID, "conname": fk.Name, "connamespace": oidPublic, "contype": "f",
+				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "conparentid": uint32(0), "confrelid": parent.ID,
+				"confupdtype": string(fk.OnUpdate), "confdeltype": string(fk.OnDelete), "confmatchtype": string(fk.Match),
+				"conislocal": true, "connoinherit": true, "conkey": attnums(t, fk.Columns), "confkey": attnums(parent, fk.RefColumns)})
 		}
 	}
 	return rows

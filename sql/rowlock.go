@@ -196,7 +196,7 @@ func (d *lockDown) push(query ast.Node, alias string) error {
 // for the locking step to re-check.
 type sourceRow struct{}
 
-func (sourceRow) typ() types.T               { return types.Bytea }
+func (sourceRow) typ() types.T             { return types.Bytea }
 func (sourceRow) eval(e *env) (any, error) { return slices.Clone(e.row), nil }
 
 // lockIter locks the rows behind each result row of p as it passes.

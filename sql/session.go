@@ -722,7 +722,11 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 		pt.rows = it
 		return "", nil
 	case *writePlan:
+		x.fk = &fkState{}
 		rows, n, err := plan.run(x)
+		if err == nil {
+			err = x.flushFK()
+		}
 		if err != nil {
 			return "", pgerr.Convert(err)
 		}

@@ -505,7 +505,7 @@ func (c *compiler) planDerived(n *ast.TableSource) (source, *scope, error) {
 	}
 	if sel, ok := n.Source.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) == 1 {
 		// The parser's form of a function call in FROM (see parser.doc).
-		if f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_table" {
+		if f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && isTableMarker(f.FnName.L) {
 			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "functions in FROM are not supported yet")
 		}
 	}

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -23,11 +25,22 @@ func tableFuncCall(n *ast.TableSource) *ast.FuncCallExpr {
 		return nil
 	}
 	f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
-	if !ok || f.FnName.L != "epochdb_table" || len(f.Args) == 0 {
+	if !ok || !isTableMarker(f.FnName.L) || len(f.Args) == 0 {
 		return nil
 	}
 	call, _ := f.Args[0].(*ast.FuncCallExpr)
 	return call
+}
+
+// isTableMarker reports whether name is the parser's marker of a function
+// in FROM.
+func isTableMarker(name string) bool {
+	return name == "epochdb_table" || name == "epochdb_table_ordinality"
+}
+
+// withOrdinality reports whether a function in FROM is WITH ORDINALITY.
+func withOrdinality(n *ast.TableSource) bool {
+	return n.Source.(*ast.SelectStmt).Fields.Fields[0].Expr.(*ast.FuncCallExpr).FnName.L == "epochdb_table_ordinality"
 }
 
 // columnAliases returns the column aliases of a function in FROM.
@@ -47,6 +60,9 @@ type tableFunc struct {
 	t    types.T
 	args []expr
 	rows func(args []any) ([]any, error)
+	// ordinality adds a last column numbering the rows from 1 (WITH
+	// ORDINALITY).
+	ordinality bool
 }
 
 func (f *tableFunc) explain(indent string) string { return indent + "Function Scan on " + f.name }
@@ -81,6 +97,9 @@ func (f *tableFunc) open(x *execCtx) (rowIter, error) {
 		} else {
 			rows[i] = []any{v}
 		}
+		if f.ordinality {
+			rows[i] = append(slices.Clip(rows[i]), int64(i+1))
+		}
 	}
 	return &sliceIter{rows: rows}, nil
 }
@@ -101,6 +120,9 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 			cols = append(cols, scopeCol{table: alias, name: fl.Name, t: fl.T})
 		}
 	}
+	if f.ordinality = withOrdinality(n); f.ordinality {
+		cols = append(cols, scopeCol{table: alias, name: "ordinality", t: types.Int8})
+	}
 	if len(names) > len(cols) {
 		return nil, nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", alias, len(cols), len(names))
 	}
@@ -113,7 +135,7 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // isTableFunc reports whether name is a set-returning function that
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
-	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray"
+	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors"
 }
 
 // compileTableFunc compiles a call of a set-returning function that
@@ -126,6 +148,8 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 		return c.unnest(call)
 	case "_pg_expandarray":
 		return c.expandArray(call)
+	case "pg_partition_ancestors":
+		return c.partitionAncestors(call)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
 }
@@ -206,6 +230,26 @@ func numericSeries(a []any) ([]any, error) {
 // expandArray is information_schema._pg_expandarray(array): a record
 // (x, n) per element, x the element and n its position from 1. pgjdbc
 // reads index columns with it.
+// partitionAncestors is pg_partition_ancestors(regclass): a partition's
+// ancestors, and none for a relation that is no partition, which every
+// epochdb table is. psql's \d asks it of tables with foreign keys.
+func (c *compiler) partitionAncestors(n *ast.FuncCallExpr) (*tableFunc, error) {
+	if len(n.Args) != 1 {
+		return nil, argCountErr(n, nil)
+	}
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	regclass := types.T{Oid: types.OidRegclass, Mod: -1}
+	if args[0], err = c.coerce(args[0], regclass); err != nil {
+		return nil, err
+	}
+	return &tableFunc{name: "pg_partition_ancestors", t: regclass, args: args, rows: func([]any) ([]any, error) {
+		return nil, nil
+	}}, nil
+}
+
 func (c *compiler) expandArray(n *ast.FuncCallExpr) (*tableFunc, error) {
 	if len(n.Args) != 1 {
 		return nil, argCountErr(n, nil)

@@ -186,6 +186,33 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 	return nil
 }
 
+// ScanLatest is Scan over the newest committed value of each key, or tx's
+// own newest write (of any statement), rather than tx's snapshot; other
+// transactions' provisional versions are passed over. A foreign key check
+// reads so: whether a row references a key must not depend on when the
+// snapshot was taken.
+func (tx *Tx) ScanLatest(start, end []byte, fn func(key, value []byte) bool) error {
+	if tx.ended {
+		return ErrDone
+	}
+	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
+		for v := row.Head(); v != nil; v = v.Next() {
+			if v.Lock != 0 || v.Status.Aborted() {
+				continue
+			}
+			if _, committed := v.Status.CommitTS(); !committed && !tx.owns(v.Status) {
+				continue
+			}
+			if v.Tombstone {
+				return true
+			}
+			return fn(row.Key(), v.Value)
+		}
+		return true
+	})
+	return nil
+}
+
 // WaitFor blocks until transaction holder ends, for a lock that holder
 // keeps until then outside the store (the SQL layer's table locks). Like a
 // wait for a row lock, it fails with ErrDeadlock instead of closing a cycle

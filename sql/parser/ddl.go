@@ -398,8 +398,10 @@ func (p *stmtParser) references(elem []item, i int) (int, error) {
 		switch {
 		case isWord(at(elem, j), "match") && isWord(at(elem, j+1), "full", "simple"):
 			j += 2
+		case isWord(at(elem, j), "match") && isWord(at(elem, j+1), "partial"):
+			return 0, p.unsupported(tokOf(elem[j]), "MATCH PARTIAL not yet implemented")
 		case isWord(at(elem, j), "match"):
-			return 0, p.unsupported(tokOf(elem[j]), "MATCH PARTIAL is not supported")
+			return 0, p.errorAt(elem, j+1)
 		case wordsAt(elem, j, "on", "delete"), wordsAt(elem, j, "on", "update"):
 			j += 2
 			switch {

@@ -1272,14 +1272,17 @@ func tableFuncAt(seq []item, i int) bool {
 // tableFunc rewrites a function call in FROM, which TiDB cannot parse, into
 // the derived table (SELECT epochdb_table(call)) AS alias. The planner reads
 // that as the rows the call returns; the alias defaults to the function's
-// name, as in PostgreSQL.
+// name, as in PostgreSQL. WITH ORDINALITY makes the marker
+// epochdb_table_ordinality.
 func (p *stmtParser) tableFunc(seq []item, i int) ([]item, int, error) {
 	j := skipNameAt(seq, i) + 1
 	name := tokOf(seq[j-2])
 	parts := []any{"(SELECT epochdb_table(", seq[i:j], "))"}
+	if wordsAt(seq, j, "with", "ordinality") {
+		parts[0] = "(SELECT epochdb_table_ordinality("
+		j += 2
+	}
 	switch {
-	case wordsAt(seq, j, "with", "ordinality"):
-		return nil, 0, p.unsupported(tokOf(seq[j]), "WITH ORDINALITY is not supported")
 	case isWord(at(seq, j), "as") && isColID(at(seq, j+1)):
 		parts = append(parts, seq[j:j+2])
 		j += 2

@@ -69,6 +69,7 @@ const (
 	UniqueViolation                  = "23505"
 	CheckViolation                   = "23514"
 	ForeignKeyViolation              = "23503"
+	InvalidForeignKey                = "42830"
 	QueryCanceled                    = "57014"
 	AdminShutdown                    = "57P01"
 	IOError                          = "58030"

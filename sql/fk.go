@@ -1,0 +1,741 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// ForeignKey is a FOREIGN KEY constraint of a (child) table: each row whose
+// key columns are all non-NULL (or, MATCH FULL, not all NULL) must match a
+// row of the parent table in a primary key or unique index.
+//
+// A child row's check takes a KEY SHARE lock on the parent's index entry,
+// so the parent row cannot be deleted or its key changed until the child's
+// transaction ends; a parent's delete or key change finds the children
+// that reference the old key by their newest committed versions, and
+// applies the constraint's action to them. Checks of NO ACTION and of the
+// child side run when the statement ends, as PostgreSQL's constraint
+// triggers do, so that a statement may insert a parent and its children in
+// any order; RESTRICT and the referential actions run at once.
+type ForeignKey struct {
+	Name string `json:"name"`
+	// OID is the constraint's pg_constraint oid, allocated like a check's.
+	OID     uint32 `json:"oid,omitempty"`
+	Columns []int  `json:"columns"` // positions in the child's Columns
+	// RefTable is the parent, RefIndex its primary key or unique index the
+	// key is looked up in, and RefColumns the referenced columns,
+	// positions in the parent's Columns in the order of Columns.
+	RefTable   uint32 `json:"ref_table"`
+	RefIndex   uint8  `json:"ref_index"`
+	RefColumns []int  `json:"ref_columns"`
+	// OnDelete and OnUpdate are PostgreSQL's confdeltype and confupdtype:
+	// a (NO ACTION), r (RESTRICT), c (CASCADE), n (SET NULL) or d (SET
+	// DEFAULT). Match is confmatchtype: s (SIMPLE) or f (FULL).
+	OnDelete byte `json:"on_delete"`
+	OnUpdate byte `json:"on_update"`
+	Match    byte `json:"match"`
+}
+
+// pendingFK is a FOREIGN KEY clause of CREATE or ALTER TABLE, added once
+// the table's columns and keys are known.
+type pendingFK struct {
+	name string
+	cols []string
+	ref  *ast.ReferenceDef
+}
+
+var fkActions = map[ast.ReferOptionType]byte{
+	ast.ReferOptionNoOption: 'a', ast.ReferOptionNoAction: 'a', ast.ReferOptionRestrict: 'r',
+	ast.ReferOptionCascade: 'c', ast.ReferOptionSetNull: 'n', ast.ReferOptionSetDefault: 'd',
+}
+
+var fkActionNames = map[byte]string{'r': "RESTRICT", 'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
+
+// addForeignKey adds a FOREIGN KEY constraint to t, which DDL is changing
+// (or creating: a table may reference itself).
+func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, error) {
+	refName := pf.ref.Table.Name.O
+	switch schema := pf.ref.Table.Schema.O; schema {
+	case "", "public":
+	case "pg_catalog", "information_schema":
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, refName)
+	default:
+		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
+	}
+	parent := d.cat.tables[refName]
+	if refName == t.Name {
+		parent = t
+	}
+	if parent == nil {
+		if d.cat.views[refName] != nil {
+			return nil, pgerr.New(pgerr.WrongObjectType, "referenced relation %q is not a table", refName)
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", refName)
+	}
+	fk := &ForeignKey{Name: pf.name, RefTable: parent.ID, OnDelete: 'a', OnUpdate: 'a', Match: 's'}
+	if pf.ref.OnDelete != nil {
+		fk.OnDelete = fkActions[pf.ref.OnDelete.ReferOpt]
+	}
+	if pf.ref.OnUpdate != nil {
+		fk.OnUpdate = fkActions[pf.ref.OnUpdate.ReferOpt]
+	}
+	if pf.ref.Match == ast.MatchFull {
+		fk.Match = 'f'
+	}
+	for _, name := range pf.cols {
+		i, col := t.Column(name)
+		if col == nil {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q referenced in foreign key constraint does not exist", name)
+		}
+		fk.Columns = append(fk.Columns, i)
+	}
+	var ix *Index
+	if len(pf.ref.IndexPartSpecifications) == 0 {
+		if ix = parent.PrimaryKey(); ix == nil {
+			return nil, pgerr.New(pgerr.UndefinedObject, "there is no primary key for referenced table %q", parent.Name)
+		}
+		fk.RefColumns = slices.Clone(ix.Columns)
+	} else {
+		for _, part := range pf.ref.IndexPartSpecifications {
+			if part.Column == nil {
+				return nil, pgerr.New(pgerr.SyntaxError, "syntax error in REFERENCES column list")
+			}
+			i, col := parent.Column(part.Column.Name.O)
+			if col == nil {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q referenced in foreign key constraint does not exist", part.Column.Name.O)
+			}
+			fk.RefColumns = append(fk.RefColumns, i)
+		}
+	}
+	if len(fk.Columns) != len(fk.RefColumns) {
+		return nil, pgerr.New(pgerr.InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree")
+	}
+	if ix == nil {
+		ix = uniqueIndexOn(parent, fk.RefColumns)
+		if ix == nil {
+			return nil, pgerr.New(pgerr.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table %q", parent.Name)
+		}
+	}
+	fk.RefIndex = ix.ID
+	if fk.Name == "" {
+		names := make([]string, len(fk.Columns))
+		for i, ci := range fk.Columns {
+			names[i] = t.Columns[ci].Name
+		}
+		column := strings.Join(names, "_")
+		fk.Name = parser.ObjectName(t.Name, column, "fkey")
+		for i := 1; constraintTaken(d.cat, t, fk.Name); i++ {
+			fk.Name = parser.ObjectName(t.Name, column, fmt.Sprintf("fkey%d", i))
+		}
+	} else if tableConstraintNamed(t, fk.Name) {
+		return nil, pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", fk.Name, t.Name)
+	}
+	for i, ci := range fk.Columns {
+		a, b := t.Columns[ci], parent.Columns[fk.RefColumns[i]]
+		if !keyComparable(a.Type, b.Type) {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "foreign key constraint %q cannot be implemented", fk.Name).
+				WithDetail("Key columns %q and %q are of incompatible types: %s and %s.", a.Name, b.Name, a.Type, b.Type)
+		}
+	}
+	t.ForeignKeys = append(t.ForeignKeys, fk)
+	return fk, nil
+}
+
+// uniqueIndexOn finds t's primary key or unique index on exactly the
+// columns cols, in any order.
+func uniqueIndexOn(t *Table, cols []int) *Index {
+	for _, ix := range t.Indexes {
+		if ix.NonUnique || len(ix.Columns) != len(cols) {
+			continue
+		}
+		if !slices.ContainsFunc(ix.Columns, func(c int) bool { return !slices.Contains(cols, c) }) {
+			return ix
+		}
+	}
+	return nil
+}
+
+// keyComparable reports whether a foreign key column of type a may
+// reference one of type b: the same type, or two of one family whose
+// values the key encoding compares alike once coerced.
+func keyComparable(a, b types.T) bool {
+	if a.Oid == b.Oid {
+		return true
+	}
+	family := func(t types.T) int {
+		switch t.Oid {
+		case types.OidInt2, types.OidInt4, types.OidInt8:
+			return 1
+		case types.OidText, types.OidVarchar, types.OidBpchar, types.OidName:
+			return 2
+		}
+		return 0
+	}
+	return family(a) != 0 && family(a) == family(b)
+}
+
+// parentOf returns fk's parent in cat, and the index the key is found in.
+func parentOf(cat *Catalog, fk *ForeignKey) (*Table, *Index) {
+	parent := cat.byID[fk.RefTable]
+	if parent == nil {
+		return nil, nil
+	}
+	for _, ix := range parent.Indexes {
+		if ix.ID == fk.RefIndex {
+			return parent, ix
+		}
+	}
+	return parent, nil
+}
+
+// fkRef is one foreign key that references a table.
+type fkRef struct {
+	child *Table
+	fk    *ForeignKey
+}
+
+// referencing lists the foreign keys that reference table id.
+func (c *Catalog) referencing(id uint32) []fkRef {
+	if m := c.inbound.Load(); m != nil {
+		return (*m)[id]
+	}
+	m := map[uint32][]fkRef{}
+	for _, t := range c.Tables() {
+		for _, fk := range t.ForeignKeys {
+			m[fk.RefTable] = append(m[fk.RefTable], fkRef{t, fk})
+		}
+	}
+	c.inbound.Store(&m)
+	return m[id]
+}
+
+// fkState is what a writing statement owes its foreign keys when it ends.
+type fkState struct {
+	children []childCheck
+	parents  []parentCheck
+}
+
+// childCheck says that a child row's key must exist in its parent.
+type childCheck struct {
+	t   *Table
+	fk  *ForeignKey
+	row []any
+}
+
+// parentCheck says that a parent's old key, deleted or changed, must no
+// longer be referenced, unless the parent has the key again.
+type parentCheck struct {
+	parent *Table
+	ref    fkRef
+	old    []any
+}
+
+// queueChildChecks notes the foreign keys of t that a new or changed row
+// must satisfy: all of them for a new row (old nil), the ones whose
+// columns changed for an updated one.
+func (x *execCtx) queueChildChecks(t *Table, old, row []any) {
+	if x.fk == nil {
+		return
+	}
+	for _, fk := range t.ForeignKeys {
+		if old != nil && !keyChanged(t, fk.Columns, old, row) {
+			continue
+		}
+		x.fk.children = append(x.fk.children, childCheck{t, fk, row})
+	}
+}
+
+// keyChanged reports whether the columns cols differ between two rows of t.
+func keyChanged(t *Table, cols []int, old, row []any) bool {
+	for _, ci := range cols {
+		a, b := old[ci], row[ci]
+		if (a == nil) != (b == nil) {
+			return true
+		}
+		if a != nil && !bytes.Equal(types.AppendKey(nil, t.Columns[ci].Type, a, false), types.AppendKey(nil, t.Columns[ci].Type, b, false)) {
+			return true
+		}
+	}
+	return false
+}
+
+// fkKey returns the child's key values for fk, and whether the row
+// references anything: MATCH SIMPLE skips a key with a NULL in it, MATCH
+// FULL one that is all NULL and fails one that mixes.
+func fkKey(t *Table, fk *ForeignKey, row []any) ([]any, bool, error) {
+	key := make([]any, len(fk.Columns))
+	nulls := 0
+	for i, ci := range fk.Columns {
+		if key[i] = row[ci]; key[i] == nil {
+			nulls++
+		}
+	}
+	switch {
+	case nulls == 0:
+		return key, true, nil
+	case fk.Match == 'f' && nulls < len(key):
+		e := pgerr.New(pgerr.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", t.Name, fk.Name).
+			WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.")
+		e.Table, e.Constraint = t.Name, fk.Name
+		return nil, false, e
+	}
+	return nil, false, nil
+}
+
+// parentEntry is the key of the parent's index entry for a child key:
+// the parent's row key for a primary key, else the unique entry.
+func parentEntry(parent *Table, ix *Index, fk *ForeignKey, key []any) ([]byte, error) {
+	prow := make([]any, len(parent.Columns)+1)
+	for i, pi := range fk.RefColumns {
+		v, err := types.Coerce(parent.Columns[pi].Type, key[i])
+		if err != nil {
+			return nil, err
+		}
+		prow[pi] = v
+	}
+	if ix.Primary {
+		return parent.rowKey(prow, 0), nil
+	}
+	return parent.indexKey(ix, prow), nil
+}
+
+// checkChild makes sure a child row's key exists in the parent, and locks
+// the parent's entry against deletion and key changes (KEY SHARE) until
+// the transaction ends.
+func (x *execCtx) checkChild(c childCheck) error {
+	key, refs, err := fkKey(c.t, c.fk, c.row)
+	if err != nil || !refs {
+		return err
+	}
+	parent, ix := parentOf(x.s.catalog(), c.fk)
+	if ix == nil {
+		return pgerr.New(pgerr.InternalError, "foreign key %q has lost its parent's index", c.fk.Name)
+	}
+	// A key the parent's type cannot hold (out of its range) is in no
+	// parent row.
+	if entry, err := parentEntry(parent, ix, c.fk, key); err == nil {
+		got, err := x.tx.LockRow(x.ctx, entry, txn.LockKeyShare, false)
+		if err != nil || got.Exists {
+			return err
+		}
+	}
+	e := pgerr.New(pgerr.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", c.t.Name, c.fk.Name).
+		WithDetail("Key %s is not present in table %q.", keyText(c.t, c.fk.Columns, c.row, x.s), parent.Name)
+	e.Table, e.Constraint = c.t.Name, c.fk.Name
+	return e
+}
+
+// keyText renders (a, b)=(1, x) for a row's columns cols.
+func keyText(t *Table, cols []int, row []any, s *Session) string {
+	names := make([]string, len(cols))
+	vals := make([]string, len(cols))
+	for i, ci := range cols {
+		c := t.Columns[ci]
+		names[i] = c.Name
+		if row[ci] == nil {
+			vals[i] = "null"
+		} else {
+			vals[i] = string(types.AppendText(nil, c.Type, row[ci], s.loc()))
+		}
+	}
+	return fmt.Sprintf("(%s)=(%s)", strings.Join(names, ", "), strings.Join(vals, ", "))
+}
+
+// afterParentChange applies the foreign keys that reference t to a row of
+// t that was deleted (row nil) or updated: where the referenced key
+// changed, RESTRICT fails if a child still references the old key, the
+// actions change the children, and NO ACTION is checked when the
+// statement ends.
+func (x *execCtx) afterParentChange(t *Table, old, row []any) error {
+	if x.fk == nil {
+		return nil
+	}
+	for _, ref := range x.s.catalog().referencing(t.ID) {
+		fk := ref.fk
+		if row != nil && !keyChanged(t, fk.RefColumns, old, row) {
+			continue
+		}
+		action := fk.OnDelete
+		if row != nil {
+			action = fk.OnUpdate
+		}
+		switch action {
+		case 'a':
+			x.fk.parents = append(x.fk.parents, parentCheck{t, ref, old})
+		case 'r':
+			if err := x.checkUnreferenced(t, ref, old, false); err != nil {
+				return err
+			}
+		default:
+			if err := x.referentialAction(t, ref, action, old, row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// children calls fn with each row of ref's child whose key equals the
+// parent row old's referenced key, by newest committed versions.
+func (x *execCtx) children(ref fkRef, old []any, fn func(key []byte, row []any) (bool, error)) error {
+	child := ref.child
+	want, ok := referencedKey(ref, old)
+	if !ok {
+		return nil
+	}
+	prefix := indexPrefix(child.DataID, primaryIndex)
+	var ferr error
+	err := x.tx.ScanLatest(prefix, prefixEnd(prefix), func(k, v []byte) bool {
+		row, err := child.decodeRow(bytes.Clone(k), v)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		if !references(ref, row, want) {
+			return true
+		}
+		more, err := fn(row[len(child.Columns)].([]byte), row)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		return more
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
+}
+
+// referencedKey encodes a parent row's key as ref's child columns hold
+// it, for references to compare; ok is false if no child row can hold it
+// (a NULL, or a value out of the child type's range).
+func referencedKey(ref fkRef, parentRow []any) (want [][]byte, ok bool) {
+	want = make([][]byte, len(ref.fk.Columns))
+	for i, ci := range ref.fk.Columns {
+		v := parentRow[ref.fk.RefColumns[i]]
+		if v == nil {
+			return nil, false
+		}
+		t := ref.child.Columns[ci].Type
+		cv, err := types.Coerce(t, v)
+		if err != nil {
+			return nil, false
+		}
+		want[i] = types.AppendKey(nil, t, cv, false)
+	}
+	return want, true
+}
+
+// references reports whether a child row holds the key want.
+func references(ref fkRef, row []any, want [][]byte) bool {
+	for i, ci := range ref.fk.Columns {
+		if row[ci] == nil || !bytes.Equal(types.AppendKey(nil, ref.child.Columns[ci].Type, row[ci], false), want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkUnreferenced fails if a child of ref still references the parent
+// row old's key. With again, a parent row that has the key again (an
+// update back, or a new row) satisfies the children.
+func (x *execCtx) checkUnreferenced(parent *Table, ref fkRef, old []any, again bool) error {
+	if again {
+		_, ix := parentOf(x.s.catalog(), ref.fk)
+		if ix != nil {
+			key := make([]any, len(ref.fk.RefColumns))
+			for i, pi := range ref.fk.RefColumns {
+				key[i] = old[pi]
+			}
+			entry, err := parentEntry(parent, ix, ref.fk, key)
+			if err != nil {
+				return err
+			}
+			found := false
+			if err := x.tx.ScanLatest(entry, prefixEnd(entry), func(k, _ []byte) bool {
+				found = bytes.Equal(k, entry)
+				return false
+			}); err != nil {
+				return err
+			}
+			if found {
+				return nil
+			}
+		}
+	}
+	referenced := false
+	if err := x.children(ref, old, func([]byte, []any) (bool, error) {
+		referenced = true
+		return false, nil
+	}); err != nil || !referenced {
+		return err
+	}
+	e := pgerr.New(pgerr.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q",
+		parent.Name, ref.fk.Name, ref.child.Name).
+		WithDetail("Key %s is still referenced from table %q.", keyText(parent, ref.fk.RefColumns, old, x.s), ref.child.Name)
+	e.Table, e.Constraint = ref.child.Name, ref.fk.Name
+	return e
+}
+
+// referentialAction applies CASCADE, SET NULL or SET DEFAULT to the
+// children of a parent row whose key was deleted (row nil) or changed.
+func (x *execCtx) referentialAction(parent *Table, ref fkRef, action byte, old, row []any) error {
+	child, fk := ref.child, ref.fk
+	var keys [][]byte
+	if err := x.children(ref, old, func(key []byte, _ []any) (bool, error) {
+		keys = append(keys, key)
+		return true, nil
+	}); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var defaults []expr
+	if action == 'd' {
+		var params []types.T
+		var err error
+		if defaults, err = (&compiler{s: x.s, params: &params}).defaults(child); err != nil {
+			return err
+		}
+	}
+	update := func(cur []any) ([]any, error) {
+		next := slices.Clone(cur)
+		for i, ci := range fk.Columns {
+			switch action {
+			case 'c':
+				next[ci] = row[fk.RefColumns[i]]
+			case 'n':
+				next[ci] = nil
+			case 'd':
+				next[ci] = nil
+				if defaults[ci] != nil {
+					v, err := defaults[ci].eval(x.env(nil))
+					if err != nil {
+						return nil, err
+					}
+					next[ci] = v
+				}
+			}
+		}
+		return next, x.s.checkRow(child, next)
+	}
+	if action == 'c' && row == nil {
+		update = nil // ON DELETE CASCADE deletes the children
+	}
+	// The child rows must still reference the old key when they are
+	// locked, as a concurrent change may have moved them.
+	want, _ := referencedKey(ref, old)
+	still := func(cur []any) (bool, error) { return references(ref, cur, want), nil }
+	for _, key := range keys {
+		if err := x.s.modifyRow(x, child, key, still, update, func([]any) error { return nil }); err != nil {
+			return err
+		}
+	}
+	if action == 'd' {
+		// A child whose key was already the default keeps it, and its
+		// update owes no check; but the parent row with that key is the
+		// one going, as PostgreSQL checks too.
+		return x.checkUnreferenced(parent, ref, old, false)
+	}
+	return nil
+}
+
+// flushFK runs the checks a statement owes its foreign keys: the parents
+// of new and changed child rows must exist, and NO ACTION parents' old
+// keys must be unreferenced. Checks queued while flushing (by cascades)
+// run too.
+func (x *execCtx) flushFK() error {
+	if x.fk == nil {
+		return nil
+	}
+	for len(x.fk.children) > 0 || len(x.fk.parents) > 0 {
+		children, parents := x.fk.children, x.fk.parents
+		x.fk.children, x.fk.parents = nil, nil
+		for _, c := range parents {
+			if err := x.checkUnreferenced(c.parent, c.ref, c.old, true); err != nil {
+				return err
+			}
+		}
+		for _, c := range children {
+			if !x.rowStillThere(c.t, c.row) {
+				continue
+			}
+			if err := x.checkChild(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rowStillThere reports whether a row the statement wrote still exists as
+// written: a later change in the same statement (a cascade) brings its
+// own checks, as PostgreSQL skips the trigger of a row version no longer
+// live.
+func (x *execCtx) rowStillThere(t *Table, row []any) bool {
+	key, _ := row[len(t.Columns)].([]byte)
+	if key == nil {
+		return true
+	}
+	found := false
+	_ = x.tx.ScanLatest(key, prefixEnd(key), func(k, v []byte) bool {
+		if bytes.Equal(k, key) {
+			cur, err := t.decodeRow(key, v)
+			found = err == nil && !keyChanged(t, allColumns(t), cur, row)
+		}
+		return false
+	})
+	return found
+}
+
+func allColumns(t *Table) []int {
+	cols := make([]int, 0, len(t.Columns))
+	for i, c := range t.Columns {
+		if !c.Dropped {
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// validateForeignKey checks t's existing rows against a new foreign key.
+func (s *Session) validateForeignKey(x *execCtx, t *Table, fk *ForeignKey) error {
+	prefix := indexPrefix(t.DataID, primaryIndex)
+	var rows [][]any
+	var derr error
+	if err := x.tx.Scan(prefix, prefixEnd(prefix), func(k, v []byte) bool {
+		row, err := t.decodeRow(bytes.Clone(k), v)
+		if err != nil {
+			derr = err
+			return false
+		}
+		rows = append(rows, row)
+		return true
+	}); err != nil {
+		return err
+	}
+	if derr != nil {
+		return derr
+	}
+	for _, row := range rows {
+		if err := x.checkChild(childCheck{t, fk, row}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fkByOID finds the foreign key with pg_constraint oid oid.
+func (s *Session) fkByOID(oid uint32) (*Table, *ForeignKey) {
+	for _, t := range s.catalog().tables {
+		for _, fk := range t.ForeignKeys {
+			if fk.OID == oid {
+				return t, fk
+			}
+		}
+	}
+	return nil, nil
+}
+
+// fkDef is pg_get_constraintdef of a foreign key.
+func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
+	var b strings.Builder
+	b.WriteString("FOREIGN KEY (")
+	for i, ci := range fk.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(parser.QuoteIdent(t.Columns[ci].Name))
+	}
+	b.WriteString(") REFERENCES ")
+	parent := s.catalog().byID[fk.RefTable]
+	if parent == nil {
+		return b.String()
+	}
+	b.WriteString(parser.QuoteIdent(parent.Name) + "(")
+	for i, pi := range fk.RefColumns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(parser.QuoteIdent(parent.Columns[pi].Name))
+	}
+	b.WriteString(")")
+	if fk.Match == 'f' {
+		b.WriteString(" MATCH FULL")
+	}
+	if name, ok := fkActionNames[fk.OnUpdate]; ok {
+		b.WriteString(" ON UPDATE " + name)
+	}
+	if name, ok := fkActionNames[fk.OnDelete]; ok {
+		b.WriteString(" ON DELETE " + name)
+	}
+	return b.String()
+}
+
+// fkBlocksDrop fails if a foreign key of a table outside dropping
+// references t, as PostgreSQL's dependency on the parent does.
+func fkBlocksDrop(cat *Catalog, t *Table, dropping []*Table) error {
+	for _, ref := range cat.referencing(t.ID) {
+		if slices.Contains(dropping, ref.child) || ref.child.ID == t.ID {
+			continue
+		}
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", t.Name).
+			WithDetail("constraint %s on table %s depends on table %s", ref.fk.Name, ref.child.Name, t.Name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	return nil
+}
+
+// fkBlocksIndexDrop fails if a foreign key finds its keys in ix of t.
+func fkBlocksIndexDrop(cat *Catalog, t *Table, ix *Index, what string) error {
+	for _, ref := range cat.referencing(t.ID) {
+		if ref.fk.RefIndex != ix.ID {
+			continue
+		}
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", what).
+			WithDetail("constraint %s on table %s depends on index %s", ref.fk.Name, ref.child.Name, ix.Name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	return nil
+}
+
+// addForeignKeys adds ALTER TABLE's foreign keys to t and checks t's rows
+// against them, with each parent's writers held off (PostgreSQL's SHARE
+// ROW EXCLUSIVE on both tables).
+func (s *Session) addForeignKeys(ctx context.Context, d *ddl, t *Table, fks []pendingFK) error {
+	if len(fks) == 0 {
+		return nil
+	}
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	// The checks find parents in the DDL's catalog, where t, which may
+	// reference itself and may have been rebuilt, must be as it will be.
+	d.cat.tables[t.Name], d.cat.byID[t.ID] = t, t
+	d.cat.inbound.Store(nil)
+	for _, pf := range fks {
+		fk, err := s.addForeignKey(d, t, pf)
+		if err != nil {
+			return err
+		}
+		if parent := d.cat.byID[fk.RefTable]; parent != nil && parent.ID != t.ID {
+			if err := s.lockTableForDDL(ctx, d, parent, false); err != nil {
+				return err
+			}
+		}
+		d.tx.NextStatement() // a rebuild's rows are this statement's own
+		if err := s.validateForeignKey(x, t, fk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
