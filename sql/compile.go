@@ -78,9 +78,6 @@ type compiler struct {
 	// columns the select list reads. See window.go and srf.go.
 	win *winPlan
 	srf *srfPlan
-	// lockDown, while a FROM clause with a locking clause is planned, is
-	// that clause, for its views and subqueries. See rowlock.go.
-	lockDown *lockDown
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {

@@ -782,7 +782,9 @@ func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, pred func(old []an
 			return err
 		}
 	} else {
-		x.queueChildChecks(t, old, slices.Clone(row))
+		if len(t.ForeignKeys) > 0 {
+			x.queueChildChecks(t, old, slices.Clone(row))
+		}
 		if err := x.afterParentChange(t, old, row); err != nil {
 			return err
 		}

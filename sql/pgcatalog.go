@@ -467,6 +467,10 @@ func init() {
 		catalogTable(oidInfoSchema, 13329, "v", "key_column_usage", `constraint_catalog name, constraint_schema name,
 			constraint_name name, table_catalog name, table_schema name, table_name name, column_name name,
 			ordinal_position int4, position_in_unique_constraint int4`, infoKeyColumnUsageRows),
+		catalogTable(oidInfoSchema, 13339, "v", "referential_constraints", `constraint_catalog name,
+			constraint_schema name, constraint_name name, unique_constraint_catalog name,
+			unique_constraint_schema name, unique_constraint_name name, match_option varchar,
+			update_rule varchar, delete_rule varchar`, infoReferentialConstraintsRows),
 		catalogTable(oidInfoSchema, 13483, "v", "views", `table_catalog name, table_schema name, table_name name,
 			view_definition varchar, check_option varchar, is_updatable varchar(3), is_insertable_into varchar(3),
 			is_trigger_updatable varchar(3), is_trigger_deletable varchar(3), is_trigger_insertable_into varchar(3)`, infoViewsRows),
@@ -1059,6 +1063,34 @@ func infoTableConstraintsRows(s *Session) []row {
 				"table_name": t.Name, "constraint_type": kind, "is_deferrable": "NO", "initially_deferred": "NO",
 				"enforced": "YES", "nulls_distinct": "YES"})
 		}
+		for _, fk := range t.ForeignKeys {
+			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
+				"constraint_name": fk.Name, "table_catalog": s.database, "table_schema": "public",
+				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": "NO", "initially_deferred": "NO",
+				"enforced": "YES"})
+		}
+	}
+	return rows
+}
+
+func infoReferentialConstraintsRows(s *Session) []row {
+	var rows []row
+	rules := map[byte]string{'a': "NO ACTION", 'r': "RESTRICT", 'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
+	for _, t := range s.catalog().Tables() {
+		for _, fk := range t.ForeignKeys {
+			_, ix := parentOf(s.catalog(), fk)
+			if ix == nil {
+				continue
+			}
+			match := "NONE"
+			if fk.Match == 'f' {
+				match = "FULL"
+			}
+			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
+				"constraint_name": fk.Name, "unique_constraint_catalog": s.database, "unique_constraint_schema": "public",
+				"unique_constraint_name": ix.Name, "match_option": match,
+				"update_rule": rules[fk.OnUpdate], "delete_rule": rules[fk.OnDelete]})
+		}
 	}
 	return rows
 }
@@ -1074,6 +1106,18 @@ func infoKeyColumnUsageRows(s *Session) []row {
 				rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
 					"constraint_name": ix.Name, "table_catalog": s.database, "table_schema": "public",
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1})
+			}
+		}
+		for _, fk := range t.ForeignKeys {
+			_, ix := parentOf(s.catalog(), fk)
+			if ix == nil {
+				continue
+			}
+			for i, ci := range fk.Columns {
+				rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
+					"constraint_name": fk.Name, "table_catalog": s.database, "table_schema": "public",
+					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1,
+					"position_in_unique_constraint": slices.Index(ix.Columns, fk.RefColumns[i]) + 1})
 			}
 		}
 	}

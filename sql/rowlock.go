@@ -41,10 +41,13 @@ type lockTarget struct {
 }
 
 // joinCheck is a join's condition over the part of the source row it
-// joined.
+// joined. For a LEFT JOIN, right is where the right side's columns start:
+// a row that fails the condition keeps its left side, padded with NULLs.
 type joinCheck struct {
 	on         expr
 	off, width int
+	outer      bool
+	right      int
 }
 
 // lockWord is the clause as PostgreSQL names it in messages.
@@ -154,42 +157,36 @@ func (l *rowLocking) walk(src source, sc *scope, off, width int, nullable bool, 
 			return err
 		}
 		if s.on != nil {
-			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: off, width: width})
+			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: off, width: width, outer: s.leftOuter, right: off + left})
 		}
 	case *derived, *narrowed:
-		wants(alias) // its own query locks its rows: see lockDown
+		// PostgreSQL pulls a simple view or subquery up into the query
+		// and locks its tables' rows as they come out on top; epochdb
+		// does not plan that way yet, and locking every row the inner
+		// query returns would lock too much.
+		if wants(alias) && !readsNoTable(src) {
+			return pgerr.New(pgerr.FeatureNotSupported, "%s on a view or a subquery in FROM is not supported yet", word).
+				WithHint("Name the tables to lock with %s OF.", word)
+		}
 	}
 	// WITH queries, VALUES, functions and catalogs have no rows to lock,
 	// as PostgreSQL leaves WITH queries alone.
 	return nil
 }
 
-// lockDown carries a locking clause into the views and subqueries of a
-// FROM clause, as PostgreSQL applies it to the tables they read: each
-// such query named (or all, without OF) is planned as if it had the
-// clause itself, and locks the rows it returns.
-type lockDown struct {
-	info *ast.SelectLockInfo
-}
-
-func (d *lockDown) wants(alias string) bool {
-	return d != nil && (len(d.info.Tables) == 0 || slices.ContainsFunc(d.info.Tables, func(tn *ast.TableName) bool {
-		return tn.Name.O == alias
-	}))
-}
-
-// push gives query the clause, if it is wanted by alias.
-func (d *lockDown) push(query ast.Node, alias string) error {
-	if !d.wants(alias) {
-		return nil
+// readsNoTable reports whether a FROM item's query reads no table (a
+// VALUES list, say), so that a locking clause has nothing in it to lock.
+func readsNoTable(src source) bool {
+	switch s := src.(type) {
+	case *narrowed:
+		return readsNoTable(s.in)
+	case *derived:
+		sp, ok := s.plan.(*selectPlan)
+		return ok && readsNoTable(sp.src)
+	case *valuesSource, oneRow:
+		return true
 	}
-	switch q := query.(type) {
-	case *ast.SelectStmt:
-		q.LockInfo = &ast.SelectLockInfo{LockType: d.info.LockType}
-	case *ast.SetOprStmt:
-		return pgerr.New(pgerr.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", lockWord(d.info))
-	}
-	return nil
+	return false
 }
 
 // sourceRow is a hidden output column that carries the whole source row,
@@ -272,12 +269,24 @@ func (it *lockIter) lock(src []any) (keep, changed bool, err error) {
 	return true, changed, nil
 }
 
-// recheck evaluates the join conditions and the WHERE clause on src.
+// recheck evaluates the join conditions and the WHERE clause on src. A
+// LEFT JOIN whose condition no longer holds pads its right side with
+// NULLs, as PostgreSQL's EvalPlanQual does; one already padded stays so.
 func (it *lockIter) recheck(src []any) (bool, error) {
 	for _, jc := range it.p.locking.rechecks {
+		right := src[jc.right : jc.off+jc.width]
+		if jc.outer && !slices.ContainsFunc(right, func(v any) bool { return v != nil }) {
+			continue
+		}
 		v, err := jc.on.eval(it.x.env(src[jc.off : jc.off+jc.width]))
-		if err != nil || !isTrue(v) {
+		switch {
+		case err != nil:
 			return false, err
+		case isTrue(v):
+		case jc.outer:
+			clear(right)
+		default:
+			return false, nil
 		}
 	}
 	if it.p.where == nil {

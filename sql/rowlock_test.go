@@ -193,3 +193,70 @@ func TestLockingReadRechecks(t *testing.T) {
 	}
 	mustExec(t, c[1], "ROLLBACK")
 }
+
+// A cursor's rows are fetched in later messages than its DECLARE, whose
+// context has ended by then; FOR UPDATE cursors lock as they fetch.
+func TestCursorFetchInLaterMessages(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t SELECT generate_series(1, 5)")
+	ctx := context.Background()
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "DECLARE cur CURSOR FOR SELECT id FROM t FOR UPDATE")
+	if n := count(t, c[0], "FETCH 1 FROM cur"); n != 1 {
+		t.Fatalf("first FETCH: %d", n)
+	}
+	if n := count(t, c[0], "FETCH 1 FROM cur"); n != 2 {
+		t.Fatalf("second FETCH: %d", n)
+	}
+	if _, err := c[1].Exec(ctx, "SELECT id FROM t WHERE id = 2 FOR UPDATE NOWAIT"); sqlstate(err) != "55P03" {
+		t.Fatalf("a fetched row is not locked: %v", err)
+	}
+	if n := count(t, c[1], "SELECT id FROM t WHERE id = 3 FOR UPDATE NOWAIT"); n != 3 {
+		t.Fatalf("a row not yet fetched: %d", n)
+	}
+	mustExec(t, c[0], "COMMIT")
+}
+
+// The READ COMMITTED re-check keeps the rows a LEFT JOIN padded with
+// NULLs, and pads a row whose join condition no longer holds.
+func TestLockingReadRechecksLeftJoin(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE a (id int PRIMARY KEY, v int)", "INSERT INTO a VALUES (1, 0), (3, 0)",
+		"CREATE TABLE l (id int PRIMARY KEY, a int)", "INSERT INTO l VALUES (1, 1)")
+	ctx := context.Background()
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "UPDATE a SET v = 1")
+	type pair struct{ a, l *int }
+	var got []pair
+	done := blockedOn(t, "a locking LEFT JOIN", func() error {
+		rows, err := c[1].Query(ctx, "SELECT a.id, l.id FROM a LEFT JOIN l ON l.a = a.id AND a.v = 0 ORDER BY a.id FOR UPDATE OF a")
+		if err != nil {
+			return err
+		}
+		got, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (pair, error) {
+			var p pair
+			return p, r.Scan(&p.a, &p.l)
+		})
+		return err
+	})
+	mustExec(t, c[0], "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || *got[0].a != 1 || got[0].l != nil || *got[1].a != 3 || got[1].l != nil {
+		t.Fatalf("got %d rows, want (1, NULL) and (3, NULL): the re-check pads, it does not drop", len(got))
+	}
+}
+
+// A locking clause that reaches a view or a subquery in FROM is refused
+// rather than lock every row the inner query returns.
+func TestLockingThroughViewRefused(t *testing.T) {
+	c := lockConns(t, 1, "CREATE TABLE t (id int PRIMARY KEY)", "CREATE VIEW v AS SELECT id FROM t")
+	for _, q := range []string{
+		"SELECT * FROM v WHERE id = 1 FOR UPDATE",
+		"SELECT * FROM (SELECT id FROM t) s FOR SHARE",
+		"SELECT * FROM t, v FOR UPDATE OF v",
+	} {
+		if _, err := c[0].Exec(context.Background(), q); sqlstate(err) != "0A000" {
+			t.Errorf("%s: %v, want 0A000", q, err)
+		}
+	}
+}

@@ -352,7 +352,6 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	p := &selectPlan{distinct: n.Distinct}
 	cc := *c
 	cc.subs = &p.subs
-	cc.lockDown = nil // an enclosing query's clause reaches this one only through its LockInfo
 	c = &cc
 	var err error
 	if n.With != nil {
@@ -364,10 +363,6 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	var sc *scope
 	if values != nil {
 		src, sc, err = c.planValues(values)
-	} else if locking(n) {
-		fc := *c
-		fc.lockDown = &lockDown{info: n.LockInfo}
-		src, sc, err = fc.planFrom(n.From)
 	} else {
 		src, sc, err = c.planFrom(n.From)
 	}

@@ -597,6 +597,9 @@ type Portal struct {
 	p      *Prepared
 	params []any
 	rows   rowIter // open result of a query, between Executes
+	// x is the execution rows runs in; each Execute or FETCH that resumes
+	// it gives it that message's context.
+	x      *execCtx
 	count  int64
 	done   bool
 	tag    string
@@ -641,6 +644,9 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 	}
 	if pt.p.st == nil {
 		return "", true, nil
+	}
+	if pt.x != nil {
+		pt.x.ctx = ctx // the context of the message that started it has ended
 	}
 	if pt.rows == nil {
 		tag, err := s.start(ctx, pt)
@@ -713,6 +719,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	}
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
+	pt.x = x
 	switch plan := pt.p.plan.(type) {
 	case queryPlan:
 		it, err := plan.open(x)
@@ -1002,7 +1009,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	case *parser.Declare:
 		return s.declare(ctx, cmd, pt.params)
 	case *parser.Fetch:
-		return s.fetch(pt, cmd)
+		return s.fetch(ctx, pt, cmd)
 	case *parser.Close:
 		if cmd.All {
 			clear(s.cursors)
@@ -1145,14 +1152,17 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 	if err != nil {
 		return "", err
 	}
-	s.cursors[cmd.Name] = &Portal{p: p, rows: it}
+	s.cursors[cmd.Name] = &Portal{p: p, rows: it, x: x}
 	return "DECLARE CURSOR", nil
 }
 
-func (s *Session) fetch(pt *Portal, cmd *parser.Fetch) (string, error) {
+func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (string, error) {
 	cur, ok := s.cursors[cmd.Name]
 	if !ok {
 		return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
+	}
+	if cur.x != nil {
+		cur.x.ctx = ctx // DECLARE's message has ended
 	}
 	var rows [][]any
 	for cmd.Count < 0 || int64(len(rows)) < cmd.Count {

@@ -514,9 +514,6 @@ func (c *compiler) planDerived(n *ast.TableSource) (source, *scope, error) {
 			WithHint("For example, FROM (SELECT ...) [AS] foo.")
 	}
 	query, names := columnAliasList(n.Source)
-	if err := c.lockDown.push(query, n.AsName.O); err != nil {
-		return nil, nil, err
-	}
 	plan, err := c.planQuery(query)
 	if err != nil {
 		return nil, nil, err

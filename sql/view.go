@@ -42,7 +42,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cv.Name)
 	}
 	v := &View{Name: cv.Name, SQL: cv.Query.SQL}
-	qp, err := planViewQuery(s, v.SQL, nil, "")
+	qp, err := planViewQuery(s, v.SQL)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 
 // planViewQuery plans a view's query on its own: not inside the query that
 // reads the view, whose WITH queries and columns it cannot see.
-func planViewQuery(s *Session, sql string, lock *lockDown, alias string) (queryPlan, error) {
+func planViewQuery(s *Session, sql string) (queryPlan, error) {
 	stmts, err := parser.Parse(sql)
 	if err != nil {
 		return nil, err
@@ -102,9 +102,6 @@ func planViewQuery(s *Session, sql string, lock *lockDown, alias string) (queryP
 		return nil, pgerr.New(pgerr.InternalError, "view query %q does not parse to one query", sql)
 	}
 	st := stmts[0]
-	if err := lock.push(st.AST, alias); err != nil {
-		return nil, err
-	}
 	var params []types.T
 	c := &compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}}
 	return c.planQuery(st.AST)
@@ -118,7 +115,7 @@ func (c *compiler) planView(v *View, alias string) (source, *scope, error) {
 		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", v.Name)
 	}
 	c.s.planningViews = append(c.s.planningViews, v.ID)
-	qp, err := planViewQuery(c.s, v.SQL, c.lockDown, alias)
+	qp, err := planViewQuery(c.s, v.SQL)
 	c.s.planningViews = c.s.planningViews[:len(c.s.planningViews)-1]
 	if err != nil {
 		return nil, nil, err

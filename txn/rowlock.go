@@ -71,6 +71,12 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 			}
 			continue
 		}
+		if base != nil && base.Tombstone && !tx.owns(base.Status) && tx.iso == RepeatableRead {
+			if ts, _ := base.Status.CommitTS(); ts > tx.snap {
+				row.Unlock()
+				return Locked{}, ErrSerialization // deleted since the snapshot
+			}
+		}
 		if base == nil || base.Tombstone {
 			if row.Head() == nil {
 				row.Remove() // Lock created it for us; leave nothing behind
@@ -125,23 +131,29 @@ func (tx *Tx) lockState(row *memtable.Row, mode LockMode) (base *memtable.Versio
 	return nil, held, 0
 }
 
-// writeBase finds what a write of row builds on: its newest value, or, if
-// another transaction holds a row lock or a provisional version of it, the
-// transaction to wait for. tx's own locks and aborted versions are passed
-// over.
-func (tx *Tx) writeBase(row *memtable.Row) (base *memtable.Version, holder uint64) {
+// writeBase finds what a write of row builds on: its newest value, and,
+// if another transaction holds a row lock or a provisional version of it,
+// the transaction to wait for. locked says the holder has only a row
+// lock, above base; a provisional version of another transaction is no
+// base. tx's own locks and aborted versions are passed over.
+func (tx *Tx) writeBase(row *memtable.Row) (base *memtable.Version, holder uint64, locked bool) {
 	for v := row.Head(); v != nil; v = v.Next() {
 		switch {
 		case v.Status.Aborted():
 		case v.Lock != 0:
-			if v.Status.InProgress() && !tx.owns(v.Status) {
-				return nil, v.Status.TopID()
+			if holder == 0 && v.Status.InProgress() && !tx.owns(v.Status) {
+				holder, locked = v.Status.TopID(), true
 			}
+		case holder != 0:
+			if _, committed := v.Status.CommitTS(); !committed && !tx.owns(v.Status) {
+				return nil, v.Status.TopID(), false
+			}
+			return v, holder, true
 		default:
-			return v, 0
+			return v, 0, false
 		}
 	}
-	return nil, 0
+	return nil, holder, locked
 }
 
 // retireLocks hands tx's lock versions to reclaim once tx has ended and

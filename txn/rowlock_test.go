@@ -293,3 +293,77 @@ func TestRowLocksInSavepointEndWithCommit(t *testing.T) {
 	}
 	mustCommit(t, other)
 }
+
+// An insert that meets an existing row under another transaction's row
+// lock fails at once: only a write would wait for the lock.
+func TestMutateNewDoesNotWaitToFail(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	putCommitted(t, s, "a", "1")
+	holder := s.Begin(ReadCommitted)
+	lockRow(t, holder, "a", LockShare)
+	errDup := errors.New("duplicate")
+	ins := s.Begin(ReadCommitted)
+	err := ins.MutateNew(ctx, []byte("a"), func(_ []byte, exists bool) ([]byte, Op, error) {
+		if exists {
+			return nil, Keep, errDup
+		}
+		return []byte("2"), Put, nil
+	})
+	if !errors.Is(err, errDup) {
+		t.Fatalf("insert over a locked row: %v, want the duplicate error at once", err)
+	}
+	mustCommit(t, ins)
+	// A write still waits.
+	w := s.Begin(ReadCommitted)
+	done := stillWaiting(t, "a write of a locked row", func() error {
+		return w.MutateNew(ctx, []byte("a"), func([]byte, bool) ([]byte, Op, error) { return []byte("3"), Put, nil })
+	})
+	mustCommit(t, holder)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, w)
+}
+
+// Under REPEATABLE READ, locking a row deleted since the snapshot is a
+// serialization failure, as PostgreSQL's.
+func TestRepeatableReadLockOfDeletedRow(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	putCommitted(t, s, "a", "1")
+	rr := s.Begin(RepeatableRead)
+	del := s.Begin(ReadCommitted)
+	if err := del.Delete(ctx, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, del)
+	if _, err := rr.LockRow(ctx, []byte("a"), LockUpdate, false); !errors.Is(err, ErrSerialization) {
+		t.Fatalf("LockRow of a row deleted since the snapshot: %v, want ErrSerialization", err)
+	}
+	_ = rr.Rollback()
+}
+
+// Locks rolled back to a savepoint leave their row at once, not when the
+// transaction ends, though its own pin holds reclaim back.
+func TestRowLocksRolledBackAreReclaimed(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	putCommitted(t, s, "a", "1")
+	before := s.Stats().MemtableBytes
+	tx := s.Begin(ReadCommitted)
+	depth, err := tx.Savepoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		lockRow(t, tx, "a", LockUpdate)
+		if err := tx.RollbackTo(depth); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := s.Stats().MemtableBytes
+	mustCommit(t, tx)
+	if after != before {
+		t.Fatalf("memtable holds %d bytes after 1,000 locks rolled back, %d before", after, before)
+	}
+}

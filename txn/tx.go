@@ -251,18 +251,21 @@ func (tx *Tx) Delete(ctx context.Context, key []byte) error {
 // committed version newer than the snapshot fails with ErrSerialization.
 // fn runs with the row locked and must not touch the store.
 func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.Lock)
+	return tx.mutate(ctx, key, fn, tx.s.mem.Lock, false)
 }
 
 // MutateNew is Mutate for a key the caller expects to be new, such as a
-// fresh row id or the primary key of an INSERT. It behaves the same when
-// the key exists, and costs less when it does not.
+// fresh row id or the primary key of an INSERT. It costs less when the key
+// does not exist. Its fn must have no side effects: when another
+// transaction holds only a row lock on the key, fn is asked first, and
+// only a write waits for the lock (an INSERT that meets an existing,
+// locked row fails or does nothing at once, as in PostgreSQL).
 func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.LockNew)
+	return tx.mutate(ctx, key, fn, tx.s.mem.LockNew, true)
 }
 
 func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error),
-	lock func(key []byte) *memtable.Row) error {
+	lock func(key []byte) *memtable.Row, peek bool) error {
 	if tx.ended {
 		return ErrDone
 	}
@@ -271,7 +274,13 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 	}
 	for {
 		row := lock(key)
-		base, holder := tx.writeBase(row)
+		base, holder, locked := tx.writeBase(row)
+		if holder != 0 && locked && peek {
+			if keep, err := tx.keepsUnder(row, base, fn); keep {
+				row.Unlock()
+				return err
+			}
+		}
 		if holder != 0 {
 			row.Unlock()
 			if err := tx.s.waitFor(ctx, tx, holder); err != nil {
@@ -330,6 +339,24 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		}
 		return nil
 	}
+}
+
+// keepsUnder asks fn what it would write over base, a committed value
+// under another transaction's row lock, and reports whether that is
+// nothing (Keep, or an error), which needs no wait for the lock.
+func (tx *Tx) keepsUnder(row *memtable.Row, base *memtable.Version, fn func(cur []byte, exists bool) ([]byte, Op, error)) (bool, error) {
+	if base != nil && !tx.owns(base.Status) && tx.iso == RepeatableRead {
+		if ts, _ := base.Status.CommitTS(); ts > tx.snap {
+			return true, ErrSerialization
+		}
+	}
+	exists := base != nil && !base.Tombstone
+	var cur []byte
+	if exists {
+		cur = base.Value
+	}
+	_, op, err := callLocked(row, fn, cur, exists)
+	return op == Keep || err != nil, err
 }
 
 // callLocked calls a Mutate callback on its locked row. If the callback
@@ -514,6 +541,7 @@ func (tx *Tx) owns(st *memtable.Status) bool {
 type savepoint struct {
 	sub    *memtable.Status
 	writes int
+	locks  int
 }
 
 // Savepoint opens a savepoint and returns its depth (1 for the outermost).
@@ -525,7 +553,7 @@ func (tx *Tx) Savepoint() (int, error) {
 	}
 	sub := memtable.NewStatus(tx.s.nextTxn.Add(1) - 1)
 	sub.Top = tx.status
-	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: len(tx.writes)})
+	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: len(tx.writes), locks: len(tx.locks)})
 	tx.subs = append(tx.subs, sub)
 	tx.cur = sub
 	return len(tx.savepoints), nil
@@ -555,6 +583,16 @@ func (tx *Tx) RollbackTo(depth int) error {
 	}
 	clear(tx.writes[sp.writes:])
 	tx.writes = tx.writes[:sp.writes]
+	// The savepoint's row locks ended with its subtransactions. No reader
+	// ever reads a lock version, and one stepping over it keeps its next
+	// pointer, so it leaves its chain now rather than when reclaim frees
+	// what this transaction's own pin holds back: a loop of savepoints
+	// must not grow the chain.
+	for _, v := range tx.locks[sp.locks:] {
+		tx.s.unlink(v.Row(), v)
+	}
+	clear(tx.locks[sp.locks:])
+	tx.locks = tx.locks[:sp.locks]
 	tx.subs = slices.DeleteFunc(tx.subs, (*memtable.Status).Aborted)
 	tx.savepoints = tx.savepoints[:depth-1]
 	if tx.streamed {
