@@ -599,10 +599,10 @@ type Portal struct {
 	rows   rowIter // open result of a query, between Executes
 	// x is the execution rows runs in; each Execute or FETCH that resumes
 	// it gives it that message's context.
-	x      *execCtx
-	count  int64
-	done   bool
-	tag    string
+	x     *execCtx
+	count int64
+	done  bool
+	tag   string
 }
 
 // Columns are the portal's result columns; nil if it returns no rows.
