@@ -128,6 +128,8 @@ func (r *copyReader) Read(p []byte) (int, error) {
 
 // CopyFrom runs COPY ... FROM STDIN, reading the data from src.
 func (s *Session) CopyFrom(ctx context.Context, pt *Portal, src CopySource) (string, error) {
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
 	n, err := s.copyFrom(ctx, pt, src)
 	if err != nil {
 		s.fail()
@@ -505,6 +507,8 @@ func (cp *copyPlan) readBinary(in *bufio.Reader, insert func([]any) error) error
 
 // CopyTo runs COPY ... TO STDOUT, emitting one CopyData per row.
 func (s *Session) CopyTo(ctx context.Context, pt *Portal, emit func(data []byte) error) (string, error) {
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
 	n, err := s.copyTo(ctx, pt, emit)
 	if err != nil {
 		s.fail()

@@ -29,9 +29,23 @@ type execCtx struct {
 	// cache holds what this execution computes at most once: the rows of
 	// its WITH queries and the results of uncorrelated subqueries.
 	cache map[any]any
+	// steps counts the rows the loops that may run long have handled, for
+	// canceled to look at the context now and then.
+	steps int
 	// fk collects the foreign key checks a writing statement runs when it
 	// ends; nil where writes owe none (DDL's rewrites of existing rows).
 	fk *fkState
+}
+
+// canceled reports, every 1024 calls, whether the statement has been
+// canceled (by a CancelRequest or statement_timeout): a loop over rows
+// that reads no table, which would notice, calls it.
+func (x *execCtx) canceled() error {
+	x.steps++
+	if x.steps&1023 != 0 {
+		return nil
+	}
+	return x.ctx.Err()
 }
 
 func (x *execCtx) env(row []any) *env {
@@ -146,6 +160,9 @@ func (f *filterIter) next() ([]any, error) {
 	for {
 		row, err := f.in.next()
 		if row == nil || err != nil {
+			return nil, err
+		}
+		if err := f.x.canceled(); err != nil {
 			return nil, err
 		}
 		v, err := f.pred.eval(f.x.env(row))

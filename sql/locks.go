@@ -63,6 +63,11 @@ const (
 type claim struct {
 	tx        uint64
 	exclusive bool
+	// granted is set once the DDL has stopped waiting for users: until
+	// then a transaction that already uses the table may use it more
+	// (read, then write), since the DDL waits for it anyway. PostgreSQL
+	// lets such an upgrade pass a waiting lock request too.
+	granted bool
 }
 
 func newTableLocks() *tableLocks {
@@ -81,7 +86,7 @@ func (l *tableLocks) lockUse(ctx context.Context, tx *txn.Tx, table uint32, mode
 		had := l.uses[key]
 		// A transaction keeps a use it has even if DDL has claimed the
 		// table since: the DDL waits for it.
-		if !claimed || c.tx == id || had >= mode || !(c.exclusive || mode == useWrite) {
+		if !claimed || c.tx == id || had >= mode || !(c.exclusive || mode == useWrite) || had != 0 && !c.granted {
 			if had < mode {
 				l.uses[key] = mode
 				if had == 0 {
@@ -128,16 +133,17 @@ func (l *tableLocks) hold(id uint64, table uint32) {
 func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32, exclusive bool) error {
 	id := tx.ID()
 	l.mu.Lock()
-	switch c, claimed := l.claims[table]; {
-	case !claimed || c.tx != id:
+	prev, claimed := l.claims[table]
+	switch {
+	case !claimed || prev.tx != id:
 		// The catalog lock lets one DDL transaction in at a time, so no
 		// other holds the claim while this one runs.
-		l.claims[table] = claim{id, exclusive}
+		l.claims[table] = claim{tx: id, exclusive: exclusive}
 		if l.uses[tableUse{table, id}] == 0 {
 			l.hold(id, table)
 		}
-	case exclusive && !c.exclusive:
-		l.claims[table] = claim{id, true}
+	case exclusive && !prev.exclusive:
+		l.claims[table] = claim{tx: id, exclusive: true}
 	}
 	for {
 		var other uint64
@@ -148,11 +154,28 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32, excl
 				break
 			}
 		}
-		l.mu.Unlock()
 		if !found {
+			c := l.claims[table]
+			c.granted = true
+			l.claims[table] = c
+			l.mu.Unlock()
 			return nil
 		}
+		l.mu.Unlock()
 		if err := tx.WaitFor(ctx, other); err != nil {
+			// A DDL that failed waiting (deadlock, cancel) must not keep
+			// the table from everyone until its transaction ends.
+			l.mu.Lock()
+			if claimed && prev.tx == id {
+				l.claims[table] = prev
+			} else {
+				delete(l.claims, table)
+			}
+			if l.released != nil {
+				close(l.released)
+				l.released = nil
+			}
+			l.mu.Unlock()
 			return err
 		}
 		l.mu.Lock()

@@ -389,3 +389,39 @@ func TestReadersRaceRewrites(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A transaction that read a table may go on to write it while DDL waits
+// for it, as PostgreSQL lets a held lock's holder pass a waiting request:
+// the DDL waits, nobody deadlocks.
+func TestReaderUpgradesPastWaitingDDL(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, a int)")
+	mustExec(t, c[0], "BEGIN")
+	count(t, c[0], "SELECT count(*) FROM t")
+	done := blocked(t, c[1], "ALTER TABLE t ADD COLUMN z int DEFAULT 0")
+	mustExec(t, c[0], "INSERT INTO t VALUES (1, 1)")
+	mustExec(t, c[0], "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c[1], "SELECT count(*) FROM t WHERE z = 0"); n != 1 {
+		t.Fatalf("%d rows rewritten, want 1", n)
+	}
+}
+
+// A DDL that fails while waiting for a table's users gives up its claim:
+// the table does not stay blocked until its transaction ends.
+func TestFailedDDLReleasesItsClaim(t *testing.T) {
+	c := lockConns(t, 3, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustExec(t, c[0], "BEGIN")
+	count(t, c[0], "SELECT count(*) FROM t")
+	mustExec(t, c[1], "BEGIN")
+	mustExec(t, c[1], "SET LOCAL statement_timeout = '100ms'")
+	if _, err := c[1].Exec(context.Background(), "ALTER TABLE t ADD COLUMN z int"); sqlstate(err) != "57014" {
+		t.Fatalf("ALTER TABLE under statement_timeout: %v", err)
+	}
+	mustExec(t, c[0], "COMMIT")
+	if n := count(t, c[2], "SELECT count(*) FROM t"); n != 0 {
+		t.Fatalf("count = %d", n)
+	}
+	mustExec(t, c[1], "ROLLBACK")
+}

@@ -233,6 +233,9 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				cur, i, matched = l, 0, false
 			}
 			for i < len(right) {
+				if err := x.canceled(); err != nil {
+					return nil, err
+				}
 				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), right[i]...)
 				i++
 				if j.on != nil {
@@ -460,6 +463,9 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	if locking(n) {
 		if err := p.planLocking(n, sc); err != nil {
 			return nil, err
+		}
+		if c.s.planLocks == "" {
+			c.s.planLocks = p.locking.word
 		}
 	}
 	if p.limit, p.offset, err = c.planLimit(n.Limit); err != nil {
@@ -928,6 +934,9 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
 	}
 	for {
 		row, err := it.next()
+		if err == nil {
+			err = x.canceled()
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -85,6 +85,7 @@ type Session struct {
 	planningViews  []uint32          // the views being planned, innermost last
 	planReads      []uint32          // the tables the statement being planned reads
 	planDepth      int               // how many plan calls are under way
+	planLocks      string            // the first locking clause the statement being planned has
 	checkCache     map[*Table][]expr // compiled CHECK constraints, by table
 
 	settings map[string]string // by canonical name
@@ -449,6 +450,7 @@ type Prepared struct {
 	plan   any // a queryPlan, a *writePlan, or nil for statements executed directly
 	cat    *Catalog
 	reads  []uint32 // the tables the plan reads (see lockTables)
+	locks  string   // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	copy   *CopySpec
 }
 
@@ -525,12 +527,14 @@ func (s *Session) plan(p *Prepared) error {
 	// one (EXPLAIN's) adds its reads to this one's.
 	if s.planDepth == 0 {
 		s.planReads = s.planReads[:0] // CREATE VIEW plans outside plan
+		s.planLocks = ""
 	}
 	mark := len(s.planReads)
 	s.planDepth++
 	defer func() {
 		s.planDepth--
 		p.reads = slices.Clone(s.planReads[mark:])
+		p.locks = s.planLocks
 	}()
 	if _, ok := p.st.Cmd.(*parser.Prepare); ok {
 		// The $n inside PREPARE belong to the prepared statement.
@@ -639,6 +643,8 @@ func (s *Session) Bind(ctx context.Context, p *Prepared, params []any) (*Portal,
 // Execute runs the portal, or resumes it, emitting at most maxRows rows
 // (0: all). done is false when the portal is suspended with rows left.
 func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit func(row []any) error) (string, bool, error) {
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
 	if pt.done {
 		return pt.tag, true, nil
 	}
@@ -680,6 +686,18 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 		pt.count++
 	}
 	return "", false, nil
+}
+
+// statementContext bounds a statement's ctx by statement_timeout, and
+// carries lock_timeout to the store's lock waits.
+func (s *Session) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := millis(s.settings["lock_timeout"]); d > 0 {
+		ctx = txn.WithLockTimeout(ctx, d)
+	}
+	if d := millis(s.settings["statement_timeout"]); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return ctx, func() {}
 }
 
 // fail records a failed statement: a BEGIN block enters the failed state;
@@ -757,13 +775,11 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 // writes names the kind of statement p is if it writes, as PostgreSQL's
 // read-only error names it, or returns "".
 func writes(p *Prepared) string {
-	switch plan := p.plan.(type) {
-	case *writePlan:
-		return plan.verb
-	case *selectPlan:
-		if plan.locking != nil {
-			return "SELECT " + plan.locking.word
-		}
+	if w, ok := p.plan.(*writePlan); ok {
+		return w.verb
+	}
+	if p.locks != "" {
+		return "SELECT " + p.locks // a FOR UPDATE in a subquery locks rows too
 	}
 	switch p.st.AST.(type) {
 	case *ast.CreateTableStmt:
@@ -1134,6 +1150,9 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 	p := &Prepared{st: cmd.Query}
 	if err := s.plan(p); err != nil {
 		return "", err
+	}
+	if s.readOnly && p.locks != "" {
+		return "", pgerr.New(pgerr.ReadOnlySQLTransaction, "cannot execute SELECT %s in a read-only transaction", p.locks)
 	}
 	if err := s.lockTables(ctx, p); err != nil {
 		return "", err

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,9 +44,9 @@ var settingList = []setting{
 	{name: "block_size", def: "8192", readOnly: true},
 	{name: "search_path", def: `"$user", public`},
 	{name: "extra_float_digits", def: "1", check: checkInt("extra_float_digits", -15, 3)},
-	{name: "statement_timeout", def: "0"},
-	{name: "lock_timeout", def: "0"},
-	{name: "idle_in_transaction_session_timeout", def: "0"},
+	{name: "statement_timeout", def: "0", check: checkMillis("statement_timeout")},
+	{name: "lock_timeout", def: "0", check: checkMillis("lock_timeout")},
+	{name: "idle_in_transaction_session_timeout", def: "0", check: checkMillis("idle_in_transaction_session_timeout")},
 	{name: "default_transaction_isolation", def: "read committed", check: checkIsolation},
 	{name: "transaction_isolation", def: "read committed", check: checkIsolation},
 	{name: "transaction_read_only", def: "off", check: checkBool},
@@ -101,6 +103,74 @@ func checkInt(name string, lo, hi int) func(string) (string, error) {
 		}
 		return strconv.Itoa(n), nil
 	}
+}
+
+// millisUnits are the units of a time setting whose base unit is the
+// millisecond, largest first, as PostgreSQL shows them.
+var millisUnits = []timeUnit{{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}, {"ms", 1}}
+
+type timeUnit struct {
+	name string
+	ms   int64
+}
+
+// checkMillis reads a time setting in milliseconds: a number, or a number
+// and a unit (us, ms, s, min, h, d). It shows the value in the largest
+// unit that holds it exactly, as PostgreSQL does: 60000 is 1min.
+func checkMillis(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		text := strings.TrimSpace(v)
+		num := strings.TrimRightFunc(text, func(r rune) bool { return r >= 'a' && r <= 'z' || r == ' ' })
+		unit := strings.TrimSpace(text[len(num):])
+		f, err := strconv.ParseFloat(num, 64)
+		scale := 1.0
+		switch unit {
+		case "", "ms":
+		case "us":
+			scale = 0.001
+		default:
+			i := slices.IndexFunc(millisUnits, func(u timeUnit) bool { return u.name == unit })
+			if i < 0 {
+				err = strconv.ErrSyntax
+			} else {
+				scale = float64(millisUnits[i].ms)
+			}
+		}
+		if err != nil {
+			e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+			if unit != "" {
+				e = e.WithHint(`Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".`)
+			}
+			return "", e
+		}
+		ms := math.Round(f * scale)
+		if ms < 0 || ms > math.MaxInt32 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%s ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)",
+				strconv.FormatFloat(ms, 'f', -1, 64), name)
+		}
+		n := int64(ms)
+		if n == 0 {
+			return "0", nil
+		}
+		for _, u := range millisUnits {
+			if n%u.ms == 0 {
+				return strconv.FormatInt(n/u.ms, 10) + u.name, nil
+			}
+		}
+		return strconv.FormatInt(n, 10) + "ms", nil
+	}
+}
+
+// millis reads back a value checkMillis showed.
+func millis(v string) time.Duration {
+	for _, u := range millisUnits {
+		if n, ok := strings.CutSuffix(v, u.name); ok {
+			if k, err := strconv.ParseInt(n, 10, 64); err == nil {
+				return time.Duration(k*u.ms) * time.Millisecond
+			}
+		}
+	}
+	return 0
 }
 
 func checkOn(name string) func(string) (string, error) { return checkOn2(name, "on") }

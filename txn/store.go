@@ -281,6 +281,18 @@ func (s *Store) release(tx *Tx) {
 	close(tx.done)
 }
 
+// lockTimeoutKey carries WithLockTimeout's limit in a context.
+type lockTimeoutKey struct{}
+
+// WithLockTimeout limits each lock wait under ctx to d, as PostgreSQL's
+// lock_timeout does: a wait that lasts longer fails with ErrLockTimeout.
+func WithLockTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, lockTimeoutKey{}, d)
+}
+
+// ErrLockTimeout is a lock wait that outlasted WithLockTimeout's limit.
+var ErrLockTimeout = errors.New("txn: lock wait timed out")
+
 // waitFor blocks until the transaction holding a provisional version ends,
 // unless waiting would close a cycle in the waits-for graph.
 func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
@@ -301,10 +313,18 @@ func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
 	s.lockMu.Unlock()
 
 	var err error
+	var timeout <-chan time.Time
+	if d, ok := ctx.Value(lockTimeoutKey{}).(time.Duration); ok && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
 	case <-h.done:
 	case <-ctx.Done():
 		err = errors.Wrap(ctx.Err(), "waiting for a lock")
+	case <-timeout:
+		err = ErrLockTimeout
 	}
 	s.lockMu.Lock()
 	delete(s.waitsFor, tx.id)

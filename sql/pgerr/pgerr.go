@@ -170,6 +170,8 @@ func Convert(err error) *Error {
 		code, msg = SerializationFailure, "could not serialize access due to concurrent update"
 	case errors.Is(err, txn.ErrDeadlock):
 		code, msg = DeadlockDetected, "deadlock detected"
+	case errors.Is(err, txn.ErrLockTimeout):
+		code, msg = LockNotAvailable, "canceling statement due to lock timeout"
 	case errors.Is(err, context.Canceled):
 		code, msg = QueryCanceled, "canceling statement due to user request"
 	case errors.Is(err, context.DeadlineExceeded):
