@@ -260,3 +260,42 @@ func TestLockingThroughViewRefused(t *testing.T) {
 		}
 	}
 }
+
+// An error in a transaction block ends the transaction at once, as in
+// PostgreSQL: its row locks go before the client's ROLLBACK. With a
+// savepoint, only the savepoint's part ends.
+func TestFailedBlockReleasesLocks(t *testing.T) {
+	c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, v int)", "INSERT INTO t VALUES (1, 0), (2, 0)")
+	ctx := context.Background()
+	mustExec(t, c[0], "BEGIN")
+	count(t, c[0], "SELECT v FROM t WHERE id = 1 FOR UPDATE")
+	if _, err := c[0].Exec(ctx, "SELECT 1 / 0"); sqlstate(err) != "22012" {
+		t.Fatalf("1/0: %v", err)
+	}
+	if n := count(t, c[1], "SELECT id FROM t WHERE id = 1 FOR UPDATE NOWAIT"); n != 1 {
+		t.Fatalf("locked row: %d", n)
+	}
+	if _, err := c[0].Exec(ctx, "SELECT 1"); sqlstate(err) != "25P02" {
+		t.Fatalf("a statement in the failed block: %v, want 25P02", err)
+	}
+	mustExec(t, c[0], "COMMIT") // rolls back, as in PostgreSQL
+
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "UPDATE t SET v = 1 WHERE id = 1")
+	mustExec(t, c[0], "SAVEPOINT s")
+	count(t, c[0], "SELECT v FROM t WHERE id = 2 FOR UPDATE")
+	if _, err := c[0].Exec(ctx, "SELECT 1 / 0"); err == nil {
+		t.Fatal("1/0 succeeded")
+	}
+	if n := count(t, c[1], "SELECT id FROM t WHERE id = 2 FOR UPDATE NOWAIT"); n != 2 {
+		t.Fatalf("row locked in the failed savepoint: %d", n)
+	}
+	if _, err := c[1].Exec(ctx, "SELECT id FROM t WHERE id = 1 FOR UPDATE NOWAIT"); sqlstate(err) != "55P03" {
+		t.Fatalf("row written before the savepoint: %v, want still locked", err)
+	}
+	mustExec(t, c[0], "ROLLBACK TO s")
+	mustExec(t, c[0], "COMMIT")
+	if n := count(t, c[1], "SELECT v FROM t WHERE id = 1"); n != 1 {
+		t.Fatalf("the write before the savepoint: v = %d, want 1", n)
+	}
+}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -369,7 +370,10 @@ func (s *Session) endTxn(commit bool) error {
 	defer s.e.locks.release(tx.ID())
 	if !commit {
 		s.endSettings(false)
-		return tx.Rollback()
+		if err := tx.Rollback(); err != nil && !errors.Is(err, txn.ErrDone) {
+			return err // ErrDone: a failed block's transaction ended at its error
+		}
+		return nil
 	}
 	if err := tx.Commit(); err != nil {
 		s.endSettings(false)
@@ -702,10 +706,26 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 
 // fail records a failed statement: a BEGIN block enters the failed state;
 // an implicit transaction is rolled back at Sync.
+//
+// In a block, PostgreSQL aborts at the error and keeps only the block's
+// shell until ROLLBACK: the innermost savepoint's subtransaction, or else
+// the whole transaction, ends now, and with it its row locks (and, for the
+// whole transaction, its table locks), so that nobody waits on a session
+// that can only roll back.
 func (s *Session) fail() {
-	if s.tx != nil {
-		s.failed = true
+	if s.tx == nil {
+		return
 	}
+	s.failed = true
+	if !s.explicit {
+		return
+	}
+	if n := len(s.savepoints); n > 0 {
+		_ = s.tx.RollbackTo(n) // ROLLBACK TO finishes the bookkeeping
+		return
+	}
+	_ = s.tx.Rollback()
+	s.e.locks.release(s.tx.ID())
 }
 
 // start runs a statement up to its first row: writes happen here, and a
