@@ -392,28 +392,90 @@ func (x *execCtx) children(ref fkRef, old []any, fn func(key []byte, row []any) 
 	if !ok {
 		return nil
 	}
-	prefix := indexPrefix(child.DataID, primaryIndex)
+	ix, prefix := childIndex(ref, want)
+	if ix == nil {
+		prefix = indexPrefix(child.DataID, primaryIndex) // every row
+	}
+	// An index's entries name the rows; read those after the scan, which
+	// must not nest another.
+	var rowKeys [][]byte
+	var rows [][]any
 	var ferr error
 	err := x.tx.ScanLatest(prefix, prefixEnd(prefix), func(k, v []byte) bool {
+		if ix != nil && !ix.Primary {
+			rowKeys = append(rowKeys, bytes.Clone(v))
+			return true
+		}
 		row, err := child.decodeRow(bytes.Clone(k), v)
 		if err != nil {
 			ferr = err
 			return false
 		}
-		if !references(ref, row, want) {
-			return true
+		if references(ref, row, want) {
+			rows = append(rows, row)
 		}
-		more, err := fn(row[len(child.Columns)].([]byte), row)
-		if err != nil {
-			ferr = err
-			return false
-		}
-		return more
+		return true
 	})
+	if err == nil {
+		err = ferr
+	}
+	for _, key := range rowKeys {
+		if err != nil {
+			break
+		}
+		err = x.tx.ScanLatest(key, prefixEnd(key), func(k, v []byte) bool {
+			if !bytes.Equal(k, key) {
+				return false
+			}
+			row, derr := child.decodeRow(key, v)
+			if derr != nil {
+				ferr = derr
+			} else if references(ref, row, want) {
+				rows = append(rows, row)
+			}
+			return false
+		})
+		if err == nil {
+			err = ferr
+		}
+	}
 	if err != nil {
 		return err
 	}
-	return ferr
+	for _, row := range rows {
+		if more, err := fn(row[len(child.Columns)].([]byte), row); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// childIndex finds an index of ref's child that leads with exactly the
+// foreign key's columns and has an entry for every row holding the key
+// want, and the prefix of those entries; nil if the rows must be scanned.
+// As in PostgreSQL, a foreign key column without an index makes every
+// delete of a parent read the whole child.
+func childIndex(ref fkRef, want [][]byte) (*Index, []byte) {
+	child, fk := ref.child, ref.fk
+	for _, ix := range child.Indexes {
+		n := len(fk.Columns)
+		if len(ix.Columns) < n || len(ix.Columns) > n && !ix.NullEntries && !ix.Primary {
+			continue
+		}
+		if slices.ContainsFunc(ix.Columns[:n], func(c int) bool { return !slices.Contains(fk.Columns, c) }) {
+			continue
+		}
+		id := ix.ID
+		if ix.Primary {
+			id = primaryIndex
+		}
+		prefix := indexPrefix(child.DataID, id)
+		for _, c := range ix.Columns[:n] {
+			prefix = append(prefix, want[slices.Index(fk.Columns, c)]...)
+		}
+		return ix, prefix
+	}
+	return nil, nil
 }
 
 // referencedKey encodes a parent row's key as ref's child columns hold
