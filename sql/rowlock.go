@@ -41,13 +41,14 @@ type lockTarget struct {
 }
 
 // joinCheck is a join's condition over the part of the source row it
-// joined. For a LEFT JOIN, right is where the right side's columns start:
-// a row that fails the condition keeps its left side, padded with NULLs.
+// joined; right is where the right side's columns start. A LEFT JOIN row
+// that fails the condition keeps its left side, padded with NULLs; a
+// RIGHT JOIN row its right side. (A FULL JOIN has no side to lock.)
 type joinCheck struct {
-	on         expr
-	off, width int
-	outer      bool
-	right      int
+	on                    expr
+	off, width            int
+	leftOuter, rightOuter bool
+	right                 int
 }
 
 // lockWord is the clause as PostgreSQL names it in messages.
@@ -150,14 +151,15 @@ func (l *rowLocking) walk(src source, sc *scope, off, width int, nullable bool, 
 		l.targets = append(l.targets, lockTarget{t: s.t, off: off})
 	case *nestedJoin:
 		left := width - s.rightWidth
-		if err := l.walk(s.left, sc, off, left, nullable, word, wants); err != nil {
+		if err := l.walk(s.left, sc, off, left, nullable || s.rightOuter, word, wants); err != nil {
 			return err
 		}
 		if err := l.walk(s.right, sc, off+left, s.rightWidth, nullable || s.leftOuter, word, wants); err != nil {
 			return err
 		}
 		if s.on != nil {
-			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: off, width: width, outer: s.leftOuter, right: off + left})
+			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: off, width: width,
+				leftOuter: s.leftOuter, rightOuter: s.rightOuter, right: off + left})
 		}
 	case *derived, *narrowed:
 		// PostgreSQL pulls a simple view or subquery up into the query
@@ -274,8 +276,9 @@ func (it *lockIter) lock(src []any) (keep, changed bool, err error) {
 // NULLs, as PostgreSQL's EvalPlanQual does; one already padded stays so.
 func (it *lockIter) recheck(src []any) (bool, error) {
 	for _, jc := range it.p.locking.rechecks {
-		right := src[jc.right : jc.off+jc.width]
-		if jc.outer && !slices.ContainsFunc(right, func(v any) bool { return v != nil }) {
+		left, right := src[jc.off:jc.right], src[jc.right:jc.off+jc.width]
+		padded := func(part []any) bool { return !slices.ContainsFunc(part, func(v any) bool { return v != nil }) }
+		if jc.leftOuter && padded(right) || jc.rightOuter && padded(left) {
 			continue
 		}
 		v, err := jc.on.eval(it.x.env(src[jc.off : jc.off+jc.width]))
@@ -283,8 +286,10 @@ func (it *lockIter) recheck(src []any) (bool, error) {
 		case err != nil:
 			return false, err
 		case isTrue(v):
-		case jc.outer:
+		case jc.leftOuter:
 			clear(right)
+		case jc.rightOuter:
+			clear(left)
 		default:
 			return false, nil
 		}

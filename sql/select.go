@@ -192,18 +192,24 @@ func tableScope(t *Table, alias string) *scope {
 }
 
 // nestedJoin joins by reading the right side once and looping over it for
-// each left row. LEFT JOIN pads unmatched left rows with NULLs.
+// each left row. LEFT JOIN pads unmatched left rows with NULLs, RIGHT JOIN
+// unmatched right rows, once the left side is done; FULL JOIN both.
 type nestedJoin struct {
-	left, right source
-	on          expr
-	leftOuter   bool
-	rightWidth  int
+	left, right           source
+	on                    expr
+	leftOuter, rightOuter bool
+	leftWidth, rightWidth int
 }
 
 func (j *nestedJoin) explain(indent string) string {
 	kind := "Nested Loop"
-	if j.leftOuter {
+	switch {
+	case j.leftOuter && j.rightOuter:
+		kind += " Full Join"
+	case j.leftOuter:
 		kind += " Left Join"
+	case j.rightOuter:
+		kind += " Right Join"
 	}
 	return indent + kind + "\n" + j.left.explain(indent+"  ") + "\n" + j.right.explain(indent+"  ")
 }
@@ -223,12 +229,34 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 	}
 	var cur []any
 	i, matched := 0, false
+	var rightMatched []bool // for RIGHT and FULL JOIN
+	if j.rightOuter {
+		rightMatched = make([]bool, len(right))
+	}
+	leftDone, r := false, 0
 	return &funcIter{f: func() ([]any, error) {
 		for {
+			if leftDone {
+				// The right rows no left row matched, padded on the left.
+				for ; r < len(right); r++ {
+					if !rightMatched[r] {
+						r++
+						return append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), right[r-1]...), nil
+					}
+				}
+				return nil, nil
+			}
 			if cur == nil {
 				l, err := lit.next()
-				if l == nil || err != nil {
+				if err != nil {
 					return nil, err
+				}
+				if l == nil {
+					if !j.rightOuter {
+						return nil, nil
+					}
+					leftDone = true
+					continue
 				}
 				cur, i, matched = l, 0, false
 			}
@@ -248,6 +276,9 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 					}
 				}
 				matched = true
+				if rightMatched != nil {
+					rightMatched[i-1] = true
+				}
 				return row, nil
 			}
 			l := cur
@@ -268,11 +299,19 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if n.Tp == ast.RightJoin {
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "RIGHT JOIN is not supported yet")
+	// The parser writes FULL JOIN as TiDB's STRAIGHT_JOIN.
+	full := n.StraightJoin
+	if (full || n.Tp == ast.RightJoin) && (len(n.Using) > 0 || n.NaturalJoin) {
+		kind := "RIGHT"
+		if full {
+			kind = "FULL"
+		}
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s JOIN with USING or NATURAL is not supported yet", kind).
+			WithHint("Write the join condition with ON.")
 	}
 	sc := &scope{cols: append(append([]scopeCol(nil), ls.cols...), rs.cols...)}
-	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin, rightWidth: len(rs.cols)}
+	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin || full, rightOuter: n.Tp == ast.RightJoin || full,
+		leftWidth: len(ls.cols), rightWidth: len(rs.cols)}
 	if n.On != nil {
 		if j.on, err = c.withScope(sc).compileAs(n.On.Expr, types.Bool); err != nil {
 			return nil, nil, err

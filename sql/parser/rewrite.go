@@ -1194,8 +1194,18 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 		case wordsAt(seq, i, "distinct", "on"):
 			return nil, p.unsupported(t, "SELECT DISTINCT ON is not supported")
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
-			// TiDB would read FULL as a table alias.
-			return nil, p.unsupported(t, "FULL JOIN is not supported")
+			// TiDB has no FULL JOIN (it would read FULL as a table alias);
+			// its STRAIGHT_JOIN, which PostgreSQL has not, stands in for it.
+			j := i + 1
+			if isWord(at(seq, j), "outer") {
+				j++
+			}
+			if !isWord(at(seq, j), "join") {
+				return nil, p.errorAt(seq, j)
+			}
+			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"STRAIGHT_JOIN"}})
+			i = j + 1
+			continue
 		case wordsAt(seq, i, "for", "no", "key", "update"):
 			// The stronger lock gives the same results; it only blocks more.
 			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"FOR UPDATE"}})
