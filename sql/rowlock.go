@@ -141,6 +141,8 @@ func (l *rowLocking) walk(src source, sc *scope, off, width int, nullable bool, 
 		alias = sc.cols[off].table
 	}
 	switch s := src.(type) {
+	case *filtered:
+		return l.walk(s.in, sc, off, width, nullable, word, wants)
 	case *tableScan:
 		if !wants(alias) {
 			return nil
@@ -181,6 +183,8 @@ func (l *rowLocking) walk(src source, sc *scope, off, width int, nullable bool, 
 func readsNoTable(src source) bool {
 	switch s := src.(type) {
 	case *narrowed:
+		return readsNoTable(s.in)
+	case *filtered:
 		return readsNoTable(s.in)
 	case *derived:
 		sp, ok := s.plan.(*selectPlan)
@@ -294,10 +298,10 @@ func (it *lockIter) recheck(src []any) (bool, error) {
 			return false, nil
 		}
 	}
-	if it.p.where == nil {
+	if it.p.checkWhere == nil {
 		return true, nil
 	}
-	v, err := it.p.where.eval(it.x.env(src))
+	v, err := it.p.checkWhere.eval(it.x.env(src))
 	return isTrue(v), err
 }
 

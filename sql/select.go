@@ -59,6 +59,9 @@ type selectPlan struct {
 	srfs    *srfPlan
 	// locking is the FOR UPDATE or FOR SHARE clause, or nil.
 	locking *rowLocking
+	// checkWhere is the whole WHERE clause, which the locking step
+	// re-checks; where holds what was not pushed down into the joins.
+	checkWhere expr
 }
 
 func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
@@ -416,8 +419,19 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		if p.where, err = in.compileAs(n.Where, types.Bool); err != nil {
 			return nil, err
 		}
-		if ts, ok := src.(*tableScan); ok {
-			ts.access = chooseAccess(ts.t, p.where)
+		p.checkWhere = p.where
+		switch s := src.(type) {
+		case *tableScan:
+			s.access = chooseAccess(s.t, p.where)
+		case *nestedJoin:
+			var kept []int
+			src, kept = c.pushDown(src, sc.cols, n.Where)
+			if all := conjuncts(p.where); len(all) == len(astConjuncts(n.Where)) {
+				p.where = nil
+				for _, i := range kept {
+					p.where = andExpr(p.where, all[i])
+				}
+			} // else the compiled clause splits otherwise: keep it whole
 		}
 	}
 	p.src = src

@@ -41,6 +41,7 @@ var settingList = []setting{
 
 	{name: "server_version_num", def: "150000", readOnly: true},
 	{name: "max_identifier_length", def: "63", readOnly: true},
+	{name: "max_index_keys", def: "32", readOnly: true},
 	{name: "block_size", def: "8192", readOnly: true},
 	{name: "search_path", def: `"$user", public`},
 	{name: "extra_float_digits", def: "1", check: checkInt("extra_float_digits", -15, 3)},

@@ -403,6 +403,44 @@ public class JdbcMatrix {
             }
         });
 
+        // Foreign keys: getImportedKeys and getExportedKeys read
+        // pg_constraint's conkey and confkey, and a violation is 23503.
+        step("foreign keys", () -> {
+            try (Statement st = conn.createStatement()) {
+                st.execute("CREATE TABLE fk_parent (id int PRIMARY KEY)");
+                st.execute("CREATE TABLE fk_child (id int PRIMARY KEY, pid int REFERENCES fk_parent ON DELETE CASCADE)");
+                st.execute("INSERT INTO fk_parent VALUES (1)");
+                st.execute("INSERT INTO fk_child VALUES (1, 1)");
+            }
+            DatabaseMetaData md = conn.getMetaData();
+            try (ResultSet rs = md.getImportedKeys(null, "public", "fk_child")) {
+                eq(rs.next(), true, "getImportedKeys finds the key");
+                eq(rs.getString("PKTABLE_NAME") + "." + rs.getString("PKCOLUMN_NAME") + " <- " + rs.getString("FKTABLE_NAME") + "."
+                        + rs.getString("FKCOLUMN_NAME") + " " + rs.getString("FK_NAME") + " " + rs.getInt("KEY_SEQ"),
+                        "fk_parent.id <- fk_child.pid fk_child_pid_fkey 1", "getImportedKeys");
+                eq(rs.getInt("DELETE_RULE"), DatabaseMetaData.importedKeyCascade, "delete rule");
+                eq(rs.getInt("UPDATE_RULE"), DatabaseMetaData.importedKeyNoAction, "update rule");
+                eq(rs.next(), false, "getImportedKeys finds one key");
+            }
+            try (ResultSet rs = md.getExportedKeys(null, "public", "fk_parent")) {
+                eq(rs.next(), true, "getExportedKeys finds the key");
+                eq(rs.getString("FKTABLE_NAME"), "fk_child", "getExportedKeys");
+            }
+            sqlState(() -> {
+                try (Statement st = conn.createStatement()) {
+                    st.execute("INSERT INTO fk_child VALUES (2, 9)");
+                }
+            }, "23503", "foreign key violation");
+            try (Statement st = conn.createStatement()) {
+                st.execute("DELETE FROM fk_parent");
+                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM fk_child")) {
+                    rs.next();
+                    eq(rs.getLong(1), 0L, "ON DELETE CASCADE");
+                }
+                st.execute("DROP TABLE fk_child, fk_parent");
+            }
+        });
+
         conn.close();
         System.exit(failed ? 1 : 0);
     }

@@ -1,0 +1,122 @@
+package sql
+
+import (
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// Pushing WHERE down into joins. A join of several FROM items is a tree
+// of nested loops; with the WHERE clause applied only on top, a query over
+// many tables (the catalog queries of JDBC's DatabaseMetaData join nine)
+// builds their whole cross product first. Each conjunct of the WHERE
+// clause that reads only some of the items is applied where those items
+// meet instead: a conjunct over one table filters its rows before any
+// join, one over two becomes part of the condition of the join that first
+// brings them together.
+//
+// Only inner joins take conjuncts, and an outer join only on the side it
+// preserves: a conjunct applied to the padded side before the join would
+// let the join pad rows the WHERE clause would have dropped. Conjuncts
+// with subqueries stay on top, and so do those that read the enclosing
+// query's columns: each is compiled against the items it is pushed to,
+// with no enclosing query, and stays on top where that fails.
+
+// astConjuncts splits a WHERE clause into the operands of its top-level ANDs.
+func astConjuncts(n ast.ExprNode) []ast.ExprNode {
+	switch e := n.(type) {
+	case *ast.ParenthesesExpr:
+		return astConjuncts(e.Expr)
+	case *ast.BinaryOperationExpr:
+		if e.Op == opcode.LogicAnd {
+			return append(astConjuncts(e.L), astConjuncts(e.R)...)
+		}
+	}
+	return []ast.ExprNode{n}
+}
+
+// pushDown pushes what it can of the conjuncts of where into the join
+// tree src, whose rows have the columns cols, and returns the tree and
+// the positions of the conjuncts left for the WHERE clause.
+func (c *compiler) pushDown(src source, cols []scopeCol, where ast.ExprNode) (source, []int) {
+	var kept []int
+	for i, cond := range astConjuncts(where) {
+		if hasSubquery(cond) {
+			kept = append(kept, i)
+			continue
+		}
+		var ok bool
+		if src, ok = c.pushInto(src, cols, cond); !ok {
+			kept = append(kept, i)
+		}
+	}
+	return src, kept
+}
+
+// andExpr is a AND b, or b alone if a is nil.
+func andExpr(a, b expr) expr {
+	if a == nil {
+		return b
+	}
+	return &logicExpr{and: true, l: a, r: b}
+}
+
+// pushInto applies cond as deep in src as it compiles, and reports
+// whether it could.
+func (c *compiler) pushInto(src source, cols []scopeCol, cond ast.ExprNode) (source, bool) {
+	j, ok := src.(*nestedJoin)
+	if !ok {
+		e, ok := c.compileLocal(cols, cond)
+		if !ok {
+			return src, false
+		}
+		return &filtered{in: src, pred: e}, true
+	}
+	lw := len(cols) - j.rightWidth
+	if !j.rightOuter {
+		if l, ok := c.pushInto(j.left, cols[:lw], cond); ok {
+			j.left = l
+			return j, true
+		}
+	}
+	if !j.leftOuter {
+		if r, ok := c.pushInto(j.right, cols[lw:], cond); ok {
+			j.right = r
+			return j, true
+		}
+	}
+	if j.leftOuter || j.rightOuter {
+		return src, false // the join condition of an outer join is no filter
+	}
+	e, ok := c.compileLocal(cols, cond)
+	if !ok {
+		return src, false
+	}
+	j.on = andExpr(j.on, e)
+	return j, true
+}
+
+// compileLocal compiles cond over the columns cols alone: no enclosing
+// query, no aggregates.
+func (c *compiler) compileLocal(cols []scopeCol, cond ast.ExprNode) (expr, bool) {
+	cc := *c
+	cc.outer, cc.lvl, cc.agg, cc.win, cc.srf = nil, nil, nil, nil, nil
+	e, err := cc.withScope(&scope{cols: cols}).compileAs(cond, types.Bool)
+	return e, err == nil
+}
+
+// filtered is a FROM item whose rows a pushed-down conjunct filters.
+type filtered struct {
+	in   source
+	pred expr
+}
+
+func (f *filtered) open(x *execCtx) (rowIter, error) {
+	it, err := f.in.open(x)
+	if err != nil {
+		return nil, err
+	}
+	return &filterIter{in: it, x: x, pred: f.pred}, nil
+}
+
+func (f *filtered) explain(indent string) string { return f.in.explain(indent) }
