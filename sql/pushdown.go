@@ -66,7 +66,7 @@ func andExpr(a, b expr) expr {
 func (c *compiler) pushInto(src source, cols []scopeCol, cond ast.ExprNode) (source, bool) {
 	j, ok := src.(*nestedJoin)
 	if !ok {
-		e, ok := c.compileLocal(cols, cond)
+		e, ok := c.compileLocal(cols, cond, true)
 		if !ok {
 			return src, false
 		}
@@ -88,20 +88,26 @@ func (c *compiler) pushInto(src source, cols []scopeCol, cond ast.ExprNode) (sou
 	if j.leftOuter || j.rightOuter {
 		return src, false // the join condition of an outer join is no filter
 	}
-	e, ok := c.compileLocal(cols, cond)
+	e, ok := c.compileLocal(cols, cond, true)
 	if !ok {
 		return src, false
 	}
 	j.on = andExpr(j.on, e)
+	c.addHashKey(j, cols, cond)
 	return j, true
 }
 
-// compileLocal compiles cond over the columns cols alone: no enclosing
-// query, no aggregates.
-func (c *compiler) compileLocal(cols []scopeCol, cond ast.ExprNode) (expr, bool) {
+// compileLocal compiles n over the columns cols alone: no enclosing
+// query, no aggregates; as a boolean condition, or else as a value.
+func (c *compiler) compileLocal(cols []scopeCol, n ast.ExprNode, cond bool) (expr, bool) {
 	cc := *c
 	cc.outer, cc.lvl, cc.agg, cc.win, cc.srf = nil, nil, nil, nil, nil
-	e, err := cc.withScope(&scope{cols: cols}).compileAs(cond, types.Bool)
+	in := cc.withScope(&scope{cols: cols})
+	if !cond {
+		e, err := in.compile(n)
+		return e, err == nil
+	}
+	e, err := in.compileAs(n, types.Bool)
 	return e, err == nil
 }
 

@@ -202,6 +202,11 @@ type nestedJoin struct {
 	on                    expr
 	leftOuter, rightOuter bool
 	leftWidth, rightWidth int
+	// hash, when set, are equalities of the join condition between an
+	// expression of the left row and one of the right: the right rows are
+	// put in buckets by their values, and a left row meets only its
+	// bucket's (see hashjoin.go). on is still checked on each pair.
+	hash []hashKey
 }
 
 func (j *nestedJoin) explain(indent string) string {
@@ -213,6 +218,12 @@ func (j *nestedJoin) explain(indent string) string {
 		kind += " Left Join"
 	case j.rightOuter:
 		kind += " Right Join"
+	}
+	if len(j.hash) > 0 {
+		kind = strings.Replace(kind, "Nested Loop", "Hash", 1)
+		if kind == "Hash" {
+			kind = "Hash Join"
+		}
 	}
 	return indent + kind + "\n" + j.left.explain(indent+"  ") + "\n" + j.right.explain(indent+"  ")
 }
@@ -226,11 +237,18 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
+	var buckets map[string][]int
+	if len(j.hash) > 0 {
+		if buckets, err = j.buckets(x, right); err != nil {
+			return nil, err
+		}
+	}
 	lit, err := j.left.open(x)
 	if err != nil {
 		return nil, err
 	}
 	var cur []any
+	var cands []int // with buckets, the right rows cur may meet
 	i, matched := 0, false
 	var rightMatched []bool // for RIGHT and FULL JOIN
 	if j.rightOuter {
@@ -262,12 +280,25 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 					continue
 				}
 				cur, i, matched = l, 0, false
+				if buckets != nil {
+					if cands, err = j.probe(x, l, buckets); err != nil {
+						return nil, err
+					}
+				}
 			}
-			for i < len(right) {
+			n := len(right)
+			if buckets != nil {
+				n = len(cands)
+			}
+			for i < n {
 				if err := x.canceled(); err != nil {
 					return nil, err
 				}
-				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), right[i]...)
+				ri := i
+				if buckets != nil {
+					ri = cands[i]
+				}
+				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), right[ri]...)
 				i++
 				if j.on != nil {
 					v, err := j.on.eval(x.env(row))
@@ -280,7 +311,7 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				}
 				matched = true
 				if rightMatched != nil {
-					rightMatched[i-1] = true
+					rightMatched[ri] = true
 				}
 				return row, nil
 			}
@@ -318,6 +349,11 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 	if n.On != nil {
 		if j.on, err = c.withScope(sc).compileAs(n.On.Expr, types.Bool); err != nil {
 			return nil, nil, err
+		}
+		for _, cond := range astConjuncts(n.On.Expr) {
+			if !hasSubquery(cond) {
+				c.addHashKey(j, sc.cols, cond)
+			}
 		}
 	}
 	if len(n.Using) > 0 || n.NaturalJoin {
