@@ -72,15 +72,18 @@ func (c *compiler) pushInto(src source, cols []scopeCol, cond ast.ExprNode) (sou
 		}
 		return &filtered{in: src, pred: e}, true
 	}
-	lw := len(cols) - j.rightWidth
+	// The join's rows are its USING columns, then the pair it joined,
+	// on which its condition runs.
+	pair := cols[len(j.using):]
+	lw := j.leftWidth
 	if !j.rightOuter {
-		if l, ok := c.pushInto(j.left, cols[:lw], cond); ok {
+		if l, ok := c.pushInto(j.left, pair[:lw], cond); ok {
 			j.left = l
 			return j, true
 		}
 	}
 	if !j.leftOuter {
-		if r, ok := c.pushInto(j.right, cols[lw:], cond); ok {
+		if r, ok := c.pushInto(j.right, pair[lw:], cond); ok {
 			j.right = r
 			return j, true
 		}
@@ -88,12 +91,12 @@ func (c *compiler) pushInto(src source, cols []scopeCol, cond ast.ExprNode) (sou
 	if j.leftOuter || j.rightOuter {
 		return src, false // the join condition of an outer join is no filter
 	}
-	e, ok := c.compileLocal(cols, cond, true)
+	e, ok := c.compileLocal(pair, cond, true)
 	if !ok {
 		return src, false
 	}
 	j.on = andExpr(j.on, e)
-	c.addHashKey(j, cols, cond)
+	c.addHashKey(j, pair, cond)
 	return j, true
 }
 

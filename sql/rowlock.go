@@ -152,16 +152,17 @@ func (l *rowLocking) walk(src source, sc *scope, off, width int, nullable bool, 
 		}
 		l.targets = append(l.targets, lockTarget{t: s.t, off: off})
 	case *nestedJoin:
-		left := width - s.rightWidth
-		if err := l.walk(s.left, sc, off, left, nullable || s.rightOuter, word, wants); err != nil {
+		// The join's rows are its USING columns, then the pair.
+		pair, left := off+len(s.using), s.leftWidth
+		if err := l.walk(s.left, sc, pair, left, nullable || s.rightOuter, word, wants); err != nil {
 			return err
 		}
-		if err := l.walk(s.right, sc, off+left, s.rightWidth, nullable || s.leftOuter, word, wants); err != nil {
+		if err := l.walk(s.right, sc, pair+left, s.rightWidth, nullable || s.leftOuter, word, wants); err != nil {
 			return err
 		}
 		if s.on != nil {
-			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: off, width: width,
-				leftOuter: s.leftOuter, rightOuter: s.rightOuter, right: off + left})
+			l.rechecks = append(l.rechecks, joinCheck{on: s.on, off: pair, width: left + s.rightWidth,
+				leftOuter: s.leftOuter, rightOuter: s.rightOuter, right: pair + left})
 		}
 	case *derived, *narrowed:
 		// PostgreSQL pulls a simple view or subquery up into the query

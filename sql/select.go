@@ -207,6 +207,27 @@ type nestedJoin struct {
 	// put in buckets by their values, and a left row meets only its
 	// bucket's (see hashjoin.go). on is still checked on each pair.
 	hash []hashKey
+	// using computes, over each joined pair (left, then right), the
+	// columns of USING or NATURAL: the first non-NULL of the two sides'.
+	// They come first in the join's rows, as in its scope and in SELECT *.
+	using []expr
+}
+
+// emit is the join's row for a pair: the USING columns, then the pair.
+func (j *nestedJoin) emit(x *execCtx, pair []any) ([]any, error) {
+	if len(j.using) == 0 {
+		return pair, nil
+	}
+	row := make([]any, len(j.using), len(j.using)+len(pair))
+	e := x.env(pair)
+	for i, u := range j.using {
+		v, err := u.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = v
+	}
+	return append(row, pair...), nil
 }
 
 func (j *nestedJoin) explain(indent string) string {
@@ -262,7 +283,7 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				for ; r < len(right); r++ {
 					if !rightMatched[r] {
 						r++
-						return append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), right[r-1]...), nil
+						return j.emit(x, append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), right[r-1]...))
 					}
 				}
 				return nil, nil
@@ -313,12 +334,12 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				if rightMatched != nil {
 					rightMatched[ri] = true
 				}
-				return row, nil
+				return j.emit(x, row)
 			}
 			l := cur
 			cur = nil
 			if j.leftOuter && !matched {
-				return append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...), nil
+				return j.emit(x, append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...))
 			}
 		}
 	}, done: lit.close}, nil
@@ -335,14 +356,6 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 	}
 	// The parser writes FULL JOIN as TiDB's STRAIGHT_JOIN.
 	full := n.StraightJoin
-	if (full || n.Tp == ast.RightJoin) && (len(n.Using) > 0 || n.NaturalJoin) {
-		kind := "RIGHT"
-		if full {
-			kind = "FULL"
-		}
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s JOIN with USING or NATURAL is not supported yet", kind).
-			WithHint("Write the join condition with ON.")
-	}
 	sc := &scope{cols: append(append([]scopeCol(nil), ls.cols...), rs.cols...)}
 	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin || full, rightOuter: n.Tp == ast.RightJoin || full,
 		leftWidth: len(ls.cols), rightWidth: len(rs.cols)}
@@ -357,18 +370,21 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 		}
 	}
 	if len(n.Using) > 0 || n.NaturalJoin {
-		if j.on, err = c.joinUsing(n, sc, len(ls.cols)); err != nil {
+		if sc, err = c.joinUsing(n, j, sc); err != nil {
 			return nil, nil, err
 		}
 	}
 	return j, sc, nil
 }
 
-// joinUsing is the condition of JOIN USING (a, ...), or of a NATURAL JOIN
-// on the columns both sides have: each pair equal. The right side's copy of
-// each column is marked merged in sc, the join's scope, whose first nLeft
-// columns are the left side's.
-func (c *compiler) joinUsing(n *ast.Join, sc *scope, nLeft int) (expr, error) {
+// joinUsing plans JOIN USING (a, ...), or a NATURAL JOIN on the columns
+// both sides have: its condition, each pair equal; and its USING columns,
+// each the first non-NULL of the two sides' copies (a RIGHT or FULL JOIN
+// pads the left one), which come first in the join's scope. Both copies
+// are marked merged in the pair's scope sc: only a qualified name reads
+// them. It returns the join's scope.
+func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, error) {
+	nLeft := j.leftWidth
 	left, right := &scope{cols: sc.cols[:nLeft]}, &scope{cols: sc.cols[nLeft:]}
 	var names []string
 	for _, u := range n.Using {
@@ -382,6 +398,8 @@ func (c *compiler) joinUsing(n *ast.Join, sc *scope, nLeft int) (expr, error) {
 		}
 	}
 	var on expr
+	var using []scopeCol
+	var merged []int
 	for _, name := range names {
 		li, lc, err := left.resolve("", name)
 		if err != nil {
@@ -403,17 +421,38 @@ func (c *compiler) joinUsing(n *ast.Join, sc *scope, nLeft int) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.cols[nLeft+ri].merged = true
-		var eq expr = &cmpExpr{op: "=", t: t, l: l, r: r}
-		if on != nil {
-			eq = &logicExpr{and: true, l: on, r: eq}
+		merged = append(merged, li, nLeft+ri)
+		on = andExpr(on, &cmpExpr{op: "=", t: t, l: l, r: r})
+		if lc.t.Oid == rc.t.Oid && hashable(lc.t) {
+			j.hash = append(j.hash, hashKey{left: &colExpr{t: lc.t, idx: li}, right: &colExpr{t: rc.t, idx: ri}, t: lc.t})
 		}
-		on = eq
+		j.using = append(j.using, &firstNonNull{t: t, a: l, b: r})
+		using = append(using, scopeCol{name: name, t: t})
+	}
+	for _, i := range merged {
+		sc.cols[i].merged = true
 	}
 	if on == nil {
-		return &constExpr{t: types.Bool, v: true}, nil // a NATURAL JOIN without common columns
+		on = &constExpr{t: types.Bool, v: true} // a NATURAL JOIN without common columns
 	}
-	return on, nil
+	j.on = on
+	return &scope{cols: append(using, sc.cols...)}, nil
+}
+
+// firstNonNull is COALESCE(a, b), for a USING column.
+type firstNonNull struct {
+	t    types.T
+	a, b expr
+}
+
+func (f *firstNonNull) typ() types.T { return f.t }
+
+func (f *firstNonNull) eval(e *env) (any, error) {
+	v, err := f.a.eval(e)
+	if v != nil || err != nil {
+		return v, err
+	}
+	return f.b.eval(e)
 }
 
 // planSelect plans a SELECT statement.
