@@ -426,7 +426,7 @@ func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, err
 		if lc.t.Oid == rc.t.Oid && hashable(lc.t) {
 			j.hash = append(j.hash, hashKey{left: &colExpr{t: lc.t, idx: li}, right: &colExpr{t: rc.t, idx: ri}, t: lc.t})
 		}
-		j.using = append(j.using, &firstNonNull{t: t, a: l, b: r})
+		j.using = append(j.using, &coalesceExpr{t: t, args: []expr{l, r}})
 		using = append(using, scopeCol{name: name, t: t})
 	}
 	for _, i := range merged {
@@ -439,21 +439,6 @@ func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, err
 	return &scope{cols: append(using, sc.cols...)}, nil
 }
 
-// firstNonNull is COALESCE(a, b), for a USING column.
-type firstNonNull struct {
-	t    types.T
-	a, b expr
-}
-
-func (f *firstNonNull) typ() types.T { return f.t }
-
-func (f *firstNonNull) eval(e *env) (any, error) {
-	v, err := f.a.eval(e)
-	if v != nil || err != nil {
-		return v, err
-	}
-	return f.b.eval(e)
-}
 
 // planSelect plans a SELECT statement.
 func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
