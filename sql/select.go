@@ -439,7 +439,6 @@ func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, err
 	return &scope{cols: append(using, sc.cols...)}, nil
 }
 
-
 // planSelect plans a SELECT statement.
 func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	// VALUES is SELECT * over its rows, which ORDER BY and LIMIT may follow.
