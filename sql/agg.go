@@ -58,7 +58,7 @@ func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
 func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct}
 	star := call.fn == "count" && len(n.Args) == 1 && !n.Distinct && isConstOne(n.Args[0])
-	args, keys := orderKeys(n.Args)
+	args, keys := orderKeys(unkeyed(n.Args))
 	if !star {
 		outer, err := a.input.readsOnlyOuter(func() error {
 			for _, arg := range args {
@@ -138,6 +138,17 @@ func orderKeys(args []ast.ExprNode) ([]ast.ExprNode, []ast.ExprNode) {
 	return args, nil
 }
 
+// unkeyed unwraps the argument of an aggregate whose result does not
+// depend on its input's order, where the parser put that ORDER BY's keys:
+// epochdb_keyed(argument, epochdb_order(...)) becomes the argument and
+// the keys, which planOrder checks and drops.
+func unkeyed(args []ast.ExprNode) []ast.ExprNode {
+	if f, ok := at0(args).(*ast.FuncCallExpr); ok && len(args) == 1 && f.FnName.L == "epochdb_keyed" {
+		return f.Args
+	}
+	return args
+}
+
 // argTypes lists argument types as a function signature names them.
 func argTypes(args []expr) string {
 	names := make([]string, len(args))
@@ -172,6 +183,10 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 		k.nullsFirst = nulls == "first" || nulls == "default" && k.desc
 		call.order = append(call.order, k)
 		call.args = append(call.args, key)
+	}
+	if call.fn != "string_agg" && call.fn != "array_agg" {
+		// Compiled only to check them: the result ignores the order.
+		call.args, call.order = call.args[:call.nargs], nil
 	}
 	return nil
 }

@@ -537,6 +537,9 @@ func (e *exprParser) name() error {
 	}
 	for i, kid := range g.kids {
 		if isWord(kid, "order") && !isWord(at(g.kids, 0), "select", "with", "values", "table") && parenGroup(at(g.kids, 0)) == nil {
+			if isWord(at(e.seq, e.i+1), "over") {
+				return e.p.unsupported(last, "aggregate ORDER BY is not implemented for window functions")
+			}
 			kids, err := e.p.argumentOrder(last, g, i)
 			if err != nil {
 				return err
@@ -625,14 +628,18 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 			}
 		}
 	}
+	ordered := false
 	switch fn.val {
 	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every":
-		return args, nil
 	case "string_agg", "array_agg":
+		ordered = true
 	default:
 		return nil, p.unsupported(tokOf(g.kids[i]), "ORDER BY in the arguments of %s is not supported", fn.val)
 	}
 	t := tokOf(g.kids[i])
+	if a := tokOf(at(args, 0)); len(args) == 0 || a != nil && a.kind == tkOp && a.val == "*" {
+		return nil, p.syntaxError(t) // count(* ORDER BY x), f(ORDER BY x)
+	}
 	parts := []any{", epochdb_order("}
 	for n, key := range splitCommas(g.kids[i+2:]) {
 		dir, nulls := "asc", "default"
@@ -662,7 +669,23 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 		parts = append(parts, key, ", '"+dir+"', '"+nulls+"'")
 	}
 	parts = append(parts, ")")
-	return append(args, &synth{anchor: t, parts: parts}), nil
+	keys := &synth{anchor: t, parts: parts}
+	if ordered {
+		return append(args, keys), nil
+	}
+	// The other aggregates' results do not depend on their input's order,
+	// but the keys must still name what exists: they travel inside the
+	// argument, epochdb_keyed(argument, epochdb_order(...)), for the
+	// planner to check and drop, since TiDB's grammar takes one argument.
+	lead := 0
+	if isWord(at(args, 0), "distinct", "all") {
+		lead = 1
+	}
+	if lead == len(args) {
+		return nil, p.syntaxError(t)
+	}
+	keyed := &synth{anchor: firstTok(args[lead]), parts: []any{"epochdb_keyed(", args[lead:], keys, ")"}}
+	return append(args[:lead:lead], keyed), nil
 }
 
 // columnAliases rewrites the FROM item that ends out, aliased alias with a
