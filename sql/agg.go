@@ -3,6 +3,7 @@ package sql
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -29,6 +30,7 @@ type aggCall struct {
 	nargs    int    // the arguments proper, before the keys
 	order    []sortKey
 	t        types.T
+	loc      *time.Location // the session's, in which json aggregates write times
 }
 
 func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
@@ -56,7 +58,7 @@ func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
 }
 
 func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
-	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct}
+	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct, loc: c.s.loc()}
 	star := call.fn == "count" && len(n.Args) == 1 && !n.Distinct && isConstOne(n.Args[0])
 	args, keys := orderKeys(unkeyed(n.Args))
 	if !star {
@@ -81,6 +83,13 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	if err := call.typeCheck(a.input); err != nil {
 		return nil, err
 	}
+	if call.distinct {
+		for _, arg := range call.args {
+			if err := checkComparable(arg.typ(), false); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := call.planOrder(a.input, keys); err != nil {
 		return nil, err
 	}
@@ -96,7 +105,7 @@ func asAggregate(n ast.Node) (*ast.AggregateFuncExpr, bool) {
 		return nil, false
 	}
 	switch f.FnName.L {
-	case "bool_and", "bool_or", "every", "string_agg", "array_agg":
+	case "bool_and", "bool_or", "every", "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		agg := &ast.AggregateFuncExpr{F: f.FnName.L, Args: f.Args}
 		// The parser marks DISTINCT, which TiDB takes only in its own
 		// aggregates, as epochdb_distinct(first argument).
@@ -164,7 +173,7 @@ func argTypes(args []expr) string {
 // DISTINCT leaves it.
 func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	call.nargs = len(call.args)
-	if call.distinct && len(keys) == 0 && (call.fn == "string_agg" || call.fn == "array_agg") {
+	if call.distinct && len(keys) == 0 && orderedAgg(call.fn) {
 		call.order = []sortKey{{idx: call.nargs, t: call.args[0].typ()}}
 		call.args = append(call.args, call.args[0])
 		return nil
@@ -181,14 +190,27 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 		nulls := keys[i+2].(*driver.ValueExpr).GetString()
 		k := sortKey{idx: len(call.args), t: key.typ(), desc: dir == "desc"}
 		k.nullsFirst = nulls == "first" || nulls == "default" && k.desc
+		if err := checkComparable(k.t, true); err != nil {
+			return err
+		}
 		call.order = append(call.order, k)
 		call.args = append(call.args, key)
 	}
-	if call.fn != "string_agg" && call.fn != "array_agg" {
+	if !orderedAgg(call.fn) {
 		// Compiled only to check them: the result ignores the order.
 		call.args, call.order = call.args[:call.nargs], nil
 	}
 	return nil
+}
+
+// orderedAgg reports whether an aggregate's result depends on the order of
+// its input.
+func orderedAgg(fn string) bool {
+	switch fn {
+	case "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		return true
+	}
+	return false
 }
 
 // typeCheck resolves the aggregate's result type, PostgreSQL's way.
@@ -266,6 +288,23 @@ func (call *aggCall) typeCheck(c *compiler) error {
 			return pgerr.New(pgerr.UndefinedFunction, "function array_agg(%s) does not exist", at)
 		}
 		call.t = t
+	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		want := 1
+		if strings.HasSuffix(call.fn, "object_agg") {
+			want = 2
+		}
+		if len(call.args) != want {
+			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
+		}
+		for i := range call.args {
+			if call.args[i], err = c.resolveUnknown(call.args[i]); err != nil {
+				return err
+			}
+		}
+		call.t = types.JSONType
+		if strings.HasPrefix(call.fn, "jsonb") {
+			call.t = types.JSONBType
+		}
 	default:
 		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
 	}
@@ -288,7 +327,7 @@ func (st *aggState) add(vals []any) error {
 		return nil
 	}
 	v := vals[0]
-	if v == nil && c.fn != "array_agg" { // array_agg keeps NULLs
+	if v == nil && !keepsNulls(c.fn) {
 		return nil
 	}
 	if c.distinct {
@@ -343,8 +382,19 @@ func (st *aggState) accumulate(vals []any) error {
 	case "array_agg":
 		arr, _ := st.acc.([]any)
 		st.acc = append(arr, v)
+	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		return st.addJSON(vals)
 	}
 	return nil
+}
+
+// keepsNulls reports whether an aggregate takes NULL inputs in.
+func keepsNulls(fn string) bool {
+	switch fn {
+	case "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		return true
+	}
+	return false
 }
 
 // addSum keeps integer sums in numeric (exact, no overflow) and float
@@ -396,6 +446,8 @@ func (st *aggState) result() (any, error) {
 		st.ordered = nil
 	}
 	switch c.fn {
+	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		return st.jsonResult()
 	case "count":
 		return st.count, nil
 	case "avg":

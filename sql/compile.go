@@ -255,6 +255,8 @@ func isString(o types.Oid) bool {
 	return o == types.OidText || o == types.OidVarchar || o == types.OidBpchar || o == types.OidName
 }
 
+func isJSON(o types.Oid) bool { return o == types.OidJSON || o == types.OidJSONB }
+
 func timeRank(o types.Oid) int {
 	switch o {
 	case types.OidDate:
@@ -273,6 +275,9 @@ func timeRank(o types.Oid) int {
 // spaces not counting, since varchar has no operators of its own and
 // PostgreSQL picks bpchar's (against text it picks text's).
 func comparisonType(a, b types.T) (types.T, bool) {
+	if a.Oid == types.OidJSON || b.Oid == types.OidJSON {
+		return types.T{}, false // json has no equality, let alone order
+	}
 	if a.Oid == types.OidBpchar && b.Oid == types.OidVarchar || a.Oid == types.OidVarchar && b.Oid == types.OidBpchar {
 		return types.T{Oid: types.OidBpchar, Mod: -1}, true
 	}
@@ -371,7 +376,7 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 // does, and also from any type to a string type through its text form,
 // which PostgreSQL allows in assignment only.
 func (c *compiler) assign(e expr, t types.T) (expr, error) {
-	if et := e.typ(); isString(t.Oid) && et.Oid != types.OidUnknown && !implicitOK(et, t) {
+	if et := e.typ(); isString(t.Oid) && et.Oid != types.OidUnknown && !implicitOK(et, t) || isJSON(et.Oid) && isJSON(t.Oid) && et.Oid != t.Oid {
 		return &castExpr{e: e, from: et, to: t}, nil
 	}
 	return c.coerce(e, t)
@@ -494,6 +499,9 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 
 func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	lt, rt := l.typ(), r.typ()
+	if op == '-' && lt.Oid == types.OidJSONB {
+		return c.jsonbMinus(l, r)
+	}
 	if f, ok := dateTimeArith(op, lt, rt); ok {
 		return c.call2(f, l, r)
 	}

@@ -495,6 +495,16 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if args[0].typ().IsArray() || args[1].typ().IsArray() {
 		return c.arrayConcat(args[0], args[1])
 	}
+	if lo, ro := args[0].typ().Oid, args[1].typ().Oid; lo == types.OidJSONB && (ro == types.OidJSONB || ro == types.OidUnknown) || ro == types.OidJSONB && lo == types.OidUnknown {
+		for i := range args {
+			if args[i], err = c.coerce(args[i], types.JSONBType); err != nil {
+				return nil, err
+			}
+		}
+		return &funcExpr{name: "||", t: types.JSONBType, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+			return jsonbConcat(a[0].(*types.JSON), a[1].(*types.JSON))
+		}}, nil
+	}
 	if args[0].typ().Oid == types.OidBytea && args[1].typ().Oid == types.OidBytea {
 		return &funcExpr{name: "||", t: types.Bytea, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
 			return append(append([]byte(nil), a[0].([]byte)...), a[1].([]byte)...), nil

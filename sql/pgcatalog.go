@@ -710,6 +710,8 @@ func btreeOpclass(oid types.Oid) uint32 {
 		return 3125
 	case types.OidUUID:
 		return 2968
+	case types.OidJSONB:
+		return 10088
 	}
 	return 397 // array_ops
 }

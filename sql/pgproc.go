@@ -157,6 +157,14 @@ const builtinProcs = `
 2916 varchartypmodout 2275 23 i
 2917 numerictypmodin 23 1263 i
 2918 numerictypmodout 2275 23 i
+321 json_in 114 2275 i
+322 json_out 2275 114 i
+323 json_recv 114 2281 i
+324 json_send 17 114 i
+3803 jsonb_send 17 3802 i
+3804 jsonb_out 2275 3802 i
+3805 jsonb_recv 3802 2281 i
+3806 jsonb_in 3802 2275 i
 2952 uuid_in 2950 2275 i
 2953 uuid_out 2275 2950 i
 2961 uuid_recv 2950 2281 i

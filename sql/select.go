@@ -510,6 +510,9 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				if err != nil {
 					return nil, err
 				}
+				if err := checkComparable(ge.typ(), false); err != nil {
+					return nil, err
+				}
 				agg.groupExprs = append(agg.groupExprs, ge)
 				agg.groupKeys = append(agg.groupKeys, restore(gn))
 				agg.groupTypes = append(agg.groupTypes, ge.typ())
@@ -564,6 +567,13 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		p.keys = append(p.keys, restore(f.Expr))
 	}
 	p.visible = len(p.exprs)
+	if p.distinct {
+		for _, e := range p.exprs {
+			if err := checkComparable(e.typ(), false); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	if n.OrderBy != nil {
 		for _, item := range n.OrderBy.Items {
@@ -689,7 +699,7 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	if match >= 0 {
 		key.idx, key.t = match, p.exprs[match].typ()
 		p.order = append(p.order, key)
-		return nil
+		return checkComparable(key.t, true)
 	}
 	if p.distinct {
 		return pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
@@ -704,7 +714,7 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	key.idx, key.t = len(p.exprs), ex.typ()
 	p.exprs = append(p.exprs, ex)
 	p.order = append(p.order, key)
-	return nil
+	return checkComparable(key.t, true)
 }
 
 // orderItem reads an ORDER BY item: its expression, and the direction and
@@ -800,8 +810,10 @@ func figureName(n ast.ExprNode) (string, int) {
 			return figureName(n.Args[0])
 		case "epochdb_field":
 			return n.Args[1].(*driver.ValueExpr).GetString(), 2
-		case "epochdb_any", "epochdb_all":
-			return "?column?", 0
+		case "epochdb_any", "epochdb_all", "epochdb_arrow", "epochdb_arrow_text", "epochdb_path", "epochdb_path_text",
+			"epochdb_delete_path", "epochdb_contains", "epochdb_contained", "epochdb_exists", "epochdb_exists_any",
+			"epochdb_exists_all", "epochdb_overlap":
+			return "?column?", 0 // operators
 		case "trim":
 			if len(n.Args) == 3 {
 				if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {

@@ -370,6 +370,11 @@ func (c *compiler) setOp(op ast.SetOprType, l, r queryPlan) (*setOpPlan, error) 
 				return nil, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", p.kind, lt, rt)
 			}
 		}
+		if !p.all || p.kind != "UNION" {
+			if err := checkComparable(t, false); err != nil {
+				return nil, err
+			}
+		}
 		p.cols = append(p.cols, Column{Name: lc[i].Name, Type: t})
 	}
 	for side, ts := range in {

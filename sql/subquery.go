@@ -74,6 +74,9 @@ func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
 	case pgerr.Code(err) != pgerr.UndefinedColumn:
 		return nil, err
 	}
+	if e, ok := c.wholeRow(table, name); ok {
+		return e, nil
+	}
 	for o, d := c.outer, 1; o != nil; o, d = o.outer, d+1 {
 		oi, ocol, oerr := o.scope.resolve(table, name)
 		if oerr != nil {
@@ -99,6 +102,44 @@ func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
 		return &outerColExpr{t: t, depth: d, idx: oi}, nil
 	}
 	return nil, err
+}
+
+// wholeRow compiles a FROM item's name used as a value, as in
+// row_to_json(t): a record of its columns.
+func (c *compiler) wholeRow(table, name string) (expr, bool) {
+	if table != "" || c.agg != nil {
+		return nil, false
+	}
+	var fields []types.Field
+	var idx []int
+	for i, col := range c.scope.cols {
+		if col.table == name && col.name != hiddenKey {
+			fields = append(fields, types.Field{Name: col.name, T: col.t})
+			idx = append(idx, i)
+		}
+	}
+	if idx == nil {
+		return nil, false
+	}
+	if c.lvl != nil {
+		c.lvl.refs++
+	}
+	return &wholeRowExpr{t: types.RecordOf(fields), idx: idx}, true
+}
+
+// wholeRowExpr is a FROM item's row as a record.
+type wholeRowExpr struct {
+	t   types.T
+	idx []int
+}
+
+func (w *wholeRowExpr) typ() types.T { return w.t }
+func (w *wholeRowExpr) eval(e *env) (any, error) {
+	vals := make([]any, len(w.idx))
+	for i, j := range w.idx {
+		vals[i] = e.row[j]
+	}
+	return vals, nil
 }
 
 // readsOnlyOuter runs compile, which compiles at c's level, and reports

@@ -135,7 +135,7 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // isTableFunc reports whether name is a set-returning function that
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
-	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors"
+	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" || jsonTableFuncs[name]
 }
 
 // compileTableFunc compiles a call of a set-returning function that
@@ -150,6 +150,9 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 		return c.expandArray(call)
 	case "pg_partition_ancestors":
 		return c.partitionAncestors(call)
+	}
+	if jsonTableFuncs[call.FnName.L] {
+		return c.jsonTableFunc(call)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
 }

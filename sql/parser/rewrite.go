@@ -631,7 +631,7 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 	ordered := false
 	switch fn.val {
 	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every":
-	case "string_agg", "array_agg":
+	case "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		ordered = true
 	default:
 		return nil, p.unsupported(tokOf(g.kids[i]), "ORDER BY in the arguments of %s is not supported", fn.val)
@@ -784,6 +784,7 @@ func frameOffsets(kids []item) []item {
 // noTiDBWindow are aggregates TiDB's grammar does not take before OVER.
 var noTiDBWindow = map[string]bool{
 	"string_agg": true, "bool_and": true, "bool_or": true, "every": true, "array_agg": true,
+	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 }
 
 // rewrittenOps maps PostgreSQL operators that TiDB lacks or reads with
@@ -809,6 +810,18 @@ var rewrittenOps = map[string]struct {
 	"~~*":  {precOther, "(", " ILIKE ", ")", lvPred + 1, lvUnary},
 	"!~~*": {precOther, "(", " NOT ILIKE ", ")", lvPred + 1, lvUnary},
 	"^":    {precExp, "power(", ", ", ")", lvOr, lvOr},
+	// json, jsonb and array operators, which the planner resolves by type.
+	"->":  {precOther, "epochdb_arrow(", ", ", ")", lvOr, lvOr},
+	"->>": {precOther, "epochdb_arrow_text(", ", ", ")", lvOr, lvOr},
+	"#>":  {precOther, "epochdb_path(", ", ", ")", lvOr, lvOr},
+	"#>>": {precOther, "epochdb_path_text(", ", ", ")", lvOr, lvOr},
+	"#-":  {precOther, "epochdb_delete_path(", ", ", ")", lvOr, lvOr},
+	"@>":  {precOther, "epochdb_contains(", ", ", ")", lvOr, lvOr},
+	"<@":  {precOther, "epochdb_contained(", ", ", ")", lvOr, lvOr},
+	"?":   {precOther, "epochdb_exists(", ", ", ")", lvOr, lvOr},
+	"?|":  {precOther, "epochdb_exists_any(", ", ", ")", lvOr, lvOr},
+	"?&":  {precOther, "epochdb_exists_all(", ", ", ")", lvOr, lvOr},
+	"&&":  {precOther, "epochdb_overlap(", ", ", ")", lvOr, lvOr},
 }
 
 // infix extends left by the operator at e.i if it binds at least as tightly

@@ -45,6 +45,7 @@ const (
 	DuplicatePreparedStatement       = "42P05"
 	DuplicateCursor                  = "42P03"
 	AmbiguousColumn                  = "42702"
+	AmbiguousOperator                = "42725"
 	DuplicateAlias                   = "42712"
 	AmbiguousParameter               = "42P08"
 	IndeterminateDatatype            = "42P18"

@@ -156,6 +156,26 @@ func decodeBinary(t T, b []byte) (any, error) {
 			return nil, err
 		}
 		return UUID(b), nil
+	case OidJSON, OidJSONB:
+		// json's binary form is its text; jsonb's is a version byte, 1,
+		// then the text.
+		if t.Oid == OidJSONB {
+			if len(b) == 0 || b[0] != 1 {
+				version := -1
+				if len(b) > 0 {
+					version = int(b[0])
+				}
+				return nil, errBinary("unsupported jsonb version number %d", version)
+			}
+			b = b[1:]
+		}
+		if !utf8.Valid(b) {
+			return nil, pgerr.New(pgerr.CharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8"`)
+		}
+		if t.Oid == OidJSONB {
+			return ParseJSONB(string(b))
+		}
+		return ParseJSON(string(b))
 	}
 	return nil, errNoIO(t)
 }
@@ -319,6 +339,10 @@ func AppendBinary(buf []byte, t T, v any) []byte {
 	case OidUUID:
 		u := v.(UUID)
 		return append(buf, u[:]...)
+	case OidJSON:
+		return v.(*JSON).AppendJSONText(buf)
+	case OidJSONB:
+		return v.(*JSON).AppendJSONB(append(buf, 1))
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(v.(Reg).Oid))
 	case OidRecord:

@@ -94,6 +94,8 @@ func cast(v any, from, to T, loc *time.Location) (any, error) {
 		return castToString(v, from, loc), nil
 	case isStringType(from.Oid):
 		return parseText(to, v.(string), loc)
+	case from.Oid == OidJSON || from.Oid == OidJSONB:
+		return castFromJSON(v.(*JSON), from, to)
 	case fromArray || toArray:
 		return nil, errCannotCast(from, to)
 	}
@@ -327,4 +329,49 @@ func timestampInRange(t time.Time) (any, error) {
 		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 	}
 	return t, nil
+}
+
+// castFromJSON converts json to jsonb and back, and a jsonb scalar to the
+// SQL type of its kind, as PostgreSQL's jsonb casts do.
+func castFromJSON(j *JSON, from, to T) (any, error) {
+	switch {
+	case from.Oid == OidJSON && to.Oid == OidJSONB:
+		return NormalizeJSONB(j)
+	case from.Oid == OidJSONB && to.Oid == OidJSON:
+		return ParseJSON(string(j.AppendJSONB(nil)))
+	case from.Oid == OidJSON:
+		return nil, errCannotCast(from, to)
+	}
+	want := JSONNumber
+	switch {
+	case to.Oid == OidBool:
+		want = JSONBool
+	case isIntType(to.Oid), to.Oid == OidNumeric, to.Oid == OidFloat4, to.Oid == OidFloat8:
+	default:
+		return nil, errCannotCast(from, to)
+	}
+	if j.Kind != want {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot cast jsonb %s to type %s", jsonKindName(j.Kind), to)
+	}
+	if want == JSONBool {
+		return j.Bool, nil
+	}
+	return castFromNumeric(j.Num, to)
+}
+
+// jsonKindName names a JSON value's kind as PostgreSQL's messages do.
+func jsonKindName(k JSONKind) string {
+	switch k {
+	case JSONString:
+		return "string"
+	case JSONNumber:
+		return "numeric"
+	case JSONBool:
+		return "boolean"
+	case JSONArray:
+		return "array"
+	case JSONObject:
+		return "object"
+	}
+	return "null"
 }

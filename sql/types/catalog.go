@@ -49,6 +49,8 @@ var builtins = []Info{
 	{Oid: OidInterval, Name: "interval", Len: 16, Category: 'T', Preferred: true, Array: OidIntervalArray, Input: "interval_in", Output: "interval_out", Receive: "interval_recv", Send: "interval_send"},
 	{Oid: OidNumeric, Name: "numeric", Len: -1, Category: 'N', Array: OidNumericArray, Input: "numeric_in", Output: "numeric_out", Receive: "numeric_recv", Send: "numeric_send"},
 	{Oid: OidUUID, Name: "uuid", Len: 16, Category: 'U', Array: OidUUIDArray, Input: "uuid_in", Output: "uuid_out", Receive: "uuid_recv", Send: "uuid_send"},
+	{Oid: OidJSON, Name: "json", Len: -1, Category: 'U', Array: OidJSONArray, Input: "json_in", Output: "json_out", Receive: "json_recv", Send: "json_send"},
+	{Oid: OidJSONB, Name: "jsonb", Len: -1, Category: 'U', Array: OidJSONBArray, Input: "jsonb_in", Output: "jsonb_out", Receive: "jsonb_recv", Send: "jsonb_send"},
 
 	// The object identifier types the catalogs use. The vectors are
 	// arrays of int2 and oid indexed from 0, printed without braces; arrays

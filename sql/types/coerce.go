@@ -126,6 +126,10 @@ func coerce(t T, v any, explicit bool) (any, error) {
 		if _, ok := v.(UUID); !ok {
 			return nil, errDatum(t, v)
 		}
+	case OidJSON, OidJSONB:
+		if _, ok := v.(*JSON); !ok {
+			return nil, errDatum(t, v)
+		}
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		if _, ok := v.(Reg); !ok {
 			return nil, errDatum(t, v)

@@ -58,6 +58,8 @@ func Compare(t T, a, b any) int {
 	case OidUUID:
 		x, y := a.(UUID), b.(UUID)
 		return bytes.Compare(x[:], y[:])
+	case OidJSONB:
+		return CompareJSONB(a.(*JSON), b.(*JSON))
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return cmp.Compare(a.(Reg).Oid, b.(Reg).Oid)
 	case OidRecord:

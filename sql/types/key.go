@@ -130,6 +130,8 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 	case OidUUID:
 		u := v.(UUID)
 		return append(buf, u[:]...)
+	case OidJSONB:
+		return AppendKeyJSONB(buf, v.(*JSON))
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendKeyInt(buf, int64(v.(Reg).Oid))
 	case OidRecord:
@@ -436,6 +438,8 @@ func (r *keyReader) value(t T) (any, error) {
 			u[i] = c
 		}
 		return u, nil
+	case OidJSONB:
+		return r.jsonb()
 	}
 	b, ok := r.bytes()
 	if !ok {

@@ -141,7 +141,7 @@ var typeNames = func() map[string]Oid {
 // using one says so instead of claiming the type does not exist.
 var unsupportedTypes = map[string]bool{
 	"time": true, "timetz": true, "time with time zone": true, "time without time zone": true,
-	"json": true, "jsonb": true, "xml": true, "money": true, "bit": true, "varbit": true, "bit varying": true,
+	"xml": true, "money": true, "bit": true, "varbit": true, "bit varying": true,
 	"inet": true, "cidr": true, "macaddr": true, "macaddr8": true, "tsvector": true, "tsquery": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,

@@ -115,6 +115,15 @@ func appendRowValue(buf []byte, t T, v any) []byte {
 	case OidUUID:
 		u := v.(UUID)
 		return append(buf, u[:]...)
+	case OidJSON, OidJSONB:
+		// Stored as text, which reading parses again: json's as written,
+		// jsonb's normalized.
+		start := len(buf)
+		buf = AppendText(append(buf, make([]byte, binary.MaxVarintLen64)...), t, v, nil)
+		text := buf[start+binary.MaxVarintLen64:]
+		n := binary.PutUvarint(buf[start:], uint64(len(text)))
+		copy(buf[start+n:], text)
+		return buf[:start+n+len(text)]
 	}
 	s := v.(string)
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
@@ -259,6 +268,14 @@ func (r *rowReader) value(t T) (any, bool) {
 			return nil, false
 		}
 		return UUID(b), true
+	case OidJSON, OidJSONB:
+		n, ok := r.uvarint()
+		b, ok2 := r.next(n)
+		if !ok || !ok2 {
+			return nil, false
+		}
+		v, err := parseText(t, string(b), nil)
+		return v, err == nil
 	}
 	n, ok := r.uvarint()
 	b, ok2 := r.next(n)

@@ -74,6 +74,10 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 		return parseInterval(s)
 	case OidUUID:
 		return parseUUID(s)
+	case OidJSON:
+		return ParseJSON(s)
+	case OidJSONB:
+		return ParseJSONB(s)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return parseReg(t, s)
 	}
@@ -125,6 +129,10 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 		return appendInterval(buf, v.(Interval))
 	case OidUUID:
 		return appendUUID(buf, v.(UUID))
+	case OidJSON:
+		return v.(*JSON).AppendJSONText(buf)
+	case OidJSONB:
+		return v.(*JSON).AppendJSONB(buf)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendRegText(buf, v.(Reg))
 	case OidRecord:

@@ -21,6 +21,7 @@
 //	  'infinity', '-infinity'           TimeInfinity, TimeNegInfinity (all three)
 //	interval                          Interval
 //	uuid                              UUID
+//	json, jsonb                       *JSON: json's keeps its source text, jsonb's is normalized
 //	arrays (int8[], text[], ...)      []any of the element's datums
 //	int2vector, oidvector             []any of int64, as arrays of int2 and oid
 //	regclass, regtype, ...            Reg: the oid and the name it prints as
@@ -41,6 +42,7 @@
 //	coerce.go   assignment to a column: type modifiers and ranges
 //	compare.go  ordering of two datums
 //	cast.go     explicit casts
+//	json.go     json and jsonb values: parsing, output, ordering, containment
 //	oids.go     object identifier types: regclass and its kin, int2vector, oidvector
 //	record.go   anonymous records: the registry of their shapes, their formats
 //	key.go      order-preserving key encoding
@@ -81,6 +83,8 @@ const (
 	OidInterval    Oid = 1186
 	OidNumeric     Oid = 1700
 	OidUUID        Oid = 2950
+	OidJSON        Oid = 114
+	OidJSONB       Oid = 3802
 	OidVoid        Oid = 2278
 	OidRecord      Oid = 2249
 
@@ -116,6 +120,8 @@ const (
 	OidIntervalArray    Oid = 1187
 	OidNumericArray     Oid = 1231
 	OidUUIDArray        Oid = 2951
+	OidJSONArray        Oid = 199
+	OidJSONBArray       Oid = 3807
 )
 
 // T is a SQL type: its OID and its type modifier, as PostgreSQL keeps them
@@ -148,6 +154,8 @@ var (
 	Timestamptz  = T{OidTimestamptz, -1}
 	IntervalType = T{OidInterval, -1}
 	UUIDType     = T{OidUUID, -1}
+	JSONType     = T{OidJSON, -1}
+	JSONBType    = T{OidJSONB, -1}
 	OidType      = T{OidOid, -1}
 	Unknown      = T{OidUnknown, -1}
 	Char         = T{OidChar, -1}
