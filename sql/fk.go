@@ -166,7 +166,9 @@ func uniqueIndexOn(t *Table, cols []int) *Index {
 
 // keyComparable reports whether a foreign key column of type a may
 // reference one of type b: the same type, or two of one family whose
-// values the key encoding compares alike once coerced.
+// values the key encoding compares alike once coerced. char(n) is a
+// family of its own: its trailing spaces do not count, text's do, so a
+// key of one could equal several keys of the other.
 func keyComparable(a, b types.T) bool {
 	if a.Oid == b.Oid {
 		return true
@@ -175,7 +177,7 @@ func keyComparable(a, b types.T) bool {
 		switch t.Oid {
 		case types.OidInt2, types.OidInt4, types.OidInt8:
 			return 1
-		case types.OidText, types.OidVarchar, types.OidBpchar, types.OidName:
+		case types.OidText, types.OidVarchar, types.OidName:
 			return 2
 		}
 		return 0
@@ -576,7 +578,11 @@ func (x *execCtx) referentialAction(parent *Table, ref fkRef, action byte, old, 
 		for i, ci := range fk.Columns {
 			switch action {
 			case 'c':
-				next[ci] = row[fk.RefColumns[i]]
+				v, err := types.Coerce(child.Columns[ci].Type, row[fk.RefColumns[i]])
+				if err != nil {
+					return nil, err
+				}
+				next[ci] = v
 			case 'n':
 				next[ci] = nil
 			case 'd':

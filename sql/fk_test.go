@@ -138,3 +138,20 @@ func TestForeignKeyChildIndexMatchesScan(t *testing.T) {
 		t.Fatalf("%d rows left: the changes touched nothing, or everything", n)
 	}
 }
+
+// A key of char(n), whose trailing spaces do not count, never pairs with
+// one of text or varchar, whose do: PostgreSQL allows it, and a parent
+// 'ab' then stands for both 'ab' and 'ab  ' among the children, which the
+// key encoding cannot find in one lookup. It is refused instead of
+// leaving orphans.
+func TestForeignKeyCharAgainstTextRefused(t *testing.T) {
+	c := lockConns(t, 1, "CREATE TABLE pc (k char(4) PRIMARY KEY)", "CREATE TABLE pv (k varchar(5) PRIMARY KEY)")
+	for _, q := range []string{
+		"CREATE TABLE ct (k text REFERENCES pc)",
+		"CREATE TABLE cc (k char(5) REFERENCES pv)",
+	} {
+		if _, err := c[0].Exec(context.Background(), q); sqlstate(err) != "42804" {
+			t.Errorf("%s: %v, want 42804", q, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sql_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 )
@@ -36,5 +37,16 @@ func TestHashJoinMatchesNestedLoop(t *testing.T) {
 	if a, b := count(t, c[0], "SELECT count(*) FROM hl l, hr r WHERE l.k = r.k AND l.s = r.s"),
 		count(t, c[0], "SELECT count(*) FROM hl l, hr r WHERE l.k::numeric = r.k::numeric AND l.s = r.s"); a != b || a == 0 {
 		t.Errorf("comma join: hashed %d, looped %d", a, b)
+	}
+}
+
+// A hash join whose probes find nothing still notices statement_timeout:
+// with no pair to check, only the per-row check stops it.
+func TestHashJoinCancels(t *testing.T) {
+	c := lockConns(t, 1, "SET statement_timeout = '50ms'")
+	_, err := c[0].Exec(context.Background(),
+		"SELECT count(*) FROM generate_series(1, 3000000) a JOIN generate_series(1, 10) b ON a = b + 100000000")
+	if sqlstate(err) != "57014" {
+		t.Fatalf("err = %v, want 57014", err)
 	}
 }

@@ -302,6 +302,11 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				}
 				cur, i, matched = l, 0, false
 				if buckets != nil {
+					// A probe that finds nothing never reaches the
+					// pair loop's check.
+					if err := x.canceled(); err != nil {
+						return nil, err
+					}
 					if cands, err = j.probe(x, l, buckets); err != nil {
 						return nil, err
 					}
@@ -392,7 +397,10 @@ func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, err
 	}
 	if n.NaturalJoin {
 		for _, col := range left.cols {
-			if _, _, err := right.resolve("", col.name); err == nil && col.name != "" && col.name != hiddenKey {
+			if col.merged || col.name == "" || col.name == hiddenKey || slices.Contains(names, col.name) {
+				continue
+			}
+			if _, _, err := right.resolve("", col.name); err == nil || pgerr.Code(err) == pgerr.AmbiguousColumn {
 				names = append(names, col.name)
 			}
 		}
@@ -403,11 +411,11 @@ func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, err
 	for _, name := range names {
 		li, lc, err := left.resolve("", name)
 		if err != nil {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in left table", name)
+			return nil, usingError(err, name, "left")
 		}
 		ri, rc, err := right.resolve("", name)
 		if err != nil {
-			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in right table", name)
+			return nil, usingError(err, name, "right")
 		}
 		t, ok := unify(lc.t, rc.t)
 		if !ok {
@@ -437,6 +445,15 @@ func (c *compiler) joinUsing(n *ast.Join, j *nestedJoin, sc *scope) (*scope, err
 	}
 	j.on = on
 	return &scope{cols: append(using, sc.cols...)}, nil
+}
+
+// usingError is PostgreSQL's error for a USING column that one side of
+// the join has not exactly once.
+func usingError(err error, name, side string) error {
+	if pgerr.Code(err) == pgerr.AmbiguousColumn {
+		return pgerr.New(pgerr.AmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+	}
+	return pgerr.New(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
 }
 
 // planSelect plans a SELECT statement.
