@@ -23,6 +23,10 @@ type Version struct {
 	// progress. Readers pass over it; once its transaction has ended it
 	// means nothing.
 	Lock uint8
+	// NoKey marks a write that leaves the row's key columns as they were,
+	// as an UPDATE of other columns does: FOR KEY SHARE locks and it do
+	// not wait for each other.
+	NoKey bool
 
 	next atomic.Pointer[Version]
 	row  *Row

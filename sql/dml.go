@@ -568,6 +568,9 @@ type modifyTarget struct {
 	in    *compiler // compiles expressions over the table's rows
 	scan  *tableScan
 	where expr
+	// keysKept says the statement changes no column of a primary key or
+	// unique index, which a foreign key could reference.
+	keysKept bool
 }
 
 func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
@@ -608,6 +611,10 @@ func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any
 		var up func(old []any) ([]any, error)
 		if update != nil {
 			up = func(old []any) ([]any, error) { return update(x, old) }
+		}
+		if m.keysKept {
+			x.tx.KeepKeys(true)
+			defer x.tx.KeepKeys(false)
 		}
 		err := x.s.modifyRows(x, m.t, m.scan, m.where, up, func(row []any) error {
 			count++
@@ -663,6 +670,7 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		}
 		sets = append(sets, set{i, e})
 	}
+	m.keysKept = !slices.ContainsFunc(sets, func(s set) bool { return inUniqueKey(t, s.col) })
 	p.runModify(m, func(x *execCtx, old []any) ([]any, error) {
 		row := append([]any(nil), old...)
 		e := x.env(old)
@@ -676,6 +684,14 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		return row, x.s.checkRow(t, row)
 	})
 	return p, nil
+}
+
+// inUniqueKey reports whether column col is part of t's primary key or of
+// one of its unique indexes.
+func inUniqueKey(t *Table, col int) bool {
+	return slices.ContainsFunc(t.Indexes, func(ix *Index) bool {
+		return !ix.NonUnique && slices.Contains(ix.Columns, col)
+	})
 }
 
 // setTarget resolves the column an UPDATE or DO UPDATE assignment sets.

@@ -155,3 +155,44 @@ func TestForeignKeyCharAgainstTextRefused(t *testing.T) {
 		}
 	}
 }
+
+// Adding children does not hold back updates of their parent's other
+// columns: the foreign key check's FOR KEY SHARE lock and a FOR NO KEY
+// UPDATE write do not conflict. Two transactions that each add a line to
+// one order and then update its total both commit, where waiting for each
+// other's key share locks would deadlock.
+func TestForeignKeyCheckLetsNonKeyUpdatesPass(t *testing.T) {
+	c := lockConns(t, 3, "CREATE TABLE orders (id int PRIMARY KEY, total int)",
+		"CREATE TABLE lines (id int PRIMARY KEY, oid int REFERENCES orders, amt int)",
+		"INSERT INTO orders VALUES (1, 0)")
+	for _, conn := range c[:2] {
+		mustExec(t, conn, "SET lock_timeout = '20s'") // a wrong wait fails instead of hanging
+	}
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "INSERT INTO lines VALUES (1, 1, 5)")
+	mustExec(t, c[1], "BEGIN")
+	mustExec(t, c[1], "INSERT INTO lines VALUES (2, 1, 7)")
+	mustExec(t, c[0], "UPDATE orders SET total = total + 5 WHERE id = 1") // passes c[1]'s key share lock
+	second := blocked(t, c[1], "UPDATE orders SET total = total + 7 WHERE id = 1")
+	mustExec(t, c[0], "COMMIT")
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c[1], "COMMIT")
+	if n := count(t, c[2], "SELECT total FROM orders WHERE id = 1"); n != 12 {
+		t.Fatalf("total = %d, want 12", n)
+	}
+	// A child may also be added under a parent whose other columns are
+	// being changed; a change of the key itself still waits.
+	mustExec(t, c[0], "BEGIN")
+	mustExec(t, c[0], "UPDATE orders SET total = 0 WHERE id = 1")
+	mustExec(t, c[1], "INSERT INTO lines VALUES (3, 1, 1)")
+	mustExec(t, c[0], "COMMIT")
+	mustExec(t, c[1], "BEGIN")
+	mustExec(t, c[1], "INSERT INTO lines VALUES (4, 1, 1)")
+	keyChange := blocked(t, c[0], "UPDATE orders SET id = 2 WHERE id = 1")
+	mustExec(t, c[1], "COMMIT")
+	if err := <-keyChange; sqlstate(err) != "23503" {
+		t.Fatalf("key change with children: %v, want 23503", err)
+	}
+}

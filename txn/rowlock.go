@@ -123,6 +123,9 @@ func (tx *Tx) lockState(row *memtable.Row, mode LockMode) (base *memtable.Versio
 			return v, true, 0 // a write holds the row more strongly than any lock
 		default:
 			if _, committed := v.Status.CommitTS(); !committed {
+				if mode == LockKeyShare && v.NoKey {
+					continue // it keeps the key KEY SHARE protects: lock what it builds on
+				}
 				return nil, false, v.Status.TopID()
 			}
 			return v, held, 0
@@ -141,7 +144,8 @@ func (tx *Tx) writeBase(row *memtable.Row) (base *memtable.Version, holder uint6
 		switch {
 		case v.Status.Aborted():
 		case v.Lock != 0:
-			if holder == 0 && v.Status.InProgress() && !tx.owns(v.Status) {
+			keyShare := LockMode(v.Lock) == LockKeyShare
+			if holder == 0 && v.Status.InProgress() && !tx.owns(v.Status) && !(keyShare && tx.keysKept) {
 				holder, locked = v.Status.TopID(), true
 			}
 		case holder != 0:
@@ -168,3 +172,11 @@ func (tx *Tx) retireLocks() {
 	}
 	tx.locks = nil
 }
+
+// KeepKeys says whether tx's writes from now on leave the key columns of
+// the rows they write as they were, as an UPDATE of other columns does
+// (PostgreSQL's FOR NO KEY UPDATE). Such a write does not wait for FOR
+// KEY SHARE locks, which foreign key checks take on the rows they
+// reference, and a FOR KEY SHARE lock does not wait for it: a child row
+// may be added while its parent's other columns change.
+func (tx *Tx) KeepKeys(on bool) { tx.keysKept = on }

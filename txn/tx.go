@@ -63,6 +63,7 @@ type Tx struct {
 
 	writes   []*memtable.Version // every version this transaction pushed
 	locks    []*memtable.Version // its row locks (see LockRow)
+	keysKept bool                // its writes keep their rows' keys (see KeepKeys)
 	walBuf   []byte              // entries not yet handed to the log
 	streamed bool                // some entries went to the log before the commit record
 	commitTS uint64              // set in the log's build hook
@@ -318,7 +319,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 			row.Unlock()
 			return err
 		}
-		v := &memtable.Version{Status: tx.cur, Cmd: tx.cmd, Tombstone: op == Delete}
+		v := &memtable.Version{Status: tx.cur, Cmd: tx.cmd, Tombstone: op == Delete, NoKey: tx.keysKept && op == Put}
 		if op == Put {
 			v.Value = bytes.Clone(val)
 			if v.Value == nil {
