@@ -225,6 +225,10 @@ func TestPgx(t *testing.T) {
 		t.Parallel()
 		testPgxProtocol(t, startTarget(t))
 	})
+	t.Run("json", func(t *testing.T) {
+		t.Parallel()
+		testPgxJSONAll(t) // json_test.go
+	})
 }
 
 func testPgxMode(t *testing.T, conn *pgx.Conn, mode pgx.QueryExecMode) {

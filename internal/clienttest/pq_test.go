@@ -2,9 +2,11 @@ package clienttest
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +235,77 @@ func TestLibPQ(t *testing.T) {
 	tx.Rollback()
 	if n := countRows("id >= 300"); n != 0 {
 		t.Errorf("%d rows of the failed CopyIn stayed", n)
+	}
+
+	// json and jsonb (see json_test.go): lib/pq sends documents as strings
+	// or []byte and reads them as text. With binary_parameters=yes a []byte
+	// goes in binary, which is json's text but not jsonb's (that needs the
+	// version byte first): a []byte of JSON text is no binary jsonb.
+	testLibPQJSON(t, db, open("&timezone=UTC&binary_parameters=yes"))
+}
+
+func testLibPQJSON(t *testing.T, db, binDB *sql.DB) {
+	ctx := t.Context()
+	if _, err := db.ExecContext(ctx, createJdocs); err != nil {
+		t.Fatal(err)
+	}
+	insert := "INSERT INTO jdocs VALUES ($1, $2, $3)"
+	if _, err := db.ExecContext(ctx, insert, 1, jsonbIn, []byte(jsonDoc)); err != nil {
+		t.Fatalf("insert, text parameters: %v", err)
+	}
+	if _, err := binDB.ExecContext(ctx, insert, 2, jsonbIn, []byte(jsonDoc)); err != nil {
+		t.Fatalf("insert, binary_parameters=yes: %v", err)
+	}
+	if _, err := binDB.ExecContext(ctx, insert, 3, []byte(jsonbIn), nil); err == nil {
+		t.Errorf("insert, binary_parameters=yes: a []byte of JSON text accepted as binary jsonb")
+	}
+	if _, err := db.ExecContext(ctx, insert, 3, nil, "null"); err != nil {
+		t.Fatal(err)
+	}
+
+	rows, err := db.QueryContext(ctx, "SELECT j, t FROM jdocs WHERE id IN ($1, $2) ORDER BY id", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cts, err := rows.ColumnTypes()
+	if err != nil || len(cts) != 2 || cts[0].DatabaseTypeName() != "JSONB" || cts[1].DatabaseTypeName() != "JSON" {
+		t.Errorf("column types: %v, want JSONB, JSON", err)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+		var j []byte
+		var tx string
+		var m map[string]any
+		if err := rows.Scan(&j, &tx); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(j, &m); err != nil || string(j) != jsonbText || !reflect.DeepEqual(m, jsonbRead) || tx != jsonDoc {
+			t.Errorf("row %d: %s, %s (%v)\nwant %s, %s", n, j, tx, err, jsonbText, jsonDoc)
+		}
+	}
+	if err := rows.Err(); err != nil || n != 2 {
+		t.Errorf("%d rows, %v", n, err)
+	}
+	var jNull, tNull sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT j, t FROM jdocs WHERE id = 3").Scan(&jNull, &tNull); err != nil ||
+		jNull.Valid || tNull != (sql.NullString{String: "null", Valid: true}) {
+		t.Errorf("row 3: %v, %v, %v, want SQL NULL and the JSON null", jNull, tNull, err)
+	}
+
+	const opQuery = "SELECT j ->> $1, j -> 'b', t -> 'a' FROM jdocs WHERE j @> $2::jsonb AND id = $3"
+	for _, c := range []struct {
+		db   *sql.DB
+		name string
+	}{{db, "text parameters"}, {binDB, "binary_parameters=yes"}} {
+		var s, b, a string
+		if err := c.db.QueryRowContext(ctx, opQuery, "s", `{"b": [2]}`, 1).Scan(&s, &b, &a); err != nil ||
+			s != `héllo "w" \ é` || b != "[1, 2]" || a != "2" {
+			t.Errorf("%s: %s: %q %q %q, %v", c.name, opQuery, s, b, a, err)
+		}
+	}
+	var count int
+	if err := binDB.QueryRowContext(ctx, "SELECT count(*) FROM jdocs WHERE t::jsonb @> $1::json::jsonb", []byte(`{"a": 2}`)).Scan(&count); err != nil || count != 2 {
+		t.Errorf("binary json parameter in @>: %d rows, %v, want 2", count, err)
 	}
 }

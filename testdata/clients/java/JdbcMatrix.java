@@ -39,6 +39,7 @@ import java.util.UUID;
 import org.postgresql.PGConnection;
 import org.postgresql.PGResultSetMetaData;
 import org.postgresql.PGStatement;
+import org.postgresql.util.PGobject;
 
 public class JdbcMatrix {
     static final String CREATE = "CREATE TABLE matrix (\n"
@@ -56,6 +57,12 @@ public class JdbcMatrix {
     static final OffsetDateTime TIMESTAMPTZ = OffsetDateTime.of(TIMESTAMP, ZoneOffset.UTC);
     static final UUID ID = UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
     static final String INTERVAL = "1 year 2 mons 3 days 04:05:06.789";
+    // The json step's values: json keeps its text as written, jsonb is
+    // written in its normal form (keys by length, then bytes; the last
+    // duplicate wins).
+    static final String JSON_DOC = "{\"b\": [1, 2],  \"a\": 1, \"a\": 2}";
+    static final String JSONB_IN = "{\"s\": \"h\u00e9llo \\\"w\\\" \\\\ \\u00e9\", \"b\": [1, 2], \"num\": 1.5, \"a\": 0, \"n\": null, \"a\": 1}";
+    static final String JSONB_TEXT = "{\"a\": 1, \"b\": [1, 2], \"n\": null, \"s\": \"h\u00e9llo \\\"w\\\" \\\\ \u00e9\", \"num\": 1.5}";
 
     interface Step {
         void run() throws Exception;
@@ -93,6 +100,13 @@ public class JdbcMatrix {
         if (!same) {
             throw new AssertionError(what + ": got " + show(got) + ", want " + show(want));
         }
+    }
+
+    static PGobject pgObject(String type, String value) throws SQLException {
+        PGobject o = new PGobject();
+        o.setType(type);
+        o.setValue(value);
+        return o;
     }
 
     static String show(Object v) {
@@ -438,6 +452,75 @@ public class JdbcMatrix {
                     eq(rs.getLong(1), 0L, "ON DELETE CASCADE");
                 }
                 st.execute("DROP TABLE fk_child, fk_parent");
+            }
+        });
+
+        // json and jsonb (see internal/clienttest/json_test.go): pgjdbc
+        // sends a PGobject as text of the type it names, a string cast
+        // with ?::jsonb as varchar, and reads both types as text:
+        // getString, and getObject as a PGobject.
+        step("json and jsonb", () -> {
+            try (Statement st = conn.createStatement()) {
+                st.execute("CREATE TABLE jdocs (id int4 PRIMARY KEY, j jsonb, t json)");
+            }
+            try (PreparedStatement ps = conn.prepareStatement("INSERT INTO jdocs VALUES (?, ?, ?)")) {
+                ps.setInt(1, 1);
+                ps.setObject(2, pgObject("jsonb", JSONB_IN));
+                ps.setObject(3, pgObject("json", JSON_DOC));
+                eq(ps.executeUpdate(), 1, "insert PGobjects");
+                ps.setInt(1, 3);
+                ps.setNull(2, Types.OTHER);
+                ps.setObject(3, "null", Types.OTHER);
+                eq(ps.executeUpdate(), 1, "insert NULL and JSON null");
+            }
+            try (PreparedStatement ps = conn.prepareStatement("INSERT INTO jdocs VALUES (?, ?::jsonb, ?::json)")) {
+                ps.setInt(1, 2);
+                ps.setString(2, JSONB_IN);
+                ps.setString(3, JSON_DOC);
+                eq(ps.executeUpdate(), 1, "insert strings cast");
+            }
+            try (PreparedStatement ps = conn.prepareStatement("SELECT id, j, t FROM jdocs ORDER BY id")) {
+                for (int i = 1; i <= 8; i++) {
+                    String what = "execution " + i + ": ";
+                    try (ResultSet rs = ps.executeQuery()) {
+                        var md = rs.getMetaData();
+                        eq(md.getColumnTypeName(2) + " " + md.getColumnTypeName(3), "jsonb json", what + "type names");
+                        eq(md.getColumnType(2) + " " + md.getColumnType(3), Types.OTHER + " " + Types.OTHER, what + "SQL types");
+                        for (int id = 1; id <= 2; id++) {
+                            eq(rs.next(), true, what + "row " + id);
+                            eq(rs.getString("j"), JSONB_TEXT, what + "row " + id + " j");
+                            eq(rs.getString("t"), JSON_DOC, what + "row " + id + " t");
+                            Object j = rs.getObject("j");
+                            eq(j instanceof PGobject ? ((PGobject) j).getType() + " " + ((PGobject) j).getValue() : j,
+                                    "jsonb " + JSONB_TEXT, what + "row " + id + " getObject(j)");
+                            Object t = rs.getObject("t");
+                            eq(t instanceof PGobject ? ((PGobject) t).getType() + " " + ((PGobject) t).getValue() : t,
+                                    "json " + JSON_DOC, what + "row " + id + " getObject(t)");
+                        }
+                        eq(rs.next(), true, what + "row 3");
+                        eq(rs.getString("j"), null, what + "row 3 j");
+                        eq(rs.getString("t"), "null", what + "row 3 t");
+                        eq(rs.next(), false, what + "three rows");
+                    }
+                }
+            }
+            try (PreparedStatement ps = conn.prepareStatement("SELECT j ->> ?, j -> 'b', t -> 'a' FROM jdocs WHERE j @> ?::jsonb ORDER BY id")) {
+                for (int i = 1; i <= 8; i++) {
+                    String what = "execution " + i + ": ";
+                    ps.setString(1, "s");
+                    ps.setString(2, "{\"b\": [2]}");
+                    try (ResultSet rs = ps.executeQuery()) {
+                        var md = rs.getMetaData();
+                        eq(md.getColumnTypeName(1) + " " + md.getColumnTypeName(2) + " " + md.getColumnTypeName(3), "text jsonb json",
+                                what + "operator result types");
+                        for (int id = 1; id <= 2; id++) {
+                            eq(rs.next(), true, what + "row " + id);
+                            eq(rs.getString(1) + " | " + rs.getString(2) + " | " + rs.getString(3), "h\u00e9llo \"w\" \\ \u00e9 | [1, 2] | 2",
+                                    what + "j ->> ? ... WHERE j @> ?::jsonb, row " + id);
+                        }
+                        eq(rs.next(), false, what + "two rows");
+                    }
+                }
             }
         });
 

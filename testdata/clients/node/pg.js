@@ -13,6 +13,11 @@ const { createMatrix, columns, canonicalText, connection, run, eq, rejectsWith }
 const client = new Client({ ...connection, ssl: false })
 const insert = `INSERT INTO matrix VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`
 const raw = { getTypeParser: () => (v) => v } // every column as the server sent it
+// The json step's table and values (see internal/clienttest/json_test.go):
+// json keeps its text as written, jsonb is written in its normal form.
+const createJdocs = 'CREATE TABLE jdocs (id int4 PRIMARY KEY, j jsonb, t json)'
+const jsonDoc = '{"b": [1, 2],  "a": 1, "a": 2}'
+const jsonbText = '{"a": 1, "b": [1, 2], "n": null, "s": "héllo \\"w\\" \\\\ é", "num": 1.5}'
 const count = async (where) => Number((await client.query(`SELECT count(*) AS n FROM matrix WHERE ${where}`)).rows[0].n)
 
 run([
@@ -104,6 +109,25 @@ run([
   ['COPY without a stream', async () => {
     await rejectsWith(client.query('COPY matrix (id) FROM STDIN'), '57014', 'CopyFail')
     eq(await count('true'), 12, 'rows')
+  }],
+  ['json and jsonb', async () => {
+    // pg sends a JS object as JSON.stringify's text (but an array as a
+    // PostgreSQL array) and parses json and jsonb results with JSON.parse.
+    await client.query(createJdocs)
+    const doc = { s: 'héllo "w" \\ é', b: [1, 2], a: 1, n: null, num: 1.5 }
+    await client.query('INSERT INTO jdocs VALUES ($1, $2, $3)', [1, doc, jsonDoc])
+    await client.query('INSERT INTO jdocs VALUES ($1, $2, $3)', [2, null, 'null'])
+    const res = await client.query('SELECT id, j, t FROM jdocs ORDER BY id')
+    eq(res.fields.map((f) => f.dataTypeID), [23, 3802, 114], 'type OIDs')
+    eq(res.rows, [{ id: 1, j: doc, t: { b: [1, 2], a: 2 } }, { id: 2, j: null, t: null }], 'parsed')
+    const text = await client.query({ text: 'SELECT j, t FROM jdocs ORDER BY id', types: raw, rowMode: 'array' })
+    eq(text.rows, [[jsonbText, jsonDoc], [null, 'null']], 'text, as sent')
+    const binary = await client.query({ text: 'SELECT j, t FROM jdocs WHERE id = $1', values: [1], binary: true, types: raw, rowMode: 'array' })
+    eq(binary.fields.map((f) => f.format), ['binary', 'binary'], 'formats')
+    eq(binary.rows[0], ['\x01' + jsonbText, jsonDoc], 'binary: jsonb has a version byte, json is its text')
+    const op = await client.query("SELECT j ->> $1 AS s, j -> 'b' AS b, t -> 'a' AS a FROM jdocs WHERE j @> $2::jsonb", ['s', { b: [2] }])
+    eq(op.fields.map((f) => f.dataTypeID), [25, 3802, 114], 'operator result types')
+    eq(op.rows, [{ s: doc.s, b: [1, 2], a: 2 }], 'j ->> $1 ... WHERE j @> $2::jsonb')
   }],
   ['end', () => client.end()],
 ]).then(() => { if (process.exitCode) client.end().catch(() => {}) })

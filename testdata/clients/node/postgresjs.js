@@ -20,6 +20,14 @@ const raw = postgres({
   ...options,
   types: Object.fromEntries([16, 17, 20, 21, 23, 700, 701, 1082, 1114, 1184].map((oid) => [`t${oid}`, asText(oid)])),
 })
+// rawJSON reads and writes json and jsonb as their text, unparsed.
+const rawJSON = postgres({ ...options, types: { t114: asText(114), t3802: asText(3802) } })
+// The json step's table and values (see internal/clienttest/json_test.go):
+// json keeps its text as written, jsonb is written in its normal form.
+const createJdocs = 'CREATE TABLE jdocs (id int4 PRIMARY KEY, j jsonb, t json)'
+const jsonDoc = '{"b": [1, 2],  "a": 1, "a": 2}'
+const jsonbIn = '{"s": "héllo \\"w\\" \\\\ é", "b": [1, 2], "num": 1.5, "a": 0, "n": null, "a": 1}'
+const jsonbText = '{"a": 1, "b": [1, 2], "n": null, "s": "héllo \\"w\\" \\\\ é", "num": 1.5}'
 const count = async (where) => Number((await sql.unsafe(`SELECT count(*) AS n FROM matrix WHERE ${where}`))[0].n)
 
 run([
@@ -119,4 +127,24 @@ run([
     for await (const chunk of readable) out += chunk
     eq(out, '1,"héllo, ""wörld"" \\ \'q\'",12345678901234567890.123456789\n2,,\n198,copy 98\twith a tab,98.25\n', 'CSV')
   }],
-]).finally(() => Promise.all([sql.end(), raw.end()]))
+  ['json and jsonb', async () => {
+    // postgres.js serializes json and jsonb parameters with JSON.stringify
+    // (a string too: it becomes a JSON string) and parses both with
+    // JSON.parse; sql.json() sends its value as jsonb.
+    await sql.unsafe(createJdocs)
+    const doc = { s: 'héllo "w" \\ é', b: [1, 2], a: 1, n: null, num: 1.5 }
+    await sql`INSERT INTO jdocs VALUES (${1}, ${sql.json(doc)}, ${{ b: [1, 2], a: 2 }})`
+    await sql`INSERT INTO jdocs VALUES (${2}, ${doc}::jsonb, ${null})`
+    await rawJSON`INSERT INTO jdocs VALUES (${3}, ${jsonbIn}, ${jsonDoc})`
+    const res = await sql`SELECT id, j, t FROM jdocs ORDER BY id`
+    eq(res.columns.map((c) => c.type), [23, 3802, 114], 'type OIDs')
+    eq([...res], [{ id: 1, j: doc, t: { b: [1, 2], a: 2 } }, { id: 2, j: doc, t: null }, { id: 3, j: doc, t: { b: [1, 2], a: 2 } }], 'parsed')
+    eq([...await rawJSON`SELECT j, t FROM jdocs ORDER BY id`.values()],
+      [[jsonbText, '{"b":[1,2],"a":2}'], [jsonbText, null], [jsonbText, jsonDoc]], 'as text')
+    const simple = await sql.unsafe('SELECT j, t FROM jdocs WHERE id = 3').simple()
+    eq([...simple], [{ j: doc, t: { b: [1, 2], a: 2 } }], 'simple protocol')
+    const op = await sql`SELECT j ->> ${'s'} AS s, j -> 'b' AS b, t -> 'a' AS a FROM jdocs WHERE j @> ${{ b: [2] }}::jsonb AND id = ${3}`
+    eq(op.columns.map((c) => c.type), [25, 3802, 114], 'operator result types')
+    eq([...op], [{ s: doc.s, b: [1, 2], a: 2 }], 'j ->> $1 ... WHERE j @> $2::jsonb')
+  }],
+]).finally(() => Promise.all([sql.end(), raw.end(), rawJSON.end()]))

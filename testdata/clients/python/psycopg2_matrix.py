@@ -47,6 +47,13 @@ AS_TEXT = ["1", "true", "-32768", "2147483647", "-9223372036854775808", "3.14159
            "2024-02-29", "2024-02-29 13:45:56.123456", "2024-02-29 13:45:56.123456+00",
            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "1 year 2 mons 3 days 04:05:06.789"]
 
+# The json step's table and values (see internal/clienttest/json_test.go):
+# json keeps its text as written, jsonb is written in its normal form.
+CREATE_JDOCS = "CREATE TABLE jdocs (id int4 PRIMARY KEY, j jsonb, t json)"
+JSON_DOC = '{"b": [1, 2],  "a": 1, "a": 2}'
+DOC = {"s": "héllo \"w\" \\ é", "b": [1, 2], "a": 1, "n": None, "num": 1.5}
+JSONB_TEXT = '{"a": 1, "b": [1, 2], "n": null, "s": "héllo \\"w\\" \\\\ é", "num": 1.5}'
+
 failed = False
 
 
@@ -211,6 +218,26 @@ def _():
         eq(named.fetchmany(3), [(1,), (2,), (3,)], "fetchmany")
         eq(named.fetchone(), (10,), "fetchone")
     conn.rollback()
+
+
+@step("json and jsonb")
+def _():
+    # Json() adapts a value to its json.dumps text (non-ASCII as \u
+    # escapes, which jsonb decodes); psycopg2 parses json and jsonb results
+    # with json.loads.
+    cur.execute(CREATE_JDOCS)
+    cur.execute("INSERT INTO jdocs VALUES (%s, %s, %s)", (1, psycopg2.extras.Json(DOC), JSON_DOC))
+    cur.execute("INSERT INTO jdocs VALUES (%s, %s, %s)", (2, None, psycopg2.extras.Json(None)))
+    cur.execute("SELECT id, j, t FROM jdocs ORDER BY id")
+    eq([d.type_code for d in cur.description], [23, 3802, 114], "types")
+    eq(cur.fetchall(), [(1, DOC, {"b": [1, 2], "a": 2}), (2, None, None)], "parsed")
+    cur.execute("SELECT j::text, t::text FROM jdocs ORDER BY id")
+    eq(cur.fetchall(), [(JSONB_TEXT, JSON_DOC), (None, "null")], "as text")
+    cur.execute("SELECT j ->> %s, j -> 'b', t -> 'a' FROM jdocs WHERE j @> %s::jsonb",
+                ("s", psycopg2.extras.Json({"b": [2]})))
+    eq([d.type_code for d in cur.description], [25, 3802, 114], "operator result types")
+    eq(cur.fetchall(), [(DOC["s"], [1, 2], 2)], "j ->> %s ... WHERE j @> %s::jsonb")
+    conn.commit()
 
 
 @step("close")
