@@ -299,3 +299,43 @@ func TestFailedBlockReleasesLocks(t *testing.T) {
 		t.Fatalf("the write before the savepoint: v = %d, want 1", n)
 	}
 }
+
+// ROLLBACK TO SAVEPOINT frees the rows written and locked since the
+// savepoint at once: their waiters go on without waiting for the whole
+// transaction, so the rest of it can wait for them in turn without a
+// deadlock. An error inside the savepoint frees them the same way.
+func TestRollbackToSavepointFreesRows(t *testing.T) {
+	for _, undo := range []string{"ROLLBACK TO SAVEPOINT s", "error"} {
+		t.Run(undo, func(t *testing.T) {
+			c := lockConns(t, 2, "CREATE TABLE t (id int PRIMARY KEY, v int)", "INSERT INTO t VALUES (1, 0), (2, 0)")
+			for _, conn := range c {
+				mustExec(t, conn, "SET lock_timeout = '20s'") // a wrong wait fails instead of hanging
+			}
+			mustExec(t, c[0], "BEGIN")
+			mustExec(t, c[0], "SAVEPOINT s")
+			mustExec(t, c[0], "UPDATE t SET v = 1 WHERE id = 1")
+			mustExec(t, c[0], "SELECT * FROM t WHERE id = 2 FOR UPDATE")
+			mustExec(t, c[1], "BEGIN")
+			first := blocked(t, c[1], "UPDATE t SET v = 2 WHERE id = 1")
+			if undo == "error" {
+				if _, err := c[0].Exec(context.Background(), "SELECT 1/0"); sqlstate(err) != "22012" {
+					t.Fatalf("1/0: %v", err)
+				}
+			}
+			mustExec(t, c[0], "ROLLBACK TO SAVEPOINT s")
+			if err := <-first; err != nil {
+				t.Fatalf("the waiter after %s: %v", undo, err)
+			}
+			mustExec(t, c[1], "UPDATE t SET v = 2 WHERE id = 2") // the savepoint's FOR UPDATE went too
+			second := blocked(t, c[0], "UPDATE t SET v = 1 WHERE id = 1")
+			mustExec(t, c[1], "COMMIT")
+			if err := <-second; err != nil {
+				t.Fatal(err)
+			}
+			mustExec(t, c[0], "COMMIT")
+			if n := count(t, c[1], "SELECT sum(v) FROM t"); n != 3 {
+				t.Fatalf("sum(v) = %d, want 3", n)
+			}
+		})
+	}
+}

@@ -66,7 +66,7 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 			if nowait {
 				return Locked{}, ErrLockNotAvailable
 			}
-			if err := tx.s.waitFor(ctx, tx, holder); err != nil {
+			if err := tx.s.waitFor(ctx, tx, holder, true); err != nil {
 				return Locked{}, err
 			}
 			continue

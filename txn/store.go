@@ -294,13 +294,23 @@ func WithLockTimeout(ctx context.Context, d time.Duration) context.Context {
 var ErrLockTimeout = errors.New("txn: lock wait timed out")
 
 // waitFor blocks until the transaction holding a provisional version ends,
-// unless waiting would close a cycle in the waits-for graph.
-func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
+// unless waiting would close a cycle in the waits-for graph. With rows, it
+// also returns when the holder rolls back to a savepoint: a waiter for a
+// row looks at it again, since the versions or locks it waited for may
+// have gone with the savepoint.
+func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64, rows bool) error {
 	s.lockMu.Lock()
 	h, ok := s.active[holder]
 	if !ok {
 		s.lockMu.Unlock()
 		return nil
+	}
+	var rolledBack chan struct{}
+	if rows {
+		if h.rolledBack == nil {
+			h.rolledBack = make(chan struct{})
+		}
+		rolledBack = h.rolledBack
 	}
 	for id, ok := holder, true; ok; id, ok = s.waitsFor[id] {
 		if id == tx.id {
@@ -321,6 +331,7 @@ func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64) error {
 	}
 	select {
 	case <-h.done:
+	case <-rolledBack:
 	case <-ctx.Done():
 		err = errors.Wrap(ctx.Err(), "waiting for a lock")
 	case <-timeout:

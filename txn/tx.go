@@ -47,6 +47,10 @@ type Tx struct {
 	id     uint64
 	status *memtable.Status
 	done   chan struct{} // closed when the transaction ends: its row locks are free
+	// rolledBack, made by a waiter and guarded by the store's lockMu, is
+	// closed when ROLLBACK TO frees rows the transaction held, so that
+	// their waiters look again instead of waiting for its end.
+	rolledBack chan struct{}
 
 	// Savepoints. cur is the status new versions are written under: the
 	// innermost open savepoint's subtransaction, or status. savepoints
@@ -222,7 +226,7 @@ func (tx *Tx) WaitFor(ctx context.Context, holder uint64) error {
 	if holder == tx.id {
 		return nil
 	}
-	return tx.s.waitFor(ctx, tx, holder)
+	return tx.s.waitFor(ctx, tx, holder, false)
 }
 
 // Put writes value at key, waiting for a concurrent writer of key to end.
@@ -284,7 +288,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		}
 		if holder != 0 {
 			row.Unlock()
-			if err := tx.s.waitFor(ctx, tx, holder); err != nil {
+			if err := tx.s.waitFor(ctx, tx, holder, true); err != nil {
 				return err
 			}
 			continue
@@ -293,7 +297,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 			ts, committed := base.Status.CommitTS()
 			if !committed {
 				row.Unlock()
-				if err := tx.s.waitFor(ctx, tx, base.Status.TopID()); err != nil {
+				if err := tx.s.waitFor(ctx, tx, base.Status.TopID(), true); err != nil {
 					return err
 				}
 				continue
@@ -596,6 +600,12 @@ func (tx *Tx) RollbackTo(depth int) error {
 	tx.locks = tx.locks[:sp.locks]
 	tx.subs = slices.DeleteFunc(tx.subs, (*memtable.Status).Aborted)
 	tx.savepoints = tx.savepoints[:depth-1]
+	tx.s.lockMu.Lock()
+	if tx.rolledBack != nil {
+		close(tx.rolledBack) // the savepoint's rows are free
+		tx.rolledBack = nil
+	}
+	tx.s.lockMu.Unlock()
 	if tx.streamed {
 		// Advisory, like Rollback's: the aborted subtransactions are left
 		// out of the commit record, which is what makes them not count.
