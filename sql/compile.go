@@ -32,6 +32,9 @@ type scopeCol struct {
 	// merged marks the right side's copy of a JOIN USING column: only a
 	// qualified name reads it, and SELECT * shows the left side's.
 	merged bool
+	// funcValue marks the column of a function in FROM that returns
+	// scalars: the FROM item's name reads it, not a record of it.
+	funcValue bool
 }
 
 func (sc *scope) resolve(table, name string) (int, *scopeCol, error) {

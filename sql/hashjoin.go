@@ -39,6 +39,9 @@ func hashable(t types.T) bool {
 // addHashKey makes cond a hash key of j if it is an equality between the
 // two sides, whose rows have the columns cols (left, then right).
 func (c *compiler) addHashKey(j *nestedJoin, cols []scopeCol, cond ast.ExprNode) {
+	if j.lateral {
+		return // its right rows change with each left row
+	}
 	for {
 		p, ok := cond.(*ast.ParenthesesExpr)
 		if !ok {

@@ -1164,7 +1164,7 @@ func (c *compiler) jsonTableFunc(n *ast.FuncCallExpr) (*tableFunc, error) {
 			return out, nil
 		}
 	default:
-		f.t = valueT
+		f.t, f.column = valueT, "value"
 		f.rows = func(a []any) ([]any, error) {
 			j := a[0].(*types.JSON)
 			if err := checkText(jt, j); err != nil {

@@ -211,6 +211,10 @@ type nestedJoin struct {
 	// columns of USING or NATURAL: the first non-NULL of the two sides'.
 	// They come first in the join's rows, as in its scope and in SELECT *.
 	using []expr
+	// lateral says the right side reads the left row's columns (LATERAL,
+	// or a function in FROM, which is lateral without saying so): it is
+	// opened again for each left row, as a correlated subquery is.
+	lateral bool
 }
 
 // emit is the join's row for a pair: the USING columns, then the pair.
@@ -250,14 +254,14 @@ func (j *nestedJoin) explain(indent string) string {
 }
 
 func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
-	rit, err := j.right.open(x)
-	if err != nil {
-		return nil, err
+	var right [][]any
+	if !j.lateral {
+		var err error
+		if right, err = j.rightRows(x); err != nil {
+			return nil, err
+		}
 	}
-	right, err := drain(rit)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	var buckets map[string][]int
 	if len(j.hash) > 0 {
 		if buckets, err = j.buckets(x, right); err != nil {
@@ -301,6 +305,12 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 					continue
 				}
 				cur, i, matched = l, 0, false
+				if j.lateral {
+					sub := &execCtx{ctx: x.ctx, s: x.s, tx: x.tx, params: x.params, outer: x.env(l), fk: x.fk}
+					if right, err = j.rightRows(sub); err != nil {
+						return nil, err
+					}
+				}
 				if buckets != nil {
 					// A probe that finds nothing never reaches the
 					// pair loop's check.
@@ -350,20 +360,35 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 	}, done: lit.close}, nil
 }
 
+// rightRows reads the right side's rows.
+func (j *nestedJoin) rightRows(x *execCtx) ([][]any, error) {
+	it, err := j.right.open(x)
+	if err != nil {
+		return nil, err
+	}
+	return drain(it)
+}
+
 func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 	left, ls, err := c.planResultSet(n.Left)
 	if err != nil {
 		return nil, nil, err
 	}
-	right, rs, err := c.planResultSet(n.Right)
+	// The parser writes FULL JOIN as TiDB's STRAIGHT_JOIN.
+	full := n.StraightJoin
+	right, rs, lateral, err := c.planJoinRight(n, ls)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The parser writes FULL JOIN as TiDB's STRAIGHT_JOIN.
-	full := n.StraightJoin
+	if lateral && (n.Tp == ast.RightJoin || full) {
+		if table := leftTableRead(n.Right, ls); table != "" {
+			return nil, nil, pgerr.New(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table %q", table).
+				WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
+		}
+	}
 	sc := &scope{cols: append(append([]scopeCol(nil), ls.cols...), rs.cols...)}
 	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin || full, rightOuter: n.Tp == ast.RightJoin || full,
-		leftWidth: len(ls.cols), rightWidth: len(rs.cols)}
+		leftWidth: len(ls.cols), rightWidth: len(rs.cols), lateral: lateral}
 	if n.On != nil {
 		if j.on, err = c.withScope(sc).compileAs(n.On.Expr, types.Bool); err != nil {
 			return nil, nil, err
@@ -380,6 +405,46 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 		}
 	}
 	return j, sc, nil
+}
+
+// leftTableRead names the first table of the left side ls that the
+// right side n reads, or "".
+func leftTableRead(n ast.Node, ls *scope) string {
+	var table string
+	n.Accept(&columnVisitor{visit: func(cn *ast.ColumnNameExpr) {
+		if _, col, err := ls.resolve(cn.Name.Table.O, cn.Name.Name.O); err == nil && table == "" {
+			table = col.table
+		}
+	}})
+	return table
+}
+
+// columnVisitor calls visit for each column reference in a tree.
+type columnVisitor struct{ visit func(*ast.ColumnNameExpr) }
+
+func (v *columnVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if cn, ok := n.(*ast.ColumnNameExpr); ok {
+		v.visit(cn)
+	}
+	return n, false
+}
+
+func (v *columnVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// planJoinRight plans a join's right side. A LATERAL item, or a function
+// in FROM whose arguments name the left side's columns, is planned one
+// level down, as a subquery of the left side: it reads the left row as
+// an enclosing query's, and lateral says so.
+func (c *compiler) planJoinRight(n *ast.Join, ls *scope) (src source, sc *scope, lateral bool, err error) {
+	ts, _ := n.Right.(*ast.TableSource)
+	if ts == nil || !ts.Lateral {
+		src, sc, err = c.planResultSet(n.Right)
+		if code := pgerr.Code(err); err == nil || ts == nil || tableFuncCall(ts) == nil || code != pgerr.UndefinedColumn && code != pgerr.UndefinedTable {
+			return src, sc, false, err
+		}
+	}
+	src, sc, err = c.withScope(ls).subqueryCompiler().planResultSet(n.Right)
+	return src, sc, true, err
 }
 
 // joinUsing plans JOIN USING (a, ...), or a NATURAL JOIN on the columns

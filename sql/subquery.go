@@ -101,7 +101,21 @@ func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
 		}
 		return &outerColExpr{t: t, depth: d, idx: oi}, nil
 	}
+	if table != "" && !c.seesTable(table) {
+		return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table)
+	}
 	return nil, err
+}
+
+// seesTable reports whether a FROM item named table is in scope at c's
+// level or an enclosing one.
+func (c *compiler) seesTable(table string) bool {
+	for cc := c; cc != nil; cc = cc.outer {
+		if cc.scope != nil && slices.ContainsFunc(cc.scope.cols, func(col scopeCol) bool { return col.table == table }) {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeRow compiles a FROM item's name used as a value, as in
@@ -123,6 +137,9 @@ func (c *compiler) wholeRow(table, name string) (expr, bool) {
 	}
 	if c.lvl != nil {
 		c.lvl.refs++
+	}
+	if len(idx) == 1 && c.scope.cols[idx[0]].funcValue {
+		return &colExpr{t: fields[0].T, idx: idx[0]}, true
 	}
 	return &wholeRowExpr{t: types.RecordOf(fields), idx: idx}, true
 }
@@ -541,9 +558,6 @@ func (d *derived) explain(indent string) string {
 // FROM it is in, and so is compiled at c's level; it cannot see the other
 // FROM items (that would be LATERAL), only enclosing queries.
 func (c *compiler) planDerived(n *ast.TableSource) (source, *scope, error) {
-	if n.Lateral {
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "LATERAL is not supported yet")
-	}
 	if sel, ok := n.Source.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) == 1 {
 		// The parser's form of a function call in FROM (see parser.doc).
 		if f, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && isTableMarker(f.FnName.L) {

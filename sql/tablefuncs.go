@@ -60,6 +60,10 @@ type tableFunc struct {
 	t    types.T
 	args []expr
 	rows func(args []any) ([]any, error)
+	// column names the one column of a function of scalar results that
+	// has a name of its own (an OUT parameter: jsonb_array_elements's
+	// value); others take the FROM item's alias.
+	column string
 	// ordinality adds a last column numbering the rows from 1 (WITH
 	// ORDINALITY).
 	ordinality bool
@@ -113,7 +117,10 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 		return nil, nil, err
 	}
 	alias, names := n.AsName.O, columnAliases(n)
-	cols := []scopeCol{{table: alias, name: alias, t: f.t}}
+	cols := []scopeCol{{table: alias, name: alias, t: f.t, funcValue: true}}
+	if f.column != "" {
+		cols[0].name = f.column
+	}
 	if fields, ok := f.t.Fields(); ok {
 		cols = cols[:0]
 		for _, fl := range fields {

@@ -149,8 +149,13 @@ func (e *Error) WithPosition(pos int) *Error {
 	return e
 }
 
-// Code returns err's SQLSTATE, as Convert would report it.
-func Code(err error) string { return Convert(err).Code }
+// Code returns err's SQLSTATE, as Convert would report it; "" for nil.
+func Code(err error) string {
+	if err == nil {
+		return ""
+	}
+	return Convert(err).Code
+}
 
 // Convert returns err as a *Error. An error that already is one (anywhere in
 // its chain) is returned as is; the storage layer's sentinels map to their
