@@ -156,6 +156,8 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 		return c.quantified(n.L, cmpOps[n.Op], n.All, n.R)
 	case *ast.WindowFuncExpr:
 		return c.windowRef(n)
+	case *ast.RowExpr:
+		return c.rowValue(n)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "expression %s is not supported", restore(n))
 }
@@ -464,6 +466,13 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 		}
 		return &logicExpr{and: n.Op == opcode.LogicAnd, l: l, r: r}, nil
 	}
+	if lr, ok := n.L.(*ast.RowExpr); ok {
+		if rr, ok := n.R.(*ast.RowExpr); ok {
+			if op, ok := cmpOps[n.Op]; ok {
+				return c.rowCompare(op, lr, rr)
+			}
+		}
+	}
 	l, err := c.compile(n.L)
 	if err != nil {
 		return nil, err
@@ -571,6 +580,9 @@ func (c *compiler) in(n *ast.PatternInExpr) (expr, error) {
 			return e, err
 		}
 		return &notExpr{e: e}, nil
+	}
+	if row, ok := n.Expr.(*ast.RowExpr); ok {
+		return c.rowIn(row, n.List, n.Not)
 	}
 	e, err := c.compile(n.Expr)
 	if err != nil {

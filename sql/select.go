@@ -910,6 +910,8 @@ func figureName(n ast.ExprNode) (string, int) {
 			return "btrim", 2
 		}
 		return n.FnName.L, 2
+	case *ast.RowExpr:
+		return "row", 2
 	case *ast.CaseExpr:
 		if n.ElseClause != nil {
 			if name, strength := figureName(n.ElseClause); strength > 1 {
