@@ -557,7 +557,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	}
 	defer it.close()
 	if cp.cmd.Format == "binary" {
-		return 0, pgerr.New(pgerr.FeatureNotSupported, "COPY TO STDOUT in binary format is not supported yet")
+		return cp.writeBinary(it, emit)
 	}
 	var n int64
 	if cp.cmd.Format == "csv" && cp.cmd.Header {
@@ -591,6 +591,41 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 			line = cp.appendField(line, i, v, s)
 		}
 		if err := emit(append(line, '\n')); err != nil {
+			return 0, err
+		}
+		n++
+	}
+}
+
+// writeBinary writes PostgreSQL's binary COPY format: the signature, flags
+// and header extension length, then per row its field count and each
+// field as a length (-1 for NULL) and the type's binary encoding, then a
+// field count of -1.
+func (cp *copyPlan) writeBinary(it rowIter, emit func([]byte) error) (int64, error) {
+	if err := emit(binary.BigEndian.AppendUint64(append([]byte(nil), binarySignature...), 0)); err != nil {
+		return 0, err
+	}
+	var n int64
+	var buf []byte
+	for {
+		row, err := it.next()
+		if err != nil {
+			return 0, err
+		}
+		if row == nil {
+			return n, emit([]byte{0xff, 0xff})
+		}
+		buf = binary.BigEndian.AppendUint16(buf[:0], uint16(len(row)))
+		for i, v := range row {
+			if v == nil {
+				buf = binary.BigEndian.AppendUint32(buf, 0xffffffff)
+				continue
+			}
+			at := len(buf)
+			buf = types.AppendBinary(append(buf, 0, 0, 0, 0), cp.colTypes[i], v)
+			binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+		}
+		if err := emit(buf); err != nil {
 			return 0, err
 		}
 		n++

@@ -2,6 +2,7 @@ package clienttest
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -443,7 +444,7 @@ func testPgxFormats(t *testing.T, conn *pgx.Conn) {
 }
 
 // testPgxCopy runs pgx's CopyFrom, which sends COPY's binary format, and
-// COPY TO STDOUT in text and CSV.
+// COPY TO STDOUT in text, CSV and binary.
 func testPgxCopy(t *testing.T, conn *pgx.Conn) {
 	ctx := t.Context()
 	mustExec(t, conn, createMatrix)
@@ -472,6 +473,7 @@ func testPgxCopy(t *testing.T, conn *pgx.Conn) {
 			"1\t" + canonicalCopyText + "\n2" + strings.Repeat("\t\\N", 16) + "\n"},
 		{"COPY (SELECT id, c_text, c_bytea, c_numeric FROM matrix WHERE id <= 2 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)",
 			"id,c_text,c_bytea,c_numeric\n1,\"héllo, \"\"wörld\"\" \\ 'q'\",\\x00ff10,12345678901234567890.123456789\n2,,,\n"},
+		{"COPY (SELECT * FROM matrix WHERE id <= 2 ORDER BY id) TO STDOUT (FORMAT binary)", canonicalCopyBinary()},
 	} {
 		var out strings.Builder
 		tag, err := conn.PgConn().CopyTo(ctx, &out, c.sql)
@@ -479,6 +481,31 @@ func testPgxCopy(t *testing.T, conn *pgx.Conn) {
 			t.Errorf("%s: %q, %v\n%q\nwant\n%q", c.sql, tag, err, out.String(), c.want)
 		}
 	}
+}
+
+// canonicalCopyBinary is COPY's binary format of the canonical row (id 1)
+// and the NULL row (id 2): the header, each row's field count and
+// length-prefixed fields (-1 for NULL), and the trailer.
+func canonicalCopyBinary() string {
+	b := []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+	field := func(hexValue string) {
+		v, err := hex.DecodeString(hexValue)
+		if err != nil {
+			panic(err)
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
+		b = append(b, v...)
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(canonicalBinaryHex)))
+	for _, h := range canonicalBinaryHex {
+		field(h)
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(canonicalBinaryHex)))
+	field("00000002")
+	for range len(canonicalBinaryHex) - 1 {
+		b = binary.BigEndian.AppendUint32(b, 0xffffffff)
+	}
+	return string(binary.BigEndian.AppendUint16(b, 0xffff))
 }
 
 // testPgxProtocol covers what a real client meets beyond the matrix: errors
