@@ -165,6 +165,19 @@ type Sequence struct {
 	Owner uint32 `json:"owner,omitempty"`
 	// Block is how many values one durable reservation claims (0: seqBlock).
 	Block int64 `json:"block,omitempty"`
+	// Storage, when set, is the id its state is kept under instead of ID:
+	// TRUNCATE ... RESTART IDENTITY gives a sequence new state in its own
+	// transaction, as PostgreSQL gives it a new relfilenode, so that a
+	// rollback keeps the old.
+	Storage uint32 `json:"storage,omitempty"`
+}
+
+// storage is the id s's state is kept under.
+func (s *Sequence) storage() uint32 {
+	if s.Storage != 0 {
+		return s.Storage
+	}
+	return s.ID
 }
 
 // descriptor is the stored form: exactly one of the two is set.
@@ -450,7 +463,7 @@ func (d *ddl) dropTable(ctx context.Context, t *Table) error {
 func (d *ddl) dropSequence(ctx context.Context, s *Sequence) error {
 	delete(d.cat.sequences, s.Name)
 	delete(d.cat.seqByID, s.ID)
-	for _, k := range [][]byte{descKey(s.ID), nameKey(s.Name), seqKey(s.ID)} {
+	for _, k := range [][]byte{descKey(s.ID), nameKey(s.Name), seqKey(s.storage())} {
 		if err := d.tx.Delete(ctx, k); err != nil {
 			return err
 		}
@@ -515,7 +528,7 @@ func blockSize(s *Sequence) int64 {
 
 // nextval returns the next value of s.
 func (sq *sequences) nextval(ctx context.Context, s *Sequence) (int64, error) {
-	st := sq.stateOf(s.ID)
+	st := sq.stateOf(s.storage())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.next == st.limit {
@@ -546,7 +559,7 @@ func (sq *sequences) stateOf(id uint32) *seqState {
 func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) error {
 	tx := sq.store.Begin(txn.ReadCommitted)
 	var from, to int64
-	err := tx.Mutate(ctx, seqKey(s.ID), func(cur []byte, ok bool) ([]byte, txn.Op, error) {
+	err := tx.Mutate(ctx, seqKey(s.storage()), func(cur []byte, ok bool) ([]byte, txn.Op, error) {
 		from = s.Start
 		if ok {
 			from, _ = strconv.ParseInt(string(cur), 10, 64)
@@ -578,11 +591,11 @@ func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) err
 // setval makes next the value the sequence's next nextval returns. Like
 // nextval, it takes effect at once and outlives a rollback.
 func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64) error {
-	st := sq.stateOf(s.ID)
+	st := sq.stateOf(s.storage())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	tx := sq.store.Begin(txn.ReadCommitted)
-	err := tx.Mutate(ctx, seqKey(s.ID), func([]byte, bool) ([]byte, txn.Op, error) {
+	err := tx.Mutate(ctx, seqKey(s.storage()), func([]byte, bool) ([]byte, txn.Op, error) {
 		return strconv.AppendInt(nil, next, 10), txn.Put, nil
 	})
 	if err != nil {

@@ -432,7 +432,7 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt) er
 		if err := d.dropSequence(ctx, seq); err != nil {
 			return err
 		}
-		s.e.seqs.forget(seq.ID)
+		s.e.seqs.forget(seq.storage())
 	}
 	return nil
 }
@@ -464,15 +464,20 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 			return err
 		}
 		if cmd.RestartIdentity {
-			// Reset as setval does: at once, and not undone by a
-			// rollback. (In the DDL's transaction, the sequence's key
-			// would stop every nextval on it until the DDL ends, this
-			// session's own included.)
+			// The owned sequences start over on new state of their own,
+			// which this transaction's catalog names: its nextval calls
+			// see the restart, others the old state until it commits, and
+			// a rollback keeps the old state.
 			for _, seq := range d.cat.sequences {
-				if seq.Owner == t.ID {
-					if err := s.e.seqs.setval(ctx, seq, seq.Start); err != nil {
-						return err
-					}
+				if seq.Owner != t.ID {
+					continue
+				}
+				restarted := *seq
+				if restarted.Storage, err = d.nextID(ctx); err != nil {
+					return err
+				}
+				if err := d.putSequence(ctx, &restarted); err != nil {
+					return err
 				}
 			}
 		}
