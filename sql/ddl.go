@@ -627,6 +627,25 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 			if err := t.dropConstraint(d.cat, spec.Constraint.Name); err != nil {
 				return err
 			}
+		case ast.AlterTableRenameColumn:
+			if err := d.renameColumn(t, spec.OldColumnName.Name.O, spec.NewColumnName.Name.O); err != nil {
+				return err
+			}
+		case ast.AlterTableRenameTable:
+			if err := d.renameTable(ctx, t, spec.NewTable.Name.O); err != nil {
+				return err
+			}
+		case ast.AlterTableAlterColumn:
+			if err := s.setDefault(t, spec.NewColumns[0]); err != nil {
+				return err
+			}
+		case ast.AlterTableModifyColumn:
+			// Only the parser's form of SET and DROP NOT NULL.
+			cd := spec.NewColumns[0]
+			drop := !slices.ContainsFunc(cd.Options, func(o *ast.ColumnOption) bool { return o.Tp == ast.ColumnOptionNotNull })
+			if err := s.setNotNull(ctx, d, t, cd.Name.Name.O, drop); err != nil {
+				return err
+			}
 		default:
 			return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 		}

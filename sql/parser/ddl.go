@@ -986,6 +986,17 @@ func (p *stmtParser) alterAction(a []item) ([]item, error) {
 		switch {
 		case wordsAt(a, i, "drop", "default") && i+2 == len(a):
 			return a, nil
+		case (wordsAt(a, i, "set", "not", "null") || wordsAt(a, i, "drop", "not", "null")) && i+3 == len(a):
+			// TiDB changes nullability only by restating the column:
+			// MODIFY COLUMN c TEXT [NOT] NULL, whose type the planner
+			// ignores.
+			t := tokOf(a[0])
+			null := "TEXT NULL"
+			if isWord(a[i], "set") {
+				null = "TEXT NOT NULL"
+			}
+			return []item{&synth{anchor: t, space: t.space, parts: []any{"MODIFY COLUMN"}}, a[i-1],
+				&synth{anchor: tokOf(a[i]), space: true, parts: []any{null}}}, nil
 		case wordsAt(a, i, "set", "default") && i+2 < len(a):
 			def, err := p.fold(a[i+2:])
 			if err != nil {

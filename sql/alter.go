@@ -1,0 +1,140 @@
+package sql
+
+import (
+	"context"
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// ALTER TABLE's renames and NOT NULL changes. Foreign keys, indexes and
+// sequences refer to a table and its columns by id and position, so a
+// rename touches only names; CHECK expressions name columns and are
+// rewritten. A view keeps its query's text, which a rename would break:
+// renaming what a view reads is refused, where PostgreSQL, which keeps
+// views parsed, follows the rename.
+
+// renameTable renames t, which the DDL d has claimed, to name.
+func (d *ddl) renameTable(ctx context.Context, t *Table, name string) error {
+	if v := d.viewReading(t); v != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot rename table %q because view %q reads it", t.Name, v.Name).
+			WithHint("Drop the view, rename the table, and create the view again.")
+	}
+	if relationNamed(d.cat, name) {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	if err := d.claimName(ctx, name, t.ID); err != nil {
+		return err
+	}
+	if err := d.tx.Delete(ctx, nameKey(t.Name)); err != nil {
+		return err
+	}
+	delete(d.cat.tables, t.Name)
+	t.Name = name
+	return nil
+}
+
+// viewReading returns a view whose query reads t, or nil.
+func (d *ddl) viewReading(t *Table) *View {
+	for _, v := range d.cat.views {
+		if slices.Contains(v.Deps, t.ID) {
+			return v
+		}
+	}
+	return nil
+}
+
+// renameColumn renames t's column from to to, and the column in t's CHECK
+// constraints.
+func (d *ddl) renameColumn(t *Table, from, to string) error {
+	_, col := t.Column(from)
+	if col == nil {
+		return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", from)
+	}
+	if _, dup := t.Column(to); dup != nil {
+		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", to, t.Name)
+	}
+	for _, v := range d.cat.views {
+		if viewUsesColumn(v, t, from) {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot rename column %s of table %s because view %s uses it", from, t.Name, v.Name).
+				WithHint("Drop the view, rename the column, and create the view again.")
+		}
+	}
+	for i, ck := range t.Checks {
+		n, err := parseExpr(ck.Expr)
+		if err != nil {
+			return err
+		}
+		n.Accept(columnRenamer{from: from, to: to})
+		renamed := *ck
+		renamed.Expr = storedExpr(n)
+		t.Checks[i] = &renamed
+	}
+	col.Name = to
+	return nil
+}
+
+// columnRenamer renames the column references of an expression.
+type columnRenamer struct{ from, to string }
+
+func (r columnRenamer) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Name.O == r.from {
+		c.Name.Name.O, c.Name.Name.L = r.to, r.to
+	}
+	return n, false
+}
+
+func (r columnRenamer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// setNotNull makes t's column name NOT NULL, or with drop, nullable again.
+// SET NOT NULL checks the existing rows.
+func (s *Session) setNotNull(ctx context.Context, d *ddl, t *Table, name string, drop bool) error {
+	i, col := t.Column(name)
+	if col == nil {
+		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+	}
+	if drop {
+		if pk := t.PrimaryKey(); pk != nil && slices.Contains(pk.Columns, i) {
+			return pgerr.New(pgerr.InvalidTableDefinition, "column %q is in a primary key", name)
+		}
+		col.NotNull = false
+		return nil
+	}
+	if col.NotNull {
+		return nil
+	}
+	col.NotNull = true
+	return s.eachRow(ctx, d, t, func(_ *execCtx, row []any) error {
+		if row[i] != nil {
+			return nil
+		}
+		e := pgerr.New(pgerr.NotNullViolation, "column %q of relation %q contains null values", name, t.Name)
+		e.Table, e.Column = t.Name, name
+		return e
+	})
+}
+
+// setDefault is ALTER COLUMN ... SET DEFAULT expr, or DROP DEFAULT when cd
+// has no default: it applies to rows inserted later.
+func (s *Session) setDefault(t *Table, cd *ast.ColumnDef) error {
+	_, col := t.Column(cd.Name.Name.O)
+	if col == nil {
+		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cd.Name.Name.O, t.Name)
+	}
+	if len(cd.Options) == 0 {
+		col.Default = ""
+		return nil
+	}
+	o := cd.Options[0]
+	if hasSubquery(o.Expr) {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
+	}
+	next := *col
+	next.Default = storedExpr(o.Expr)
+	if _, err := s.compileDefault(&next); err != nil {
+		return err
+	}
+	*col = next
+	return nil
+}
