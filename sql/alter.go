@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -137,4 +139,78 @@ func (s *Session) setDefault(t *Table, cd *ast.ColumnDef) error {
 	}
 	*col = next
 	return nil
+}
+
+// createTableAs is CREATE TABLE name AS query: a table with the query's
+// columns, names and types, filled with its rows in the same transaction.
+// It returns how many rows it wrote, or -1 if IF NOT EXISTS found the
+// table there.
+func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *ast.CreateTableStmt) (int64, error) {
+	if len(n.Cols) > 0 || len(n.Constraints) > 0 {
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "column lists in CREATE TABLE AS are not supported")
+	}
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return 0, err
+	}
+	name := n.Table.Name.O
+	if relationNamed(d.cat, name) {
+		if n.IfNotExists {
+			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
+			return -1, nil
+		}
+		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	var params []types.T
+	plan, err := (&compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}}).planQuery(n.Select)
+	if err != nil {
+		return 0, err
+	}
+	if len(params) > 0 {
+		return 0, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $1")
+	}
+	id, err := d.nextID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t := &Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
+	for _, c := range plan.columns() {
+		if _, dup := t.Column(c.Name); dup != nil {
+			return 0, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
+		}
+		typ := c.Type
+		if typ.Oid == types.OidUnknown {
+			typ = types.Text
+		}
+		t.NextNum++
+		t.Columns = append(t.Columns, &TableColumn{Num: t.NextNum, Name: c.Name, Type: typ})
+	}
+	if err := s.addRowIDSeq(ctx, d, t); err != nil {
+		return 0, err
+	}
+	if err := d.claimName(ctx, name, id); err != nil {
+		return 0, err
+	}
+	if err := d.putTable(ctx, t); err != nil {
+		return 0, err
+	}
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	it, err := plan.open(x)
+	if err != nil {
+		return 0, err
+	}
+	defer it.close()
+	var rows int64
+	for {
+		r, err := it.next()
+		if err != nil || r == nil {
+			return rows, err
+		}
+		row := make([]any, len(t.Columns)+1)
+		copy(row, r[:len(t.Columns)])
+		if err := s.insertRow(x, t, row); err != nil {
+			return 0, err
+		}
+		rows++
+	}
 }

@@ -25,8 +25,8 @@ var tableOptions = map[string]bool{
 }
 
 func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.CreateTableStmt) error {
-	if n.Select != nil || n.ReferTable != nil {
-		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS and LIKE are not supported yet")
+	if n.ReferTable != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE ... LIKE is not supported yet")
 	}
 	d, err := s.ddl(ctx)
 	if err != nil {

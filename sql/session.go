@@ -944,6 +944,13 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	st := pt.p.st
 	switch n := st.AST.(type) {
 	case *ast.CreateTableStmt:
+		if n.Select != nil {
+			rows, err := s.createTableAs(ctx, st, n)
+			if rows < 0 {
+				return "CREATE TABLE AS", err // IF NOT EXISTS found the table
+			}
+			return fmt.Sprintf("SELECT %d", rows), err
+		}
 		return "CREATE TABLE", s.createTable(ctx, st, n)
 	case *ast.DropTableStmt:
 		if n.IsView {
