@@ -2,12 +2,14 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // ALTER TABLE's renames and NOT NULL changes. Foreign keys, indexes and
@@ -213,4 +215,119 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		}
 		rows++
 	}
+}
+
+// typeChange converts one column's values to its new type in a rebuild:
+// e computes the new value over the old row.
+type typeChange struct {
+	col int
+	e   expr
+}
+
+// isTypeChange reports whether a MODIFY COLUMN is the parser's form of
+// ALTER COLUMN ... TYPE.
+func isTypeChange(cd *ast.ColumnDef) bool {
+	return slices.ContainsFunc(cd.Options, func(o *ast.ColumnOption) bool {
+		v, ok := o.Expr.(*driver.ValueExpr)
+		return o.Tp == ast.ColumnOptionComment && ok && v.GetString() == "epochdb_type"
+	})
+}
+
+// alterType gives t's column cd names the type typeName. Its values are
+// converted by the USING expression (in cd's DEFAULT), evaluated over the
+// old row, or else by the assignment cast from the old type, which must
+// exist, as in PostgreSQL; either way the rebuild writes them.
+func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName string) (typeChange, error) {
+	name := cd.Name.Name.O
+	i, col := t.Column(name)
+	if col == nil {
+		return typeChange{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+	}
+	to, err := types.ParseTypeName(typeName)
+	if err != nil {
+		return typeChange{}, err
+	}
+	if err := storable(name, to); err != nil {
+		return typeChange{}, err
+	}
+	for _, v := range d.cat.views {
+		if viewUsesColumn(v, old, name) {
+			return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
+				WithDetail("rule _RETURN on view %s depends on column %q", v.Name, name)
+		}
+	}
+	if in := t.Ingest; in != nil && (i == in.Producer || i == in.Sequence || i == in.Epoch) {
+		return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of ingest column %q", name)
+	}
+	c := &compiler{s: s, params: new([]types.T), scope: tableScope(old, old.Name)}
+	var using expr = &colExpr{t: col.Type, idx: i}
+	explicit := false
+	for _, o := range cd.Options {
+		if o.Tp == ast.ColumnOptionDefaultValue {
+			if using, err = c.compile(o.Expr); err != nil {
+				return typeChange{}, err
+			}
+			explicit = true
+		}
+	}
+	conv, err := c.assign(using, to)
+	if err != nil {
+		what := fmt.Sprintf("column %q", name)
+		hint := fmt.Sprintf("You might need to specify \"USING %s::%s\".", name, to)
+		if explicit {
+			what = fmt.Sprintf("result of USING clause for column %q", name)
+			hint = "You might need to add an explicit cast."
+		}
+		return typeChange{}, pgerr.New(pgerr.DatatypeMismatch, "%s cannot be cast automatically to type %s", what, to).WithHint("%s", hint)
+	}
+	next := *col
+	next.Type = to
+	if next.Default != "" {
+		if _, err := s.compileDefault(&next); err != nil {
+			return typeChange{}, pgerr.New(pgerr.DatatypeMismatch, "default for column %q cannot be cast automatically to type %s", name, to)
+		}
+	}
+	*col = next
+	if err := keysStillMatch(d.cat, t, i); err != nil {
+		return typeChange{}, err
+	}
+	return typeChange{col: i, e: conv}, nil
+}
+
+// keysStillMatch checks the foreign keys column i of t is in, on either
+// side, against its new type.
+func keysStillMatch(cat *Catalog, t *Table, i int) error {
+	check := func(fk *ForeignKey, a, b *TableColumn) error {
+		if keyComparable(a.Type, b.Type) {
+			return nil
+		}
+		return pgerr.New(pgerr.DatatypeMismatch, "foreign key constraint %q cannot be implemented", fk.Name).
+			WithDetail("Key columns %q and %q are of incompatible types: %s and %s.", a.Name, b.Name, a.Type, b.Type)
+	}
+	for _, fk := range t.ForeignKeys {
+		parent := cat.byID[fk.RefTable]
+		if fk.RefTable == t.ID {
+			parent = t
+		}
+		for k, ci := range fk.Columns {
+			if pi := fk.RefColumns[k]; ci == i || fk.RefTable == t.ID && pi == i {
+				if err := check(fk, t.Columns[ci], parent.Columns[pi]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, ref := range cat.referencing(t.ID) {
+		if ref.child.ID == t.ID {
+			continue // checked above
+		}
+		for k, pi := range ref.fk.RefColumns {
+			if pi == i {
+				if err := check(ref.fk, ref.child.Columns[ref.fk.Columns[k]], t.Columns[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -523,6 +523,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	// fill lists the new columns that existing rows must be rewritten for:
 	// they take the column's default, and NOT NULL is checked.
 	var fill []int
+	var conv []typeChange // columns whose rows are converted to a new type
 	var pend pendingConstraints
 	for _, spec := range n.Specs {
 		switch spec.Tp {
@@ -640,8 +641,18 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				return err
 			}
 		case ast.AlterTableModifyColumn:
-			// Only the parser's form of SET and DROP NOT NULL.
+			// The parser's forms of ALTER COLUMN TYPE, and of SET and
+			// DROP NOT NULL.
 			cd := spec.NewColumns[0]
+			if isTypeChange(cd) {
+				c, err := s.alterType(d, old, t, cd, columnType(st, typeIdx))
+				typeIdx++
+				if err != nil {
+					return err
+				}
+				conv = append(conv, c)
+				continue
+			}
 			drop := !slices.ContainsFunc(cd.Options, func(o *ast.ColumnOption) bool { return o.Tp == ast.ColumnOptionNotNull })
 			if err := s.setNotNull(ctx, d, t, cd.Name.Name.O, drop); err != nil {
 				return err
@@ -658,9 +669,9 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		}
 		added = append(added, ck)
 	}
-	if !sameIndexes(old, t) || len(fill) > 0 {
+	if !sameIndexes(old, t) || len(fill) > 0 || len(conv) > 0 {
 		// The rebuild checks every row against every constraint.
-		if err := s.rebuild(ctx, d, old, t, fill); err != nil {
+		if err := s.rebuild(ctx, d, old, t, fill, conv); err != nil {
 			return err
 		}
 	} else {
@@ -711,11 +722,12 @@ func sameIndexes(a, b *Table) bool {
 }
 
 // rebuild rewrites a table's rows under a new data id, for a new primary
-// key or unique constraint or for new columns with values: keys are
-// re-derived, the columns in fill take their defaults (evaluated per row,
-// as PostgreSQL does for nextval), and uniqueness and NOT NULL are checked
-// on every existing row.
-func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int) error {
+// key or unique constraint, for new columns with values, or for columns of
+// a new type: keys are re-derived, the columns in fill take their defaults
+// (evaluated per row, as PostgreSQL does for nextval), those in conv their
+// converted values, and uniqueness and NOT NULL are checked on every
+// existing row.
+func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int, conv []typeChange) error {
 	id, err := d.nextID(ctx)
 	if err != nil {
 		return err
@@ -754,6 +766,11 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 	for _, r := range rows {
 		row := make([]any, len(t.Columns)+1)
 		copy(row, r[:len(r)-1])
+		for _, c := range conv {
+			if row[c.col], err = c.e.eval(x.env(r)); err != nil {
+				return err
+			}
+		}
 		for i, ci := range fill {
 			if defaults[i] == nil {
 				continue

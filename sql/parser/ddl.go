@@ -916,6 +916,41 @@ func (p *stmtParser) alterRename(seq []item, i int) ([]item, error) {
 	return []item{&synth{anchor: t, space: t.space, parts: []any{"RENAME COLUMN"}}, seq[j], seq[j+1], seq[j+2]}, nil
 }
 
+// alterType rewrites ALTER [COLUMN] c [SET DATA] TYPE type [USING expr],
+// whose verb is at a[i], as MODIFY COLUMN c TEXT COMMENT 'epochdb_type'
+// [DEFAULT (epochdb_default(expr))]: the type goes to ColumnTypes, as a
+// new column's does, and the USING expression rides in the DEFAULT (in
+// the wrapper TiDB takes any expression in), which is how the planner
+// reads this form.
+func (p *stmtParser) alterType(a []item, i int) ([]item, error) {
+	j := i + 1
+	if isWord(a[i], "set") {
+		j = i + 3
+	}
+	typ, k, ok := parseType(a, j)
+	if !ok {
+		return nil, p.errorAt(a, j)
+	}
+	if isWord(at(a, k), "collate") {
+		return nil, p.unsupported(tokOf(a[k]), "COLLATE is not supported")
+	}
+	p.st.ColumnTypes = append(p.st.ColumnTypes, typ)
+	t := tokOf(a[0])
+	out := []item{&synth{anchor: t, space: t.space, parts: []any{"MODIFY COLUMN"}}, a[i-1],
+		&synth{anchor: firstTok(a[i]), space: true, parts: []any{"TEXT COMMENT 'epochdb_type'"}}}
+	switch {
+	case k == len(a):
+		return out, nil
+	case isWord(a[k], "using") && k+1 < len(a):
+		using, err := p.fold(a[k+1:])
+		if err != nil {
+			return nil, err
+		}
+		return append(out, &synth{anchor: tokOf(a[k]), space: true, parts: []any{"DEFAULT (epochdb_default(", using, "))"}}), nil
+	}
+	return nil, p.errorAt(a, k)
+}
+
 // alterAction rewrites one ALTER TABLE action.
 func (p *stmtParser) alterAction(a []item) ([]item, error) {
 	t := tokOf(a[0])
@@ -986,6 +1021,8 @@ func (p *stmtParser) alterAction(a []item) ([]item, error) {
 		switch {
 		case wordsAt(a, i, "drop", "default") && i+2 == len(a):
 			return a, nil
+		case isWord(at(a, i), "type") || wordsAt(a, i, "set", "data", "type"):
+			return p.alterType(a, i)
 		case (wordsAt(a, i, "set", "not", "null") || wordsAt(a, i, "drop", "not", "null")) && i+3 == len(a):
 			// TiDB changes nullability only by restating the column:
 			// MODIFY COLUMN c TEXT [NOT] NULL, whose type the planner
