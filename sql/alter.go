@@ -331,3 +331,62 @@ func keysStillMatch(cat *Catalog, t *Table, i int) error {
 	}
 	return nil
 }
+
+// restartSequence makes seq start over, at first or else at its START
+// value, on new state of its own, which the DDL's catalog names: the
+// transaction's nextval calls see the restart, others the old state until
+// it commits, and a rollback keeps the old state, as PostgreSQL's new
+// relfilenode does.
+func (d *ddl) restartSequence(ctx context.Context, seq *Sequence, first *int64) error {
+	restarted := *seq
+	restarted.First = first
+	var err error
+	if restarted.Storage, err = d.nextID(ctx); err != nil {
+		return err
+	}
+	return d.putSequence(ctx, &restarted)
+}
+
+// alterSequence is ALTER SEQUENCE name RESTART [WITH n].
+func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := n.Name.Name.O
+	seq := d.cat.sequences[name]
+	if seq == nil {
+		if d.cat.views[name] != nil || d.cat.tables[name] != nil {
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", name)
+		}
+		if n.IfExists {
+			s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", name)
+			return nil
+		}
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	var first *int64
+	restart := false
+	for _, o := range n.SeqOptions {
+		switch o.Tp {
+		case ast.SequenceRestart:
+			restart = true
+		case ast.SequenceRestartWith:
+			v := o.IntValue
+			if v < seq.Min || v > seq.Max {
+				bound, word := seq.Min, "less than MINVALUE"
+				if v > seq.Max {
+					bound, word = seq.Max, "greater than MAXVALUE"
+				}
+				return pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be %s (%d)", v, word, bound)
+			}
+			restart, first = true, &v
+		default:
+			return pgerr.New(pgerr.FeatureNotSupported, "ALTER SEQUENCE options other than RESTART are not supported")
+		}
+	}
+	if !restart {
+		return nil
+	}
+	return d.restartSequence(ctx, seq, first)
+}

@@ -170,6 +170,9 @@ type Sequence struct {
 	// transaction, as PostgreSQL gives it a new relfilenode, so that a
 	// rollback keeps the old.
 	Storage uint32 `json:"storage,omitempty"`
+	// First, when set, is where new state starts instead of Start: ALTER
+	// SEQUENCE ... RESTART WITH n.
+	First *int64 `json:"first,omitempty"`
 }
 
 // storage is the id s's state is kept under.
@@ -561,6 +564,9 @@ func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) err
 	var from, to int64
 	err := tx.Mutate(ctx, seqKey(s.storage()), func(cur []byte, ok bool) ([]byte, txn.Op, error) {
 		from = s.Start
+		if s.First != nil {
+			from = *s.First
+		}
 		if ok {
 			from, _ = strconv.ParseInt(string(cur), 10, 64)
 		}

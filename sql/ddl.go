@@ -464,19 +464,11 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 			return err
 		}
 		if cmd.RestartIdentity {
-			// The owned sequences start over on new state of their own,
-			// which this transaction's catalog names: its nextval calls
-			// see the restart, others the old state until it commits, and
-			// a rollback keeps the old state.
 			for _, seq := range d.cat.sequences {
 				if seq.Owner != t.ID {
 					continue
 				}
-				restarted := *seq
-				if restarted.Storage, err = d.nextID(ctx); err != nil {
-					return err
-				}
-				if err := d.putSequence(ctx, &restarted); err != nil {
+				if err := d.restartSequence(ctx, seq, nil); err != nil {
 					return err
 				}
 			}

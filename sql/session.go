@@ -810,6 +810,8 @@ func writes(p *Prepared) string {
 		return "ALTER TABLE"
 	case *ast.CreateSequenceStmt:
 		return "CREATE SEQUENCE"
+	case *ast.AlterSequenceStmt:
+		return "ALTER SEQUENCE"
 	case *ast.DropSequenceStmt:
 		return "DROP SEQUENCE"
 	case *ast.CreateIndexStmt:
@@ -961,6 +963,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "ALTER TABLE", s.alterTable(ctx, st, n)
 	case *ast.CreateSequenceStmt:
 		return "CREATE SEQUENCE", s.createSequence(ctx, n)
+	case *ast.AlterSequenceStmt:
+		return "ALTER SEQUENCE", s.alterSequence(ctx, n)
 	case *ast.DropSequenceStmt:
 		return "DROP SEQUENCE", s.dropSequences(ctx, n)
 	case *ast.CreateIndexStmt:

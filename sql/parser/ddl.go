@@ -12,6 +12,7 @@ func isCreateTable(n ast.StmtNode) bool { _, ok := n.(*ast.CreateTableStmt); ret
 func isAlterTable(n ast.StmtNode) bool  { _, ok := n.(*ast.AlterTableStmt); return ok }
 func isCreateIndex(n ast.StmtNode) bool { _, ok := n.(*ast.CreateIndexStmt); return ok }
 func isCreateSeq(n ast.StmtNode) bool   { _, ok := n.(*ast.CreateSequenceStmt); return ok }
+func isAlterSeq(n ast.StmtNode) bool    { _, ok := n.(*ast.AlterSequenceStmt); return ok }
 func isDropTable(n ast.StmtNode) bool   { _, ok := n.(*ast.DropTableStmt); return ok }
 func isDropSeq(n ast.StmtNode) bool     { _, ok := n.(*ast.DropSequenceStmt); return ok }
 func isExplain(n ast.StmtNode) bool     { _, ok := n.(*ast.ExplainStmt); return ok }
@@ -765,6 +766,25 @@ func (p *stmtParser) createSequence(seq []item, i int) error {
 	return p.finish(items, isCreateSeq)
 }
 
+// alterSequence parses ALTER SEQUENCE name options, whose options TiDB
+// reads as PostgreSQL writes them (RESTART [WITH n], INCREMENT BY, MINVALUE,
+// MAXVALUE, START WITH, CACHE).
+func (p *stmtParser) alterSequence(seq []item) error {
+	for j := 2; j < len(seq); j++ {
+		switch {
+		case isWord(seq[j], "rename", "owner", "set"):
+			return p.unsupported(tokOf(seq[j]), "ALTER SEQUENCE ... %s is not supported", upper(tokOf(seq[j]).val))
+		case wordsAt(seq, j, "owned", "by"), isWord(seq[j], "as"):
+			return p.unsupported(tokOf(seq[j]), "ALTER SEQUENCE ... %s is not supported", upper(tokOf(seq[j]).val))
+		}
+	}
+	items, err := p.rewrite(seq)
+	if err != nil {
+		return err
+	}
+	return p.finish(items, isAlterSeq)
+}
+
 // drop parses DROP TABLE, DROP SEQUENCE and DROP INDEX.
 func (p *stmtParser) drop() error {
 	seq, err := p.buildTree(p.toks)
@@ -843,6 +863,9 @@ func (p *stmtParser) alter() error {
 	seq, err := p.buildTree(p.toks)
 	if err != nil {
 		return err
+	}
+	if isWord(at(seq, 1), "sequence") {
+		return p.alterSequence(seq)
 	}
 	if !isWord(at(seq, 1), "table") {
 		kind := tokOf(at(seq, 1))
