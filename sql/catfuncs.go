@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -189,7 +188,6 @@ var catalogBuiltins = map[string]builtin{
 	"pg_size_pretty": fixed(types.Text, []types.T{types.Int8}, func(_ *env, a []any) (any, error) {
 		return sizePretty(a[0].(int64)), nil
 	}),
-	"regexp_like": compileRegexpLike,
 }
 
 func nullResult(*env, []any) (any, error) { return nil, nil }
@@ -281,32 +279,6 @@ func sizePretty(n int64) string {
 		n /= 1 << bits
 	}
 	panic("unreachable")
-}
-
-// compileRegexpLike is the ~ operator (and ~* with flag 'i'), which the
-// parser writes as regexp_like. Go's RE2 syntax covers the patterns
-// clients send, psql's ^(name)$ among them; a constant pattern compiles
-// once.
-func compileRegexpLike(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	if len(n.Args) != 2 && len(n.Args) != 3 {
-		return nil, argCountErr(n, nil)
-	}
-	var cached *regexp.Regexp
-	var cachedSrc string
-	return fixed(types.Bool, []types.T{types.Text, types.Text, types.Text}[:len(n.Args)], func(_ *env, a []any) (any, error) {
-		src := a[1].(string)
-		if len(a) == 3 && strings.Contains(a[2].(string), "i") {
-			src = "(?i)" + src
-		}
-		if cached == nil || cachedSrc != src {
-			re, err := regexp.Compile(src)
-			if err != nil {
-				return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %v", err)
-			}
-			cached, cachedSrc = re, src
-		}
-		return cached.MatchString(a[0].(string)), nil
-	})(c, n)
 }
 
 // Object identifier types. A value of one is resolved against the catalogs

@@ -29,7 +29,7 @@
 // Expressions are re-parsed by precedence climbing over the token tree.
 // Where TiDB's grammar would group operands differently, the writer adds
 // parentheses; operators TiDB lacks are rewritten (a || b binds looser than
-// + in PostgreSQL; a ^ b is power(a, b); a ~ b is regexp_like(a, b); a IS
+// + in PostgreSQL; a ^ b is power(a, b); a ~ b is epochdb_match(a, b); a IS
 // DISTINCT FROM b is NOT (a <=> b)). An expression that needs none of this
 // is passed on as written. Only the operators of tidbSafeOps ever reach
 // TiDB verbatim; anything else PostgreSQL accepts and this package cannot

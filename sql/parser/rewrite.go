@@ -86,6 +86,13 @@ func (p *stmtParser) fold(seq []item) ([]item, error) {
 			out = append(out, &synth{anchor: t, space: t.space,
 				parts: []any{"epochdb_extract(" + quoteString(field.val) + ", ", g.kids[2:], ")"}})
 			i++
+		case isWord(it, "overlay") && t.call && parenGroup(at(seq, i+1)) != nil:
+			g := seq[i+1].(*group)
+			if err := p.foldInside(g); err != nil {
+				return nil, err
+			}
+			out = append(out, overlayItem(t, g))
+			i++
 		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && typeHead(t.val)):
 			typ, next, ok := parseType(seq, i)
 			if s := tokOf(at(seq, next)); ok && s != nil && s.kind == tkString {
@@ -108,6 +115,27 @@ func (p *stmtParser) fold(seq []item) ([]item, error) {
 		}
 	}
 	return out, nil
+}
+
+// overlayItem rewrites overlay(s PLACING r FROM n [FOR k]), which TiDB
+// cannot parse, as overlay(s, r, n[, k]); a call with commas stays.
+func overlayItem(t *token, g *group) item {
+	cuts := []int{}
+	for k, kid := range g.kids {
+		if isWord(kid, "placing", "from", "for") {
+			cuts = append(cuts, k)
+		}
+	}
+	if len(cuts) < 2 || !isWord(g.kids[cuts[0]], "placing") || !isWord(g.kids[cuts[1]], "from") ||
+		len(cuts) == 3 && !isWord(g.kids[cuts[2]], "for") || len(cuts) > 3 {
+		return &synth{anchor: t, space: t.space, parts: []any{"overlay", g}}
+	}
+	parts := []any{"overlay(", g.kids[:cuts[0]]}
+	cuts = append(cuts, len(g.kids))
+	for k := 0; k+1 < len(cuts); k++ {
+		parts = append(parts, ", ", g.kids[cuts[k]+1:cuts[k+1]])
+	}
+	return &synth{anchor: t, space: t.space, parts: append(parts, ")")}
 }
 
 // foldInside folds the groups and synthesized runs inside it.
@@ -801,10 +829,10 @@ var rewrittenOps = map[string]struct {
 	"<<":   {precOther, "(", " << ", ")", lvShift, lvShift + 1},
 	">>":   {precOther, "(", " >> ", ")", lvShift, lvShift + 1},
 	"#":    {precOther, "(", " ^ ", ")", lvBitXor, lvBitXor + 1},
-	"~":    {precOther, "regexp_like(", ", ", ")", lvOr, lvOr},
-	"~*":   {precOther, "regexp_like(", ", ", ", 'i')", lvOr, lvOr},
-	"!~":   {precOther, "(NOT regexp_like(", ", ", "))", lvOr, lvOr},
-	"!~*":  {precOther, "(NOT regexp_like(", ", ", ", 'i'))", lvOr, lvOr},
+	"~":    {precOther, "epochdb_match(", ", ", ")", lvOr, lvOr},
+	"~*":   {precOther, "epochdb_match(", ", ", ", 'i')", lvOr, lvOr},
+	"!~":   {precOther, "(NOT epochdb_match(", ", ", "))", lvOr, lvOr},
+	"!~*":  {precOther, "(NOT epochdb_match(", ", ", ", 'i'))", lvOr, lvOr},
 	"~~":   {precOther, "(", " LIKE ", ")", lvPred + 1, lvUnary},
 	"!~~":  {precOther, "(", " NOT LIKE ", ")", lvPred + 1, lvUnary},
 	"~~*":  {precOther, "(", " ILIKE ", ")", lvPred + 1, lvUnary},
@@ -1084,7 +1112,7 @@ func (e *exprParser) predicate(lo int, left *exprNode) (*exprNode, error) {
 	opItems := e.seq[opLo:e.i]
 	switch op.val {
 	case "similar":
-		return nil, e.p.unsupported(op, "SIMILAR TO is not supported")
+		return e.similar(lo, left, op, opLo)
 	case "in":
 		if parenGroup(e.cur()) == nil {
 			return nil, structuralError{}
@@ -1134,6 +1162,39 @@ func (e *exprParser) predicate(lo int, left *exprNode) (*exprNode, error) {
 	}
 	return e.node(lo, lvPred, op, []any{kid(0), opItems, kid(1), e.seq[esc : esc+1], kid(2)},
 		[]*exprNode{left, pattern, escape}, lvPred+1, lvUnary, lvPrimary), nil
+}
+
+// similar rewrites [NOT] SIMILAR TO pattern [ESCAPE e] as PostgreSQL
+// does, into a regular expression match:
+// epochdb_match(left, similar_to_escape(pattern[, e])).
+func (e *exprParser) similar(lo int, left *exprNode, op *token, opLo int) (*exprNode, error) {
+	if !isWord(e.cur(), "to") {
+		return nil, e.p.errorAt(e.seq, e.i)
+	}
+	e.i++
+	pattern, err := e.parse(precPred + 1)
+	if err != nil {
+		return nil, err
+	}
+	parts := []any{"epochdb_match(", kid(0), ", similar_to_escape(", kid(1)}
+	kids := []*exprNode{left, pattern}
+	if isWord(e.cur(), "escape") {
+		e.i++
+		escape, err := e.parse(precPred + 1)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, ", ", kid(2))
+		kids = append(kids, escape)
+	}
+	parts = append(parts, "))")
+	if isWord(e.seq[opLo], "not") {
+		parts = append(append([]any{"(NOT "}, parts...), ")")
+	}
+	need := []int{lvOr, lvOr, lvOr}[:len(kids)]
+	n := e.node(lo, lvPrimary, op, parts, kids, need...)
+	n.rewritten = true
+	return n, nil
 }
 
 // startsExpr reports whether an expression may start at it.
