@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -389,4 +390,86 @@ func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) e
 		return nil
 	}
 	return d.restartSequence(ctx, seq, first)
+}
+
+// alterIndexRename is ALTER INDEX name RENAME TO new_name. A primary key's
+// or unique constraint's index and the constraint share their name, so
+// both change.
+func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRename) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(cmd.Name, "public.")
+	owner, _ := indexNamed(d.cat, name)
+	if owner == nil {
+		if d.cat.tables[name] != nil {
+			// PostgreSQL's ALTER INDEX renames a table too.
+			d, old, err := s.ddlTable(ctx, name, "alter rename")
+			if err != nil {
+				return err
+			}
+			t := old.clone()
+			if err := d.renameTable(ctx, t, cmd.NewName); err != nil {
+				return err
+			}
+			return d.putTable(ctx, t)
+		}
+		if relationNamed(d.cat, name) {
+			return pgerr.New(pgerr.WrongObjectType, "%q is not an index", name)
+		}
+		if cmd.IfExists {
+			s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", name)
+			return nil
+		}
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	if err := s.lockTableForDDL(ctx, d, owner, true); err != nil {
+		return err
+	}
+	if relationNamed(d.cat, cmd.NewName) {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
+	}
+	t := owner.clone()
+	for _, ix := range t.Indexes {
+		if ix.Name == name {
+			ix.Name = cmd.NewName
+		}
+	}
+	return d.putTable(ctx, t)
+}
+
+// renameConstraint is ALTER TABLE t RENAME CONSTRAINT name TO new_name;
+// a primary key's or unique constraint's index is renamed with it.
+func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstraint) error {
+	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter rename constraint")
+	if err != nil {
+		return err
+	}
+	t := old.clone()
+	if !tableConstraintNamed(t, cmd.Name) {
+		return pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", cmd.Name, t.Name)
+	}
+	if tableConstraintNamed(t, cmd.NewName) {
+		return pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", cmd.NewName, t.Name)
+	}
+	for _, ck := range t.Checks {
+		if ck.Name == cmd.Name {
+			ck.Name = cmd.NewName
+		}
+	}
+	for _, fk := range t.ForeignKeys {
+		if fk.Name == cmd.Name {
+			fk.Name = cmd.NewName
+		}
+	}
+	for _, ix := range t.Indexes {
+		if ix.Name == cmd.Name && !ix.Standalone {
+			if relationNamed(d.cat, cmd.NewName) {
+				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
+			}
+			ix.Name = cmd.NewName
+		}
+	}
+	return d.putTable(ctx, t)
 }

@@ -824,6 +824,10 @@ func writes(p *Prepared) string {
 		return "TRUNCATE TABLE"
 	case *parser.CreateView:
 		return "CREATE VIEW"
+	case *parser.AlterIndexRename:
+		return "ALTER INDEX"
+	case *parser.RenameConstraint:
+		return "ALTER TABLE"
 	}
 	return ""
 }
@@ -1047,6 +1051,10 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "DEALLOCATE", nil
 	case *parser.CreateView:
 		return "CREATE VIEW", s.createView(ctx, cmd)
+	case *parser.AlterIndexRename:
+		return "ALTER INDEX", s.alterIndexRename(ctx, cmd)
+	case *parser.RenameConstraint:
+		return "ALTER TABLE", s.renameConstraint(ctx, cmd)
 	case *parser.Prepare:
 		return "PREPARE", s.sqlPrepare(cmd)
 	case *parser.Execute:

@@ -766,6 +766,79 @@ func (p *stmtParser) createSequence(seq []item, i int) error {
 	return p.finish(items, isCreateSeq)
 }
 
+// AlterIndexRename is ALTER INDEX [IF EXISTS] name RENAME TO new_name.
+type AlterIndexRename struct {
+	Name, NewName string
+	IfExists      bool
+}
+
+// RenameConstraint is ALTER TABLE table RENAME CONSTRAINT name TO new_name.
+type RenameConstraint struct {
+	Table, Name, NewName string
+}
+
+// alterIndex parses ALTER INDEX, of which epochdb does RENAME TO.
+func (p *stmtParser) alterIndex() error {
+	c := &cursor{p: p, toks: p.toks, i: 2}
+	cmd := &AlterIndexRename{IfExists: c.acceptSeq("if", "exists")}
+	var err error
+	if cmd.Name, err = c.qualifiedName(); err != nil {
+		return err
+	}
+	if !c.is("rename") {
+		if c.i < len(c.toks) {
+			return p.unsupported(c.peek(), "ALTER INDEX ... %s is not supported", upper(c.peek().val))
+		}
+		return c.fail()
+	}
+	c.i++
+	if err := c.expect("to"); err != nil {
+		return err
+	}
+	if cmd.NewName, err = c.name(); err != nil {
+		return err
+	}
+	if err := c.end(); err != nil {
+		return err
+	}
+	p.st.Cmd = cmd
+	return nil
+}
+
+// renameConstraint parses ALTER TABLE [ONLY] table RENAME CONSTRAINT a TO b.
+func (p *stmtParser) renameConstraint() error {
+	c := &cursor{p: p, toks: p.toks, i: 2}
+	if c.is("if") {
+		return p.unsupported(c.peek(), "ALTER TABLE IF EXISTS is not supported")
+	}
+	c.accept("only")
+	cmd := &RenameConstraint{}
+	var err error
+	if cmd.Table, err = c.qualifiedName(); err != nil {
+		return err
+	}
+	if err := c.expect("rename"); err != nil {
+		return err
+	}
+	if err := c.expect("constraint"); err != nil {
+		return err
+	}
+	if cmd.Name, err = c.name(); err != nil {
+		return err
+	}
+	if err := c.expect("to"); err != nil {
+		return err
+	}
+	if cmd.NewName, err = c.name(); err != nil {
+		return err
+	}
+	if err := c.end(); err != nil {
+		return err
+	}
+	p.st.Cmd = cmd
+	return nil
+}
+
 // alterSequence parses ALTER SEQUENCE name options, whose options TiDB
 // reads as PostgreSQL writes them (RESTART [WITH n], INCREMENT BY, MINVALUE,
 // MAXVALUE, START WITH, CACHE).
@@ -867,6 +940,10 @@ func (p *stmtParser) alter() error {
 	if isWord(at(seq, 1), "sequence") {
 		return p.alterSequence(seq)
 	}
+	if isWord(at(seq, 1), "index") {
+		return p.alterIndex()
+	}
+
 	if !isWord(at(seq, 1), "table") {
 		kind := tokOf(at(seq, 1))
 		if kind == nil {
@@ -888,6 +965,9 @@ func (p *stmtParser) alter() error {
 	out = append(out, seq[i:j]...)
 	if j == len(seq) {
 		return p.syntaxErrorAtEnd()
+	}
+	if isWord(seq[j], "rename") && isWord(at(seq, j+1), "constraint") {
+		return p.renameConstraint()
 	}
 	if isWord(seq[j], "rename") {
 		r, err := p.alterRename(seq, j)
@@ -925,8 +1005,6 @@ func (p *stmtParser) alterRename(seq []item, i int) ([]item, error) {
 			return nil, p.errorAt(seq, i+2+min(len(seq)-i-2, 1))
 		}
 		return seq[i:], nil
-	case isWord(at(seq, i+1), "constraint"):
-		return nil, p.unsupported(tokOf(seq[i+1]), "RENAME CONSTRAINT is not supported")
 	}
 	j := i + 1
 	if isWord(at(seq, j), "column") {
