@@ -45,11 +45,21 @@ func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*Table, 
 	}
 	ts, ok := refs.TableRefs.Left.(*ast.TableSource)
 	if !ok {
-		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
+		return nil, "", errWriteTarget()
 	}
+	return c.targetTableOf(ts, verb)
+}
+
+func errWriteTarget() error {
+	return pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
+}
+
+// targetTableOf resolves the table an INSERT, UPDATE or DELETE writes, and
+// the name its rows go by.
+func (c *compiler) targetTableOf(ts *ast.TableSource, verb string) (*Table, string, error) {
 	tn, ok := ts.Source.(*ast.TableName)
 	if !ok {
-		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "unsupported write target")
+		return nil, "", errWriteTarget()
 	}
 	t, err := c.writableTable(tn.Schema.O, tn.Name.O, verb)
 	if err != nil {
@@ -571,6 +581,11 @@ type modifyTarget struct {
 	// keysKept says the statement changes no column of a primary key or
 	// unique index, which a foreign key could reference.
 	keysKept bool
+	// joined, for UPDATE ... FROM and DELETE ... USING, is the target
+	// joined with the other FROM items; width is the target's part of
+	// its rows (see dmljoin.go).
+	joined source
+	width  int
 }
 
 func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
@@ -579,6 +594,9 @@ func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.Tabl
 		if c, _, err = c.planWith(with); err != nil {
 			return nil, err
 		}
+	}
+	if refs != nil && refs.TableRefs != nil && refs.TableRefs.Right != nil {
+		return c.planJoinedTarget(p, refs, where, returning)
 	}
 	t, alias, err := c.targetTable(refs, p.verb)
 	if err != nil {
@@ -616,7 +634,13 @@ func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any
 			x.tx.KeepKeys(true)
 			defer x.tx.KeepKeys(false)
 		}
-		err := x.s.modifyRows(x, m.t, m.scan, m.where, up, func(row []any) error {
+		modify := func(up func(old []any) ([]any, error), done func(row []any) error) error {
+			if m.joined != nil {
+				return x.s.modifyJoined(x, m, up, done)
+			}
+			return x.s.modifyRows(x, m.t, m.scan, m.where, up, done)
+		}
+		err := modify(up, func(row []any) error {
 			count++
 			if p.returning != nil {
 				r, err := p.project(x, row)
@@ -672,7 +696,7 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 	}
 	m.keysKept = !slices.ContainsFunc(sets, func(s set) bool { return inUniqueKey(t, s.col) })
 	p.runModify(m, func(x *execCtx, old []any) ([]any, error) {
-		row := append([]any(nil), old...)
+		row := append([]any(nil), old[:len(t.Columns)+1]...) // without the FROM items' part
 		e := x.env(old)
 		for _, st := range sets {
 			v, err := st.e.eval(e)
@@ -711,7 +735,7 @@ func setTarget(t *Table, a *ast.Assignment) (int, *TableColumn, error) {
 
 // planDelete plans DELETE FROM t WHERE ...
 func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*writePlan, error) {
-	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
+	if n.IsMultiTable && n.TableRefs.TableRefs.Right == nil || n.Order != nil || n.Limit != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
 	p := &writePlan{verb: "DELETE"}

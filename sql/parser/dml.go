@@ -121,7 +121,20 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 		for j := i; j < len(seq); j++ {
 			switch {
 			case isWord(seq[j], "from") && !isWord(seq[j-1], "distinct"):
-				return nil, nil, p.unsupported(tokOf(seq[j]), "UPDATE ... FROM is not supported")
+				// UPDATE t SET ... FROM items WHERE ... is TiDB's
+				// multiple-table UPDATE t, items SET ... WHERE ...; the
+				// planner takes the first table as the target.
+				w := j + 1
+				for w < len(seq) && !isWord(seq[w], "where") {
+					w++
+				}
+				if w == j+1 {
+					return nil, nil, p.errorAt(seq, w)
+				}
+				out := append(append([]item(nil), seq[:i]...), comma(seq[j+1]))
+				out = append(append(out, seq[j+1:w]...), seq[i:j]...)
+				seq = append(out, seq[w:]...)
+				j = len(seq)
 			case wordsAt(seq, j, "where", "current", "of"):
 				return nil, nil, p.unsupported(tokOf(seq[j]), "WHERE CURRENT OF is not supported")
 			case isWord(seq[j], "order", "limit"):
@@ -139,7 +152,25 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 		}
 		switch {
 		case isWord(at(seq, i), "using"):
-			return nil, nil, p.unsupported(tokOf(seq[i]), "DELETE ... USING is not supported")
+			// DELETE FROM t [AS] a USING items is TiDB's multiple-table
+			// DELETE FROM a USING t AS a, items; the planner takes the
+			// first table as the target.
+			from := main + 1
+			target := seq[from+1 : i]
+			name := target[len(target)-1]
+			if len(target) == 1 || isPunct(target[len(target)-2], ".") {
+				name = &synth{anchor: firstTok(target[0]), space: true, parts: []any{quoteIdent(tokOf(name).val)}}
+			}
+			if isWord(at(target, len(target)-2), "as") {
+				target = target[:len(target)-2]
+			} else if len(target) > 1 && !isPunct(target[len(target)-2], ".") {
+				target = target[:len(target)-1]
+			}
+			out := append(append([]item(nil), seq[:from+1]...), name, seq[i])
+			out = append(out, target...)
+			out = append(out, &synth{anchor: tokOf(seq[i]), space: true, parts: []any{"AS ", name, ","}})
+			seq = append(out, seq[i+1:]...)
+			i = len(seq)
 		case wordsAt(seq, i, "where", "current", "of"):
 			return nil, nil, p.unsupported(tokOf(seq[i]), "WHERE CURRENT OF is not supported")
 		case i < len(seq) && !isWord(seq[i], "where"):
