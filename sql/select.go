@@ -956,11 +956,12 @@ func figureName(n ast.ExprNode) (string, int) {
 }
 
 // firstSelect is the SELECT that names a query's columns: the first of a
-// set operation's.
+// set operation's, without its DISTINCT ON.
 func firstSelect(n ast.Node) *ast.SelectStmt {
 	switch n := n.(type) {
 	case *ast.SelectStmt:
-		return n
+		sel, _ := distinctOnItems(n)
+		return sel
 	case *ast.SetOprStmt:
 		return firstSelect(n.SelectList)
 	case *ast.SetOprSelectList:
