@@ -19,6 +19,9 @@ import (
 //	agg(args) FILTER (WHERE cond)              agg(epochdb_filter(cond, args...))
 //	agg(direct) WITHIN GROUP (ORDER BY key)    agg(epochdb_within(direct, epochdb_order(key, 'asc', 'default')))
 //	SELECT DISTINCT ON (a, b) ...              SELECT epochdb_distinct_on(a, b), ...
+//	corr(y, x) OVER (...)                      max(epochdb_window_agg('corr', y, x)) OVER (...)
+//
+// The last is for the aggregates TiDB's grammar takes no OVER after.
 //
 // The statistical aggregates compute as PostgreSQL does, so that their
 // results agree to the last digit: integer and numeric inputs in exact
@@ -240,7 +243,8 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 		}
 		call.t = kt
 		if array {
-			if call.t, _ = types.ArrayOf(kt); call.t.Oid == 0 {
+			var ok bool
+			if call.t, ok = types.ArrayOf(kt); !ok {
 				return noFunc()
 			}
 		}
@@ -269,7 +273,7 @@ type numericMoments struct {
 }
 
 // floatMoments is the state of stddev and variance over floats, and
-// regression the state of the (Y, X) aggregates: float8_accum's and
+// regressionState that of the (Y, X) aggregates: float8_accum's and
 // float8_regr_accum's N, Sx, Sxx and so on.
 type floatMoments struct{ n, sx, sxx float64 }
 
