@@ -31,6 +31,11 @@ type aggCall struct {
 	order    []sortKey
 	t        types.T
 	loc      *time.Location // the session's, in which json aggregates write times
+	filter   expr           // FILTER (WHERE ...), over the input row, or nil
+	// An ordered-set aggregate's fraction (or array of them), evaluated
+	// when planned, or the error that evaluation gave.
+	frac    any
+	fracErr error
 }
 
 func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
@@ -59,8 +64,38 @@ func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
 
 func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct, loc: c.s.loc()}
-	star := call.fn == "count" && len(n.Args) == 1 && !n.Distinct && isConstOne(n.Args[0])
-	args, keys := orderKeys(unkeyed(n.Args))
+	nodes := n.Args
+	if d, ok := markerCall(at0(nodes), "epochdb_distinct"); ok && len(d.Args) == 1 {
+		// The parser's DISTINCT of an aggregate TiDB knows but takes no
+		// DISTINCT in (bit_and).
+		call.distinct = true
+		nodes = append([]ast.ExprNode{d.Args[0]}, nodes[1:]...)
+	}
+	nodes, cond := aggFilter(nodes)
+	if cond != nil {
+		var err error
+		if call.filter, err = a.input.compile(cond); err != nil {
+			return nil, err
+		}
+		if t := call.filter.typ(); t.Oid != types.OidBool && t.Oid != types.OidUnknown {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", t)
+		}
+		if call.filter, err = a.input.coerce(call.filter, types.Bool); err != nil {
+			return nil, err
+		}
+	}
+	if direct, within, ok := withinKeys(nodes); ok || orderedSetAgg(call.fn) {
+		if !orderedSetAgg(call.fn) {
+			return nil, a.input.noWithinGroup(call.fn, direct, within, aggArity(call.fn))
+		}
+		if err := call.planOrderedSet(a.input, direct, within); err != nil {
+			return nil, err
+		}
+		a.calls = append(a.calls, call)
+		return &colExpr{t: call.t, idx: len(a.groupExprs) + len(a.calls) - 1}, nil
+	}
+	star := call.fn == "count" && len(nodes) == 1 && !call.distinct && isConstOne(nodes[0])
+	args, keys := orderKeys(unkeyed(nodes))
 	if !star {
 		outer, err := a.input.readsOnlyOuter(func() error {
 			for _, arg := range args {
@@ -105,7 +140,9 @@ func asAggregate(n ast.Node) (*ast.AggregateFuncExpr, bool) {
 		return nil, false
 	}
 	switch f.FnName.L {
-	case "bool_and", "bool_or", "every", "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+	case "bool_and", "bool_or", "every", "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg",
+		"stddev", "variance", "corr", "covar_pop", "covar_samp", "regr_slope", "regr_intercept", "regr_count", "regr_r2",
+		"regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "percentile_cont", "percentile_disc", "mode":
 		agg := &ast.AggregateFuncExpr{F: f.FnName.L, Args: f.Args}
 		// The parser marks DISTINCT, which TiDB takes only in its own
 		// aggregates, as epochdb_distinct(first argument).
@@ -218,6 +255,9 @@ func (call *aggCall) typeCheck(c *compiler) error {
 	if call.args == nil {
 		call.t = types.Int8
 		return nil
+	}
+	if statAgg(call.fn) {
+		return call.typeCheckStat(c)
 	}
 	arg := call.args[0]
 	var err error
@@ -384,6 +424,8 @@ func (st *aggState) accumulate(vals []any) error {
 		st.acc = append(arr, v)
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		return st.addJSON(vals)
+	default:
+		return st.accumulateStat(vals)
 	}
 	return nil
 }
@@ -473,6 +515,9 @@ func (st *aggState) result() (any, error) {
 			return i, nil
 		}
 		return st.acc, nil
+	}
+	if statAgg(c.fn) {
+		return st.statResult()
 	}
 	return st.acc, nil
 }

@@ -140,6 +140,9 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 		if a, ok := asAggregate(n); ok {
 			return c.compile(a)
 		}
+		if err := c.notAggregate(n); err != nil {
+			return nil, err
+		}
 		return c.call(n)
 	case *ast.AggregateFuncExpr:
 		if c.agg == nil {

@@ -37,7 +37,7 @@ func (c *compiler) planQuery(n ast.Node) (queryPlan, error) {
 // selectPlan is a planned SELECT.
 type selectPlan struct {
 	cols     []Column
-	keys     []string // each visible column's expression as SQL, for ORDER BY to match
+	keys     []string // each column's expression as SQL, for ORDER BY to match
 	src      source
 	where    expr
 	agg      *aggPlan
@@ -62,6 +62,9 @@ type selectPlan struct {
 	// checkWhere is the whole WHERE clause, which the locking step
 	// re-checks; where holds what was not pushed down into the joins.
 	checkWhere expr
+	// distinctOn keys DISTINCT ON: of each run of rows that agree on
+	// these columns, in ORDER BY order, the first is kept.
+	distinctOn []sortKey
 }
 
 func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
@@ -535,6 +538,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of SELECT is not supported yet")
 	}
+	n, on := distinctOnItems(n)
 	p := &selectPlan{distinct: n.Distinct}
 	cc := *c
 	cc.subs = &p.subs
@@ -664,6 +668,11 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 			}
 		}
 	}
+	if on != nil {
+		if err := p.planDistinctOn(out, on); err != nil {
+			return nil, err
+		}
+	}
 	if locking(n) {
 		if err := p.planLocking(n, sc); err != nil {
 			return nil, err
@@ -757,17 +766,27 @@ func (p *selectPlan) expandStar(sc *scope, table string) error {
 	return nil
 }
 
-// addOrder adds one ORDER BY item: an output position, an output alias, or
-// an expression, computed as a hidden extra column.
+// addOrder adds one ORDER BY item.
 func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	e, key := orderItem(item)
+	idx, err := p.target(c, e, "ORDER BY")
+	if err != nil {
+		return err
+	}
+	key.idx, key.t = idx, p.exprs[idx].typ()
+	p.order = append(p.order, key)
+	return checkComparable(key.t, true)
+}
+
+// target finds the column an ORDER BY or DISTINCT ON item names: an output
+// position, an output alias, or an expression, computed as a hidden extra
+// column unless an earlier column computes it already.
+func (p *selectPlan) target(c *compiler, e ast.ExprNode, clause string) (int, error) {
 	if pos, ok := ordinal(e); ok {
 		if pos < 1 || pos > p.visible {
-			return pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			return 0, pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, pos)
 		}
-		key.idx, key.t = pos-1, p.exprs[pos-1].typ()
-		p.order = append(p.order, key)
-		return nil
+		return pos - 1, nil
 	}
 	// A bare name is an output column's first (SQL-92), then an input
 	// column's; an expression written as in the select list is that column.
@@ -779,24 +798,21 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 		match = slices.Index(p.keys, restore(e))
 	}
 	if match >= 0 {
-		key.idx, key.t = match, p.exprs[match].typ()
-		p.order = append(p.order, key)
-		return checkComparable(key.t, true)
+		return match, nil
 	}
 	if p.distinct {
-		return pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		return 0, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 	}
 	ex, err := c.compile(e)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if ex, err = c.resolveUnknown(ex); err != nil {
-		return err
+		return 0, err
 	}
-	key.idx, key.t = len(p.exprs), ex.typ()
 	p.exprs = append(p.exprs, ex)
-	p.order = append(p.order, key)
-	return checkComparable(key.t, true)
+	p.keys = append(p.keys, restore(e))
+	return len(p.exprs) - 1, nil
 }
 
 // orderItem reads an ORDER BY item: its expression, and the direction and
@@ -868,6 +884,9 @@ func figureName(n ast.ExprNode) (string, int) {
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(n.F), 2
 	case *ast.WindowFuncExpr:
+		if fn, _, ok := windowAgg(n); ok {
+			return fn, 2
+		}
 		return strings.ToLower(n.Name), 2
 	case *ast.FuncCallExpr:
 		switch n.FnName.L {
@@ -937,11 +956,12 @@ func figureName(n ast.ExprNode) (string, int) {
 }
 
 // firstSelect is the SELECT that names a query's columns: the first of a
-// set operation's.
+// set operation's, without its DISTINCT ON.
 func firstSelect(n ast.Node) *ast.SelectStmt {
 	switch n := n.(type) {
 	case *ast.SelectStmt:
-		return n
+		sel, _ := distinctOnItems(n)
+		return sel
 	case *ast.SetOprStmt:
 		return firstSelect(n.SelectList)
 	case *ast.SetOprSelectList:
@@ -963,7 +983,7 @@ func (p *selectPlan) explain(indent string) string {
 		sb.WriteString(indent + "Sort\n")
 		indent += "  "
 	}
-	if p.distinct {
+	if p.distinct || p.distinctOn != nil {
 		sb.WriteString(indent + "Unique\n")
 		indent += "  "
 	}
@@ -1028,7 +1048,7 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 		}
 	}
 	it = &projectIter{in: it, x: x, exprs: p.exprs}
-	if !p.distinct && len(p.order) == 0 {
+	if !p.distinct && p.distinctOn == nil && len(p.order) == 0 {
 		if p.locking != nil {
 			it = &lockIter{in: it, x: x, p: p}
 		}
@@ -1040,6 +1060,9 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	rows, err := drain(it)
 	if err != nil {
 		return nil, err
+	}
+	if p.distinctOn != nil {
+		rows = p.firstOfEach(rows)
 	}
 	if p.distinct {
 		rows = distinctRows(rows, p.exprs[:p.visible])
@@ -1166,6 +1189,14 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
 			groups[string(k)] = g
 		}
 		for i, c := range a.calls {
+			if c.filter != nil {
+				if ok, err := c.filter.eval(e); err != nil || !isTrue(ok) {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
 			vals := make([]any, len(c.args))
 			for j, arg := range c.args {
 				if vals[j], err = arg.eval(e); err != nil {

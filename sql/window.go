@@ -19,9 +19,13 @@ import (
 //
 //   - row_number, rank and dense_rank number the rows of a partition in the
 //     window's order (pgjdbc's getColumns uses them).
+//   - ntile, percent_rank and cume_dist place the row among its
+//     partition's rows in the window's order.
 //   - lag and lead read the value of a row before or after, in that order.
-//   - first_value, last_value and the aggregates (count, sum, avg, min and
-//     max; the parser refuses the others before OVER) read the window frame: by
+//   - first_value, last_value, nth_value and the aggregates (count, sum,
+//     avg, min, max, the bitwise ones and those of stddev and variance that
+//     TiDB's grammar takes with OVER; the parser refuses the others), with
+//     or without FILTER, read the window frame: by
 //     default, with ORDER BY, the partition's rows up to the current row and
 //     its peers; without ORDER BY, the whole partition. ROWS frames may
 //     bound either end by UNBOUNDED, CURRENT ROW or a constant offset; RANGE
@@ -41,6 +45,7 @@ type winCall struct {
 	t         types.T // the result type
 	args      []expr
 	agg       *aggCall // the aggregate, for an aggregate over a window
+	filter    expr     // the aggregate's FILTER, or nil
 	partition []expr
 	order     []sortKey // over the values of orderBy
 	orderBy   []expr
@@ -116,12 +121,16 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}
 	argNodes := wf.Args
+	if fn, args, ok := windowAgg(wf); ok {
+		call.fn, argNodes = fn, args
+	}
 	if len(argNodes) == 1 {
 		// The parser's packing of lag and lead arguments TiDB would refuse.
 		if f, ok := argNodes[0].(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_args" {
 			argNodes = f.Args
 		}
 	}
+	argNodes, cond := aggFilter(argNodes)
 	args := make([]expr, len(argNodes))
 	for i, a := range argNodes {
 		var err error
@@ -130,10 +139,34 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		}
 	}
 	switch call.fn {
-	case "row_number", "rank", "dense_rank":
+	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist":
 		if len(args) > 0 {
 			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with arguments does not exist", call.fn)
 		}
+		if call.fn == "percent_rank" || call.fn == "cume_dist" {
+			call.t = types.Float8
+		}
+	case "ntile":
+		if len(args) != 1 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function ntile with %d arguments does not exist", len(args))
+		}
+		var err error
+		if args[0], err = in.coerce(args[0], types.Int4); err != nil {
+			return nil, err
+		}
+		call.t = types.Int4
+	case "nth_value":
+		if len(args) != 2 {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function nth_value with %d arguments does not exist", len(args))
+		}
+		var err error
+		if args[0], err = in.resolveUnknown(args[0]); err != nil {
+			return nil, err
+		}
+		if args[1], err = in.coerce(args[1], types.Int4); err != nil {
+			return nil, err
+		}
+		call.t = args[0].typ()
 	case "lag", "lead":
 		if len(args) < 1 || len(args) > 3 {
 			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.fn, len(args))
@@ -167,7 +200,10 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			return nil, err
 		}
 		call.t = args[0].typ()
-	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg":
+	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg",
+		"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bit_and", "bit_or", "bit_xor",
+		"corr", "covar_pop", "covar_samp", "regr_slope", "regr_intercept", "regr_count", "regr_r2", "regr_avgx",
+		"regr_avgy", "regr_sxx", "regr_syy", "regr_sxy":
 		agg := &aggCall{fn: call.fn, args: args}
 		if call.fn == "count" && (len(argNodes) == 0 || len(argNodes) == 1 && isConstOne(argNodes[0])) {
 			agg.args = nil // count(*)
@@ -180,6 +216,21 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", call.fn)
 	}
 	call.args = args
+	if cond != nil {
+		if call.agg == nil {
+			return nil, pgerr.New(pgerr.WrongObjectType, "FILTER is not implemented for non-aggregate window functions")
+		}
+		var err error
+		if call.filter, err = in.compile(cond); err != nil {
+			return nil, err
+		}
+		if t := call.filter.typ(); t.Oid != types.OidBool && t.Oid != types.OidUnknown {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", t)
+		}
+		if call.filter, err = in.coerce(call.filter, types.Bool); err != nil {
+			return nil, err
+		}
+	}
 
 	spec := wf.Spec
 	if spec.Name.L != "" || spec.Ref.L != "" {
@@ -530,6 +581,9 @@ func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
 	// keyed[i] holds the partition and order values, the arguments, and
 	// last the row's input position.
 	exprs := append(append(slices.Clip(call.partition), call.orderBy...), call.args...)
+	if call.filter != nil {
+		exprs = append(exprs, call.filter) // after the arguments
+	}
 	nk := len(exprs)
 	keyed := make([][]any, len(rows))
 	for i, r := range rows {
@@ -630,6 +684,20 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 			}
 		}
 		return out, nil
+	case "ntile":
+		return call.ntile(part, argAt)
+	case "percent_rank", "cume_dist":
+		for i := range part {
+			switch {
+			case call.fn == "cume_dist":
+				out[i] = float64(peerEnd[i]) / float64(len(part))
+			case len(part) > 1:
+				out[i] = float64(peers[i]) / float64(len(part)-1)
+			default:
+				out[i] = 0.0
+			}
+		}
+		return out, nil
 	}
 	// The frame functions: each row's frame is [from, to).
 	rangeFrom, rangeTo, err := call.rangeFrames(x, part, peers, peerEnd)
@@ -668,14 +736,26 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 		}
 		return max(from, 0), min(to, len(part))
 	}
-	if call.agg == nil { // first_value, last_value
+	if call.agg == nil { // first_value, last_value, nth_value
 		for i := range part {
-			if from, to := frame(i); from < to {
-				if call.fn == "first_value" {
-					out[i] = arg(from, 0)
-				} else {
-					out[i] = arg(to-1, 0)
+			from, to := frame(i)
+			switch {
+			case call.fn == "nth_value":
+				n, ok := arg(i, 1).(int64)
+				if !ok {
+					continue // NULL
 				}
+				if n <= 0 {
+					return nil, pgerr.New(pgerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
+				}
+				if int64(to-from) >= n {
+					out[i] = arg(from+int(n)-1, 0)
+				}
+			case from >= to:
+			case call.fn == "first_value":
+				out[i] = arg(from, 0)
+			default:
+				out[i] = arg(to-1, 0)
 			}
 		}
 		return out, nil
@@ -692,6 +772,9 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 			st, added = &aggState{call: call.agg}, from
 		}
 		for ; added < to; added++ {
+			if call.filter != nil && !isTrue(part[added][argAt+len(call.args)]) {
+				continue
+			}
 			if err := st.add(part[added][argAt : argAt+len(call.args)]); err != nil {
 				return nil, err
 			}
@@ -701,6 +784,43 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 			return nil, err
 		}
 		out[i] = v
+	}
+	return out, nil
+}
+
+// ntile is window_ntile: it splits the partition into n buckets as even as
+// can be, the first ones a row larger. n is read at the partition's first
+// row, or at the next rows while it is NULL.
+func (call *winCall) ntile(part [][]any, argAt int) ([]any, error) {
+	out := make([]any, len(part))
+	var bucket, size, boundary, remainder int64
+	for i, row := range part {
+		if bucket == 0 {
+			n, ok := row[argAt].(int64)
+			if !ok {
+				continue // NULL
+			}
+			if n <= 0 {
+				return nil, pgerr.New(pgerr.InvalidArgumentForNtile, "argument of ntile must be greater than zero")
+			}
+			total := int64(len(part))
+			bucket, boundary = 1, total/n
+			if boundary <= 0 {
+				boundary = 1
+			} else if remainder = total % n; remainder != 0 {
+				boundary++
+			}
+		}
+		size++
+		if boundary < size {
+			if remainder != 0 && bucket == remainder {
+				remainder = 0
+				boundary--
+			}
+			bucket++
+			size = 1
+		}
+		out[i] = bucket
 	}
 	return out, nil
 }

@@ -476,9 +476,7 @@ func (e *exprParser) primary() (*exprNode, error) {
 			}
 			e.i++
 		case tkQIdent:
-			if err := e.name(); err != nil {
-				return nil, err
-			}
+			return e.call(lo)
 		case tkWord:
 			w := v.val
 			switch {
@@ -492,9 +490,7 @@ func (e *exprParser) primary() (*exprNode, error) {
 			case pgKeywords[w] == reserved, exprOpWords[w]:
 				return nil, structuralError{}
 			default:
-				if err := e.name(); err != nil {
-					return nil, err
-				}
+				return e.call(lo)
 			}
 		default:
 			return nil, structuralError{}
@@ -503,6 +499,18 @@ func (e *exprParser) primary() (*exprNode, error) {
 		return nil, structuralError{}
 	}
 	return e.subscripts(lo, e.node(lo, lvPrimary, firstTok(e.seq[lo]), nil, nil))
+}
+
+// call parses a name, and the call that may follow it, as a primary
+// expression.
+func (e *exprParser) call(lo int) (*exprNode, error) {
+	parts, err := e.name()
+	if err != nil {
+		return nil, err
+	}
+	n := e.node(lo, lvPrimary, firstTok(e.seq[lo]), parts, nil)
+	n.rewritten = parts != nil
+	return e.subscripts(lo, n)
 }
 
 // array rewrites ARRAY[a, b] to epochdb_array(a, b), and ARRAY(subquery)
@@ -546,9 +554,13 @@ func (e *exprParser) subscripts(lo int, n *exprNode) (*exprNode, error) {
 	}
 }
 
-// name consumes a possibly qualified name, and the call and window clause
-// that may follow it.
-func (e *exprParser) name() error {
+// name consumes a possibly qualified name, and the call and the clauses
+// that may follow it. It returns what to write instead of the source
+// items when a clause TiDB lacks (WITHIN GROUP, FILTER) has gone into the
+// call's arguments, or the call is an aggregate TiDB takes no OVER after,
+// else nil.
+func (e *exprParser) name() ([]any, error) {
+	lo := e.i
 	last := tokOf(e.cur())
 	e.i++
 	for isPunct(e.cur(), ".") {
@@ -561,22 +573,93 @@ func (e *exprParser) name() error {
 	}
 	g := parenGroup(e.cur())
 	if !last.call || g == nil {
-		return nil
+		return nil, nil
 	}
+	callEnd := e.i + 1
+	// The clauses after a call, in gram.y's order: WITHIN GROUP, FILTER,
+	// OVER.
+	j := callEnd
+	var within, filter *group
+	var withinTok, filterTok *token
+	if wordsAt(e.seq, j, "within", "group") {
+		withinTok = tokOf(e.seq[j])
+		if within = parenGroup(at(e.seq, j+2)); within == nil {
+			return nil, e.p.errorAt(e.seq, j+2)
+		}
+		if !wordsAt(within.kids, 0, "order", "by") {
+			return nil, e.p.errorAt(within.kids, 0, within.close)
+		}
+		j += 3
+	}
+	if isWord(at(e.seq, j), "filter") && parenGroup(at(e.seq, j+1)) != nil {
+		filterTok, filter = tokOf(e.seq[j]), e.seq[j+1].(*group)
+		if !isWord(at(filter.kids, 0), "where") {
+			return nil, e.p.errorAt(filter.kids, 0, filter.close)
+		}
+		if len(filter.kids) == 1 {
+			return nil, e.p.syntaxError(filter.close)
+		}
+		j += 2
+	}
+	over := isWord(at(e.seq, j), "over") && (parenGroup(at(e.seq, j+1)) != nil || isName(at(e.seq, j+1)))
 	for i, kid := range g.kids {
 		if isWord(kid, "order") && !isWord(at(g.kids, 0), "select", "with", "values", "table") && parenGroup(at(g.kids, 0)) == nil {
-			if isWord(at(e.seq, e.i+1), "over") {
-				return e.p.unsupported(last, "aggregate ORDER BY is not implemented for window functions")
+			if over {
+				return nil, e.p.unsupported(last, "aggregate ORDER BY is not implemented for window functions")
+			}
+			if within != nil {
+				return nil, e.p.syntaxMsg(withinTok, "cannot use multiple ORDER BY clauses with WITHIN GROUP")
 			}
 			kids, err := e.p.argumentOrder(last, g, i)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			g.kids = kids
 			break
 		}
 	}
-	if isWord(at(g.kids, 0), "distinct") && noTiDBWindow[last.val] && !isWord(at(e.seq, e.i+1), "over") {
+	switch {
+	case within != nil && over:
+		return nil, e.p.unsupported(withinTok, "OVER is not supported for ordered-set aggregate %s", last.val)
+	case filter != nil && over && tidbCallable[last.val]:
+		return nil, e.p.unsupported(filterTok, "FILTER is not implemented for non-aggregate window functions")
+	case within != nil && isWord(at(g.kids, 0), "distinct"):
+		return nil, e.p.syntaxMsg(withinTok, "cannot use DISTINCT with WITHIN GROUP")
+	case within != nil:
+		// The arguments and the sort keys, as argumentOrder writes them,
+		// become the one argument epochdb_within(argument, ...,
+		// epochdb_order(...)), which TiDB's grammar takes for any
+		// aggregate.
+		prefix := "epochdb_order("
+		if len(g.kids) > 0 {
+			prefix = ", " + prefix
+		}
+		keys, err := e.p.sortKeys(withinTok, prefix, within.kids[2:])
+		if err != nil {
+			return nil, err
+		}
+		g.kids = []item{&synth{anchor: withinTok, parts: []any{"epochdb_within(", g.kids, keys, ")"}}}
+	}
+	if filter != nil {
+		// The condition and the arguments become the one argument
+		// epochdb_filter(condition, argument, ...), which TiDB's grammar
+		// takes for any aggregate; count(*) counts the constant 1.
+		lead := 0
+		if isWord(at(g.kids, 0), "distinct", "all") {
+			lead = 1
+		}
+		inner := g.kids[lead:]
+		if t := tokOf(at(inner, 0)); len(inner) == 1 && t != nil && t.kind == tkOp && t.val == "*" {
+			inner = []item{&synth{anchor: t, parts: []any{"1"}}}
+		}
+		parts := []any{"epochdb_filter(", filter.kids[1:]}
+		if len(inner) > 0 {
+			parts = append(parts, ", ", inner)
+		}
+		parts = append(parts, ")")
+		g.kids = append(g.kids[:lead:lead], &synth{anchor: filterTok, parts: parts})
+	}
+	if isWord(at(g.kids, 0), "distinct") && (noTiDBWindow[last.val] || noTiDBDistinct[last.val]) && !over {
 		// TiDB takes DISTINCT only in the aggregates it knows: mark the
 		// first argument instead.
 		end := 1 // the first argument ends at a comma, or at argumentOrder's keys
@@ -584,39 +667,53 @@ func (e *exprParser) name() error {
 			end++
 		}
 		if end == 1 {
-			return e.p.syntaxError(g.close) // DISTINCT with no argument
+			return nil, e.p.syntaxError(g.close) // DISTINCT with no argument
 		}
 		kids := []item{&synth{anchor: tokOf(g.kids[0]), parts: []any{"epochdb_distinct(", g.kids[1:end], ")"}}}
 		g.kids = append(kids, g.kids[end:]...)
 	}
-	e.i++
-	switch {
-	case isWord(e.cur(), "filter") && parenGroup(at(e.seq, e.i+1)) != nil:
-		return e.p.unsupported(tokOf(e.cur()), "aggregate FILTER is not supported")
-	case wordsAt(e.seq, e.i, "within", "group"):
-		return e.p.unsupported(tokOf(e.cur()), "WITHIN GROUP is not supported")
-	case isWord(e.cur(), "over") && (parenGroup(at(e.seq, e.i+1)) != nil || isName(at(e.seq, e.i+1))):
+	e.i = j
+	if over {
 		if isWord(at(g.kids, 0), "distinct") {
-			return e.p.unsupported(tokOf(g.kids[0]), "DISTINCT is not implemented for window functions")
+			return nil, e.p.unsupported(tokOf(g.kids[0]), "DISTINCT is not implemented for window functions")
 		}
-		if noTiDBWindow[last.val] {
-			return e.p.unsupported(last, "window function %s is not supported", last.val)
+		if noTiDBWindow[last.val] && !windowAggs[last.val] {
+			return nil, e.p.unsupported(last, "window function %s is not supported", last.val)
 		}
 		if w := parenGroup(at(e.seq, e.i+1)); w != nil {
 			w.kids = frameOffsets(w.kids)
 		}
-		if last.val == "lag" || last.val == "lead" {
+		switch args := splitCommas(g.kids); {
+		case last.val == "lag" || last.val == "lead":
 			// TiDB takes only a plain number as the offset: pass the
 			// arguments packed as one, which the planner unpacks.
-			if args := splitCommas(g.kids); len(args) > 1 {
+			if len(args) > 1 {
 				if t := tokOf(at(args[1], 0)); len(args[1]) != 1 || t == nil || t.kind != tkNumber {
 					g.kids = []item{&synth{anchor: firstTok(g.kids[0]), parts: []any{"epochdb_args(", g.kids, ")"}}}
 				}
 			}
+		case last.val == "ntile":
+			// TiDB takes one simple expression.
+			g.kids = []item{&synth{anchor: g.open, parts: []any{"epochdb_args(", g.kids, ")"}}}
+		case last.val == "nth_value" && len(args) == 2:
+			g.kids = []item{&synth{anchor: g.open, parts: []any{args[0], ", (", args[1], ")"}}}
 		}
 		e.i += 2
+		if windowAggs[last.val] {
+			// An aggregate TiDB does not take before OVER goes as the
+			// one it does: max(epochdb_window_agg('name', argument, ...)).
+			parts := []any{"max(epochdb_window_agg(" + quoteString(last.val)}
+			if len(g.kids) > 0 {
+				parts = append(parts, ", ", g.kids)
+			}
+			return append(parts, "))", e.seq[j:e.i]), nil
+		}
 	}
-	return nil
+	if within == nil && filter == nil {
+		return nil, nil
+	}
+	// The clauses' words go: what they said is in the arguments now.
+	return []any{e.seq[lo:callEnd], e.seq[j:e.i]}, nil
 }
 
 // argumentOrder rewrites an aggregate's ORDER BY, at g.kids[i], which TiDB
@@ -658,7 +755,10 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 	}
 	ordered := false
 	switch fn.val {
-	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every":
+	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "stddev", "stddev_samp",
+		"stddev_pop", "variance", "var_samp", "var_pop", "corr", "covar_pop", "covar_samp", "regr_slope",
+		"regr_intercept", "regr_count", "regr_r2", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy",
+		"regr_sxy", "bit_and", "bit_or", "bit_xor":
 	case "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		ordered = true
 	default:
@@ -668,8 +768,34 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 	if a := tokOf(at(args, 0)); len(args) == 0 || a != nil && a.kind == tkOp && a.val == "*" {
 		return nil, p.syntaxError(t) // count(* ORDER BY x), f(ORDER BY x)
 	}
-	parts := []any{", epochdb_order("}
-	for n, key := range splitCommas(g.kids[i+2:]) {
+	keys, err := p.sortKeys(t, ", epochdb_order(", g.kids[i+2:])
+	if err != nil {
+		return nil, err
+	}
+	if ordered {
+		return append(args, keys), nil
+	}
+	// The other aggregates' results do not depend on their input's order,
+	// but the keys must still name what exists: they travel inside the
+	// argument, epochdb_keyed(argument, epochdb_order(...)), for the
+	// planner to check and drop, since TiDB's grammar takes one argument.
+	lead := 0
+	if isWord(at(args, 0), "distinct", "all") {
+		lead = 1
+	}
+	if lead == len(args) {
+		return nil, p.syntaxError(t)
+	}
+	keyed := &synth{anchor: firstTok(args[lead]), parts: []any{"epochdb_keyed(", args[lead:], keys, ")"}}
+	return append(args[:lead:lead], keyed), nil
+}
+
+// sortKeys writes the sort keys of an aggregate's ORDER BY or WITHIN GROUP
+// as the marker call prefix + "key, 'asc' or 'desc', 'first', 'last' or
+// 'default', ...)", which the planner reads as sort keys.
+func (p *stmtParser) sortKeys(t *token, prefix string, items []item) (*synth, error) {
+	parts := []any{prefix}
+	for n, key := range splitCommas(items) {
 		dir, nulls := "asc", "default"
 		if sy, ok := at(key, 0).(*synth); ok && len(key) == 1 && len(sy.parts) == 4 && sy.parts[0] == "epochdb_nulls(" {
 			// The ORDER BY rewrite has been here: epochdb_nulls(key,
@@ -696,24 +822,7 @@ func (p *stmtParser) argumentOrder(fn *token, g *group, i int) ([]item, error) {
 		}
 		parts = append(parts, key, ", '"+dir+"', '"+nulls+"'")
 	}
-	parts = append(parts, ")")
-	keys := &synth{anchor: t, parts: parts}
-	if ordered {
-		return append(args, keys), nil
-	}
-	// The other aggregates' results do not depend on their input's order,
-	// but the keys must still name what exists: they travel inside the
-	// argument, epochdb_keyed(argument, epochdb_order(...)), for the
-	// planner to check and drop, since TiDB's grammar takes one argument.
-	lead := 0
-	if isWord(at(args, 0), "distinct", "all") {
-		lead = 1
-	}
-	if lead == len(args) {
-		return nil, p.syntaxError(t)
-	}
-	keyed := &synth{anchor: firstTok(args[lead]), parts: []any{"epochdb_keyed(", args[lead:], keys, ")"}}
-	return append(args[:lead:lead], keyed), nil
+	return &synth{anchor: t, parts: append(parts, ")")}, nil
 }
 
 // columnAliases rewrites the FROM item that ends out, aliased alias with a
@@ -809,11 +918,29 @@ func frameOffsets(kids []item) []item {
 	return out
 }
 
-// noTiDBWindow are aggregates TiDB's grammar does not take before OVER.
+// noTiDBWindow are aggregates TiDB's grammar does not take before OVER:
+// those it does not know, and stddev and variance, which it reads as
+// MySQL's population aggregates.
 var noTiDBWindow = map[string]bool{
 	"string_agg": true, "bool_and": true, "bool_or": true, "every": true, "array_agg": true,
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
+	"stddev": true, "variance": true, "corr": true, "covar_pop": true, "covar_samp": true,
+	"regr_slope": true, "regr_intercept": true, "regr_count": true, "regr_r2": true, "regr_avgx": true,
+	"regr_avgy": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true,
 }
+
+// windowAggs are the aggregates of noTiDBWindow that the planner takes
+// over a window.
+var windowAggs = map[string]bool{
+	"string_agg": true, "bool_and": true, "bool_or": true, "every": true,
+	"stddev": true, "variance": true, "corr": true, "covar_pop": true, "covar_samp": true,
+	"regr_slope": true, "regr_intercept": true, "regr_count": true, "regr_r2": true, "regr_avgx": true,
+	"regr_avgy": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
+}
+
+// noTiDBDistinct are aggregates TiDB knows but takes no DISTINCT in.
+var noTiDBDistinct = map[string]bool{"bit_and": true, "bit_or": true, "bit_xor": true}
 
 // rewrittenOps maps PostgreSQL operators that TiDB lacks or reads with
 // another meaning or precedence to the text around their two operands, and
@@ -1289,7 +1416,18 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			i += 2
 			continue
 		case wordsAt(seq, i, "distinct", "on"):
-			return nil, p.unsupported(t, "SELECT DISTINCT ON is not supported")
+			// DISTINCT ON (a, b) becomes a first select-list item,
+			// epochdb_distinct_on(a, b), which the planner takes off.
+			g := parenGroup(at(seq, i+2))
+			switch {
+			case g == nil:
+				return nil, p.errorAt(seq, i+2)
+			case len(g.kids) == 0:
+				return nil, p.syntaxError(g.close)
+			}
+			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"epochdb_distinct_on(", g.kids, "),"}})
+			i += 3
+			continue
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
 			// TiDB has no FULL JOIN (it would read FULL as a table alias);
 			// its STRAIGHT_JOIN, which PostgreSQL has not, stands in for it.

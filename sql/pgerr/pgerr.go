@@ -90,6 +90,8 @@ const (
 	InvalidName                      = "42602"
 	WindowingError                   = "42P20"
 	InvalidPrecedingOrFollowingSize  = "22013"
+	InvalidArgumentForNtile          = "22014"
+	InvalidArgumentForNthValue       = "22016"
 	InvalidRegularExpression         = "2201B"
 	InvalidSchemaName                = "3F000"
 	DependentObjectsStillExist       = "2BP01"
