@@ -74,6 +74,17 @@ type conn struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's, or nil
+
+	// Notifications (LISTEN/NOTIFY) arrive from other sessions'
+	// goroutines. One that finds the connection idle, waiting for the
+	// client's next command outside a transaction block, is written to
+	// the socket at once; any other waits in pending for the next
+	// ReadyForQuery that leaves the session idle. wmu guards idle, pending
+	// and every write to nc.
+	wmu     sync.Mutex
+	idle    bool
+	pending []sql.Notification
+	atReady bool // ReadyForQuery was the last reply, and no message has come since
 }
 
 // statement is a prepared statement, by name. p is nil for an empty query.
@@ -121,7 +132,9 @@ func (r connReader) Read(p []byte) (int, error) {
 	if err := r.c.flush(); err != nil {
 		return 0, socketError{err}
 	}
+	r.c.setIdle(true)
 	n, err := r.c.nc.Read(p)
+	r.c.setIdle(false)
 	r.c.bytesRead += int64(n)
 	if err != nil {
 		err = socketError{err}
@@ -162,6 +175,7 @@ func (c *conn) loop() {
 			c.readFailed(err, "invalid frontend message")
 			return
 		}
+		c.atReady = false
 		if c.ignoreTillSync {
 			switch msg.(type) {
 			case *pgproto3.Sync, *pgproto3.Terminate:
@@ -268,7 +282,7 @@ func (c *conn) startup() bool {
 		c.fatal(pgerr.New(pgerr.InvalidCatalogName, "database \"%s\" does not exist", db))
 		return false
 	}
-	params := sql.SessionParams{User: c.srv.user(), Database: db, Options: opts, PID: c.pid, Notice: c.notice}
+	params := sql.SessionParams{User: c.srv.user(), Database: db, Options: opts, PID: c.pid, Notice: c.notice, Notify: c.notify}
 	err := c.call(func() (err error) {
 		c.sess, err = c.srv.Engine.NewSession(params)
 		return err
@@ -455,8 +469,51 @@ func (c *conn) ready() {
 		// Portals live as long as their transaction.
 		c.closePortals()
 	}
+	if c.txStatus == 'I' {
+		c.wmu.Lock()
+		for _, n := range c.pending {
+			c.send(&pgproto3.NotificationResponse{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload})
+		}
+		c.pending = nil
+		c.wmu.Unlock()
+	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.txStatus})
 	c.flush()
+	c.atReady = true
+}
+
+// notify takes a notification for a channel the session listens on: see
+// conn.wmu.
+func (c *conn) notify(n sql.Notification) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.idle {
+		c.pending = append(c.pending, n)
+		return
+	}
+	msg := &pgproto3.NotificationResponse{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload}
+	buf, err := msg.Encode(nil)
+	if err == nil && c.werr == nil {
+		_, c.werr = c.nc.Write(buf)
+	}
+}
+
+// setIdle marks the connection as waiting for the client, or as no longer
+// waiting. Waiting for a command outside a transaction block, it first
+// writes the notifications that arrived meanwhile.
+func (c *conn) setIdle(waiting bool) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.idle = waiting && c.atReady && c.txStatus == 'I' && !c.closed && c.werr == nil
+	if !c.idle || len(c.pending) == 0 {
+		return
+	}
+	var buf []byte
+	for _, n := range c.pending {
+		buf, _ = (&pgproto3.NotificationResponse{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload}).Encode(buf)
+	}
+	c.pending = nil
+	_, c.werr = c.nc.Write(buf)
 }
 
 // recoverSession puts the session back to idle after a Session call
@@ -652,6 +709,8 @@ func (c *conn) send(m pgproto3.BackendMessage) {
 
 // flush writes the pending output.
 func (c *conn) flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if c.werr != nil || len(c.out) == 0 {
 		return c.werr
 	}

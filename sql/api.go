@@ -29,6 +29,10 @@ type SessionParams struct {
 	// Notice receives NOTICE and WARNING messages as they happen; their
 	// Severity is set. It may be nil.
 	Notice func(*pgerr.Error)
+	// Notify receives the notifications of the channels the session
+	// LISTENs on, when the notifying transactions commit. It is called
+	// from other sessions' goroutines and must not block. It may be nil.
+	Notify func(Notification)
 }
 
 // Column describes one result column, as RowDescription carries it.

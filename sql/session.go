@@ -27,11 +27,12 @@ type EngineOptions struct {
 // Engine is the SQL layer over a txn.Store: the catalog, the planner and
 // the executor. Sessions share it.
 type Engine struct {
-	store *txn.Store
-	opts  EngineOptions
-	cat   atomic.Pointer[Catalog]
-	seqs  *sequences
-	locks *tableLocks
+	store  *txn.Store
+	opts   EngineOptions
+	cat    atomic.Pointer[Catalog]
+	seqs   *sequences
+	locks  *tableLocks
+	notify *notifyHub
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -43,7 +44,7 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 	if opts.Superuser == "" {
 		opts.Superuser = "epochdb"
 	}
-	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks()}
+	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks(), notify: newNotifyHub()}
 	if err := e.reloadCatalog(); err != nil {
 		return nil, err
 	}
@@ -81,6 +82,13 @@ type Session struct {
 	database string
 	pid      int32
 	noticeFn func(*pgerr.Error)
+	// notifyFn receives the notifications of the channels the session
+	// listens on, from the committing session's goroutine.
+	notifyFn func(Notification)
+	// listenOps and notifies wait for the transaction to commit (see
+	// notify.go).
+	listenOps []listenOp
+	notifies  []Notification
 
 	keyBuf, valBuf []byte            // scratch for writeRow
 	planningViews  []uint32          // the views being planned, innermost last
@@ -133,7 +141,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 		return nil, pgerr.New(pgerr.InvalidCatalogName, "database %q does not exist", p.Database)
 	}
 	s := &Session{
-		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice,
+		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice, notifyFn: p.Notify,
 		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
 		sqlPrepared: make(map[string]*Prepared),
 		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
@@ -159,6 +167,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
+	s.e.notify.apply(s, []listenOp{{off: true}})
 	if s.tx != nil {
 		_ = s.tx.Rollback()
 		s.e.locks.release(s.tx.ID())
@@ -370,6 +379,7 @@ func (s *Session) endTxn(commit bool) error {
 	defer s.e.locks.release(tx.ID())
 	if !commit {
 		s.endSettings(false)
+		s.endNotify(false)
 		if err := tx.Rollback(); err != nil && !errors.Is(err, txn.ErrDone) {
 			return err // ErrDone: a failed block's transaction ended at its error
 		}
@@ -377,13 +387,16 @@ func (s *Session) endTxn(commit bool) error {
 	}
 	if err := tx.Commit(); err != nil {
 		s.endSettings(false)
+		s.endNotify(false)
 		return pgerr.Convert(err)
 	}
 	s.endSettings(true)
+	var err error
 	if d != nil {
-		return s.e.reloadCatalog()
+		err = s.e.reloadCatalog()
 	}
-	return nil
+	s.endNotify(true)
+	return err
 }
 
 // lockTables takes the statement p's uses of its tables: a write on the
@@ -1051,6 +1064,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "DEALLOCATE", nil
 	case *parser.CreateView:
 		return "CREATE VIEW", s.createView(ctx, cmd)
+	case *parser.Listen, *parser.Unlisten, *parser.Notify:
+		return s.runNotifyCmd(cmd)
 	case *parser.AlterIndexRename:
 		return "ALTER INDEX", s.alterIndexRename(ctx, cmd)
 	case *parser.RenameConstraint:

@@ -142,7 +142,8 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // isTableFunc reports whether name is a set-returning function that
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
-	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" || jsonTableFuncs[name] || strTableFuncs[name]
+	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
+		name == "pg_listening_channels" || jsonTableFuncs[name] || strTableFuncs[name]
 }
 
 // compileTableFunc compiles a call of a set-returning function that
@@ -160,6 +161,9 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 	}
 	if jsonTableFuncs[call.FnName.L] {
 		return c.jsonTableFunc(call)
+	}
+	if call.FnName.L == "pg_listening_channels" {
+		return c.listeningChannels(call)
 	}
 	if strTableFuncs[call.FnName.L] {
 		return c.strTableFunc(call)

@@ -163,6 +163,12 @@ func command(word string) func(c *cursor) (any, error) {
 		return parsePrepare
 	case "execute":
 		return parseExecute
+	case "listen":
+		return parseListen
+	case "unlisten":
+		return parseUnlisten
+	case "notify":
+		return parseNotify
 	case "discard":
 		return parseDiscard
 	case "checkpoint":
@@ -896,4 +902,49 @@ func parseDiscard(c *cursor) (any, error) {
 		return nil, c.fail()
 	}
 	return d, c.end()
+}
+
+// Listen is LISTEN channel.
+type Listen struct{ Channel string }
+
+// Unlisten is UNLISTEN channel, or UNLISTEN * (Channel empty).
+type Unlisten struct{ Channel string }
+
+// Notify is NOTIFY channel [, 'payload'].
+type Notify struct{ Channel, Payload string }
+
+func parseListen(c *cursor) (any, error) {
+	name, err := c.name()
+	if err != nil {
+		return nil, err
+	}
+	return &Listen{Channel: name}, c.end()
+}
+
+func parseUnlisten(c *cursor) (any, error) {
+	if c.punctOp("*") {
+		return &Unlisten{}, c.end()
+	}
+	name, err := c.name()
+	if err != nil {
+		return nil, err
+	}
+	return &Unlisten{Channel: name}, c.end()
+}
+
+func parseNotify(c *cursor) (any, error) {
+	name, err := c.name()
+	if err != nil {
+		return nil, err
+	}
+	n := &Notify{Channel: name}
+	if c.punct(",") {
+		t := c.peek()
+		if t == nil || t.kind != tkString {
+			return nil, c.fail()
+		}
+		n.Payload = t.val
+		c.i++
+	}
+	return n, c.end()
 }
