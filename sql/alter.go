@@ -76,6 +76,17 @@ func (d *ddl) renameColumn(t *Table, from, to string) error {
 		renamed.Expr = storedExpr(n)
 		t.Checks[i] = &renamed
 	}
+	for _, g := range t.Columns {
+		if g.Generated == "" {
+			continue
+		}
+		n, err := parseExpr(g.Generated)
+		if err != nil {
+			return err
+		}
+		n.Accept(columnRenamer{from: from, to: to})
+		g.Generated = storedExpr(n)
+	}
 	col.Name = to
 	return nil
 }
@@ -126,6 +137,9 @@ func (s *Session) setDefault(t *Table, cd *ast.ColumnDef) error {
 	_, col := t.Column(cd.Name.Name.O)
 	if col == nil {
 		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cd.Name.Name.O, t.Name)
+	}
+	if col.Generated != "" {
+		return pgerr.New(pgerr.SyntaxError, "column %q of relation %q is a generated column", col.Name, t.Name)
 	}
 	if len(cd.Options) == 0 {
 		col.Default = ""
@@ -256,6 +270,10 @@ func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName s
 			return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
 				WithDetail("rule _RETURN on view %s depends on column %q", v.Name, name)
 		}
+	}
+	if g := generatedUses(t, name); g != nil && g != col {
+		return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a generated column").
+			WithDetail("Column %q is used by generated column %q.", name, g.Name)
 	}
 	if in := t.Ingest; in != nil && (i == in.Producer || i == in.Sequence || i == in.Epoch) {
 		return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of ingest column %q", name)

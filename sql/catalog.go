@@ -100,6 +100,9 @@ type TableColumn struct {
 	Dropped bool   `json:"dropped,omitempty"`
 	// Serial names the sequence a serial column's default draws from.
 	Serial uint32 `json:"serial,omitempty"`
+	// Generated is a stored generated column's expression, as SQL the
+	// TiDB parser reads (see generated.go).
+	Generated string `json:"generated,omitempty"`
 }
 
 // Index describes the primary key, a unique constraint, or an index that

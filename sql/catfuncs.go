@@ -40,7 +40,12 @@ var catalogBuiltins = map[string]builtin{
 	},
 	// The catalogs store expressions as their text, so there is nothing to
 	// decompile.
-	"pg_get_expr": optArgs(2, types.Text, []types.T{types.Text, types.OidType, types.Bool}, func(_ *env, a []any) (any, error) {
+	"pg_get_expr": optArgs(2, types.Text, []types.T{types.Text, types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
+		if len(a) > 2 && a[2] == true {
+			if pretty, ok := e.s.prettyColumnExpr(uint32(a[1].(int64)), a[0].(string)); ok {
+				return pretty, nil
+			}
+		}
 		return a[0], nil
 	}),
 	"pg_get_indexdef": optArgs(1, types.Text, []types.T{types.OidType, types.Int4, types.Bool}, func(e *env, a []any) (any, error) {
@@ -529,9 +534,53 @@ func indexDef(t *Table, ix *Index, pretty bool) string {
 	return create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
 }
 
-// defaultText is a column default as pg_get_expr prints it, or the stored
-// SQL if it no longer compiles.
-func (s *Session) defaultText(c *TableColumn) string {
+// prettyColumnExpr prints the default or generation expression of a column
+// of relation relid that defaultText prints as text, as pretty-printing
+// pg_get_expr does: without the parentheses its precedence makes needless.
+func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
+	r, ok := s.relationByOID(relid)
+	if !ok || r.table == nil {
+		return "", false
+	}
+	t := r.table
+	names := make([]string, len(t.Columns))
+	for i, col := range t.Columns {
+		names[i] = col.Name
+	}
+	for _, c := range t.Columns {
+		if c.Dropped || c.Default == "" && c.Generated == "" || s.defaultText(t, c) != text {
+			continue
+		}
+		var e expr
+		var err error
+		if c.Generated != "" {
+			e, err = s.compileGenerated(t, c)
+		} else {
+			e, err = s.compileDefault(c)
+		}
+		if err != nil {
+			return "", false
+		}
+		return deparsePretty(e, names)
+	}
+	return "", false
+}
+
+// defaultText is a column default, or a generated column's expression, as
+// pg_get_expr prints it, or the stored SQL if it no longer compiles.
+func (s *Session) defaultText(t *Table, c *TableColumn) string {
+	if c.Generated != "" {
+		e, err := s.compileGenerated(t, c)
+		if err != nil {
+			return c.Generated
+		}
+		names := make([]string, len(t.Columns))
+		for i, col := range t.Columns {
+			names[i] = col.Name
+		}
+		text, _ := deparse(e, names)
+		return text
+	}
 	e, err := s.compileDefault(c)
 	if err != nil {
 		return c.Default
@@ -619,6 +668,9 @@ func (d deparser) print(e expr) (string, bool) {
 		case *funcExpr:
 			if kw, ok := sqlValueFuncs[x.name]; ok {
 				return kw, precPrimary
+			}
+			if x.op != 0 && len(x.args) == 2 {
+				return binary(x.args[0], string(x.op), x.args[1], precAdd)
 			}
 			args := make([]string, len(x.args))
 			for i, a := range x.args {

@@ -518,6 +518,7 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 		return c.jsonbMinus(l, r)
 	}
 	if f, ok := dateTimeArith(op, lt, rt); ok {
+		f.op = op
 		return c.call2(f, l, r)
 	}
 	t, ok := unify(lt, rt)

@@ -86,7 +86,7 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		}
 		if len(cmd.Columns) == 0 {
 			for i, c := range t.Columns {
-				if !c.Dropped {
+				if !c.Dropped && c.Generated == "" {
 					cp.targets = append(cp.targets, i)
 				}
 			}
@@ -95,6 +95,10 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 			i, c := t.Column(name)
 			if c == nil {
 				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+			}
+			if c.Generated != "" {
+				return pgerr.New(pgerr.InvalidColumnReference, "column %q is a generated column", name).
+					WithDetail("Generated columns cannot be used in COPY.")
 			}
 			cp.targets = append(cp.targets, i)
 		}

@@ -137,6 +137,9 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			return err
 		}
 	}
+	if err := s.checkGenerated(t); err != nil {
+		return err
+	}
 	if t.Ingest, err = ingestSpec(t); err != nil {
 		return err
 	}
@@ -211,6 +214,10 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 			pk, col.NotNull = true, true
 		case ast.ColumnOptionUniqKey:
 			unique = true
+		case ast.ColumnOptionGenerated:
+			if err := generatedDef(col, o); err != nil {
+				return nil, false, false, err
+			}
 		case ast.ColumnOptionCheck:
 			pend.checks = append(pend.checks, pendingCheck{name: o.ConstraintName, expr: o.Expr})
 		case ast.ColumnOptionReference:
@@ -535,7 +542,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					return err
 				}
 				t.Columns = append(t.Columns, col)
-				if col.NotNull || col.Default != "" {
+				if col.NotNull || col.Default != "" || col.Generated != "" {
 					fill = append(fill, len(t.Columns)-1)
 				}
 				if pk && t.PrimaryKey() != nil {
@@ -555,6 +562,11 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					continue
 				}
 				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", spec.OldColumnName.Name.O, t.Name)
+			}
+			if g := generatedUses(t, col.Name); g != nil && g != col {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col.Name, t.Name).
+					WithDetail("column %s of table %s depends on column %s of table %s", g.Name, t.Name, col.Name, t.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			for _, v := range d.cat.views {
 				if viewUsesColumn(v, t, col.Name) {
@@ -652,6 +664,9 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		default:
 			return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 		}
+	}
+	if err := s.checkGenerated(t); err != nil {
+		return err
 	}
 	var added []*Check
 	for _, pc := range pend.checks {

@@ -152,6 +152,11 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 		if err := ins.fit(len(cols)); err != nil {
 			return nil, err
 		}
+		for _, ti := range ins.targets {
+			if col := t.Columns[ti]; col.Generated != "" {
+				return nil, errGeneratedInsert(col)
+			}
+		}
 		// An untyped literal in the query takes its column's type, as in
 		// VALUES.
 		in := inputTypes(qp)
@@ -191,6 +196,9 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 			if _, ok := item.(*ast.DefaultExpr); ok {
 				exprs = append(exprs, ins.defaults[ins.targets[i]])
 				continue
+			}
+			if col.Generated != "" {
+				return nil, errGeneratedInsert(col)
 			}
 			e, err := empty.compileAssign(item, col.Type)
 			if err != nil {
@@ -233,6 +241,9 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 		if lit.Kind == parser.LitDefault {
 			exprs[j] = ins.defaults[ti] // nil: NULL
 			continue
+		}
+		if col := t.Columns[ti]; col.Generated != "" {
+			return nil, errGeneratedInsert(col)
 		}
 		if consts[j], exprs[j], err = c.literalValue(lit, t.Columns[ti].Type); err != nil {
 			return nil, err
@@ -542,6 +553,9 @@ func (s *Session) uniqueViolation(t *Table, ix *Index, row []any) error {
 // checkRow applies column types (lengths, precision, ranges), NOT NULL and
 // CHECK constraints.
 func (s *Session) checkRow(t *Table, row []any) error {
+	if err := s.fillGenerated(t, row); err != nil {
+		return err
+	}
 	for i, col := range t.Columns {
 		if col.Dropped {
 			continue
@@ -684,7 +698,14 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
 		}
 		var e expr
-		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
+		_, isDefault := a.Expr.(*ast.DefaultExpr)
+		switch {
+		case col.Generated != "" && !isDefault:
+			return nil, errGeneratedUpdate(col)
+		case col.Generated != "":
+			continue // computed with the rest of the row
+		}
+		if isDefault {
 			e = defaults[i]
 			if e == nil {
 				e = &constExpr{t: col.Type}

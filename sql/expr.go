@@ -100,6 +100,7 @@ func (c *castExpr) eval(e *env) (any, error) {
 // are evaluated first and, for strict functions, give NULL.
 type funcExpr struct {
 	name   string
+	op     byte // for an operator computed by a function (date + interval): how it prints
 	t      types.T
 	args   []expr
 	strict bool

@@ -72,7 +72,14 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
 		}
 		var e expr
-		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
+		_, isDefault := a.Expr.(*ast.DefaultExpr)
+		switch {
+		case col.Generated != "" && !isDefault:
+			return nil, errGeneratedUpdate(col)
+		case col.Generated != "":
+			continue // computed with the rest of the row
+		}
+		if isDefault {
 			if e = defaults[i]; e == nil {
 				e = &constExpr{t: col.Type}
 			}

@@ -616,7 +616,10 @@ func pgAttributeRows(s *Session) []row {
 					continue
 				}
 				a := attRow(r.oid, c.Num, c.Name, c.Type)
-				a["attnotnull"], a["atthasdef"] = c.NotNull, c.Default != ""
+				a["attnotnull"], a["atthasdef"] = c.NotNull, c.Default != "" || c.Generated != ""
+				if c.Generated != "" {
+					a["attgenerated"] = "s"
+				}
 				rows = append(rows, a)
 			}
 		case r.kind == "i":
@@ -760,10 +763,10 @@ func pgAttrdefRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, c := range t.Columns {
-			if c.Default == "" || c.Dropped {
+			if c.Default == "" && c.Generated == "" || c.Dropped {
 				continue
 			}
-			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(c)})
+			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(t, c)})
 		}
 	}
 	return rows
@@ -972,7 +975,10 @@ func infoColumnsRows(s *Session) []row {
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "YES"}
 			if c.Default != "" {
-				r["column_default"] = s.defaultText(c)
+				r["column_default"] = s.defaultText(t, c)
+			}
+			if c.Generated != "" {
+				r["is_generated"], r["generation_expression"] = "ALWAYS", s.defaultText(t, c)
 			}
 			for k, v := range columnTypeInfo(c.Type) {
 				r[k] = v

@@ -96,6 +96,7 @@ type Session struct {
 	planDepth      int               // how many plan calls are under way
 	planLocks      string            // the first locking clause the statement being planned has
 	checkCache     map[*Table][]expr // compiled CHECK constraints, by table
+	genCache       map[*Table][]expr // compiled generation expressions, by table and column
 
 	settings map[string]string // by canonical name
 	changed  map[string]bool

@@ -68,6 +68,7 @@ const (
 	NullValueNotAllowed              = "22004"
 	InvalidParameterValueArray       = "2202E"
 	NotNullViolation                 = "23502"
+	GeneratedAlways                  = "428C9"
 	UniqueViolation                  = "23505"
 	CheckViolation                   = "23514"
 	ForeignKeyViolation              = "23503"

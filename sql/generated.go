@@ -1,0 +1,138 @@
+package sql
+
+import (
+	"context"
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Generated columns: GENERATED ALWAYS AS (expr) STORED. The expression is
+// kept as SQL, like a default, and computed over the rest of the row each
+// time a row is written: checkRow fills the generated columns before it
+// checks NOT NULL and CHECK constraints, so INSERT, UPDATE, ON CONFLICT,
+// COPY and ALTER TABLE's rewrites all store the computed value. Writing a
+// generated column directly fails with PostgreSQL's 428C9; COPY leaves
+// generated columns out of its default column list.
+
+// generatedDef reads a column's GENERATED ALWAYS AS option.
+func generatedDef(col *TableColumn, o *ast.ColumnOption) error {
+	if !o.Stored {
+		return pgerr.New(pgerr.SyntaxError, "generated columns must be STORED")
+	}
+	if hasSubquery(o.Expr) {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in column generation expression")
+	}
+	col.Generated = storedExpr(o.Expr)
+	return nil
+}
+
+// checkGenerated checks t's generation expressions once all its columns
+// are known: each must compile over the row, to the column's type, and
+// read no generated column.
+func (s *Session) checkGenerated(t *Table) error {
+	for _, col := range t.Columns {
+		if col.Generated == "" || col.Dropped {
+			continue
+		}
+		if col.Default != "" || col.Serial != 0 {
+			return pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column %q of table %q", col.Name, t.Name)
+		}
+		n, err := parseExpr(col.Generated)
+		if err != nil {
+			return err
+		}
+		for _, name := range columnsNamed(n) {
+			if _, ref := t.Column(name); ref != nil && ref.Generated != "" {
+				return pgerr.New(pgerr.InvalidObjectDefinition, "cannot use generated column %q in column generation expression", name).
+					WithDetail("A generated column cannot reference another generated column.")
+			}
+		}
+		if _, err := s.compileGenerated(t, col); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compileGenerated compiles col's generation expression over t's rows.
+func (s *Session) compileGenerated(t *Table, col *TableColumn) (expr, error) {
+	n, err := parseExpr(col.Generated)
+	if err != nil {
+		return nil, err
+	}
+	var params []types.T
+	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
+	return c.compileAssign(n, col.Type)
+}
+
+// hasGenerated reports whether t has a generated column.
+func (t *Table) hasGenerated() bool {
+	return slices.ContainsFunc(t.Columns, func(c *TableColumn) bool { return c.Generated != "" && !c.Dropped })
+}
+
+// fillGenerated computes row's generated columns.
+func (s *Session) fillGenerated(t *Table, row []any) error {
+	if !t.hasGenerated() {
+		return nil
+	}
+	exprs, ok := s.genCache[t]
+	if !ok {
+		exprs = make([]expr, len(t.Columns))
+		for i, col := range t.Columns {
+			if col.Generated == "" || col.Dropped {
+				continue
+			}
+			var err error
+			if exprs[i], err = s.compileGenerated(t, col); err != nil {
+				return err
+			}
+		}
+		if s.genCache == nil || len(s.genCache) > 64 {
+			s.genCache = map[*Table][]expr{}
+		}
+		s.genCache[t] = exprs
+	}
+	e := &env{ctx: context.Background(), row: row, s: s}
+	for i, ex := range exprs {
+		if ex == nil {
+			continue
+		}
+		v, err := ex.eval(e)
+		if err != nil {
+			return err
+		}
+		row[i] = v
+	}
+	return nil
+}
+
+// errGeneratedInsert is INSERT's error for a value given to a generated
+// column.
+func errGeneratedInsert(col *TableColumn) error {
+	return pgerr.New(pgerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column %q", col.Name).
+		WithDetail("Column %q is a generated column.", col.Name)
+}
+
+// errGeneratedUpdate is UPDATE's error for a generated column set to
+// anything but DEFAULT.
+func errGeneratedUpdate(col *TableColumn) error {
+	return pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", col.Name).
+		WithDetail("Column %q is a generated column.", col.Name)
+}
+
+// generatedUses returns a generated column of t whose expression reads
+// column name, or nil.
+func generatedUses(t *Table, name string) *TableColumn {
+	for _, col := range t.Columns {
+		if col.Generated == "" || col.Dropped {
+			continue
+		}
+		if n, err := parseExpr(col.Generated); err != nil || slices.Contains(columnsNamed(n), name) {
+			return col
+		}
+	}
+	return nil
+}
