@@ -141,6 +141,9 @@ func (s *Session) setDefault(t *Table, cd *ast.ColumnDef) error {
 	if col.Generated != "" {
 		return pgerr.New(pgerr.SyntaxError, "column %q of relation %q is a generated column", col.Name, t.Name)
 	}
+	if col.Identity != 0 {
+		return errIdentityDefault(col, t)
+	}
 	if len(cd.Options) == 0 {
 		col.Default = ""
 		return nil

@@ -15,6 +15,7 @@ import (
 	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // Storage options CREATE TABLE ... WITH (...) accepts. fillfactor is
@@ -218,6 +219,16 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 			if err := generatedDef(col, o); err != nil {
 				return nil, false, false, err
 			}
+		case ast.ColumnOptionAutoIncrement:
+			if err := s.identityDef(ctx, d, t, col); err != nil {
+				return nil, false, false, err
+			}
+		case ast.ColumnOptionComment:
+			// The parser's mark of GENERATED ALWAYS AS IDENTITY.
+			if v, ok := o.Expr.(*driver.ValueExpr); !ok || v.GetString() != "epochdb_identity_always" {
+				return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
+			}
+			col.Identity = 'a'
 		case ast.ColumnOptionCheck:
 			pend.checks = append(pend.checks, pendingCheck{name: o.ConstraintName, expr: o.Expr})
 		case ast.ColumnOptionReference:

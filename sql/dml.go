@@ -153,8 +153,8 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 			return nil, err
 		}
 		for _, ti := range ins.targets {
-			if col := t.Columns[ti]; col.Generated != "" {
-				return nil, errGeneratedInsert(col)
+			if err := writeGuard(t.Columns[ti], false); err != nil {
+				return nil, err
 			}
 		}
 		// An untyped literal in the query takes its column's type, as in
@@ -197,8 +197,8 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 				exprs = append(exprs, ins.defaults[ins.targets[i]])
 				continue
 			}
-			if col.Generated != "" {
-				return nil, errGeneratedInsert(col)
+			if err := writeGuard(col, false); err != nil {
+				return nil, err
 			}
 			e, err := empty.compileAssign(item, col.Type)
 			if err != nil {
@@ -242,8 +242,8 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 			exprs[j] = ins.defaults[ti] // nil: NULL
 			continue
 		}
-		if col := t.Columns[ti]; col.Generated != "" {
-			return nil, errGeneratedInsert(col)
+		if err := writeGuard(t.Columns[ti], false); err != nil {
+			return nil, err
 		}
 		if consts[j], exprs[j], err = c.literalValue(lit, t.Columns[ti].Type); err != nil {
 			return nil, err
@@ -699,10 +699,12 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		}
 		var e expr
 		_, isDefault := a.Expr.(*ast.DefaultExpr)
-		switch {
-		case col.Generated != "" && !isDefault:
-			return nil, errGeneratedUpdate(col)
-		case col.Generated != "":
+		if !isDefault {
+			if err := writeGuard(col, true); err != nil {
+				return nil, err
+			}
+		}
+		if col.Generated != "" {
 			continue // computed with the rest of the row
 		}
 		if isDefault {

@@ -73,10 +73,12 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 		}
 		var e expr
 		_, isDefault := a.Expr.(*ast.DefaultExpr)
-		switch {
-		case col.Generated != "" && !isDefault:
-			return nil, errGeneratedUpdate(col)
-		case col.Generated != "":
+		if !isDefault {
+			if err := writeGuard(col, true); err != nil {
+				return nil, err
+			}
+		}
+		if col.Generated != "" {
 			continue // computed with the rest of the row
 		}
 		if isDefault {

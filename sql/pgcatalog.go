@@ -616,9 +616,12 @@ func pgAttributeRows(s *Session) []row {
 					continue
 				}
 				a := attRow(r.oid, c.Num, c.Name, c.Type)
-				a["attnotnull"], a["atthasdef"] = c.NotNull, c.Default != "" || c.Generated != ""
+				a["attnotnull"], a["atthasdef"] = c.NotNull, c.Default != "" && c.Identity == 0 || c.Generated != ""
 				if c.Generated != "" {
 					a["attgenerated"] = "s"
+				}
+				if c.Identity != 0 {
+					a["attidentity"] = string(c.Identity)
 				}
 				rows = append(rows, a)
 			}
@@ -763,7 +766,7 @@ func pgAttrdefRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, c := range t.Columns {
-			if c.Default == "" && c.Generated == "" || c.Dropped {
+			if c.Default == "" && c.Generated == "" || c.Identity != 0 || c.Dropped {
 				continue
 			}
 			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(t, c)})
@@ -974,8 +977,15 @@ func infoColumnsRows(s *Session) []row {
 				"udt_catalog": s.database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "YES"}
-			if c.Default != "" {
+			if c.Default != "" && c.Identity == 0 {
 				r["column_default"] = s.defaultText(t, c)
+			}
+			if c.Identity != 0 {
+				r["is_identity"], r["identity_generation"] = "YES", map[byte]string{'a': "ALWAYS", 'd': "BY DEFAULT"}[c.Identity]
+				if q := s.catalog().seqByID[c.Serial]; q != nil {
+					r["identity_start"], r["identity_increment"] = fmt.Sprint(q.Start), fmt.Sprint(q.Increment)
+					r["identity_maximum"], r["identity_minimum"] = fmt.Sprint(q.Max), fmt.Sprint(q.Min)
+				}
 			}
 			if c.Generated != "" {
 				r["is_generated"], r["generation_expression"] = "ALWAYS", s.defaultText(t, c)

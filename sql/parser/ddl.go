@@ -522,7 +522,12 @@ func (p *stmtParser) columnDef(elem []item) (col []item, moved [][]item, err err
 			col = append(col, &synth{anchor: t, space: true, parts: []any{"AUTO_INCREMENT"}})
 			i += 5
 		case wordsAt(elem, i, "generated", "always", "as", "identity"):
-			return nil, nil, p.unsupported(t, "GENERATED ALWAYS AS IDENTITY is not supported")
+			// The comment tells the planner that values may not be given.
+			if parenGroup(at(elem, i+4)) != nil {
+				return nil, nil, p.unsupported(firstTok(elem[i+4]), "identity column options are not supported")
+			}
+			col = append(col, &synth{anchor: t, space: true, parts: []any{"AUTO_INCREMENT COMMENT 'epochdb_identity_always'"}})
+			i += 4
 		case wordsAt(elem, i, "generated", "always", "as") && parenGroup(at(elem, i+3)) != nil && isWord(at(elem, i+4), "stored"):
 			col = append(col, elem[i:i+5]...)
 			i += 5
