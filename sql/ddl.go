@@ -133,7 +133,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			return err
 		}
 	}
-	for _, pf := range pend.fks {
+	for _, pf := range withDeferral(st, pend.fks) {
 		if _, err := s.addForeignKey(d, t, pf); err != nil {
 			return err
 		}
@@ -699,7 +699,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 			}
 		}
 	}
-	if err := s.addForeignKeys(ctx, d, t, pend.fks); err != nil {
+	if err := s.addForeignKeys(ctx, d, t, withDeferral(st, pend.fks)); err != nil {
 		return err
 	}
 	return d.putTable(ctx, t)

@@ -43,6 +43,11 @@ type ForeignKey struct {
 	OnDelete byte `json:"on_delete"`
 	OnUpdate byte `json:"on_update"`
 	Match    byte `json:"match"`
+	// Deferrable constraints may be checked at commit instead of at the
+	// end of each statement (see deferred.go); InitiallyDeferred ones are
+	// unless SET CONSTRAINTS says otherwise.
+	Deferrable        bool `json:"deferrable,omitempty"`
+	InitiallyDeferred bool `json:"initially_deferred,omitempty"`
 }
 
 // pendingFK is a FOREIGN KEY clause of CREATE or ALTER TABLE, added once
@@ -51,6 +56,21 @@ type pendingFK struct {
 	name string
 	cols []string
 	ref  *ast.ReferenceDef
+	// deferral is the clause's DEFERRABLE, if the statement has one for
+	// it (see withDeferral).
+	deferral *parser.DeferrableFK
+}
+
+// withDeferral finds the DEFERRABLE clauses of st's foreign keys.
+func withDeferral(st *parser.Statement, fks []pendingFK) []pendingFK {
+	for i, pf := range fks {
+		for j, df := range st.DeferrableFKs {
+			if slices.Equal(df.Columns, pf.cols) && df.Table == pf.ref.Table.Name.O {
+				fks[i].deferral = &st.DeferrableFKs[j]
+			}
+		}
+	}
+	return fks
 }
 
 var fkActions = map[ast.ReferOptionType]byte{
@@ -82,6 +102,9 @@ func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, er
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", refName)
 	}
 	fk := &ForeignKey{Name: pf.name, RefTable: parent.ID, OnDelete: 'a', OnUpdate: 'a', Match: 's'}
+	if pf.deferral != nil {
+		fk.Deferrable, fk.InitiallyDeferred = true, pf.deferral.InitiallyDeferred
+	}
 	if pf.ref.OnDelete != nil {
 		fk.OnDelete = fkActions[pf.ref.OnDelete.ReferOpt]
 	}
@@ -631,11 +654,19 @@ func (x *execCtx) flushFK() error {
 		children, parents := x.fk.children, x.fk.parents
 		x.fk.children, x.fk.parents = nil, nil
 		for _, c := range parents {
+			if x.s.deferredNow(c.ref.fk) {
+				x.s.deferredFK.parents = append(x.s.deferredFK.parents, c)
+				continue
+			}
 			if err := x.checkUnreferenced(c.parent, c.ref, c.old, true); err != nil {
 				return err
 			}
 		}
 		for _, c := range children {
+			if x.s.deferredNow(c.fk) {
+				x.s.deferredFK.children = append(x.s.deferredFK.children, c)
+				continue
+			}
 			if !x.rowStillThere(c.t, c.row) {
 				continue
 			}
@@ -747,6 +778,12 @@ func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
 	}
 	if name, ok := fkActionNames[fk.OnDelete]; ok {
 		b.WriteString(" ON DELETE " + name)
+	}
+	if fk.Deferrable {
+		b.WriteString(" DEFERRABLE")
+	}
+	if fk.InitiallyDeferred {
+		b.WriteString(" INITIALLY DEFERRED")
 	}
 	return b.String()
 }

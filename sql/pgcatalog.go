@@ -752,7 +752,8 @@ func pgConstraintRows(s *Session) []row {
 			rows = append(rows, row{"oid": fk.OID, "conname": fk.Name, "connamespace": oidPublic, "contype": "f",
 				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "conparentid": uint32(0), "confrelid": parent.ID,
 				"confupdtype": string(fk.OnUpdate), "confdeltype": string(fk.OnDelete), "confmatchtype": string(fk.Match),
-				"conislocal": true, "connoinherit": true, "conkey": attnums(t, fk.Columns), "confkey": attnums(parent, fk.RefColumns)})
+				"conislocal": true, "connoinherit": true, "conkey": attnums(t, fk.Columns), "confkey": attnums(parent, fk.RefColumns),
+				"condeferrable": fk.Deferrable, "condeferred": fk.InitiallyDeferred})
 		}
 	}
 	return rows
@@ -1084,7 +1085,7 @@ func infoTableConstraintsRows(s *Session) []row {
 		for _, fk := range t.ForeignKeys {
 			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
 				"constraint_name": fk.Name, "table_catalog": s.database, "table_schema": "public",
-				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": "NO", "initially_deferred": "NO",
+				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": yesNo(fk.Deferrable), "initially_deferred": yesNo(fk.InitiallyDeferred),
 				"enforced": "YES"})
 		}
 	}

@@ -85,6 +85,11 @@ type Session struct {
 	// notifyFn receives the notifications of the channels the session
 	// listens on, from the committing session's goroutine.
 	notifyFn func(Notification)
+	// deferredFK holds the checks of deferred foreign keys until the
+	// transaction commits, and constraintModes what SET CONSTRAINTS said
+	// in it (see deferred.go).
+	deferredFK      fkState
+	constraintModes *constraintModes
 	// listenOps and notifies wait for the transaction to commit (see
 	// notify.go).
 	listenOps []listenOp
@@ -370,6 +375,7 @@ func (s *Session) beginTxn(iso string) error {
 func (s *Session) endTxn(commit bool) error {
 	tx, d := s.tx, s.ddlState
 	s.tx, s.explicit, s.failed, s.ddlState, s.savepoints = nil, false, false, nil, nil
+	defer func() { s.deferredFK, s.constraintModes = fkState{}, nil }()
 	s.txnStart = time.Time{}
 	clear(s.cursors)
 	if tx == nil {
@@ -385,6 +391,12 @@ func (s *Session) endTxn(commit bool) error {
 			return err // ErrDone: a failed block's transaction ended at its error
 		}
 		return nil
+	}
+	if err := s.checkDeferred(tx, nil); err != nil {
+		s.endSettings(false)
+		s.endNotify(false)
+		_ = tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		s.endSettings(false)
@@ -1067,6 +1079,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "CREATE VIEW", s.createView(ctx, cmd)
 	case *parser.Listen, *parser.Unlisten, *parser.Notify:
 		return s.runNotifyCmd(cmd)
+	case *parser.SetConstraints:
+		return "SET CONSTRAINTS", s.setConstraints(cmd)
 	case *parser.AlterIndexRename:
 		return "ALTER INDEX", s.alterIndexRename(ctx, cmd)
 	case *parser.RenameConstraint:

@@ -444,6 +444,8 @@ func parseSet(c *cursor) (any, error) {
 		c.i++
 		s.Name = "search_path"
 		return s, c.values(s)
+	case c.accept("constraints") && !s.Local:
+		return parseSetConstraints(c)
 	case c.is("role", "constraints", "xml"):
 		return nil, c.p.unsupported(c.peek(), "SET %s is not supported", upper(c.peek().val))
 	case c.is("session"):
@@ -947,4 +949,34 @@ func parseNotify(c *cursor) (any, error) {
 		c.i++
 	}
 	return n, c.end()
+}
+
+// SetConstraints is SET CONSTRAINTS { ALL | name, ... } { DEFERRED |
+// IMMEDIATE }.
+type SetConstraints struct {
+	All      bool
+	Names    []string
+	Deferred bool
+}
+
+func parseSetConstraints(c *cursor) (any, error) {
+	sc := &SetConstraints{All: c.accept("all")}
+	for !sc.All {
+		name, err := c.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		sc.Names = append(sc.Names, strings.TrimPrefix(name, "public."))
+		if !c.punct(",") {
+			break
+		}
+	}
+	switch {
+	case c.accept("deferred"):
+		sc.Deferred = true
+	case c.accept("immediate"):
+	default:
+		return nil, c.fail()
+	}
+	return sc, c.end()
 }

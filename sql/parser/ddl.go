@@ -326,6 +326,15 @@ func (p *stmtParser) tableConstraint(elem []item) ([]item, error) {
 		if err != nil {
 			return nil, err
 		}
+		var cols []string
+		for _, c := range splitCommas(g.kids) {
+			if len(c) == 1 && isName(c[0]) {
+				cols = append(cols, tokOf(c[0]).val)
+			}
+		}
+		if elem, err = p.deferral(elem, end, cols, tokOf(at(elem, skipNameAt(elem, i+4)-1))); err != nil {
+			return nil, err
+		}
 		return p.constraintTail(elem, end)
 	case isWord(t, "check"):
 		if parenGroup(at(elem, i+1)) == nil {
@@ -363,6 +372,40 @@ func (p *stmtParser) nullsDistinct(elem []item, i int) ([]item, int, error) {
 		return nil, 0, p.unsupported(tokOf(elem[i]), "UNIQUE NULLS NOT DISTINCT is not supported")
 	}
 	return elem, i, nil
+}
+
+// deferral reads the deferrability clauses after a foreign key's
+// REFERENCES clause, which ends at elem[i], and records a DEFERRABLE one
+// for cols, referencing table. It returns elem without them.
+func (p *stmtParser) deferral(elem []item, i int, cols []string, table *token) ([]item, error) {
+	deferrable, notDeferrable, initially := false, false, false
+	j := i
+	for {
+		switch {
+		case isWord(at(elem, j), "deferrable"):
+			deferrable, j = true, j+1
+			continue
+		case wordsAt(elem, j, "not", "deferrable"):
+			notDeferrable, j = true, j+2
+			continue
+		case wordsAt(elem, j, "initially", "deferred"):
+			initially, j = true, j+2
+			continue
+		case wordsAt(elem, j, "initially", "immediate"):
+			j += 2
+			continue
+		}
+		break
+	}
+	switch {
+	case notDeferrable && (deferrable || initially):
+		return nil, p.syntaxMsg(tokOf(elem[i]), "constraint declared INITIALLY DEFERRED must be DEFERRABLE")
+	case deferrable || initially:
+		if table != nil {
+			p.st.DeferrableFKs = append(p.st.DeferrableFKs, DeferrableFK{Columns: cols, Table: table.val, InitiallyDeferred: initially})
+		}
+	}
+	return append(elem[:i:i], elem[j:]...), nil
 }
 
 // constraintTail checks what follows a constraint at elem[i]: only the
@@ -505,6 +548,9 @@ func (p *stmtParser) columnDef(elem []item) (col []item, moved [][]item, err err
 		case isWord(t, "references"):
 			j, err := p.references(elem, i)
 			if err != nil {
+				return nil, nil, err
+			}
+			if elem, err = p.deferral(elem, j, []string{name.val}, tokOf(at(elem, skipNameAt(elem, i+1)-1))); err != nil {
 				return nil, nil, err
 			}
 			if conName != nil {
@@ -663,6 +709,12 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		default:
 			return p.errorAt(elem, 0)
 		}
+		if isWord(at(elem, k), btreeOpClasses...) {
+			// The index orders values as these classes do anyway: by
+			// their bytes, which is also the order LIKE 'prefix%' needs
+			// that text_pattern_ops gives PostgreSQL.
+			elem = slices.Delete(slices.Clone(elem), k, k+1)
+		}
 		if isWord(at(elem, k), "asc", "desc") {
 			k++
 		}
@@ -780,6 +832,15 @@ type AlterIndexRename struct {
 // RenameConstraint is ALTER TABLE table RENAME CONSTRAINT name TO new_name.
 type RenameConstraint struct {
 	Table, Name, NewName string
+}
+
+// btreeOpClasses are the operator classes an index column may name: the
+// default btree classes of epochdb's types, and the pattern classes.
+var btreeOpClasses = []string{
+	"text_ops", "varchar_ops", "bpchar_ops", "name_ops", "text_pattern_ops", "varchar_pattern_ops",
+	"bpchar_pattern_ops", "int2_ops", "int4_ops", "int8_ops", "numeric_ops", "float4_ops", "float8_ops",
+	"bool_ops", "bytea_ops", "date_ops", "timestamp_ops", "timestamptz_ops", "interval_ops", "uuid_ops",
+	"oid_ops", "char_ops", "jsonb_ops",
 }
 
 // alterIndex parses ALTER INDEX, of which epochdb does RENAME TO.

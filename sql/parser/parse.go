@@ -43,10 +43,22 @@ type Statement struct {
 	// to lower case and single spaces ("varchar(10)", "bigserial",
 	// "timestamp with time zone"). TiDB sees each as TEXT.
 	ColumnTypes []string
+	// DeferrableFKs are the statement's DEFERRABLE foreign keys, which
+	// TiDB's grammar cannot say, by their columns and referenced table.
+	DeferrableFKs []DeferrableFK
 
 	// tidbSQL is the text given to TiDB: the statement, then ON CONFLICT's
 	// UPDATE, then RETURNING's SELECT. Tests print it.
 	tidbSQL []string
+}
+
+// DeferrableFK is a foreign key declared DEFERRABLE: the columns of the
+// FOREIGN KEY (or the one column of a REFERENCES), as written, and the
+// table it references.
+type DeferrableFK struct {
+	Columns           []string
+	Table             string
+	InitiallyDeferred bool
 }
 
 // Option is one CREATE TABLE storage option.
