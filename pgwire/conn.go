@@ -76,15 +76,16 @@ type conn struct {
 	cancel context.CancelFunc // the running statement's, or nil
 
 	// Notifications (LISTEN/NOTIFY) arrive from other sessions'
-	// goroutines. One that finds the connection idle, waiting for the
-	// client's next command outside a transaction block, is written to
-	// the socket at once; any other waits in pending for the next
-	// ReadyForQuery that leaves the session idle. wmu guards idle, pending
-	// and every write to nc.
+	// goroutines into pending. While the connection is idle, waiting for
+	// the client's next command outside a transaction block,
+	// deliverNotifications writes them to the socket at once; otherwise
+	// they wait for the next ReadyForQuery that leaves the session idle.
+	// wmu guards idle, pending and every write to nc.
 	wmu     sync.Mutex
 	idle    bool
 	pending []sql.Notification
-	atReady bool // ReadyForQuery was the last reply, and no message has come since
+	wake    chan struct{} // tells deliverNotifications of a new one
+	atReady bool          // ReadyForQuery was the last reply, and no message has come since
 }
 
 // statement is a prepared statement, by name. p is nil for an empty query.
@@ -115,6 +116,7 @@ func newConn(s *Server, nc net.Conn, pid int32, secret [4]byte) *conn {
 		txStatus: 'I',
 	}
 	c.ctx, c.stop = context.WithCancel(context.Background())
+	c.wake = make(chan struct{}, 1)
 	c.be = pgproto3.NewBackend(connReader{c}, nil)
 	return c
 }
@@ -161,6 +163,7 @@ func (c *conn) serve() {
 		}
 	}()
 	if c.startup() {
+		go c.deliverNotifications()
 		c.loop()
 	}
 	c.flush()
@@ -482,20 +485,49 @@ func (c *conn) ready() {
 	c.atReady = true
 }
 
-// notify takes a notification for a channel the session listens on: see
-// conn.wmu.
+// notify takes a notification for a channel the session listens on. It
+// runs on the notifying session's goroutine and must not block on this
+// connection's client: deliverNotifications writes it.
 func (c *conn) notify(n sql.Notification) {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if !c.idle {
-		c.pending = append(c.pending, n)
+	c.pending = append(c.pending, n)
+	c.wmu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default: // a wakeup is pending already
+	}
+}
+
+// deliverNotifications writes the notifications that arrive while the
+// connection is idle, until the connection ends. A client that does not
+// read blocks this goroutine alone.
+func (c *conn) deliverNotifications() {
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.wake:
+		}
+		c.wmu.Lock()
+		if c.idle {
+			c.writePending()
+		}
+		c.wmu.Unlock()
+	}
+}
+
+// writePending writes the pending notifications to the socket. c.wmu is
+// held.
+func (c *conn) writePending() {
+	if len(c.pending) == 0 || c.werr != nil {
 		return
 	}
-	msg := &pgproto3.NotificationResponse{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload}
-	buf, err := msg.Encode(nil)
-	if err == nil && c.werr == nil {
-		_, c.werr = c.nc.Write(buf)
+	var buf []byte
+	for _, n := range c.pending {
+		buf, _ = (&pgproto3.NotificationResponse{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload}).Encode(buf)
 	}
+	c.pending = nil
+	_, c.werr = c.nc.Write(buf)
 }
 
 // setIdle marks the connection as waiting for the client, or as no longer
@@ -505,15 +537,9 @@ func (c *conn) setIdle(waiting bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.idle = waiting && c.atReady && c.txStatus == 'I' && !c.closed && c.werr == nil
-	if !c.idle || len(c.pending) == 0 {
-		return
+	if c.idle {
+		c.writePending()
 	}
-	var buf []byte
-	for _, n := range c.pending {
-		buf, _ = (&pgproto3.NotificationResponse{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload}).Encode(buf)
-	}
-	c.pending = nil
-	_, c.werr = c.nc.Write(buf)
 }
 
 // recoverSession puts the session back to idle after a Session call
