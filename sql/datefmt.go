@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -231,6 +232,36 @@ func isSeparatorChar(c byte) bool {
 }
 
 func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// A templateCache keeps the last template a call parsed, since the
+// template is nearly always a constant.
+type templateCache struct {
+	last atomic.Pointer[parsedTemplate]
+}
+
+type parsedTemplate struct {
+	s     string
+	nodes []fmtNode
+	num   numDesc
+	err   error
+}
+
+// parse returns the parsed template s, date/time or, with number, number
+// patterns, and for numbers what they describe (a copy, for the caller
+// to change).
+func (c *templateCache) parse(s string, number bool) ([]fmtNode, numDesc, error) {
+	if p := c.last.Load(); p != nil && p.s == s {
+		return p.nodes, p.num, p.err
+	}
+	p := &parsedTemplate{s: s}
+	if number {
+		p.nodes, p.err = parseTemplate(s, numKeys, &p.num)
+	} else {
+		p.nodes, p.err = parseTemplate(s, dchKeys, nil)
+	}
+	c.last.Store(p)
+	return p.nodes, p.num, p.err
+}
 
 // parseTemplate is parse_format: it splits a template into patterns and
 // literal characters. A "quoted" run is literal (a backslash quotes the
@@ -646,6 +677,7 @@ func compileToChar(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err := c.coerceAll(args, t, types.Text); err != nil {
 		return nil, err
 	}
+	var cache templateCache
 	return &funcExpr{name: "to_char", t: types.Text, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
 		tmpl := a[1].(string)
 		switch v := a[0].(type) {
@@ -661,7 +693,7 @@ func compileToChar(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 			} else {
 				f = fieldsOf(v)
 			}
-			nodes, err := parseTemplate(tmpl, dchKeys, nil)
+			nodes, _, err := cache.parse(tmpl, false)
 			if err != nil {
 				return nil, err
 			}
@@ -674,13 +706,13 @@ func compileToChar(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 			f := tmFields{year: int(iv.year), mon: int(iv.mon), mday: int(iv.mday), hour: int(iv.hour), min: int(iv.min),
 				sec: int(iv.sec), usec: iv.usec}
 			f.yday = (f.year*12+f.mon)*30 + f.mday
-			nodes, err := parseTemplate(tmpl, dchKeys, nil)
+			nodes, _, err := cache.parse(tmpl, false)
 			if err != nil {
 				return nil, err
 			}
 			return dchToChar(nodes, &f, true)
 		}
-		return numToChar(t, a[0], tmpl)
+		return numToChar(t, a[0], tmpl, &cache)
 	}}, nil
 }
 
@@ -850,12 +882,11 @@ func toRoman(n int64) string {
 // float4_to_char and float8_to_char: the number's digits, sign and the
 // padding the template asks for are prepared here, and numProcess lays
 // them out.
-func numToChar(t types.T, v any, tmpl string) (any, error) {
+func numToChar(t types.T, v any, tmpl string, cache *templateCache) (any, error) {
 	if tmpl == "" {
 		return "", nil
 	}
-	var d numDesc
-	nodes, err := parseTemplate(tmpl, numKeys, &d)
+	nodes, d, err := cache.parse(tmpl, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1293,19 +1324,19 @@ func compileToNumber(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err := c.coerceAll(args, types.Text, types.Text); err != nil {
 		return nil, err
 	}
+	var cache templateCache
 	return &funcExpr{name: "to_number", t: types.Numeric, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-		return toNumber(a[0].(string), a[1].(string))
+		return toNumber(a[0].(string), a[1].(string), &cache)
 	}}, nil
 }
 
 // toNumber is numeric_to_number: NUM_processor's reading half, then
 // numeric input with the precision and scale the template allows.
-func toNumber(in, tmpl string) (any, error) {
+func toNumber(in, tmpl string, cache *templateCache) (any, error) {
 	if tmpl == "" {
 		return nil, nil
 	}
-	var d numDesc
-	nodes, err := parseTemplate(tmpl, numKeys, &d)
+	nodes, d, err := cache.parse(tmpl, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1936,10 +1967,10 @@ func dtFieldOverflow(in string) *pgerr.Error {
 }
 
 // toTimestampFields is do_to_timestamp.
-func toTimestampFields(in, tmpl string) (*parsedTime, error) {
+func toTimestampFields(in, tmpl string, cache *templateCache) (*parsedTime, error) {
 	var fc fromChar
 	if tmpl != "" {
-		nodes, err := parseTemplate(tmpl, dchKeys, nil)
+		nodes, _, err := cache.parse(tmpl, false)
 		if err != nil {
 			return nil, err
 		}
@@ -2124,8 +2155,9 @@ func compileToTimestamp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err := c.coerceAll(args, types.Text, types.Text); err != nil {
 		return nil, err
 	}
+	var cache templateCache
 	return &funcExpr{name: "to_timestamp", t: types.Timestamptz, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
-		p, err := toTimestampFields(a[0].(string), a[1].(string))
+		p, err := toTimestampFields(a[0].(string), a[1].(string), &cache)
 		if err != nil {
 			return nil, err
 		}
@@ -2196,9 +2228,10 @@ func compileToDate(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err := c.coerceAll(args, types.Text, types.Text); err != nil {
 		return nil, err
 	}
+	var cache templateCache
 	return &funcExpr{name: "to_date", t: types.Date, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
 		in := a[0].(string)
-		p, err := toTimestampFields(in, a[1].(string))
+		p, err := toTimestampFields(in, a[1].(string), &cache)
 		if err != nil {
 			return nil, err
 		}
