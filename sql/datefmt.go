@@ -356,7 +356,7 @@ var (
 // ordinalSuffix is get_th: the English ordinal suffix of a number's text.
 func ordinalSuffix(num string, upper bool) (string, error) {
 	if num == "" || num[len(num)-1] < '0' || num[len(num)-1] > '9' {
-		return "", pgerr.New(pgerr.InvalidTextRepresentation, "%q is not a number", num)
+		return "", pgerr.New(pgerr.InvalidTextRepresentation, "\"%s\" is not a number", num)
 	}
 	last := num[len(num)-1]
 	if len(num) > 1 && num[len(num)-2] == '1' {
@@ -377,12 +377,20 @@ func ordinalSuffix(num string, upper bool) (string, error) {
 	return s, nil
 }
 
+// pick is yes if cond, else no.
+func pick(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
+}
+
 func padNum(v int64, width int) string { return fmt.Sprintf("%0*d", width, v) }
 
 // julianDay is date2j: the Julian day number of a date, with months and
 // days out of range carried as PostgreSQL's arithmetic carries them.
 func julianDay(y, m, d int) int64 {
-	return types.Micros(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC))/usPerDay + 2451545
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix()/86400 + 2440588
 }
 
 // julianToDate is j2date.
@@ -487,13 +495,13 @@ func dchToChar(nodes []fmtNode, f *tmFields, interval bool) (string, error) {
 		var err error
 		switch id {
 		case dchA_M, dchP_M:
-			b.WriteString(map[bool]string{true: "P.M.", false: "A.M."}[pm])
+			b.WriteString(pick(pm, "P.M.", "A.M."))
 		case dchAM, dchPM:
-			b.WriteString(map[bool]string{true: "PM", false: "AM"}[pm])
+			b.WriteString(pick(pm, "PM", "AM"))
 		case dch_a_m, dch_p_m:
-			b.WriteString(map[bool]string{true: "p.m.", false: "a.m."}[pm])
+			b.WriteString(pick(pm, "p.m.", "a.m."))
 		case dch_am, dch_pm:
-			b.WriteString(map[bool]string{true: "pm", false: "am"}[pm])
+			b.WriteString(pick(pm, "pm", "am"))
 		case dchHH, dchHH12:
 			h := int64(f.hour % 12)
 			if h == 0 {
@@ -533,13 +541,13 @@ func dchToChar(nodes []fmtNode, f *tmFields, interval bool) (string, error) {
 				}
 			}
 		case dchA_D, dchB_C:
-			b.WriteString(map[bool]string{true: "B.C.", false: "A.D."}[f.year <= 0])
+			b.WriteString(pick(f.year <= 0, "B.C.", "A.D."))
 		case dchAD, dchBC:
-			b.WriteString(map[bool]string{true: "BC", false: "AD"}[f.year <= 0])
+			b.WriteString(pick(f.year <= 0, "BC", "AD"))
 		case dch_a_d, dch_b_c:
-			b.WriteString(map[bool]string{true: "b.c.", false: "a.d."}[f.year <= 0])
+			b.WriteString(pick(f.year <= 0, "b.c.", "a.d."))
 		case dch_ad, dch_bc:
-			b.WriteString(map[bool]string{true: "bc", false: "ad"}[f.year <= 0])
+			b.WriteString(pick(f.year <= 0, "bc", "ad"))
 		case dchMONTH, dchMonth, dch_month:
 			if f.mon != 0 {
 				name(monthNames[f.mon-1], id == dchMONTH, id == dch_month, true)
@@ -1546,7 +1554,7 @@ func dtInvalid(format string, args ...any) *pgerr.Error {
 // value.
 func setInt(dst *int, v int, n *fmtNode) error {
 	if *dst != 0 && *dst != v {
-		return dtInvalid("conflicting values for %q field in formatting string", n.key.name).
+		return dtInvalid("conflicting values for \"%s\" field in formatting string", n.key.name).
 			WithDetail("This value contradicts a previous setting for the same field type.")
 	}
 	*dst = v
@@ -1638,24 +1646,24 @@ func dchFromChar(nodes []fmtNode, in string, out *fromChar) error {
 			}
 		} else {
 			if len(rest) < width {
-				return 0, dtInvalid("source string too short for %q formatting field", n.key.name).
+				return 0, dtInvalid("source string too short for \"%s\" formatting field", n.key.name).
 					WithDetail("Field requires %d characters, but only %d remain.", width, len(rest)).
 					WithHint(`If your source string is not fixed-width, try using the "FM" modifier.`)
 			}
 			var used int
 			v, used, overflow = cStrtol(copyStr)
 			if used > 0 && used < width {
-				return 0, dtInvalid("invalid value %q for %q", copyStr, n.key.name).
+				return 0, dtInvalid("invalid value \"%s\" for \"%s\"", copyStr, n.key.name).
 					WithDetail("Field requires %d characters, but only %d could be parsed.", width, used).
 					WithHint(`If your source string is not fixed-width, try using the "FM" modifier.`)
 			}
 			s += used
 		}
 		if s == init {
-			return 0, dtInvalid("invalid value %q for %q", copyStr, n.key.name).WithDetail("Value must be an integer.")
+			return 0, dtInvalid("invalid value \"%s\" for \"%s\"", copyStr, n.key.name).WithDetail("Value must be an integer.")
 		}
 		if overflow || v < math.MinInt32 || v > math.MaxInt32 {
-			return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "value for %q in source string is out of range", n.key.name).
+			return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "value for \"%s\" in source string is out of range", n.key.name).
 				WithDetail("Value must be in the range %d to %d.", math.MinInt32, math.MaxInt32)
 		}
 		if dst != nil {
@@ -1679,7 +1687,7 @@ func dchFromChar(nodes []fmtNode, in string, out *fromChar) error {
 		if j := strings.IndexFunc(rest, func(r rune) bool { return r < 128 && isCSpace(byte(r)) }); j >= 0 {
 			word = rest[:j]
 		}
-		return 0, dtInvalid("invalid value %q for %q", word, nodes[i].key.name).
+		return 0, dtInvalid("invalid value \"%s\" for \"%s\"", word, nodes[i].key.name).
 			WithDetail("The given value did not match any of the allowed values for this field.")
 	}
 	skipTH := func(n *fmtNode) {
@@ -1786,7 +1794,7 @@ func dchFromChar(nodes []fmtNode, in string, out *fromChar) error {
 				skipTH(n)
 			}
 		case dchTZ, dch_tz, dchOF:
-			err = pgerr.New(pgerr.FeatureNotSupported, "formatting field %q is only supported in to_char", n.key.name)
+			err = pgerr.New(pgerr.FeatureNotSupported, "formatting field \"%s\" is only supported in to_char", n.key.name)
 		case dchTZH:
 			switch {
 			case in[s] == '+' || in[s] == '-' || in[s] == ' ':
@@ -1963,7 +1971,7 @@ type parsedTime struct {
 }
 
 func dtFieldOverflow(in string) *pgerr.Error {
-	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", in)
+	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", in)
 }
 
 // toTimestampFields is do_to_timestamp.
@@ -2119,7 +2127,7 @@ func toTimestampFields(in, tmpl string, cache *templateCache) (*parsedTime, erro
 	p := &parsedTime{f: tm, fprec: fc.ff}
 	if fc.tzsign != 0 {
 		if fc.tzh < 0 || fc.tzh > 15 || fc.tzm < 0 || fc.tzm >= 60 {
-			return nil, pgerr.New("22009", "time zone displacement out of range: %q", in)
+			return nil, pgerr.New("22009", "time zone displacement out of range: \"%s\"", in)
 		}
 		p.hasTZ = true
 		p.offset = (fc.tzh*60 + fc.tzm) * 60
@@ -2161,7 +2169,7 @@ func compileToTimestamp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !validJulian(p.f.year, p.f.mon, p.f.mday) {
+		if !validJulian(p.f.year, p.f.mon, p.f.mday) || !p.f.inRange() {
 			return nil, errTimestampRange()
 		}
 		us := p.f.micros()
@@ -2236,11 +2244,11 @@ func compileToDate(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 			return nil, err
 		}
 		if !validJulian(p.f.year, p.f.mon, p.f.mday) {
-			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: %q", in)
+			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", in)
 		}
 		days := dayNumber(p.f.year, p.f.mon, p.f.mday)
 		if !types.DateInRange(days) {
-			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: %q", in)
+			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", in)
 		}
 		return types.FromDays(int32(days)), nil
 	}}, nil

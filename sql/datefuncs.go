@@ -145,9 +145,9 @@ func decodeUnits(s string) (unit, lower string) {
 
 func unitError(unit, lower string, t types.T) *pgerr.Error {
 	if unit != "" {
-		return pgerr.New(pgerr.FeatureNotSupported, "unit %q not supported for type %s", lower, t)
+		return pgerr.New(pgerr.FeatureNotSupported, "unit \"%s\" not supported for type %s", lower, t)
 	}
-	return pgerr.New(pgerr.InvalidParameterValue, "unit %q not recognized for type %s", lower, t)
+	return pgerr.New(pgerr.InvalidParameterValue, "unit \"%s\" not recognized for type %s", lower, t)
 }
 
 // tmFields is a broken-down date and time, PostgreSQL's pg_tm: years count
@@ -168,6 +168,10 @@ func fieldsOf(t time.Time) tmFields {
 	return tmFields{year: y, mon: int(m), mday: d, hour: h, min: mi, sec: s, usec: int64(t.Nanosecond() / 1000),
 		wday: int(t.Weekday()), yday: t.YearDay()}
 }
+
+// inRange reports whether f's year is near enough to be a timestamp, so
+// that micros cannot overflow.
+func (f *tmFields) inRange() bool { return f.year >= -4713 && f.year <= 294277 }
 
 // micros is the wall-clock reading of f as microseconds since 2000-01-01.
 func (f *tmFields) micros() int64 {
@@ -642,7 +646,7 @@ func compileTimezone(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 			}
 		case types.Interval:
 			if z.Months != 0 || z.Days != 0 {
-				return nil, pgerr.New(pgerr.InvalidParameterValue, "interval time zone %q must not include months or days",
+				return nil, pgerr.New(pgerr.InvalidParameterValue, "interval time zone \"%s\" must not include months or days",
 					string(types.AppendIntervalText(nil, z)))
 			}
 			loc = time.FixedZone("", int(z.Micros/1_000_000))
@@ -674,7 +678,7 @@ func conversionZone(name string) (*time.Location, error) {
 	if off, ok := posixOffset(name); ok {
 		return time.FixedZone(name, off), nil
 	}
-	return nil, pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", name)
+	return nil, pgerr.New(pgerr.InvalidParameterValue, "time zone \"%s\" not recognized", name)
 }
 
 // posixOffset reads a POSIX time zone without daylight-saving rules:
@@ -901,7 +905,7 @@ func namedCall(c *compiler, n *ast.FuncCallExpr, params []param) ([]expr, error)
 		switch {
 		case isNamed:
 			if seen[argName] {
-				return nil, pgerr.New(pgerr.SyntaxError, "argument name %q used more than once", argName)
+				return nil, pgerr.New(pgerr.SyntaxError, "argument name \"%s\" used more than once", argName)
 			}
 			seen[argName] = true
 			named = true
@@ -1022,7 +1026,7 @@ func validJulian(y, m, d int) bool {
 
 // dayNumber is the days from 2000-01-01 to a date.
 func dayNumber(y, m, d int) int64 {
-	return types.Micros(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)) / usPerDay
+	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix()/86400 - 10957
 }
 
 // compileMakeTimestamp is make_timestamp(year, month, mday, hour, min,
@@ -1096,7 +1100,7 @@ func makeTimestamp(year, month, day, hour, min int, sec float64) (any, error) {
 	}
 	tod := (int64(hour)*60+int64(min))*60_000_000 + int64(usec)
 	us := date*usPerDay + tod
-	if !types.TimestampInRange(us) {
+	if date > math.MaxInt64/usPerDay-1 || date < math.MinInt64/usPerDay+1 || !types.TimestampInRange(us) {
 		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s", year, month, day, hour, min, formatG(sec, 2))
 	}
 	return types.FromMicros(us), nil
@@ -1108,7 +1112,7 @@ func makeTimestamp(year, month, day, hour, min int, sec float64) (any, error) {
 // '+05' (east), unlike AT TIME ZONE's POSIX reading.
 func saneZoneOffset(name string, wall int64) (int, error) {
 	if name != "" && name[0] >= '0' && name[0] <= '9' {
-		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid input syntax for type numeric time zone: %q", name).
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid input syntax for type numeric time zone: \"%s\"", name).
 			WithHint(`Numeric time zones must have "-" or "+" as first character.`)
 	}
 	off, ok, err := types.DecodeOffset(name)
@@ -1123,7 +1127,7 @@ func saneZoneOffset(name string, wall int64) (int, error) {
 		if off, ok := posixOffset(name); ok {
 			return off, nil
 		}
-		return 0, pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", name)
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "time zone \"%s\" not recognized", name)
 	}
 	return int((wall - types.LocalToUTC(wall, loc)) / 1_000_000), nil
 }
@@ -1159,6 +1163,7 @@ func timestampPlusInterval(t time.Time, iv types.Interval, tz bool, loc *time.Lo
 		return t, nil
 	}
 	us := types.Micros(t)
+	inRange := true
 	step := func(f func(*tmFields)) {
 		w := types.FromMicros(us)
 		if tz {
@@ -1166,6 +1171,10 @@ func timestampPlusInterval(t time.Time, iv types.Interval, tz bool, loc *time.Lo
 		}
 		fl := fieldsOf(w)
 		f(&fl)
+		if !fl.inRange() {
+			inRange = false
+			return
+		}
 		us = fl.micros()
 		if tz {
 			us = types.LocalToUTC(us, loc)
@@ -1182,14 +1191,14 @@ func timestampPlusInterval(t time.Time, iv types.Interval, tz bool, loc *time.Lo
 			f.mday = min(f.mday, daysInMonth(f.year, f.mon))
 		})
 	}
-	if iv.Days != 0 {
+	if iv.Days != 0 && inRange {
 		step(func(f *tmFields) {
 			y, m, d := time.Date(f.year, time.Month(f.mon), f.mday+int(iv.Days), 0, 0, 0, 0, time.UTC).Date()
 			f.year, f.mon, f.mday = y, int(m), d
 		})
 	}
 	us, ok := addInt64(us, iv.Micros)
-	if !ok || !types.TimestampInRange(us) {
+	if !ok || !inRange || !types.TimestampInRange(us) {
 		return time.Time{}, errTimestampRange()
 	}
 	return types.FromMicros(us), nil
