@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,13 +44,26 @@ func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		ret = types.Numeric
 	}
 	return &funcExpr{name: n.FnName.L, t: ret, args: []expr{field, x}, strict: true, fn: func(e *env, a []any) (any, error) {
-		name := strings.ToLower(a[0].(string))
+		// Units are spelled as DecodeUnits reads them: years, hrs, ...
+		lower := lowerASCII(a[0].(string))
+		name := lower
+		if u, _ := decodeUnits(lower); u != "" {
+			name = u
+		}
 		var v *apd.Decimal
 		var err error
 		if iv, ok := a[1].(types.Interval); ok {
 			v, err = intervalPart(name, iv)
+		} else if t := a[1].(time.Time); types.IsInfinite(t) {
+			v, err = infinitePart(name, t.Equal(types.TimeNegInfinity), xt)
+			if v == nil && err == nil {
+				return nil, nil
+			}
 		} else {
-			v, err = timePart(name, a[1].(time.Time), xt, e.s.loc())
+			v, err = timePart(name, t, xt, e.s.loc())
+		}
+		if pe, ok := err.(*pgerr.Error); ok && name != lower {
+			pe.Message = strings.Replace(pe.Message, strconv.Quote(name), strconv.Quote(lower), 1)
 		}
 		if err != nil || numeric {
 			return v, err
@@ -59,13 +73,26 @@ func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}}, nil
 }
 
-// timePart is one field of a date or a timestamp; a timestamptz is read in
-// loc. Seconds carry six decimals, milliseconds three, as PostgreSQL prints
-// them; a date has no time fields.
-func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.Decimal, error) {
-	if t.Equal(types.TimeInfinity) || t.Equal(types.TimeNegInfinity) {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "extracting %q from infinity is not supported", field)
+// infinitePart is a field of an infinite date or timestamp: infinite for
+// the fields that grow with time, NULL (nil) for those that cycle.
+func infinitePart(field string, negative bool, typ types.T) (*apd.Decimal, error) {
+	switch field {
+	case "year", "decade", "century", "millennium", "julian", "isoyear", "epoch":
+		return &apd.Decimal{Form: apd.Infinite, Negative: negative}, nil
+	case "day", "month", "quarter", "week", "dow", "isodow", "doy":
+		return nil, nil
+	case "microseconds", "milliseconds", "second", "minute", "hour", "timezone", "timezone_hour", "timezone_minute":
+		if typ.Oid != types.OidDate {
+			return nil, nil
+		}
 	}
+	return nil, errUnit(field, typ)
+}
+
+// timePart is one field of a finite date or timestamp; a timestamptz is
+// read in loc. Seconds carry six decimals, milliseconds three, as
+// PostgreSQL prints them; a date has no time fields.
+func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.Decimal, error) {
 	if typ.Oid == types.OidTimestamptz {
 		t = t.In(loc)
 	}

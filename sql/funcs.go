@@ -220,6 +220,7 @@ func init() {
 	maps.Copy(builtins, arrayBuiltins)
 	maps.Copy(builtins, catalogBuiltins)
 	maps.Copy(builtins, srfBuiltins)
+	maps.Copy(builtins, dateBuiltins)
 }
 
 func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
@@ -838,6 +839,15 @@ func setval(e *env, s *Sequence, a []any) (any, error) {
 // dateTimeArith returns the implementation of date and time arithmetic,
 // or false if neither operand is a date, time or interval.
 func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
+	if op == '+' && (l.Oid == types.OidInterval && timeRank(r.Oid) > 0 || r.Oid == types.OidDate && numRank(l.Oid) > 0 && numRank(l.Oid) <= 2) {
+		// interval + timestamp and integer + date are the other way round.
+		f, ok := dateTimeArith(op, r, l)
+		if ok {
+			fn := f.fn
+			f.fn = func(e *env, a []any) (any, error) { return fn(e, []any{a[1], a[0]}) }
+		}
+		return f, ok
+	}
 	switch {
 	case op == '-' && l.Oid == types.OidDate && r.Oid == types.OidDate:
 		return &funcExpr{name: "date_mi", t: types.Int4, fn: func(_ *env, a []any) (any, error) {
@@ -861,11 +871,7 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 			if op == '-' {
 				iv = types.Interval{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
 			}
-			ts := a[0].(time.Time)
-			if t.Oid == types.OidTimestamptz {
-				ts = ts.In(e.s.loc())
-			}
-			return addMonths(ts, int(iv.Months)).AddDate(0, 0, int(iv.Days)).Add(time.Duration(iv.Micros) * time.Microsecond).UTC(), nil
+			return timestampPlusInterval(a[0].(time.Time), iv, t.Oid == types.OidTimestamptz, e.s.loc())
 		}}, true
 	case (op == '+' || op == '-') && l.Oid == types.OidInterval && r.Oid == types.OidInterval:
 		return &funcExpr{name: "interval_pl", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
@@ -899,16 +905,6 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 		}}, true
 	}
 	return nil, false
-}
-
-// addMonths adds months as PostgreSQL does: a day past the end of the
-// resulting month becomes its last day (January 31 plus a month is
-// February 29 or 28), where Go's AddDate would spill into March.
-func addMonths(t time.Time, months int) time.Time {
-	y, m, d := t.Date()
-	first := time.Date(y, m+time.Month(months), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
-	last := first.AddDate(0, 1, -1).Day()
-	return first.AddDate(0, 0, min(d, last)-1)
 }
 
 // toFloat is a number datum as a float64.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
 )
 
 // setting is one run-time parameter (GUC). Reported ones are sent to the
@@ -224,8 +225,12 @@ func checkIntervalStyle(v string) (string, error) {
 }
 
 func checkTimeZone(v string) (string, error) {
-	if _, err := loadLocation(v); err != nil {
+	loc, err := loadLocation(v)
+	if err != nil {
 		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", v)
+	}
+	if name := loc.String(); strings.EqualFold(name, v) {
+		return name, nil // a zone is shown as the tz database spells it
 	}
 	return v, nil
 }
@@ -254,6 +259,9 @@ func loadLocation(v string) (*time.Location, error) {
 	}
 	if loc, err := time.LoadLocation(v); err == nil {
 		return loc, nil
+	}
+	if loc := types.FindZone(v); loc != nil {
+		return loc, nil // a name in another case: america/new_york
 	}
 	if off, ok := parseOffset(v); ok {
 		return time.FixedZone(v, off), nil

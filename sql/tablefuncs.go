@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
@@ -60,6 +61,9 @@ type tableFunc struct {
 	t    types.T
 	args []expr
 	rows func(args []any) ([]any, error)
+	// series, when set instead of rows, yields the values one at a time,
+	// so that a long series in FROM is never held in memory whole.
+	series func(e *env, args []any) (next func() (any, bool, error), err error)
 	// column names the one column of a function of scalar results that
 	// has a name of its own (an OUT parameter: jsonb_array_elements's
 	// value); others take the FROM item's alias.
@@ -73,22 +77,49 @@ func (f *tableFunc) explain(indent string) string { return indent + "Function Sc
 
 // values calls the function with its arguments evaluated in e.
 func (f *tableFunc) values(e *env) ([]any, error) {
+	vals, err := f.evalArgs(e)
+	if vals == nil || err != nil {
+		return nil, err
+	}
+	if f.series == nil {
+		return f.rows(vals)
+	}
+	next, err := f.series(e, vals)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	for {
+		v, ok, err := next()
+		if !ok || err != nil {
+			return out, err
+		}
+		out = append(out, v)
+		if len(out)%4096 == 0 && e.ctx.Err() != nil {
+			return nil, pgerr.Convert(context.Cause(e.ctx))
+		}
+	}
+}
+
+// evalArgs evaluates the arguments, or returns nil if one is NULL: the
+// functions are strict, and give no rows then.
+func (f *tableFunc) evalArgs(e *env) ([]any, error) {
 	vals := make([]any, len(f.args))
 	for i, a := range f.args {
 		v, err := a.eval(e)
-		if err != nil {
+		if v == nil || err != nil {
 			return nil, err
-		}
-		if v == nil {
-			return nil, nil // strict: a NULL argument gives no rows
 		}
 		vals[i] = v
 	}
-	return f.rows(vals)
+	return vals, nil
 }
 
 // open reads the function in FROM: a record's fields are columns.
 func (f *tableFunc) open(x *execCtx) (rowIter, error) {
+	if f.series != nil {
+		return f.openSeries(x)
+	}
 	out, err := f.values(x.env(nil))
 	if err != nil {
 		return nil, err
@@ -106,6 +137,31 @@ func (f *tableFunc) open(x *execCtx) (rowIter, error) {
 		}
 	}
 	return &sliceIter{rows: rows}, nil
+}
+
+// openSeries reads a function that yields its values one at a time.
+func (f *tableFunc) openSeries(x *execCtx) (rowIter, error) {
+	e := x.env(nil)
+	vals, err := f.evalArgs(e)
+	if vals == nil || err != nil {
+		return &sliceIter{}, err
+	}
+	next, err := f.series(e, vals)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(0)
+	return &funcIter{f: func() ([]any, error) {
+		v, ok, err := next()
+		if !ok || err != nil {
+			return nil, err
+		}
+		n++
+		if f.ordinality {
+			return []any{v, n}, nil
+		}
+		return []any{v}, nil
+	}}, nil
 }
 
 func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
@@ -171,8 +227,8 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
 }
 
-// generateSeries is generate_series(start, stop[, step]) over integers or
-// numeric.
+// generateSeries is generate_series(start, stop[, step]) over integers,
+// numeric, or timestamps (timestampSeries).
 func (c *compiler) generateSeries(n *ast.FuncCallExpr) (*tableFunc, error) {
 	if len(n.Args) != 2 && len(n.Args) != 3 {
 		return nil, argCountErr(n, nil)
@@ -180,6 +236,9 @@ func (c *compiler) generateSeries(n *ast.FuncCallExpr) (*tableFunc, error) {
 	args, err := compileArgs(c, n)
 	if err != nil {
 		return nil, err
+	}
+	if len(args) == 3 && (args[2].typ().Oid == types.OidInterval || timeRank(args[0].typ().Oid) > 0 || timeRank(args[1].typ().Oid) > 0) {
+		return c.timestampSeries(args)
 	}
 	t := types.Unknown
 	for _, a := range args {

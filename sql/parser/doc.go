@@ -30,7 +30,8 @@
 // Where TiDB's grammar would group operands differently, the writer adds
 // parentheses; operators TiDB lacks are rewritten (a || b binds looser than
 // + in PostgreSQL; a ^ b is power(a, b); a ~ b is epochdb_match(a, b); a IS
-// DISTINCT FROM b is NOT (a <=> b)). An expression that needs none of this
+// DISTINCT FROM b is NOT (a <=> b); x AT TIME ZONE z is timezone(z, x)).
+// An expression that needs none of this
 // is passed on as written. Only the operators of tidbSafeOps ever reach
 // TiDB verbatim; anything else PostgreSQL accepts and this package cannot
 // rewrite faithfully fails with 0A000 or 42601, never with a different

@@ -276,6 +276,7 @@ const (
 	precAdd
 	precMul
 	precExp
+	precAt // AT TIME ZONE
 	precUnary
 	precCollate
 )
@@ -1064,8 +1065,14 @@ func (e *exprParser) infix(lo int, left *exprNode, minPrec int) (*exprNode, erro
 		}
 		return e.predicate(lo, left)
 	case "at":
-		if wordsAt(e.seq, e.i, "at", "time", "zone") || wordsAt(e.seq, e.i, "at", "local") {
-			return nil, e.p.unsupported(t, "AT TIME ZONE is not supported")
+		switch {
+		case wordsAt(e.seq, e.i, "at", "time", "zone"):
+			if precAt < minPrec {
+				return nil, nil
+			}
+			return e.atTimeZone(lo, left, t)
+		case wordsAt(e.seq, e.i, "at", "local"):
+			return nil, e.p.unsupported(t, "AT LOCAL is not supported")
 		}
 	case "operator":
 		return e.operator(lo, left, minPrec)
@@ -1089,6 +1096,20 @@ func (e *exprParser) infix(lo int, left *exprNode, minPrec int) (*exprNode, erro
 		return nil, e.p.unsupported(t, "OVERLAPS is not supported")
 	}
 	return nil, nil
+}
+
+// atTimeZone rewrites x AT TIME ZONE zone to timezone(zone, x). It binds
+// tighter than any binary operator and looser than unary minus, and
+// repeats left to right: x AT TIME ZONE a AT TIME ZONE b converts twice.
+func (e *exprParser) atTimeZone(lo int, left *exprNode, t *token) (*exprNode, error) {
+	e.i += 3
+	zone, err := e.parse(precAt + 1)
+	if err != nil {
+		return nil, err
+	}
+	n := e.node(lo, lvPrimary, t, []any{"timezone(", kid(1), ", ", kid(0), ")"}, []*exprNode{left, zone}, lvOr, lvOr)
+	n.rewritten = true
+	return n, nil
 }
 
 // rewritten finishes a binary operator that is written as pre left mid
