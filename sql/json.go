@@ -127,18 +127,33 @@ func jsonFuncOf(jt, ret types.T, params []types.T, fn func(*env, *types.JSON, []
 		if err != nil {
 			return nil, err
 		}
-		if args[0], err = c.coerce(args[0], jt); err != nil {
-			return nil, noFunction(n.FnName.L, args)
+		if err := c.coerceArg(n.FnName.L, args, 0, jt); err != nil {
+			return nil, err
 		}
 		for i, p := range params {
-			if args[i+1], err = c.coerce(args[i+1], p); err != nil {
-				return nil, noFunction(n.FnName.L, args)
+			if err := c.coerceArg(n.FnName.L, args, i+1, p); err != nil {
+				return nil, err
 			}
 		}
 		return &funcExpr{name: n.FnName.L, t: ret, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
 			return fn(e, a[0].(*types.JSON), a[1:])
 		}}, nil
 	}
+}
+
+// coerceArg converts args[i] of a call of name to t. An argument of a type
+// that does not convert gets PostgreSQL's error for a call no version of
+// the function takes; an untyped literal that does not parse, its own.
+func (c *compiler) coerceArg(name string, args []expr, i int, t types.T) error {
+	e, err := c.coerce(args[i], t)
+	if err != nil {
+		if pgerr.Code(err) == pgerr.DatatypeMismatch {
+			return noFunction(name, args)
+		}
+		return err
+	}
+	args[i] = e
+	return nil
 }
 
 // noFunction is PostgreSQL's error for a call no version of the function
@@ -318,12 +333,12 @@ func compileExtractPath(jt types.T, asText bool) builtin {
 		if err != nil {
 			return nil, err
 		}
-		if args[0], err = c.coerce(args[0], jt); err != nil {
-			return nil, noFunction(n.FnName.L, args)
+		if err := c.coerceArg(n.FnName.L, args, 0, jt); err != nil {
+			return nil, err
 		}
 		for i := 1; i < len(args); i++ {
-			if args[i], err = c.coerce(args[i], types.Text); err != nil {
-				return nil, noFunction(n.FnName.L, args)
+			if err := c.coerceArg(n.FnName.L, args, i, types.Text); err != nil {
+				return nil, err
 			}
 		}
 		ret := jt
@@ -633,8 +648,8 @@ func compileJSONBSet(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}
 	want := []types.T{types.JSONBType, types.TextArray, types.JSONBType, types.Bool}
 	for i := range args {
-		if args[i], err = c.coerce(args[i], want[i]); err != nil {
-			return nil, noFunction(n.FnName.L, args)
+		if err := c.coerceArg(n.FnName.L, args, i, want[i]); err != nil {
+			return nil, err
 		}
 	}
 	return &funcExpr{name: "jsonb_set", t: types.JSONBType, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
@@ -1111,9 +1126,11 @@ func (c *compiler) jsonTableFunc(n *ast.FuncCallExpr) (*tableFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if arg, err = c.coerce(arg, jt); err != nil {
-		return nil, noFunction(name, []expr{arg})
+	args := []expr{arg}
+	if err := c.coerceArg(name, args, 0, jt); err != nil {
+		return nil, err
 	}
+	arg = args[0]
 	asText := strings.HasSuffix(name, "_text")
 	valueT := jt
 	if asText {

@@ -181,8 +181,8 @@ func compilePgNotify(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		return nil, err
 	}
 	for i := range args {
-		if args[i], err = c.coerce(args[i], types.Text); err != nil {
-			return nil, noFunction("pg_notify", args)
+		if err := c.coerceArg("pg_notify", args, i, types.Text); err != nil {
+			return nil, err
 		}
 	}
 	return &funcExpr{name: "pg_notify", t: types.T{Oid: types.OidVoid, Mod: -1}, args: args, fn: func(e *env, a []any) (any, error) {
