@@ -799,8 +799,13 @@ func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, err
 			var s *Sequence
 			switch seq := a[0].(type) {
 			case string:
-				if s = cat.sequences[seq]; s == nil {
-					return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", seq)
+				// A name as regclass reads it: pg_dump qualifies its own.
+				r, err := e.s.regByName(types.Regclass, seq)
+				if err != nil {
+					return nil, err
+				}
+				if s = cat.seqByID[uint32(r.Oid)]; s == nil {
+					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", r.Name)
 				}
 			case types.Reg:
 				if s = cat.seqByID[uint32(seq.Oid)]; s == nil {

@@ -168,7 +168,7 @@ func (p *stmtParser) parse() error {
 // unsupportedStatements are PostgreSQL statements epochdb does not run.
 var unsupportedStatements = map[string]bool{
 	"listen": true, "notify": true, "unlisten": true,
-	"lock": true, "grant": true, "revoke": true, "comment": true, "do": true, "call": true,
+	"grant": true, "revoke": true, "comment": true, "do": true, "call": true,
 	"reindex": true, "cluster": true, "refresh": true, "import": true, "load": true,
 	"security": true, "reassign": true, "merge": true,
 }
