@@ -112,6 +112,7 @@ func init() {
 			amopsortfamily oid`, none),
 		catalogTable(oidPgCatalog, 2603, "r", "pg_amproc", `oid oid, amprocfamily oid, amproclefttype oid,
 			amprocrighttype oid, amprocnum int2, amproc regproc`, none),
+		catalogTable(oidPgCatalog, 2964, "r", "pg_db_role_setting", "setdatabase oid, setrole oid, setconfig text[]", none),
 		catalogTable(oidPgCatalog, 2995, "r", "pg_largeobject_metadata", "oid oid, lomowner oid, lomacl text[]", none),
 		catalogTable(oidPgCatalog, 3576, "r", "pg_transform", `oid oid, trftype oid, trflang oid, trffromsql regproc,
 			trftosql regproc`, none),
