@@ -831,7 +831,7 @@ func setval(e *env, s *Sequence, a []any) (any, error) {
 			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
 		}
 	}
-	if err := e.s.e.seqs.setval(e.ctx, s, next); err != nil {
+	if err := e.s.e.seqs.setval(e.ctx, s, next, called); err != nil {
 		return nil, err
 	}
 	if called {

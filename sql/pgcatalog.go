@@ -745,12 +745,12 @@ func pgSequenceRows(s *Session) []row {
 }
 
 // sequenceType is the type a sequence was made for, which its maximum
-// tells.
+// tells, or a descending one's minimum.
 func sequenceType(q *Sequence) types.T {
-	switch q.Max {
-	case math.MaxInt16:
+	switch {
+	case q.Max == math.MaxInt16 || q.Min == math.MinInt16:
 		return types.Int2
-	case math.MaxInt32:
+	case q.Max == math.MaxInt32 || q.Min == math.MinInt32:
 		return types.Int4
 	}
 	return types.Int8

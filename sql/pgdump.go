@@ -200,22 +200,24 @@ func aclDefault(e *env, a []any) (any, error) {
 		return nil, pgerr.New(pgerr.InternalError, "unrecognized objtype abbreviation: %s", kind)
 	}
 	owner := aclRoleName(e.s, a[1].(int64))
+	grantee := owner
+	if a[1].(int64) == 0 {
+		grantee = "" // PUBLIC
+	}
 	acl := []any{}
 	if p.public != "" {
 		acl = append(acl, "="+p.public+"/"+owner)
 	}
 	if p.owner != "" {
-		acl = append(acl, owner+"="+p.owner+"/"+owner)
+		acl = append(acl, grantee+"="+p.owner+"/"+owner)
 	}
 	return acl, nil
 }
 
-// aclRoleName is a role as an aclitem prints it: by name, by number if
-// there is no such role, and empty for PUBLIC (0).
+// aclRoleName is a role as an aclitem prints it: by name, or by number if
+// there is no such role.
 func aclRoleName(s *Session, oid int64) string {
 	switch oid {
-	case 0:
-		return ""
 	case oidSuperuser:
 		return parser.QuoteIdent(superuser(s))
 	case oidDatabaseOwner:
@@ -235,14 +237,8 @@ func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
 	if !s.explicit {
 		return pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
 	}
-	mode, ok := lockModes[cmd.Mode]
-	if !ok {
-		return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE ... IN %s MODE is not supported", strings.ToUpper(cmd.Mode))
-	}
-	if cmd.NoWait {
-		return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE ... NOWAIT is not supported")
-	}
 	cat := s.catalog()
+	var tables []*Table
 	for _, name := range cmd.Tables {
 		bare := strings.TrimPrefix(name, "public.")
 		t := cat.tables[bare]
@@ -256,6 +252,16 @@ func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
 		default:
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
+		tables = append(tables, t)
+	}
+	mode, ok := lockModes[cmd.Mode]
+	if !ok {
+		return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE ... IN %s MODE is not supported", strings.ToUpper(cmd.Mode))
+	}
+	if cmd.NoWait {
+		return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE ... NOWAIT is not supported")
+	}
+	for _, t := range tables {
 		waited, err := s.e.locks.lockUse(ctx, s.tx, t.ID, mode)
 		if err != nil {
 			return pgerr.Convert(err)
@@ -353,6 +359,9 @@ func (sq *sequences) peek(s *Sequence) (last int64, called bool, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	next := st.next
+	if st.uncalled {
+		return next, false, nil
+	}
 	if st.next == st.limit {
 		// No reserved values are left: the stored state is what the next
 		// nextval starts from, as reserve and setval left it.
@@ -511,8 +520,10 @@ func pgDumpDependRows(s *Session) []row {
 	}
 	for _, v := range cat.views {
 		rule := ruleOID(v)
+		// The rule reads the view's own columns too (deptype n).
 		rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
-			"refobjid": v.ID, "deptype": "i"})
+			"refobjid": v.ID, "deptype": "i"}, row{"classid": oidPgRewrite, "objid": rule,
+			"refclassid": oidPgClass, "refobjid": v.ID, "deptype": "n"})
 		for _, dep := range v.Deps {
 			rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
 				"refobjid": dep, "deptype": "n"})
