@@ -86,11 +86,8 @@ var arrayBuiltins = map[string]builtin{
 		}
 		return out, nil
 	}),
-	"current_schemas": fixed(types.NameArray, []types.T{types.Bool}, func(_ *env, a []any) (any, error) {
-		if a[0].(bool) {
-			return []any{"pg_catalog", "public"}, nil
-		}
-		return []any{"public"}, nil
+	"current_schemas": fixed(types.NameArray, []types.T{types.Bool}, func(e *env, a []any) (any, error) {
+		return e.s.currentSchemas(a[0].(bool)), nil
 	}),
 }
 
@@ -197,6 +194,9 @@ func compileSubscript(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}
 	t := arr.typ()
 	elem, ok := t.Elem()
+	if t.Oid == types.OidName {
+		return c.nameSubscript(arr, n.Args[1])
+	}
 	if !ok {
 		return nil, pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t)
 	}

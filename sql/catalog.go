@@ -520,6 +520,9 @@ type sequences struct {
 type seqState struct {
 	mu          sync.Mutex // serialises one sequence's users, and its reservations
 	next, limit int64      // values [next, limit) are reserved and unused
+	// uncalled is set while next is a setval(next, false) no nextval has
+	// taken yet, which reads back as last_value next, is_called false.
+	uncalled bool
 }
 
 const seqBlock = 32
@@ -549,6 +552,7 @@ func (sq *sequences) nextval(ctx context.Context, s *Sequence) (int64, error) {
 	}
 	v := st.next
 	st.next += s.Increment
+	st.uncalled = false
 	return v, nil
 }
 
@@ -604,7 +608,7 @@ func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) err
 
 // setval makes next the value the sequence's next nextval returns. Like
 // nextval, it takes effect at once and outlives a rollback.
-func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64) error {
+func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64, called bool) error {
 	st := sq.stateOf(s.storage())
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -619,7 +623,7 @@ func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64) error 
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	st.next, st.limit = next, next
+	st.next, st.limit, st.uncalled = next, next, !called
 	return nil
 }
 

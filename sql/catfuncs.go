@@ -81,7 +81,7 @@ var catalogBuiltins = map[string]builtin{
 	}),
 	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
 		if r, ok := e.s.relationByOID(uint32(a[0].(int64))); ok && r.view != nil {
-			return viewDef(r.view), nil
+			return viewDef(e.s, r.view), nil
 		}
 		return nil, nil
 	}),
@@ -411,7 +411,7 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 		}
 		if len(parts) <= 2 {
 			if r, ok := s.relationByName(schema, parts[len(parts)-1]); ok {
-				return types.Reg{Oid: types.Oid(r.oid), Name: r.qualifiedName()}, nil
+				return types.Reg{Oid: types.Oid(r.oid), Name: r.qualifiedName(s)}, nil
 			}
 		}
 		return types.Reg{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", str)
@@ -444,7 +444,7 @@ func (s *Session) regByOID(t types.T, oid types.Oid) types.Reg {
 	switch t.Oid {
 	case types.OidRegclass:
 		if rel, ok := s.relationByOID(uint32(oid)); ok {
-			r.Name = rel.qualifiedName()
+			r.Name = rel.qualifiedName(s)
 		}
 	case types.OidRegtype:
 		if _, ok := types.Lookup(oid); ok {
@@ -585,7 +585,7 @@ func (s *Session) defaultText(t *Table, c *TableColumn) string {
 	if err != nil {
 		return c.Default
 	}
-	text, _ := deparse(e, nil)
+	text, _ := deparser{s: s}.print(e)
 	return text
 }
 
@@ -614,6 +614,9 @@ func deparsePretty(e expr, cols []string) (string, bool) {
 type deparser struct {
 	cols   []string
 	pretty bool
+	// s, when set, names the sequence of a nextval as regclass prints it
+	// in s, qualified if its search path would not find it.
+	s *Session
 }
 
 // Operator precedence, loosest first, as PostgreSQL's grammar binds.
@@ -677,6 +680,11 @@ func (d deparser) print(e expr) (string, bool) {
 				args[i], _ = walk(a)
 			}
 			if x.name == "nextval" && len(args) == 1 {
+				if k, ok := x.args[0].(*constExpr); ok && d.s != nil {
+					if q, ok := k.v.(string); ok && d.s.catalog().sequences[q] != nil {
+						args[0] = quoteLiteral(d.s.relName(oidPublic, q)) + "::text"
+					}
+				}
 				if a, ok := strings.CutSuffix(args[0], "::text"); ok {
 					args[0] = a + "::regclass" // nextval takes a regclass
 				}

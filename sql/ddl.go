@@ -324,7 +324,11 @@ func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner ui
 	return seq, d.putSequence(ctx, seq)
 }
 
-func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt) error {
+func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *ast.CreateSequenceStmt) error {
+	typ, err := sequenceAs(columnType(st, 0))
+	if err != nil {
+		return err
+	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -337,10 +341,11 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	seq, err := s.newSequence(ctx, d, name, 0, types.Int8, seqBlock)
+	seq, err := s.newSequence(ctx, d, name, 0, typ, seqBlock)
 	if err != nil {
 		return err
 	}
+	typeMin, typeMax := int64(-seq.Max-1), seq.Max
 	startSet := false
 	for _, o := range n.SeqOptions {
 		switch o.Tp {
@@ -362,12 +367,19 @@ func (s *Session) createSequence(ctx context.Context, n *ast.CreateSequenceStmt)
 	if seq.Increment == 0 {
 		return pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
 	}
+	if seq.Min < typeMin || seq.Max > typeMax {
+		bound, word := seq.Min, "MINVALUE"
+		if seq.Max > typeMax {
+			bound, word = seq.Max, "MAXVALUE"
+		}
+		return pgerr.New(pgerr.InvalidParameterValue, "%s (%d) is out of range for sequence data type %s", word, bound, typ)
+	}
 	if seq.Increment < 0 {
-		if seq.Max == math.MaxInt64 {
+		if seq.Max == typeMax {
 			seq.Max = -1
 		}
 		if seq.Min == 1 {
-			seq.Min = math.MinInt64
+			seq.Min = typeMin
 		}
 		if !startSet {
 			seq.Start = seq.Max

@@ -762,7 +762,7 @@ func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
 	if parent == nil {
 		return b.String()
 	}
-	b.WriteString(parser.QuoteIdent(parent.Name) + "(")
+	b.WriteString(s.relName(oidPublic, parent.Name) + "(")
 	for i, pi := range fk.RefColumns {
 		if i > 0 {
 			b.WriteString(", ")

@@ -800,8 +800,13 @@ func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, err
 			var s *Sequence
 			switch seq := a[0].(type) {
 			case string:
-				if s = cat.sequences[seq]; s == nil {
-					return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", seq)
+				// A name as regclass reads it: pg_dump qualifies its own.
+				r, err := e.s.regByName(types.Regclass, seq)
+				if err != nil {
+					return nil, err
+				}
+				if s = cat.seqByID[uint32(r.Oid)]; s == nil {
+					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", r.Name)
 				}
 			case types.Reg:
 				if s = cat.seqByID[uint32(seq.Oid)]; s == nil {
@@ -827,7 +832,7 @@ func setval(e *env, s *Sequence, a []any) (any, error) {
 			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
 		}
 	}
-	if err := e.s.e.seqs.setval(e.ctx, s, next); err != nil {
+	if err := e.s.e.seqs.setval(e.ctx, s, next, called); err != nil {
 		return nil, err
 	}
 	if called {

@@ -23,8 +23,8 @@ import (
 // keyed by them ('pg_class'::regclass as a pg_description.classoid, say)
 // find what they look for. Where PostgreSQL's column type is one epochdb
 // lacks, the column takes the nearest type that prints the same: aclitem[]
-// is text[] and pg_node_tree is text; xid and anyarray columns are left
-// out. A catalog row is a map from column name to
+// is text[], pg_node_tree is text, xid is oid (0: epochdb freezes no
+// transaction ids) and anyarray is text. A catalog row is a map from column name to
 // value, and a column it leaves out holds its type's zero value, or NULL for
 // text, arrays and timestamps: what PostgreSQL's catalogs hold for an object
 // that has nothing to say there. A column it maps to nil is NULL.
@@ -181,7 +181,7 @@ func (v *virtTable) scope(alias string) *scope {
 	for i, c := range v.cols {
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, tableOID: v.oid, attNum: int16(i + 1)})
 	}
-	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea})
+	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea, tableOID: v.oid})
 	return sc
 }
 
@@ -303,12 +303,7 @@ func (s *Session) relationByName(schema, name string) (relation, bool) {
 
 // qualifiedName is how regclass prints a relation: qualified only if the
 // search path would not find it by its bare name.
-func (r relation) qualifiedName() string {
-	if r.nsp == oidInfoSchema {
-		return "information_schema." + parser.QuoteIdent(r.name)
-	}
-	return parser.QuoteIdent(r.name)
-}
+func (r relation) qualifiedName(s *Session) string { return s.relName(r.nsp, r.name) }
 
 // superuser is the one role: every session runs as it, under the name the
 // session gave.
@@ -325,20 +320,21 @@ func init() {
 			typdefaultbin text, typdefault text, typacl text[]`, pgTypeRows),
 		catalogTable(oidPgCatalog, 2615, "r", "pg_namespace", "oid oid, nspname name, nspowner oid, nspacl text[]", pgNamespaceRows),
 		catalogTable(oidPgCatalog, 1262, "r", "pg_database", `oid oid, datname name, datdba oid, encoding int4,
-			datlocprovider "char", datistemplate bool, datallowconn bool, datconnlimit int4, dattablespace oid,
+			datlocprovider "char", datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid,
+			datminmxid oid, dattablespace oid,
 			datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]`, pgDatabaseRows),
 		catalogTable(oidPgCatalog, oidPgClass, "r", "pg_class", `oid oid, relname name, relnamespace oid, reltype oid,
 			reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4,
 			relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence "char",
 			relkind "char", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool,
 			relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident "char",
-			relispartition bool, relrewrite oid, relacl text[], reloptions text[], relpartbound text`, pgClassRows),
+			relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text`, pgClassRows),
 		catalogTable(oidPgCatalog, 1249, "r", "pg_attribute", `attrelid oid, attname name, atttypid oid,
 			attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4,
 			attbyval bool, attalign "char", attstorage "char", attcompression "char", attnotnull bool,
 			atthasdef bool, atthasmissing bool, attidentity "char", attgenerated "char", attisdropped bool,
 			attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[],
-			attfdwoptions text[]`, pgAttributeRows),
+			attfdwoptions text[], attmissingval text`, pgAttributeRows),
 		catalogTable(oidPgCatalog, 2610, "r", "pg_index", `indexrelid oid, indrelid oid, indnatts int2,
 			indnkeyatts int2, indisunique bool, indnullsnotdistinct bool, indisprimary bool, indisexclusion bool,
 			indimmediate bool, indisclustered bool, indisvalid bool, indcheckxmin bool, indisready bool,
@@ -351,7 +347,7 @@ func init() {
 			confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[],
 			conexclop oid[], conbin text`, pgConstraintRows),
 		catalogTable(oidPgCatalog, 2604, "r", "pg_attrdef", "oid oid, adrelid oid, adnum int2, adbin text", pgAttrdefRows),
-		catalogTable(oidPgCatalog, 2609, "r", "pg_description", "objoid oid, classoid oid, objsubid int4, description text", none),
+		catalogTable(oidPgCatalog, 2609, "r", "pg_description", "objoid oid, classoid oid, objsubid int4, description text", pgDescriptionRows),
 		catalogTable(oidPgCatalog, 2396, "r", "pg_shdescription", "objoid oid, classoid oid, description text", none),
 		catalogTable(oidPgCatalog, 2601, "r", "pg_am", `oid oid, amname name, amhandler regproc, amtype "char"`, pgAmRows),
 		catalogTable(oidPgCatalog, 3456, "r", "pg_collation", `oid oid, collname name, collnamespace oid,
@@ -383,7 +379,7 @@ func init() {
 			tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea,
 			tgqual text, tgoldtable name, tgnewtable name`, none),
 		catalogTable(oidPgCatalog, 2618, "r", "pg_rewrite", `oid oid, rulename name, ev_class oid, ev_type "char",
-			ev_enabled "char", is_instead bool, ev_qual text, ev_action text`, none),
+			ev_enabled "char", is_instead bool, ev_qual text, ev_action text`, pgRewriteRows),
 		catalogTable(oidPgCatalog, 3079, "r", "pg_extension", `oid oid, extname name, extowner oid, extnamespace oid,
 			extrelocatable bool, extversion text, extconfig oid[], extcondition text[]`, none),
 		catalogTable(oidPgCatalog, 3541, "r", "pg_range", `rngtypid oid, rngsubtype oid, rngmultitypid oid,
@@ -516,10 +512,11 @@ func pgTypeRows(*Session) []row {
 	return rows
 }
 
-func pgNamespaceRows(*Session) []row {
+func pgNamespaceRows(s *Session) []row {
 	var rows []row
 	for _, n := range namespaces {
-		rows = append(rows, row{"oid": n.oid, "nspname": n.name, "nspowner": namespaceOwner(n.oid)})
+		rows = append(rows, row{"oid": n.oid, "nspname": n.name, "nspowner": namespaceOwner(n.oid),
+			"nspacl": namespaceACL(s, n.oid)})
 	}
 	return rows
 }
@@ -679,47 +676,13 @@ func pgIndexRows(s *Session) []row {
 // btreeOpclass is the default btree operator class of a type (pg_opclass),
 // which pg_index.indclass names.
 func btreeOpclass(oid types.Oid) uint32 {
-	switch oid {
-	case types.OidBool:
-		return 424
-	case types.OidBytea:
-		return 428
-	case types.OidChar:
-		return 429
-	case types.OidName:
-		return 1986
-	case types.OidInt2:
-		return 1979
-	case types.OidInt4:
-		return 1978
-	case types.OidInt8:
-		return 3124
-	case types.OidOid:
-		return 1981
-	case types.OidFloat4:
-		return 1970
-	case types.OidFloat8:
-		return 1971
-	case types.OidText, types.OidVarchar:
-		return 3126
-	case types.OidBpchar:
-		return 426
-	case types.OidDate:
-		return 3122
-	case types.OidTimestamp:
-		return 3128
-	case types.OidTimestamptz:
-		return 3127
-	case types.OidInterval:
-		return 1982
-	case types.OidNumeric:
-		return 3125
-	case types.OidUUID:
-		return 2968
-	case types.OidJSONB:
-		return 10088
+	if oid == types.OidVarchar {
+		oid = types.OidText
 	}
-	return 397 // array_ops
+	if c, ok := btreeOpclasses[oid]; ok {
+		return c.oid
+	}
+	return btreeOpclasses[types.OidAnyArray].oid
 }
 
 // A primary key or unique constraint has the oid of its index: oids are
@@ -789,12 +752,12 @@ func pgSequenceRows(s *Session) []row {
 }
 
 // sequenceType is the type a sequence was made for, which its maximum
-// tells.
+// tells, or a descending one's minimum.
 func sequenceType(q *Sequence) types.T {
-	switch q.Max {
-	case math.MaxInt16:
+	switch {
+	case q.Max == math.MaxInt16 || q.Min == math.MinInt16:
 		return types.Int2
-	case math.MaxInt32:
+	case q.Max == math.MaxInt32 || q.Min == math.MinInt32:
 		return types.Int4
 	}
 	return types.Int8
@@ -835,7 +798,7 @@ func pgDependRows(s *Session) []row {
 			}
 		}
 	}
-	return rows
+	return append(rows, pgDumpDependRows(s)...)
 }
 
 func pgUserRows(s *Session) []row {
@@ -863,7 +826,7 @@ func pgViewsRows(s *Session) []row {
 			nsp, _ := namespaceName(r.nsp)
 			rw := row{"schemaname": nsp, "viewname": r.name, "viewowner": superuser(s)}
 			if r.view != nil {
-				rw["definition"] = viewDef(r.view)
+				rw["definition"] = viewDef(s, r.view)
 			}
 			rows = append(rows, rw)
 		}
@@ -881,8 +844,24 @@ func viewRelation(v *View) relation {
 	return relation{oid: v.ID, name: v.Name, nsp: oidPublic, kind: "v", virt: vt, view: v}
 }
 
-// viewDef is pg_get_viewdef: the query, as written, ended by a semicolon.
-func viewDef(v *View) string { return " " + v.SQL + ";" }
+// viewDef is pg_get_viewdef: the query, as written, ended by a semicolon,
+// with its relations qualified where the search path would not find them.
+func viewDef(s *Session, v *View) string {
+	query := v.SQL
+	if !s.schemaVisible(oidPublic) {
+		cat := s.catalog()
+		q, err := parser.QualifyRelations(query, func(name string) string {
+			if cat.tables[name] != nil || cat.views[name] != nil || cat.sequences[name] != nil {
+				return "public"
+			}
+			return ""
+		})
+		if err == nil {
+			query = q
+		}
+	}
+	return " " + query + ";"
+}
 
 func pgIndexesRows(s *Session) []row {
 	var rows []row
@@ -947,7 +926,7 @@ func infoViewsRows(s *Session) []row {
 			continue
 		}
 		rows = append(rows, row{"table_catalog": s.database, "table_schema": "public", "table_name": r.name,
-			"view_definition": viewDef(r.view), "check_option": "NONE", "is_updatable": "NO",
+			"view_definition": viewDef(s, r.view), "check_option": "NONE", "is_updatable": "NO",
 			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 			"is_trigger_insertable_into": "NO"})
 	}

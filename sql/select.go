@@ -176,6 +176,9 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	if v := c.s.catalog().views[tn.Name.O]; v != nil {
 		return c.planView(v, alias)
 	}
+	if q := c.s.catalog().sequences[tn.Name.O]; q != nil && q.Name[0] != 0 {
+		return &seqSource{q: q}, seqScope(q, alias), nil
+	}
 	t, err := c.s.catalog().Table(tn.Name.O)
 	if err != nil {
 		return nil, nil, err
@@ -193,7 +196,7 @@ func tableScope(t *Table, alias string) *scope {
 		}
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: name, t: col.Type, tableOID: t.ID, attNum: col.Num})
 	}
-	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea})
+	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea, tableOID: t.ID})
 	return sc
 }
 

@@ -845,7 +845,7 @@ func writes(p *Prepared) string {
 	case *ast.DropIndexStmt:
 		return "DROP INDEX"
 	}
-	switch p.st.Cmd.(type) {
+	switch cmd := p.st.Cmd.(type) {
 	case *parser.Truncate:
 		return "TRUNCATE TABLE"
 	case *parser.CreateView:
@@ -854,6 +854,10 @@ func writes(p *Prepared) string {
 		return "ALTER INDEX"
 	case *parser.RenameConstraint:
 		return "ALTER TABLE"
+	case *parser.AlterOwner:
+		return "ALTER " + strings.ToUpper(cmd.Kind)
+	case *parser.SequenceOwnedBy:
+		return "ALTER SEQUENCE"
 	}
 	return ""
 }
@@ -992,7 +996,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	case *ast.AlterTableStmt:
 		return "ALTER TABLE", s.alterTable(ctx, st, n)
 	case *ast.CreateSequenceStmt:
-		return "CREATE SEQUENCE", s.createSequence(ctx, n)
+		return "CREATE SEQUENCE", s.createSequence(ctx, st, n)
 	case *ast.AlterSequenceStmt:
 		return "ALTER SEQUENCE", s.alterSequence(ctx, n)
 	case *ast.DropSequenceStmt:
@@ -1052,6 +1056,12 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "SET", nil
 	case *parser.Truncate:
 		return "TRUNCATE TABLE", s.truncate(ctx, cmd)
+	case *parser.Lock:
+		return "LOCK TABLE", s.lockTable(ctx, cmd)
+	case *parser.AlterOwner:
+		return "ALTER " + strings.ToUpper(cmd.Kind), s.alterOwner(cmd)
+	case *parser.SequenceOwnedBy:
+		return "ALTER SEQUENCE", s.sequenceOwnedBy(ctx, cmd)
 	case *parser.Vacuum:
 		if cmd.Analyze && strings.HasPrefix(strings.ToUpper(st.SQL), "ANALYZE") {
 			return "ANALYZE", nil

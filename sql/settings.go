@@ -66,6 +66,12 @@ var settingList = []setting{
 	{name: "max_parallel_workers_per_gather", def: "0"},
 	{name: "enable_seqscan", def: "on"},
 	{name: "geqo", def: "on"},
+	// pg_dump's settings; see pgdump.go.
+	{name: "synchronize_seqscans", def: "on", check: checkNamedBool("synchronize_seqscans")},
+	{name: "check_function_bodies", def: "on", check: checkNamedBool("check_function_bodies")},
+	{name: "xmloption", def: "content", check: checkEnum("xmloption", "content", "document")},
+	{name: "default_tablespace", check: checkTablespace},
+	{name: "default_table_access_method", def: "heap", check: checkTableAM},
 }
 
 var settingsByName = func() map[string]*setting {

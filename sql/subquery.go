@@ -74,6 +74,9 @@ func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
 	case pgerr.Code(err) != pgerr.UndefinedColumn:
 		return nil, err
 	}
+	if e, ok, serr := c.tableOID(table, name); ok || serr != nil {
+		return e, serr
+	}
 	if e, ok := c.wholeRow(table, name); ok {
 		return e, nil
 	}

@@ -199,7 +199,7 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
 	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
-		name == "pg_listening_channels" || jsonTableFuncs[name] || strTableFuncs[name]
+		name == "pg_listening_channels" || name == "pg_options_to_table" || jsonTableFuncs[name] || strTableFuncs[name]
 }
 
 // compileTableFunc compiles a call of a set-returning function that
@@ -214,6 +214,8 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 		return c.expandArray(call)
 	case "pg_partition_ancestors":
 		return c.partitionAncestors(call)
+	case "pg_options_to_table":
+		return c.optionsToTable(call)
 	}
 	if jsonTableFuncs[call.FnName.L] {
 		return c.jsonTableFunc(call)

@@ -58,10 +58,14 @@ func startTarget(t *testing.T) target {
 }
 
 // startEpochDB starts an in-memory epochdb on a port of its own.
-func startEpochDB(t *testing.T) target {
+func startEpochDB(t *testing.T) target { return startEpochDBAs(t, "epochdb") }
+
+// startEpochDBAs is startEpochDB with the superuser named user.
+func startEpochDBAs(t *testing.T, user string) target {
 	t.Helper()
 	db, err := epochdb.Open("", &epochdb.Options{
 		InMemory: true,
+		User:     user,
 		Logger:   slog.New(slog.NewTextHandler(testLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
@@ -82,7 +86,7 @@ func startEpochDB(t *testing.T) target {
 		}
 	})
 	host, port, _ := net.SplitHostPort(l.Addr().String())
-	return target{host: host, port: port, user: "epochdb", database: "epochdb"}
+	return target{host: host, port: port, user: user, database: "epochdb"}
 }
 
 // startPGDatabase creates a database of the test's own on the PostgreSQL

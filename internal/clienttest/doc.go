@@ -41,6 +41,9 @@
 //	                           client sends, for pgwire's fuzz seeds
 //	catalog_test.go            pgx's array parameters and type lookup, and
 //	                           psql's \dt and \d
+//	pgdump_test.go             pg_dump's plain, schema, data and custom
+//	                           dumps of epochdb, loaded into epochdb (and
+//	                           PostgreSQL) with psql and pg_restore
 //	testdata/clients/psql      psql scripts and their golden output
 //	testdata/clients/node      node-postgres and postgres.js (npm ci),
 //	                           with what they share in matrix.js

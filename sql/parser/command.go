@@ -114,6 +114,14 @@ type Execute struct {
 	Args *Statement
 }
 
+// Lock is LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT].
+// Mode is the lock mode in lower case, "access exclusive" by default.
+type Lock struct {
+	Tables []string
+	Mode   string
+	NoWait bool
+}
+
 // Discard is DISCARD ALL, PLANS, SEQUENCES or TEMP[ORARY]; What is "all",
 // "plans", "sequences" or "temp".
 type Discard struct{ What string }
@@ -147,6 +155,8 @@ func command(word string) func(c *cursor) (any, error) {
 		return parseCopy
 	case "truncate":
 		return parseTruncate
+	case "lock":
+		return parseLock
 	case "vacuum":
 		return parseVacuum
 	case "analyze", "analyse":
@@ -605,6 +615,50 @@ func parseTruncate(c *cursor) (any, error) {
 	case c.accept("restrict"):
 	}
 	return t, c.end()
+}
+
+func parseLock(c *cursor) (any, error) {
+	l := &Lock{Mode: "access exclusive"}
+	c.accept("table")
+	for {
+		c.accept("only")
+		name, err := c.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		l.Tables = append(l.Tables, name)
+		c.punctOp("*")
+		if !c.punct(",") {
+			break
+		}
+	}
+	if c.accept("in") {
+		switch {
+		case c.acceptSeq("access", "share"):
+			l.Mode = "access share"
+		case c.acceptSeq("access", "exclusive"):
+			l.Mode = "access exclusive"
+		case c.acceptSeq("row", "share"):
+			l.Mode = "row share"
+		case c.acceptSeq("row", "exclusive"):
+			l.Mode = "row exclusive"
+		case c.acceptSeq("share", "update", "exclusive"):
+			l.Mode = "share update exclusive"
+		case c.acceptSeq("share", "row", "exclusive"):
+			l.Mode = "share row exclusive"
+		case c.accept("share"):
+			l.Mode = "share"
+		case c.accept("exclusive"):
+			l.Mode = "exclusive"
+		default:
+			return nil, c.fail()
+		}
+		if err := c.expect("mode"); err != nil {
+			return nil, err
+		}
+	}
+	l.NoWait = c.accept("nowait")
+	return l, c.end()
 }
 
 func parseVacuum(c *cursor) (any, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -90,6 +91,16 @@ func (p *stmtParser) createView(i int, orReplace bool) error {
 	name, err := c.name()
 	if err != nil {
 		return err
+	}
+	if c.punct(".") {
+		// public.name, as pg_dump writes it; there is no other schema.
+		schema := name
+		if name, err = c.name(); err != nil {
+			return err
+		}
+		if schema != "public" {
+			return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
+		}
 	}
 	v := &CreateView{Name: name, OrReplace: orReplace}
 	if c.punct("(") {
@@ -806,9 +817,8 @@ func (p *stmtParser) createSequence(seq []item, i int) error {
 			if !ok {
 				return p.errorAt(seq, i+1)
 			}
-			if typ != "bigint" && typ != "int8" {
-				return p.unsupported(tokOf(seq[i]), "sequences of type %s are not supported", typ)
-			}
+			// The type goes to ColumnTypes, which TiDB's AST lacks a place for.
+			p.st.ColumnTypes = append(p.st.ColumnTypes, typ)
 			i = next - 1
 		case wordsAt(seq, i, "owned", "by"):
 			return p.unsupported(tokOf(seq[i]), "OWNED BY is not supported")
@@ -999,6 +1009,14 @@ func (p *stmtParser) dropIndex(seq []item) error {
 
 // alter parses ALTER TABLE.
 func (p *stmtParser) alter() error {
+	if cmd, err := p.alterOwner(); cmd != nil || err != nil {
+		p.st.Cmd = cmd
+		return err
+	}
+	if cmd, err := p.sequenceOwnedBy(); cmd != nil || err != nil {
+		p.st.Cmd = cmd
+		return err
+	}
 	seq, err := p.buildTree(p.toks)
 	if err != nil {
 		return err

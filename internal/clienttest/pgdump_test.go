@@ -1,0 +1,139 @@
+package clienttest
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// dumpChecks are what must be the same after a dump is loaded: every
+// table's rows, the view's, and the value each sequence gives next.
+// Calling nextval moves the sequences on, so each target is read once.
+var dumpChecks = []string{
+	"SELECT * FROM authors ORDER BY id",
+	"SELECT * FROM books ORDER BY id",
+	"SELECT * FROM a_cheap_books ORDER BY id",
+	"SELECT nextval('authors_id_seq'), nextval('books_id_seq'), nextval('counter'), nextval('unused')",
+}
+
+// TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads
+// the dump into a fresh epochdb, and with $EPOCHDB_PG_URL into a fresh
+// PostgreSQL database too: in plain format, as --schema-only then
+// --data-only, and in custom format through pg_restore. Every load runs
+// with ON_ERROR_STOP (pg_restore with --exit-on-error), and afterwards
+// the rows and the sequences' next values are the source's.
+func TestPgDump(t *testing.T) {
+	t.Parallel()
+	if *againstPG {
+		t.Skip("the source is epochdb; the PostgreSQL server is one of the targets")
+	}
+	pgDump, psql, pgRestore := lookPath(t, "pg_dump"), lookPath(t, "psql"), lookPath(t, "pg_restore")
+	// pg_dump writes OWNER TO the source's role, which the targets must
+	// have: epochdb runs as the PostgreSQL server's superuser.
+	user := "postgres"
+	pgURL := os.Getenv("EPOCHDB_PG_URL")
+	if pgURL != "" {
+		u, err := url.Parse(pgURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		user = u.User.Username()
+	}
+	src := startEpochDBAs(t, user)
+	fixture, err := os.ReadFile(filepath.Join(clientsDir, "pgdump", "fixture.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, src.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, string(fixture)); err != nil {
+		t.Fatalf("fixture.sql: %v", err)
+	}
+	conn.Close(ctx)
+
+	dir := t.TempDir()
+	dump := func(t *testing.T, file string, args ...string) string {
+		t.Helper()
+		path := filepath.Join(dir, file)
+		if out, code := runProgram(t, src, dir, pgDump, append(args, "-f", path)...); code != 0 {
+			t.Fatalf("pg_dump %s exited %d:\n%s", strings.Join(args, " "), code, out)
+		}
+		return path
+	}
+	plain := dump(t, "plain.sql")
+	schema := dump(t, "schema.sql", "--schema-only")
+	data := dump(t, "data.sql", "--data-only")
+	custom := dump(t, "custom.dump", "-Fc")
+	if text, err := os.ReadFile(plain); err != nil || !strings.Contains(string(text), "ALTER SEQUENCE public.authors_id_seq OWNED BY public.authors.id;") {
+		t.Errorf("the plain dump does not make authors_id_seq the column's (%v):\n%s", err, text)
+	}
+	want := readChecks(t, src, psql)
+
+	load := func(t *testing.T, tg target, files ...string) {
+		t.Helper()
+		for _, f := range files {
+			if out, code := runProgram(t, tg, dir, psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", f); code != 0 {
+				t.Fatalf("loading %s: psql exited %d:\n%s", filepath.Base(f), code, out)
+			}
+		}
+	}
+	targets := map[string]func(t *testing.T) target{"epochdb": func(t *testing.T) target { return startEpochDBAs(t, user) }}
+	if pgURL != "" {
+		targets["postgres"] = startPGDatabase
+	}
+	for name, start := range targets {
+		t.Run(name, func(t *testing.T) {
+			t.Run("plain", func(t *testing.T) {
+				tg := start(t)
+				load(t, tg, plain)
+				compareChecks(t, readChecks(t, tg, psql), want)
+			})
+			t.Run("schema_then_data", func(t *testing.T) {
+				tg := start(t)
+				load(t, tg, schema)
+				if got := readChecks(t, tg, psql)[1]; got != "" {
+					t.Errorf("after --schema-only, books holds\n%s", got)
+				}
+				load(t, tg, data)
+				compareChecks(t, readChecks(t, tg, psql), want)
+			})
+			t.Run("pg_restore", func(t *testing.T) {
+				tg := start(t)
+				if out, code := runProgram(t, tg, dir, pgRestore, "--exit-on-error", "-d", tg.url(), custom); code != 0 {
+					t.Fatalf("pg_restore exited %d:\n%s", code, out)
+				}
+				compareChecks(t, readChecks(t, tg, psql), want)
+			})
+		})
+	}
+}
+
+// readChecks runs dumpChecks against tg with psql, unaligned.
+func readChecks(t *testing.T, tg target, psql string) []string {
+	t.Helper()
+	var got []string
+	for _, q := range dumpChecks {
+		out, code := runProgram(t, tg, ".", psql, "-X", "-At", "-v", "ON_ERROR_STOP=1", "-c", q)
+		if code != 0 {
+			t.Fatalf("%s: psql exited %d:\n%s", q, code, out)
+		}
+		got = append(got, out)
+	}
+	return got
+}
+
+func compareChecks(t *testing.T, got, want []string) {
+	t.Helper()
+	for i, q := range dumpChecks {
+		if got[i] != want[i] {
+			t.Errorf("%s after loading the dump:\n%s\nwant (the source's):\n%s", q, got[i], want[i])
+		}
+	}
+}

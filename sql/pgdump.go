@@ -1,0 +1,671 @@
+package sql
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// What pg_dump needs of a server, and what its output needs of one to load
+// into: the settings it sets, the catalogs and functions it reads, and the
+// statements of a plain-format dump. Each answers as PostgreSQL 15 does for
+// what epochdb has; catalogs of what it lacks (extensions, publications,
+// policies, rules, triggers) are real relations with no rows.
+
+// checkNamedBool is a Boolean setting whose error names it.
+func checkNamedBool(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		b, err := checkBool(v)
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "parameter %q requires a Boolean value", name)
+		}
+		return b, nil
+	}
+}
+
+// checkEnum is a setting that takes one of values.
+func checkEnum(name string, values ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, x := range values {
+			if strings.EqualFold(v, x) {
+				return x, nil
+			}
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+			WithHint("Available values: %s.", strings.Join(values, ", "))
+	}
+}
+
+// checkTablespace takes the tablespaces pg_tablespace lists; "" means the
+// database's own.
+func checkTablespace(v string) (string, error) {
+	if v == "" || v == "pg_default" || v == "pg_global" {
+		return v, nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_tablespace\": %q", v).
+		WithDetail("Tablespace \"%s\" does not exist.", v)
+}
+
+// checkTableAM takes the one table access method pg_am lists.
+func checkTableAM(v string) (string, error) {
+	switch v {
+	case "heap":
+		return v, nil
+	case "btree":
+		return "", pgerr.New(pgerr.ObjectNotInPrerequisiteState, "access method %q is not of type TABLE", v)
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_table_access_method\": %q", v).
+		WithDetail("Table access method \"%s\" does not exist.", v)
+}
+
+// tableOID reads the system column tableoid of a table or catalog in
+// FROM: the oid of the relation a row comes from, which pg_dump reads of
+// every catalog it lists. A table's row is the one scope column after its
+// columns that names the relation (the hidden key); a subquery or a
+// function in FROM has none, as in PostgreSQL.
+func (c *compiler) tableOID(table, name string) (expr, bool, error) {
+	if name != "tableoid" {
+		return nil, false, nil
+	}
+	var oid uint32
+	found := false
+	for _, col := range c.scope.cols {
+		if col.name != hiddenKey || col.tableOID == 0 || (table != "" && col.table != table) {
+			continue
+		}
+		if found {
+			return nil, false, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		oid, found = col.tableOID, true
+	}
+	if !found {
+		return nil, false, nil
+	}
+	return &constExpr{t: types.OidType, v: int64(oid)}, true, nil
+}
+
+func init() {
+	for name, f := range map[string]builtin{
+		"acldefault": fixed(types.TextArray, []types.T{types.Char, types.OidType}, aclDefault),
+	} {
+		builtins[name] = f
+	}
+	for _, v := range []*virtTable{
+		catalogTable(oidPgCatalog, 2616, "r", "pg_opclass", `oid oid, opcmethod oid, opcname name, opcnamespace oid,
+			opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid`, pgOpclassRows),
+		catalogTable(oidPgCatalog, 2753, "r", "pg_opfamily", `oid oid, opfmethod oid, opfname name, opfnamespace oid,
+			opfowner oid`, pgOpfamilyRows),
+		catalogTable(oidPgCatalog, 3394, "r", "pg_init_privs", `objoid oid, classoid oid, objsubid int4,
+			privtype "char", initprivs text[]`, pgInitPrivsRows),
+
+		// Catalogs of features epochdb does not have, which pg_dump reads.
+		catalogTable(oidPgCatalog, 2602, "r", "pg_amop", `oid oid, amopfamily oid, amoplefttype oid,
+			amoprighttype oid, amopstrategy int2, amoppurpose "char", amopopr oid, amopmethod oid,
+			amopsortfamily oid`, none),
+		catalogTable(oidPgCatalog, 2603, "r", "pg_amproc", `oid oid, amprocfamily oid, amproclefttype oid,
+			amprocrighttype oid, amprocnum int2, amproc regproc`, none),
+		catalogTable(oidPgCatalog, 2964, "r", "pg_db_role_setting", "setdatabase oid, setrole oid, setconfig text[]", none),
+		catalogTable(oidPgCatalog, 2995, "r", "pg_largeobject_metadata", "oid oid, lomowner oid, lomacl text[]", none),
+		catalogTable(oidPgCatalog, 3576, "r", "pg_transform", `oid oid, trftype oid, trflang oid, trffromsql regproc,
+			trftosql regproc`, none),
+		catalogTable(oidPgCatalog, 3592, "r", "pg_shseclabel", "objoid oid, classoid oid, provider text, label text", none),
+		catalogTable(oidPgCatalog, 3596, "r", "pg_seclabel", `objoid oid, classoid oid, objsubid int4, provider text,
+			label text`, none),
+		catalogTable(oidPgCatalog, 3600, "r", "pg_ts_dict", `oid oid, dictname name, dictnamespace oid, dictowner oid,
+			dicttemplate oid, dictinitoption text`, none),
+		catalogTable(oidPgCatalog, 3601, "r", "pg_ts_parser", `oid oid, prsname name, prsnamespace oid,
+			prsstart regproc, prstoken regproc, prsend regproc, prsheadline regproc, prslextype regproc`, none),
+		catalogTable(oidPgCatalog, 3602, "r", "pg_ts_config", `oid oid, cfgname name, cfgnamespace oid, cfgowner oid,
+			cfgparser oid`, none),
+		catalogTable(oidPgCatalog, 3764, "r", "pg_ts_template", `oid oid, tmplname name, tmplnamespace oid,
+			tmplinit regproc, tmpllexize regproc`, none),
+		catalogTable(oidPgCatalog, 12099, "v", "pg_seclabels", `objoid oid, classoid oid, objsubid int4, objtype text,
+			objnamespace oid, objname text, provider text, label text`, none),
+	} {
+		virtualTables[v.name] = v
+		virtualByOID[v.oid] = v
+	}
+}
+
+// An opclass is a btree operator class: how an index orders a type.
+type opclass struct {
+	oid, family uint32
+	name        string
+	familyName  string
+}
+
+// btreeOpclasses are PostgreSQL 15's default btree operator classes of the
+// types epochdb indexes; an array's is array_ops, and varchar's text's.
+var btreeOpclasses = map[types.Oid]opclass{
+	types.OidBool: {10003, 424, "bool_ops", "bool_ops"}, types.OidBytea: {10006, 428, "bytea_ops", "bytea_ops"},
+	types.OidChar: {10007, 429, "char_ops", "char_ops"}, types.OidName: {10028, 1994, "name_ops", "text_ops"},
+	types.OidInt2: {1979, 1976, "int2_ops", "integer_ops"}, types.OidInt4: {1978, 1976, "int4_ops", "integer_ops"},
+	types.OidInt8: {3124, 1976, "int8_ops", "integer_ops"}, types.OidOid: {1981, 1989, "oid_ops", "oid_ops"},
+	types.OidFloat4: {10012, 1970, "float4_ops", "float_ops"}, types.OidFloat8: {3123, 1970, "float8_ops", "float_ops"},
+	types.OidText: {3126, 1994, "text_ops", "text_ops"}, types.OidBpchar: {10004, 426, "bpchar_ops", "bpchar_ops"},
+	types.OidDate: {3122, 434, "date_ops", "datetime_ops"}, types.OidTimestamp: {3128, 434, "timestamp_ops", "datetime_ops"},
+	types.OidTimestamptz: {3127, 434, "timestamptz_ops", "datetime_ops"},
+	types.OidInterval:    {10022, 1982, "interval_ops", "interval_ops"},
+	types.OidNumeric:     {3125, 1988, "numeric_ops", "numeric_ops"}, types.OidUUID: {10065, 2968, "uuid_ops", "uuid_ops"},
+	types.OidJSONB:    {10088, 4033, "jsonb_ops", "jsonb_ops"},
+	types.OidAnyArray: {10000, 397, "array_ops", "array_ops"},
+}
+
+func pgOpclassRows(*Session) []row {
+	var rows []row
+	for t, c := range btreeOpclasses {
+		rows = append(rows, row{"oid": c.oid, "opcmethod": oidBtree, "opcname": c.name, "opcnamespace": oidPgCatalog,
+			"opcowner": oidSuperuser, "opcfamily": c.family, "opcintype": uint32(t), "opcdefault": true})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
+	return rows
+}
+
+func pgOpfamilyRows(*Session) []row {
+	var rows []row
+	seen := map[uint32]bool{}
+	for _, c := range btreeOpclasses {
+		if !seen[c.family] {
+			seen[c.family] = true
+			rows = append(rows, row{"oid": c.family, "opfmethod": oidBtree, "opfname": c.familyName,
+				"opfnamespace": oidPgCatalog, "opfowner": oidSuperuser})
+		}
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
+	return rows
+}
+
+// defaultPrivileges are the privileges an object's owner, and for some
+// kinds PUBLIC, hold without a GRANT, by acldefault's object type letter.
+var defaultPrivileges = map[string]struct{ owner, public string }{
+	"r": {"arwdDxt", ""}, "s": {"rwU", ""}, "f": {"X", "X"}, "l": {"U", "U"}, "L": {"rw", ""},
+	"n": {"UC", ""}, "T": {"U", "U"}, "d": {"CTc", "Tc"}, "F": {"U", ""}, "S": {"U", ""},
+	"t": {"C", ""}, "p": {"sA", ""}, "c": {"", ""},
+}
+
+// aclDefault is acldefault(type, owner): the ACL that a NULL acl column
+// stands for. aclitem[] is text[] here, as in the catalogs.
+func aclDefault(e *env, a []any) (any, error) {
+	kind := a[0].(string)
+	p, ok := defaultPrivileges[kind]
+	if !ok {
+		return nil, pgerr.New(pgerr.InternalError, "unrecognized objtype abbreviation: %s", kind)
+	}
+	owner := aclRoleName(e.s, a[1].(int64))
+	grantee := owner
+	if a[1].(int64) == 0 {
+		grantee = "" // PUBLIC
+	}
+	acl := []any{}
+	if p.public != "" {
+		acl = append(acl, "="+p.public+"/"+owner)
+	}
+	if p.owner != "" {
+		acl = append(acl, grantee+"="+p.owner+"/"+owner)
+	}
+	return acl, nil
+}
+
+// aclRoleName is a role as an aclitem prints it: by name, or by number if
+// there is no such role.
+func aclRoleName(s *Session, oid int64) string {
+	switch oid {
+	case oidSuperuser:
+		return parser.QuoteIdent(superuser(s))
+	case oidDatabaseOwner:
+		return "pg_database_owner"
+	}
+	return strconv.FormatInt(oid, 10)
+}
+
+// lockModes are the LOCK TABLE modes epochdb has a use of a table for
+// (see locks.go): the ones that only keep DDL out. The stronger modes
+// would also hold back other transactions' reads or writes.
+var lockModes = map[string]useMode{"access share": useRead, "row share": useRead, "row exclusive": useWrite}
+
+// lockTable runs LOCK TABLE, which pg_dump issues on every table it dumps
+// so that no DDL changes them before it has read them.
+func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
+	if !s.explicit {
+		return pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
+	}
+	cat := s.catalog()
+	var tables []*Table
+	for _, name := range cmd.Tables {
+		bare := strings.TrimPrefix(name, "public.")
+		t := cat.tables[bare]
+		switch {
+		case t != nil:
+		case cat.sequences[bare] != nil:
+			return pgerr.New(pgerr.WrongObjectType, "cannot lock relation %q", bare).
+				WithDetail("This operation is not supported for sequences.")
+		case cat.views[bare] != nil:
+			return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE on a view is not supported")
+		default:
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		tables = append(tables, t)
+	}
+	mode, ok := lockModes[cmd.Mode]
+	if !ok {
+		return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE ... IN %s MODE is not supported", strings.ToUpper(cmd.Mode))
+	}
+	if cmd.NoWait {
+		return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE ... NOWAIT is not supported")
+	}
+	for _, t := range tables {
+		waited, err := s.e.locks.lockUse(ctx, s.tx, t.ID, mode)
+		if err != nil {
+			return pgerr.Convert(err)
+		}
+		if waited {
+			if err := s.e.reloadCatalog(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nameSubscript is name[i]: a name is a fixed array of NAMEDATALEN
+// "char"s from 0, NUL past its end, as pg_dump's typname[0] = '_' reads it.
+func (c *compiler) nameSubscript(name expr, index ast.ExprNode) (expr, error) {
+	i, err := c.compileAs(index, types.Int4)
+	if err != nil {
+		return nil, err
+	}
+	return &funcExpr{name: "subscript", t: types.Char, args: []expr{name, i}, strict: true, fn: func(_ *env, a []any) (any, error) {
+		s, k := a[0].(string), a[1].(int64)
+		switch {
+		case k < 0 || k >= namedatalen:
+			return nil, nil
+		case k >= int64(len(s)):
+			return "", nil
+		}
+		return s[k : k+1], nil
+	}}, nil
+}
+
+// namedatalen is the size of a name, its NUL included.
+const namedatalen = 64
+
+// optionsToTable is pg_options_to_table(options): a reloptions-style
+// array of name=value, split at the first '='.
+func (c *compiler) optionsToTable(n *ast.FuncCallExpr) (*tableFunc, error) {
+	if len(n.Args) != 1 {
+		return nil, argCountErr(n, nil)
+	}
+	arr, err := c.compileAs(n.Args[0], types.TextArray)
+	if err != nil {
+		return nil, err
+	}
+	t := types.RecordOf([]types.Field{{Name: "option_name", T: types.Text}, {Name: "option_value", T: types.Text}})
+	return &tableFunc{name: "pg_options_to_table", t: t, args: []expr{arr}, rows: func(a []any) ([]any, error) {
+		var out []any
+		for _, o := range a[0].([]any) {
+			if o == nil {
+				continue
+			}
+			name, value, ok := strings.Cut(o.(string), "=")
+			if ok {
+				out = append(out, []any{name, value})
+			} else {
+				out = append(out, []any{name, nil})
+			}
+		}
+		return out, nil
+	}}, nil
+}
+
+// seqSource reads a sequence as a relation, one row of its state, as
+// pg_dump does to dump where the sequence has got to.
+type seqSource struct{ q *Sequence }
+
+var seqColumns = []virtCol{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}}
+
+func seqScope(q *Sequence, alias string) *scope {
+	sc := &scope{}
+	for i, c := range seqColumns {
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, tableOID: q.ID, attNum: int16(i + 1)})
+	}
+	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea, tableOID: q.ID})
+	return sc
+}
+
+func (ss *seqSource) explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
+
+func (ss *seqSource) open(x *execCtx) (rowIter, error) {
+	last, called, err := x.s.e.seqs.peek(ss.q)
+	if err != nil {
+		return nil, err
+	}
+	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
+	return &sliceIter{rows: [][]any{{last, int64(0), called, nil}}}, nil
+}
+
+// peek reads a sequence's state as PostgreSQL keeps it: the last value
+// handed out and is_called, or, before any, the first value and false.
+// It takes nothing, so it does not change what nextval returns next.
+func (sq *sequences) peek(s *Sequence) (last int64, called bool, err error) {
+	st := sq.stateOf(s.storage())
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	next := st.next
+	if st.uncalled {
+		return next, false, nil
+	}
+	if st.next == st.limit {
+		// No reserved values are left: the stored state is what the next
+		// nextval starts from, as reserve and setval left it.
+		tx := sq.store.Begin(txn.ReadCommitted)
+		cur, ok, err := tx.Get(seqKey(s.storage()))
+		_ = tx.Rollback()
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			if s.First != nil {
+				return *s.First, false, nil
+			}
+			return s.Start, false, nil
+		}
+		if next, err = strconv.ParseInt(string(cur), 10, 64); err != nil {
+			return 0, false, err
+		}
+	}
+	last = next - s.Increment
+	if last < s.Min || last > s.Max || (last < next) != (s.Increment > 0) {
+		// setval(v, false) at the bound: the next value is not after one.
+		return next, false, nil
+	}
+	return last, true, nil
+}
+
+// searchPath is the schemas of search_path that exist, in its order.
+// pg_dump empties it, and then expects every name it is shown qualified.
+func (s *Session) searchPath() []string {
+	v, _ := s.getSetting("search_path")
+	var path []string
+	for p := range strings.SplitSeq(v, ",") {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		if p == "$user" {
+			p = s.user
+		}
+		for _, n := range namespaces {
+			if n.name == p && !slices.Contains(path, p) {
+				path = append(path, p)
+			}
+		}
+	}
+	return path
+}
+
+// currentSchemas is current_schemas(implicit): the search path, and with
+// implicit pg_catalog before it unless it names pg_catalog itself.
+func (s *Session) currentSchemas(implicit bool) []any {
+	out := []any{}
+	path := s.searchPath()
+	if implicit && !slices.Contains(path, "pg_catalog") {
+		out = append(out, "pg_catalog")
+	}
+	for _, p := range path {
+		out = append(out, p)
+	}
+	return out
+}
+
+// schemaVisible reports whether the search path finds names in schema nsp
+// unqualified; pg_catalog's always.
+func (s *Session) schemaVisible(nsp uint32) bool {
+	name, _ := namespaceName(nsp)
+	return nsp == oidPgCatalog || slices.Contains(s.searchPath(), name)
+}
+
+// relName is a relation's name as regclass and the deparsed definitions
+// print it: qualified unless the search path finds it.
+func (s *Session) relName(nsp uint32, name string) string {
+	if s.schemaVisible(nsp) {
+		return parser.QuoteIdent(name)
+	}
+	schema, _ := namespaceName(nsp)
+	return parser.QuoteIdent(schema) + "." + parser.QuoteIdent(name)
+}
+
+// oidPgNamespace is pg_namespace's own oid, a pg_description.classoid.
+const oidPgNamespace = 2615
+
+// namespaceACL is a schema's nspacl: everyone may use pg_catalog,
+// information_schema and public, and, unlike the others, public's owner
+// is pg_database_owner. pg_toast's is NULL, its default.
+func namespaceACL(s *Session, nsp uint32) any {
+	if nsp == oidPgToast {
+		return nil
+	}
+	owner := aclRoleName(s, int64(namespaceOwner(nsp)))
+	return []string{owner + "=UC/" + owner, "=U/" + owner}
+}
+
+// pgInitPrivsRows are the privileges schemas have from the start, which
+// pg_dump leaves out of a dump unless they have changed.
+func pgInitPrivsRows(s *Session) []row {
+	var rows []row
+	for _, nsp := range []uint32{oidPgCatalog, oidPublic} {
+		rows = append(rows, row{"objoid": nsp, "classoid": oidPgNamespace, "privtype": "i",
+			"initprivs": namespaceACL(s, nsp)})
+	}
+	return rows
+}
+
+// pgDescriptionRows are the comments on objects: only public's, which
+// PostgreSQL's initdb gives it, since epochdb has no COMMENT.
+func pgDescriptionRows(*Session) []row {
+	return []row{{"objoid": oidPublic, "classoid": oidPgNamespace, "description": "standard public schema"}}
+}
+
+// Catalog oids of pg_depend's classid and refclassid.
+const (
+	oidPgAttrdef = 2604
+	oidPgRewrite = 2618
+)
+
+// ruleOID is the pg_rewrite oid of a view's _RETURN rule: the view's with
+// the top bit set, clear of the object ids epochdb allocates.
+func ruleOID(v *View) uint32 { return 1<<31 | v.ID }
+
+// pgRewriteRows are the views' rules: in PostgreSQL a view is a relation
+// whose query is its ON SELECT DO INSTEAD rule, named _RETURN.
+func pgRewriteRows(s *Session) []row {
+	var rows []row
+	for _, v := range s.catalog().views {
+		rows = append(rows, row{"oid": ruleOID(v), "rulename": "_RETURN", "ev_class": v.ID, "ev_type": "1",
+			"ev_enabled": "O", "is_instead": true, "ev_qual": "<>"})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
+	return rows
+}
+
+// pgDumpDependRows are the dependencies pg_dump orders a dump by: a
+// column default on its column and on the sequences it takes values from,
+// which is why a serial column's default comes after the CREATE SEQUENCE;
+// and a view's rule on its view and on the relations it reads.
+func pgDumpDependRows(s *Session) []row {
+	var rows []row
+	cat := s.catalog()
+	for _, t := range cat.Tables() {
+		for _, c := range t.Columns {
+			if c.Default == "" || c.Dropped {
+				continue
+			}
+			def := attrdefOID(t, c)
+			rows = append(rows, row{"classid": oidPgAttrdef, "objid": def, "refclassid": oidPgClass,
+				"refobjid": t.ID, "refobjsubid": c.Num, "deptype": "a"})
+			for _, q := range defaultSequences(cat, c) {
+				rows = append(rows, row{"classid": oidPgAttrdef, "objid": def, "refclassid": oidPgClass,
+					"refobjid": q.ID, "deptype": "n"})
+			}
+		}
+	}
+	for _, v := range cat.views {
+		rule := ruleOID(v)
+		// The rule reads the view's own columns too (deptype n).
+		rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
+			"refobjid": v.ID, "deptype": "i"}, row{"classid": oidPgRewrite, "objid": rule,
+			"refclassid": oidPgClass, "refobjid": v.ID, "deptype": "n"})
+		for _, dep := range v.Deps {
+			rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
+				"refobjid": dep, "deptype": "n"})
+		}
+	}
+	return rows
+}
+
+// defaultSequences are the sequences a column default takes values from.
+func defaultSequences(cat *Catalog, c *TableColumn) []*Sequence {
+	var seqs []*Sequence
+	if q := cat.seqByID[c.Serial]; q != nil {
+		seqs = append(seqs, q)
+	}
+	n, err := parseExpr(c.Default)
+	if err != nil {
+		return seqs
+	}
+	f := &tableNameFinder{}
+	n.Accept(f)
+	for _, name := range f.sequences {
+		if q := cat.sequences[name]; q != nil && !slices.Contains(seqs, q) {
+			seqs = append(seqs, q)
+		}
+	}
+	return seqs
+}
+
+// alterOwnerKinds are the relation kinds each ALTER ... OWNER TO takes,
+// and how its error names the kind it wanted; ALTER TABLE takes any.
+var alterOwnerKinds = map[string]struct{ kinds, want string }{
+	"table": {"rivS", ""}, "sequence": {"S", "a sequence"}, "view": {"v", "a view"}, "index": {"i", "an index"},
+}
+
+// alterOwner runs ALTER ... OWNER TO. epochdb has one role, which owns
+// everything, so giving an object to that role changes nothing and is
+// all that is supported.
+func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
+	schema, name := "", cmd.Name
+	if !strings.Contains(name, `"`) {
+		if before, after, ok := strings.Cut(name, "."); ok {
+			schema, name = before, after
+		}
+	} else if parts, err := splitQualified(name); err == nil && len(parts) == 2 {
+		schema, name = parts[0], parts[1]
+	}
+	r, ok := s.relationByName(schema, name)
+	if !ok || r.nsp != oidPublic {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
+	}
+	if k := alterOwnerKinds[cmd.Kind]; !strings.Contains(k.kinds, r.kind) {
+		return pgerr.New(pgerr.WrongObjectType, "%q is not %s", r.name, k.want)
+	}
+	switch cmd.Role {
+	case "current_user", "session_user", s.user:
+		return nil
+	case "pg_database_owner":
+		return pgerr.New(pgerr.FeatureNotSupported, "changing the owner of %q is not supported", r.name)
+	}
+	return pgerr.New(pgerr.UndefinedObject, "role %q does not exist", cmd.Role)
+}
+
+// sequenceAs is the type of CREATE SEQUENCE ... AS type, bigint if none.
+func sequenceAs(name string) (types.T, error) {
+	if name == "" {
+		return types.Int8, nil
+	}
+	t, err := types.ParseTypeName(name)
+	if err != nil {
+		return types.T{}, err
+	}
+	switch t.Oid {
+	case types.OidInt2, types.OidInt4, types.OidInt8:
+		return t, nil
+	}
+	return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
+}
+
+// sequenceOwnedBy runs ALTER SEQUENCE ... OWNED BY: the sequence becomes
+// the column's, as a serial column's is, and goes when its table does.
+func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwnedBy) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(cmd.Name, "public.")
+	old := d.cat.sequences[name]
+	switch {
+	case old != nil:
+	case d.cat.tables[name] != nil || d.cat.views[name] != nil:
+		return pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", name)
+	case cmd.IfExists:
+		s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", name)
+		return nil
+	default:
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
+	}
+	var owner *Table
+	var col *TableColumn
+	if cmd.Table != "" {
+		tname := strings.TrimPrefix(cmd.Table, "public.")
+		if owner = d.cat.tables[tname]; owner == nil {
+			if d.cat.views[tname] != nil || d.cat.sequences[tname] != nil {
+				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must have same owner as table it is linked to")
+			}
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Table)
+		}
+		if _, col = owner.Column(cmd.Column); col == nil {
+			return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cmd.Column, tname)
+		}
+	}
+	// The column that owned it before gives it up.
+	if prev := d.cat.byID[old.Owner]; prev != nil && prev != owner {
+		t := prev.clone()
+		for _, c := range t.Columns {
+			if c.Serial == old.ID {
+				c.Serial = 0
+			}
+		}
+		if err := d.putTable(ctx, t); err != nil {
+			return err
+		}
+	}
+	seq := *old
+	seq.Owner = 0
+	if owner != nil {
+		if err := s.lockTableForDDL(ctx, d, owner, true); err != nil {
+			return err
+		}
+		t := owner.clone()
+		for _, c := range t.Columns {
+			switch {
+			case c.Num == col.Num:
+				c.Serial = old.ID
+			case c.Serial == old.ID:
+				c.Serial = 0
+			}
+		}
+		if err := d.putTable(ctx, t); err != nil {
+			return err
+		}
+		seq.Owner = t.ID
+	}
+	return d.putSequence(ctx, &seq)
+}
