@@ -240,6 +240,13 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	return nil
 }
 
+// oneArgAgg are the aggregates of one argument whose calls typeCheck
+// checks no further.
+var oneArgAgg = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true,
+	"every": true, "json_agg": true, "jsonb_agg": true,
+}
+
 // orderedAgg reports whether an aggregate's result depends on the order of
 // its input.
 func orderedAgg(fn string) bool {
@@ -252,9 +259,14 @@ func orderedAgg(fn string) bool {
 
 // typeCheck resolves the aggregate's result type, PostgreSQL's way.
 func (call *aggCall) typeCheck(c *compiler) error {
-	if call.args == nil {
-		call.t = types.Int8
+	switch {
+	case call.args == nil && call.fn == "count":
+		call.t = types.Int8 // count(*)
 		return nil
+	case call.args == nil && !orderedSetAgg(call.fn):
+		return noFunction(call.fn, nil)
+	case len(call.args) != 1 && oneArgAgg[call.fn]:
+		return noFunction(call.fn, call.args)
 	}
 	if statAgg(call.fn) {
 		return call.typeCheckStat(c)

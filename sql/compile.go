@@ -286,10 +286,30 @@ func comparisonType(a, b types.T) (types.T, bool) {
 	if a.Oid == types.OidJSON || b.Oid == types.OidJSON {
 		return types.T{}, false // json has no equality, let alone order
 	}
+	if a.Oid == types.OidRecord && b.Oid == types.OidRecord {
+		return recordComparisonType(a, b)
+	}
 	if a.Oid == types.OidBpchar && b.Oid == types.OidVarchar || a.Oid == types.OidVarchar && b.Oid == types.OidBpchar {
 		return types.T{Oid: types.OidBpchar, Mod: -1}, true
 	}
 	return unify(a, b)
+}
+
+// recordComparisonType is the type two records compare in: either's, if
+// their fields have the same types, which types.Compare needs to know.
+// Records of other shapes do not compare.
+func recordComparisonType(a, b types.T) (types.T, bool) {
+	fa, okA := a.Fields()
+	fb, okB := b.Fields()
+	if !okA || !okB || len(fa) != len(fb) {
+		return types.T{}, false
+	}
+	for i := range fa {
+		if fa[i].T.Oid != fb[i].T.Oid {
+			return types.T{}, false
+		}
+	}
+	return a, true
 }
 
 func unify(a, b types.T) (types.T, bool) {

@@ -234,6 +234,16 @@ func (n *isNullExpr) eval(e *env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fields, ok := v.([]any); ok && n.e.typ().Oid == types.OidRecord {
+		// A row IS NULL if all its fields are, and IS NOT NULL if none
+		// is: (1, NULL) is neither.
+		for _, f := range fields {
+			if (f == nil) == n.not {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
 	return (v == nil) != n.not, nil
 }
 

@@ -73,8 +73,25 @@ func TestListenNotify(t *testing.T) {
 		t.Fatalf("a rolled-back NOTIFY arrived: %+v", n)
 	}
 
+	// ROLLBACK TO SAVEPOINT drops what came after the savepoint.
+	mustExec(t, c[2], "BEGIN")
+	mustExec(t, c[2], "NOTIFY jobs, 'kept'")
+	mustExec(t, c[2], "SAVEPOINT s")
+	mustExec(t, c[2], "NOTIFY jobs, 'dropped'")
+	mustExec(t, c[2], "ROLLBACK TO SAVEPOINT s")
+	mustExec(t, c[2], "COMMIT")
+	if n := waitNotification(t, c[0], 5*time.Second); n == nil || n.payload != "kept" {
+		t.Fatalf("after ROLLBACK TO: %+v", n)
+	}
+	if n := waitNotification(t, c[0], 200*time.Millisecond); n != nil {
+		t.Fatalf("a rolled-back savepoint's NOTIFY arrived: %+v", n)
+	}
+
 	// A listener in a transaction block gets it when its block ends.
 	if n := waitNotification(t, c[1], 5*time.Second); n == nil || n.payload != "two" {
+		t.Fatalf("second listener: %+v", n)
+	}
+	if n := waitNotification(t, c[1], 5*time.Second); n == nil || n.payload != "kept" {
 		t.Fatalf("second listener: %+v", n)
 	}
 	mustExec(t, c[1], "BEGIN")

@@ -139,6 +139,9 @@ type Session struct {
 type savepoint struct {
 	name                 string
 	settings, localPrior map[string]string
+	// notifies and listenOps count the transaction's NOTIFY and
+	// LISTEN/UNLISTEN before the savepoint: a rollback to it drops the rest.
+	notifies, listenOps int
 }
 
 // NewSession starts a session; an unknown database is 3D000.
@@ -918,7 +921,8 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		if _, err := s.tx.Savepoint(); err != nil {
 			return "", true, err
 		}
-		s.savepoints = append(s.savepoints, savepoint{name: cmd.Name, settings: maps.Clone(s.settings), localPrior: maps.Clone(s.localPrior)})
+		s.savepoints = append(s.savepoints, savepoint{name: cmd.Name, settings: maps.Clone(s.settings), localPrior: maps.Clone(s.localPrior),
+			notifies: len(s.notifies), listenOps: len(s.listenOps)})
 		return "SAVEPOINT", true, nil
 	case *parser.Release:
 		depth, err := s.savepointDepth("RELEASE SAVEPOINT", cmd.Name)
@@ -949,6 +953,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 			}
 		}
 		s.localPrior = maps.Clone(sp.localPrior)
+		s.notifies, s.listenOps = s.notifies[:sp.notifies], s.listenOps[:sp.listenOps]
 		if s.ddlState != nil {
 			// The rolled-back part may have changed the catalog.
 			cat, err := loadCatalog(s.tx)

@@ -1264,6 +1264,7 @@ func (c *regexCache) get(fn, pattern, flags string, globOK bool) (*pgRegex, erro
 	if f.glob && !globOK {
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "%s() does not support the \"global\" option", fn)
 	}
+	key := pattern // the cache is keyed by the argument, not what is left of it
 	if strings.HasPrefix(pattern, "***=") {
 		pattern, f.quote = pattern[4:], true
 	} else {
@@ -1298,7 +1299,7 @@ func (c *regexCache) get(fn, pattern, flags string, globOK bool) (*pgRegex, erro
 		re.Longest()
 		anchor.Longest()
 	}
-	c.pattern, c.flags, c.re = pattern, flags, &pgRegex{re: re, anchor: anchor, glob: f.glob}
+	c.pattern, c.flags, c.re = key, flags, &pgRegex{re: re, anchor: anchor, glob: f.glob}
 	return c.re, nil
 }
 
