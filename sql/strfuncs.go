@@ -33,6 +33,7 @@ func init() {
 		"regexp_substr":         compileRegexpSubstr,
 		"regexp_split_to_array": compileRegexpSplitToArray,
 		"regexp_matches":        compileSRFRef,
+		"regexp_match":          compileRegexpMatch,
 		"regexp_split_to_table": compileSRFRef,
 		"similar_to_escape":     compileSimilarToEscape,
 		"format":                compileFormat,
@@ -447,6 +448,28 @@ func (c *compiler) strTableFunc(n *ast.FuncCallExpr) (*tableFunc, error) {
 			out = append(out, re.groups(s, m))
 		}
 		return out, nil
+	}}, nil
+}
+
+// compileRegexpMatch is regexp_match(string, pattern [, flags]): the
+// groups of the first match, as a text array, or NULL.
+func compileRegexpMatch(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args, _, err := overloads(c, n, sigTT, sigTTT)
+	if err != nil {
+		return nil, err
+	}
+	var cache regexCache
+	return &funcExpr{name: "regexp_match", t: types.TextArray, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+		re, err := cache.get("regexp_match", a[1].(string), optText(a, 2), false)
+		if err != nil {
+			return nil, err
+		}
+		s := a[0].(string)
+		m := re.find(s, 0)
+		if m == nil {
+			return nil, nil
+		}
+		return re.groups(s, m), nil
 	}}, nil
 }
 
