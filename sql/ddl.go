@@ -341,13 +341,20 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	seq, err := s.newSequence(ctx, d, name, 0, typ, seqBlock)
+	_, err = s.sequenceWith(ctx, d, name, 0, typ, n.SeqOptions)
+	return err
+}
+
+// sequenceWith makes the sequence name of type typ, owned by table owner
+// (or none), with CREATE SEQUENCE's options.
+func (s *Session) sequenceWith(ctx context.Context, d *ddl, name string, owner uint32, typ types.T, opts []*ast.SequenceOption) (*Sequence, error) {
+	seq, err := s.newSequence(ctx, d, name, owner, typ, seqBlock)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	typeMin, typeMax := int64(-seq.Max-1), seq.Max
 	startSet := false
-	for _, o := range n.SeqOptions {
+	for _, o := range opts {
 		switch o.Tp {
 		case ast.SequenceOptionIncrementBy:
 			seq.Increment = o.IntValue
@@ -361,18 +368,18 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 			seq.Block = max(o.IntValue, 1)
 		case ast.SequenceNoMinValue, ast.SequenceNoMaxValue, ast.SequenceNoCache, ast.SequenceNoCycle:
 		default:
-			return pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported")
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported")
 		}
 	}
 	if seq.Increment == 0 {
-		return pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
 	}
 	if seq.Min < typeMin || seq.Max > typeMax {
 		bound, word := seq.Min, "MINVALUE"
 		if seq.Max > typeMax {
 			bound, word = seq.Max, "MAXVALUE"
 		}
-		return pgerr.New(pgerr.InvalidParameterValue, "%s (%d) is out of range for sequence data type %s", word, bound, typ)
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "%s (%d) is out of range for sequence data type %s", word, bound, typ)
 	}
 	if seq.Increment < 0 {
 		if seq.Max == typeMax {
@@ -387,7 +394,7 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 	} else if !startSet {
 		seq.Start = seq.Min
 	}
-	return d.putSequence(ctx, seq)
+	return seq, d.putSequence(ctx, seq)
 }
 
 func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {

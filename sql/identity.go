@@ -3,9 +3,12 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // Identity columns: GENERATED { BY DEFAULT | ALWAYS } AS IDENTITY. Like a
@@ -71,4 +74,47 @@ func writeGuard(col *TableColumn, update bool) error {
 		return errIdentityInsert(col)
 	}
 	return nil
+}
+
+// addIdentity is ALTER TABLE ... ALTER COLUMN ... ADD GENERATED ... AS
+// IDENTITY, as pg_dump writes identity columns: the column, which must be
+// NOT NULL and have no default, gets a sequence of its own type, named as
+// the command says (or table_column_seq), with its options.
+func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) error {
+	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter add identity")
+	if err != nil {
+		return err
+	}
+	t := old.clone()
+	_, col := t.Column(cmd.Column)
+	switch {
+	case col == nil:
+		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cmd.Column, t.Name)
+	case col.Identity != 0:
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q is already an identity column", col.Name, t.Name)
+	case col.Default != "" || col.Generated != "":
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q already has a default value", col.Name, t.Name)
+	}
+	switch col.Type.Oid {
+	case types.OidInt2, types.OidInt4, types.OidInt8:
+	default:
+		return pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+	}
+	if !col.NotNull {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q must be declared NOT NULL before identity can be added", col.Name, t.Name)
+	}
+	name := strings.TrimPrefix(cmd.SequenceName, "public.")
+	if name == "" {
+		name = fmt.Sprintf("%s_%s_seq", t.Name, col.Name)
+	}
+	seq, err := s.sequenceWith(ctx, d, name, t.ID, col.Type, cmd.Sequence.AST.(*ast.CreateSequenceStmt).SeqOptions)
+	if err != nil {
+		return err
+	}
+	col.Serial, col.Identity = seq.ID, 'd'
+	if cmd.Always {
+		col.Identity = 'a'
+	}
+	col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
+	return d.putTable(ctx, t)
 }

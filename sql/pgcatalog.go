@@ -786,15 +786,20 @@ func pgRolesRows(s *Session) []row {
 }
 
 // pgDependRows records what PostgreSQL's \d shows of dependencies: a serial
-// column's sequence is owned by the column (deptype 'a', automatic).
+// column's sequence is owned by the column (deptype 'a', automatic), an
+// identity column's is part of it (deptype 'i', internal).
 func pgDependRows(s *Session) []row {
 	var rows []row
 	cat := s.catalog()
 	for _, t := range cat.Tables() {
 		for _, c := range t.Columns {
 			if q := cat.seqByID[c.Serial]; q != nil && !c.Dropped {
+				deptype := "a"
+				if c.Identity != 0 {
+					deptype = "i"
+				}
 				rows = append(rows, row{"classid": oidPgClass, "objid": q.ID, "refclassid": oidPgClass,
-					"refobjid": t.ID, "refobjsubid": c.Num, "deptype": "a"})
+					"refobjid": t.ID, "refobjsubid": c.Num, "deptype": deptype})
 			}
 		}
 	}

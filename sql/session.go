@@ -855,6 +855,8 @@ func writes(p *Prepared) string {
 		return "CREATE VIEW"
 	case *parser.AlterIndexRename:
 		return "ALTER INDEX"
+	case *parser.AddIdentity:
+		return "ALTER TABLE"
 	case *parser.RenameConstraint:
 		return "ALTER TABLE"
 	case *parser.AlterOwner:
@@ -1098,6 +1100,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "SET CONSTRAINTS", s.setConstraints(cmd)
 	case *parser.AlterIndexRename:
 		return "ALTER INDEX", s.alterIndexRename(ctx, cmd)
+	case *parser.AddIdentity:
+		return "ALTER TABLE", s.addIdentity(ctx, cmd)
 	case *parser.RenameConstraint:
 		return "ALTER TABLE", s.renameConstraint(ctx, cmd)
 	case *parser.Prepare:

@@ -17,7 +17,9 @@ var dumpChecks = []string{
 	"SELECT * FROM authors ORDER BY id",
 	"SELECT * FROM books ORDER BY id",
 	"SELECT * FROM a_cheap_books ORDER BY id",
+	"SELECT * FROM events ORDER BY id",
 	"SELECT nextval('authors_id_seq'), nextval('books_id_seq'), nextval('counter'), nextval('unused')",
+	"SELECT nextval('events_id_seq'), nextval('events_seq_seq'), attname, attidentity FROM pg_attribute WHERE attrelid = 'events'::regclass AND attidentity <> '' ORDER BY attnum",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

@@ -853,6 +853,79 @@ var btreeOpClasses = []string{
 	"oid_ops", "char_ops", "jsonb_ops",
 }
 
+// AddIdentity is ALTER TABLE table ALTER COLUMN column ADD GENERATED
+// { ALWAYS | BY DEFAULT } AS IDENTITY [ ( sequence options ) ], as pg_dump
+// writes identity columns. Sequence is CREATE SEQUENCE with the options,
+// named by SEQUENCE NAME or, if that is not given, "".
+type AddIdentity struct {
+	Table, Column string
+	Always        bool
+	SequenceName  string
+	Sequence      *Statement
+}
+
+// addIdentity parses ALTER TABLE's ADD GENERATED ... AS IDENTITY, for the
+// table named at seq[i:j] and the column at seq[k].
+func (p *stmtParser) addIdentity(seq []item, i, j, k int) error {
+	cmd := &AddIdentity{Table: p.q[firstTok(seq[i]).pos:tokOf(seq[j-1]).end]}
+	if !isName(at(seq, k)) {
+		return p.errorAt(seq, k)
+	}
+	cmd.Column = tokOf(seq[k]).val
+	m := k + 3
+	switch {
+	case isWord(at(seq, m), "always"):
+		cmd.Always, m = true, m+1
+	case wordsAt(seq, m, "by", "default"):
+		m += 2
+	default:
+		return p.errorAt(seq, m)
+	}
+	if !wordsAt(seq, m, "as", "identity") {
+		return p.errorAt(seq, m)
+	}
+	m += 2
+	opts := ""
+	if g := parenGroup(at(seq, m)); g != nil {
+		kids := g.kids
+		for n := 0; n < len(kids); {
+			if wordsAt(kids, n, "sequence", "name") {
+				e := skipNameAt(kids, n+2)
+				if e < 0 {
+					return p.errorAt(kids, n+2, g.close)
+				}
+				cmd.SequenceName = p.q[firstTok(kids[n+2]).pos:tokOf(kids[e-1]).end]
+				n = e
+				continue
+			}
+			t := tokOf(kids[n])
+			if t == nil {
+				return p.errorAt(kids, n, g.close)
+			}
+			opts += " " + p.q[t.pos:t.end]
+			n++
+		}
+		m++
+	}
+	if m != len(seq) {
+		return p.errorAt(seq, m)
+	}
+	stmts, err := Parse("CREATE SEQUENCE epochdb_identity" + opts)
+	if err != nil {
+		return err
+	}
+	cmd.Sequence = stmts[0]
+	p.st.Cmd = cmd
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // alterIndex parses ALTER INDEX, of which epochdb does RENAME TO.
 func (p *stmtParser) alterIndex() error {
 	c := &cursor{p: p, toks: p.toks, i: 2}
@@ -1052,6 +1125,9 @@ func (p *stmtParser) alter() error {
 	}
 	if isWord(seq[j], "rename") && isWord(at(seq, j+1), "constraint") {
 		return p.renameConstraint()
+	}
+	if k := j + 1 + btoi(isWord(at(seq, j+1), "column")); isWord(seq[j], "alter") && wordsAt(seq, k+1, "add", "generated") {
+		return p.addIdentity(seq, i, j, k)
 	}
 	if isWord(seq[j], "rename") {
 		r, err := p.alterRename(seq, j)
