@@ -61,7 +61,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	var uniques []unique
 	var pend pendingConstraints
 	for i, cd := range n.Cols {
-		col, colPK, isUnique, err := s.columnDef(ctx, d, t, cd, columnType(st, i), &pend)
+		col, colPK, isUnique, err := s.columnDef(ctx, d, t, cd, columnType(st, i), st, &pend)
 		if err != nil {
 			return err
 		}
@@ -173,7 +173,8 @@ type pendingConstraints struct {
 
 // columnDef builds a column from its definition; serial types create their
 // sequence, and CHECK constraints go to checks.
-func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string, pend *pendingConstraints) (*TableColumn, bool, bool, error) {
+func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string, st *parser.Statement,
+	pend *pendingConstraints) (*TableColumn, bool, bool, error) {
 	t.NextNum++
 	col := &TableColumn{Num: t.NextNum, Name: cd.Name.Name.O}
 	serial := map[string]types.T{"serial": types.Int4, "serial4": types.Int4, "bigserial": types.Int8,
@@ -220,7 +221,13 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 				return nil, false, false, err
 			}
 		case ast.ColumnOptionAutoIncrement:
-			if err := s.identityDef(ctx, d, t, col); err != nil {
+			var opts *parser.IdentityColumn
+			for i := range st.IdentityColumns {
+				if st.IdentityColumns[i].Column == col.Name {
+					opts = &st.IdentityColumns[i]
+				}
+			}
+			if err := s.identityDef(ctx, d, t, col, opts); err != nil {
 				return nil, false, false, err
 			}
 		case ast.ColumnOptionComment:
@@ -567,7 +574,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					}
 					return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", cd.Name.Name.O, t.Name)
 				}
-				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName, &pend)
+				col, pk, unique, err := s.columnDef(ctx, d, t, cd, typeName, st, &pend)
 				if err != nil {
 					return err
 				}

@@ -18,8 +18,9 @@ import (
 // is_identity) with no default, and a GENERATED ALWAYS column takes no
 // value from INSERT or UPDATE, as in PostgreSQL.
 
-// identityDef makes col an identity column of t.
-func (s *Session) identityDef(ctx context.Context, d *ddl, t *Table, col *TableColumn) error {
+// identityDef makes col an identity column of t, with the sequence options
+// opts if it has any.
+func (s *Session) identityDef(ctx context.Context, d *ddl, t *Table, col *TableColumn, opts *parser.IdentityColumn) error {
 	switch col.Type.Oid {
 	case types.OidInt2, types.OidInt4, types.OidInt8:
 	default:
@@ -28,7 +29,15 @@ func (s *Session) identityDef(ctx context.Context, d *ddl, t *Table, col *TableC
 	if col.Serial != 0 {
 		return pgerr.New(pgerr.SyntaxError, "both default and identity specified for column %q of table %q", col.Name, t.Name)
 	}
-	seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, col.Type, seqBlock)
+	name := fmt.Sprintf("%s_%s_seq", t.Name, col.Name)
+	var seqOpts []*ast.SequenceOption
+	if opts != nil {
+		if opts.SequenceName != "" {
+			name = strings.TrimPrefix(opts.SequenceName, "public.")
+		}
+		seqOpts = opts.Sequence.AST.(*ast.CreateSequenceStmt).SeqOptions
+	}
+	seq, err := s.sequenceWith(ctx, d, name, t.ID, col.Type, seqOpts)
 	if err != nil {
 		return err
 	}

@@ -571,20 +571,24 @@ func (p *stmtParser) columnDef(elem []item) (col []item, moved [][]item, err err
 				col = append(col, elem[i:j]...)
 			}
 			i = j
-		case wordsAt(elem, i, "generated", "by", "default", "as", "identity"):
-			// Identity BY DEFAULT takes explicit values, as AUTO_INCREMENT does.
-			if parenGroup(at(elem, i+5)) != nil {
-				return nil, nil, p.unsupported(firstTok(elem[i+5]), "identity column options are not supported")
+		case wordsAt(elem, i, "generated", "by", "default", "as", "identity"), wordsAt(elem, i, "generated", "always", "as", "identity"):
+			// Identity BY DEFAULT takes explicit values, as AUTO_INCREMENT
+			// does; the comment tells the planner that ALWAYS takes none.
+			mark := "AUTO_INCREMENT"
+			n := 5
+			if isWord(elem[i+1], "always") {
+				mark, n = "AUTO_INCREMENT COMMENT 'epochdb_identity_always'", 4
 			}
-			col = append(col, &synth{anchor: t, space: true, parts: []any{"AUTO_INCREMENT"}})
-			i += 5
-		case wordsAt(elem, i, "generated", "always", "as", "identity"):
-			// The comment tells the planner that values may not be given.
-			if parenGroup(at(elem, i+4)) != nil {
-				return nil, nil, p.unsupported(firstTok(elem[i+4]), "identity column options are not supported")
+			if g := parenGroup(at(elem, i+n)); g != nil {
+				seqName, seqStmt, err := p.identityOptions(g)
+				if err != nil {
+					return nil, nil, err
+				}
+				p.st.IdentityColumns = append(p.st.IdentityColumns, IdentityColumn{Column: name.val, SequenceName: seqName, Sequence: seqStmt})
+				n++
 			}
-			col = append(col, &synth{anchor: t, space: true, parts: []any{"AUTO_INCREMENT COMMENT 'epochdb_identity_always'"}})
-			i += 4
+			col = append(col, &synth{anchor: t, space: true, parts: []any{mark}})
+			i += n
 		case wordsAt(elem, i, "generated", "always", "as") && parenGroup(at(elem, i+3)) != nil && isWord(at(elem, i+4), "stored"):
 			col = append(col, elem[i:i+5]...)
 			i += 5
@@ -885,38 +889,59 @@ func (p *stmtParser) addIdentity(seq []item, i, j, k int) error {
 		return p.errorAt(seq, m)
 	}
 	m += 2
-	opts := ""
-	if g := parenGroup(at(seq, m)); g != nil {
-		kids := g.kids
-		for n := 0; n < len(kids); {
-			if wordsAt(kids, n, "sequence", "name") {
-				e := skipNameAt(kids, n+2)
-				if e < 0 {
-					return p.errorAt(kids, n+2, g.close)
-				}
-				cmd.SequenceName = p.q[firstTok(kids[n+2]).pos:tokOf(kids[e-1]).end]
-				n = e
-				continue
-			}
-			t := tokOf(kids[n])
-			if t == nil {
-				return p.errorAt(kids, n, g.close)
-			}
-			opts += " " + p.q[t.pos:t.end]
-			n++
-		}
+	var err error
+	cmd.SequenceName, cmd.Sequence, err = p.identityOptions(parenGroup(at(seq, m)))
+	if err != nil {
+		return err
+	}
+	if parenGroup(at(seq, m)) != nil {
 		m++
 	}
 	if m != len(seq) {
 		return p.errorAt(seq, m)
 	}
-	stmts, err := Parse("CREATE SEQUENCE epochdb_identity" + opts)
-	if err != nil {
-		return err
-	}
-	cmd.Sequence = stmts[0]
 	p.st.Cmd = cmd
 	return nil
+}
+
+// IdentityColumn is a CREATE TABLE column's GENERATED ... AS IDENTITY
+// options, which TiDB's grammar cannot say: SEQUENCE NAME, if given, and
+// the rest as CREATE SEQUENCE.
+type IdentityColumn struct {
+	Column, SequenceName string
+	Sequence             *Statement
+}
+
+// identityOptions reads the options in parentheses (g, or nil for none)
+// after AS IDENTITY: SEQUENCE NAME, and the sequence options, which it
+// parses as a CREATE SEQUENCE.
+func (p *stmtParser) identityOptions(g *group) (string, *Statement, error) {
+	name, opts := "", ""
+	if g != nil {
+		kids := g.kids
+		for n := 0; n < len(kids); {
+			if wordsAt(kids, n, "sequence", "name") {
+				e := skipNameAt(kids, n+2)
+				if e < 0 {
+					return "", nil, p.errorAt(kids, n+2, g.close)
+				}
+				name = p.q[firstTok(kids[n+2]).pos:tokOf(kids[e-1]).end]
+				n = e
+				continue
+			}
+			t := tokOf(kids[n])
+			if t == nil {
+				return "", nil, p.errorAt(kids, n, g.close)
+			}
+			opts += " " + p.q[t.pos:t.end]
+			n++
+		}
+	}
+	stmts, err := Parse("CREATE SEQUENCE epochdb_identity" + opts)
+	if err != nil {
+		return "", nil, err
+	}
+	return name, stmts[0], nil
 }
 
 func btoi(b bool) int {

@@ -46,6 +46,9 @@ type Statement struct {
 	// DeferrableFKs are the statement's DEFERRABLE foreign keys, which
 	// TiDB's grammar cannot say, by their columns and referenced table.
 	DeferrableFKs []DeferrableFK
+	// IdentityColumns are the options of the statement's identity columns
+	// that have any.
+	IdentityColumns []IdentityColumn
 
 	// tidbSQL is the text given to TiDB: the statement, then ON CONFLICT's
 	// UPDATE, then RETURNING's SELECT. Tests print it.
