@@ -118,6 +118,10 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 			// MySQL's multiple-table UPDATE, say.
 			return nil, nil, p.errorAt(seq, max(i, main+1))
 		}
+		var err error
+		if seq, err = p.multiAssign(seq, i+1); err != nil {
+			return nil, nil, err
+		}
 		for j := i; j < len(seq); j++ {
 			switch {
 			case isWord(seq[j], "from") && !isWord(seq[j-1], "distinct"):
@@ -184,6 +188,69 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 	}
 	items, err := p.rewrite(seq)
 	return items, kind, err
+}
+
+// multiAssign rewrites UPDATE's SET (a, b) = (x, y), or = ROW(x, y), whose
+// list starts at seq[i], into a = x, b = y, which TiDB reads. The form
+// with a subquery is refused: spreading it over the columns would run it
+// once per column.
+func (p *stmtParser) multiAssign(seq []item, i int) ([]item, error) {
+	out := append([]item(nil), seq[:i]...)
+	for i < len(seq) {
+		cols := parenGroup(seq[i])
+		if cols == nil || !isOp(at(seq, i+1), "=") {
+			// An ordinary assignment, or the end of the list: copy up to
+			// the next top-level comma.
+			for i < len(seq) && !isPunct(seq[i], ",") && !isWord(seq[i], "from", "where", "returning") {
+				out = append(out, seq[i])
+				i++
+			}
+			if i < len(seq) && isPunct(seq[i], ",") {
+				out = append(out, seq[i])
+				i++
+				continue
+			}
+			return append(out, seq[i:]...), nil
+		}
+		j := i + 2
+		if isWord(at(seq, j), "row") {
+			j++
+		}
+		vals := parenGroup(at(seq, j))
+		if vals == nil {
+			return nil, p.errorAt(seq, j)
+		}
+		if isWord(at(vals.kids, 0), "select", "with", "values") {
+			return nil, p.unsupported(firstTok(vals.kids[0]), "UPDATE ... SET (columns) = (subquery) is not supported")
+		}
+		names, exprs := splitCommas(cols.kids), splitCommas(vals.kids)
+		if len(exprs) == 1 && !isWord(seq[i+2], "row") {
+			return nil, p.unsupported(vals.open, "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression")
+		}
+		if len(names) != len(exprs) {
+			return nil, p.syntaxMsg(tokOf(seq[i+1]), "number of columns does not match number of values")
+		}
+		for n, name := range names {
+			if n > 0 {
+				out = append(out, comma(name[0]))
+			}
+			if len(name) != 1 || !isName(name[0]) {
+				return nil, p.errorAt(name, 0, cols.close)
+			}
+			if len(exprs[n]) == 0 {
+				return nil, p.errorAt(vals.kids, 0, vals.close)
+			}
+			eq := tokOf(seq[i+1])
+			out = append(out, name[0], &synth{anchor: eq, space: true, parts: []any{"="}})
+			if isWord(at(exprs[n], 0), "default") && len(exprs[n]) == 1 {
+				out = append(out, exprs[n]...)
+			} else {
+				out = append(out, &synth{anchor: firstTok(exprs[n][0]), space: true, parts: []any{"(", exprs[n], ")"}})
+			}
+		}
+		i = j + 1
+	}
+	return out, nil
 }
 
 // stripOnly drops ONLY before a table name and * after it: epochdb tables
