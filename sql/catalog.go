@@ -266,6 +266,7 @@ type Catalog struct {
 	sequences map[string]*Sequence
 	seqByID   map[uint32]*Sequence
 	views     map[string]*View
+	comments  map[commentKey]string // see comment.go
 	// inbound caches referencing: for each table, the foreign keys that
 	// reference it. A DDL's changes to its private copy reset it.
 	inbound atomic.Pointer[map[uint32][]fkRef]
@@ -278,6 +279,7 @@ func newCatalog() *Catalog {
 		sequences: make(map[string]*Sequence),
 		seqByID:   make(map[uint32]*Sequence),
 		views:     make(map[string]*View),
+		comments:  make(map[commentKey]string),
 	}
 }
 
@@ -318,6 +320,9 @@ func loadCatalog(tx *txn.Tx) (*Catalog, error) {
 	})
 	if err == nil {
 		err = derr
+	}
+	if err == nil {
+		err = loadComments(tx, c)
 	}
 	return c, err
 }

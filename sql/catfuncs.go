@@ -90,9 +90,19 @@ var catalogBuiltins = map[string]builtin{
 	"pg_get_function_arguments":          fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_function_identity_arguments": fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_statisticsobjdef_columns":    fixed(types.Text, []types.T{types.OidType}, nullResult),
-	"obj_description":                    optArgs(1, types.Text, []types.T{types.OidType, types.Name}, nullResult),
-	"shobj_description":                  fixed(types.Text, []types.T{types.OidType, types.Name}, nullResult),
-	"col_description":                    fixed(types.Text, []types.T{types.OidType, types.Int4}, nullResult),
+	"obj_description": optArgs(1, types.Text, []types.T{types.OidType, types.Name}, func(e *env, a []any) (any, error) {
+		class := uint32(oidPgClass)
+		if len(a) > 1 && a[1] == "pg_constraint" {
+			class = oidPgConstraint
+		} else if len(a) > 1 && a[1] == "pg_namespace" && uint32(a[0].(int64)) == oidPublic {
+			return "standard public schema", nil
+		}
+		return e.s.description(class, uint32(a[0].(int64)), 0), nil
+	}),
+	"shobj_description": fixed(types.Text, []types.T{types.OidType, types.Name}, nullResult),
+	"col_description": fixed(types.Text, []types.T{types.OidType, types.Int4}, func(e *env, a []any) (any, error) {
+		return e.s.description(oidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
+	}),
 	"pg_table_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(e *env, a []any) (any, error) {
 		r, ok := e.s.relationByOID(uint32(a[0].(int64)))
 		if !ok {

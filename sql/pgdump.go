@@ -471,8 +471,12 @@ func pgInitPrivsRows(s *Session) []row {
 
 // pgDescriptionRows are the comments on objects: only public's, which
 // PostgreSQL's initdb gives it, since epochdb has no COMMENT.
-func pgDescriptionRows(*Session) []row {
-	return []row{{"objoid": oidPublic, "classoid": oidPgNamespace, "description": "standard public schema"}}
+func pgDescriptionRows(s *Session) []row {
+	rows := []row{{"objoid": oidPublic, "classoid": oidPgNamespace, "description": "standard public schema"}}
+	for k, text := range s.catalog().comments {
+		rows = append(rows, row{"objoid": k.objOID, "classoid": k.classOID, "objsubid": int64(k.subID), "description": text})
+	}
+	return rows
 }
 
 // Catalog oids of pg_depend's classid and refclassid.

@@ -857,6 +857,8 @@ func writes(p *Prepared) string {
 		return "ALTER INDEX"
 	case *parser.AddIdentity:
 		return "ALTER TABLE"
+	case *parser.Comment:
+		return "COMMENT"
 	case *parser.RenameConstraint:
 		return "ALTER TABLE"
 	case *parser.AlterOwner:
@@ -1102,6 +1104,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "ALTER INDEX", s.alterIndexRename(ctx, cmd)
 	case *parser.AddIdentity:
 		return "ALTER TABLE", s.addIdentity(ctx, cmd)
+	case *parser.Comment:
+		return "COMMENT", s.comment(ctx, cmd)
 	case *parser.RenameConstraint:
 		return "ALTER TABLE", s.renameConstraint(ctx, cmd)
 	case *parser.Prepare:

@@ -173,6 +173,8 @@ func command(word string) func(c *cursor) (any, error) {
 		return parsePrepare
 	case "execute":
 		return parseExecute
+	case "comment":
+		return parseComment
 	case "listen":
 		return parseListen
 	case "unlisten":
@@ -1033,4 +1035,61 @@ func parseSetConstraints(c *cursor) (any, error) {
 		return nil, c.fail()
 	}
 	return sc, c.end()
+}
+
+// Comment is COMMENT ON { TABLE | VIEW | SEQUENCE | INDEX } name, COMMENT ON
+// COLUMN table.name or COMMENT ON CONSTRAINT name ON table, IS 'text' or
+// NULL (Text nil). Kind is the object's kind in lower case.
+type Comment struct {
+	Kind, Name, Table string
+	Text              *string
+}
+
+func parseComment(c *cursor) (any, error) {
+	if err := c.expect("on"); err != nil {
+		return nil, err
+	}
+	cm := &Comment{}
+	switch {
+	case c.accept("table", "view", "sequence", "index", "column", "constraint"):
+		cm.Kind = c.prev().val
+	case c.peek() != nil && c.peek().kind == tkWord:
+		return nil, c.p.unsupported(c.peek(), "COMMENT ON %s is not supported", upper(c.peek().val))
+	default:
+		return nil, c.fail()
+	}
+	name, err := c.qualifiedName()
+	if err != nil {
+		return nil, err
+	}
+	cm.Name = name
+	switch cm.Kind {
+	case "column":
+		// [schema.]table.column: the last part is the column.
+		dot := strings.LastIndexByte(name, '.')
+		if dot < 0 {
+			return nil, c.p.syntaxMsg(c.prev(), "column name must be qualified")
+		}
+		cm.Table, cm.Name = name[:dot], name[dot+1:]
+	case "constraint":
+		if err := c.expect("on"); err != nil {
+			return nil, err
+		}
+		if cm.Table, err = c.qualifiedName(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.expect("is"); err != nil {
+		return nil, err
+	}
+	switch t := c.peek(); {
+	case c.accept("null"):
+	case t != nil && t.kind == tkString:
+		text := t.val
+		cm.Text = &text
+		c.i++
+	default:
+		return nil, c.fail()
+	}
+	return cm, c.end()
 }

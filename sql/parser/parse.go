@@ -182,7 +182,7 @@ func (p *stmtParser) parse() error {
 
 // unsupportedStatements are PostgreSQL statements epochdb does not run.
 var unsupportedStatements = map[string]bool{
-	"grant": true, "revoke": true, "comment": true, "do": true, "call": true,
+	"grant": true, "revoke": true, "do": true, "call": true,
 	"reindex": true, "cluster": true, "refresh": true, "import": true, "load": true,
 	"security": true, "reassign": true, "merge": true,
 }
