@@ -137,6 +137,9 @@ type Index struct {
 	// of its columns. Unique indexes written before NULLs had entries lack
 	// it, and serve only lookups of their whole key.
 	NullEntries bool `json:"null_entries,omitempty"`
+	// Where is a partial index's predicate, as SQL the TiDB parser reads:
+	// only rows it holds for have entries (see index.go).
+	Where string `json:"where,omitempty"`
 }
 
 // nextIndexID is the id a new index of t takes. A dropped index's id may

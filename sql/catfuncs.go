@@ -60,7 +60,7 @@ var catalogBuiltins = map[string]builtin{
 			}
 			return parser.QuoteIdent(r.table.Columns[r.index.Columns[k-1]].Name), nil
 		}
-		return indexDef(r.table, r.index, len(a) > 2 && a[2].(bool)), nil
+		return indexDef(e.s, r.table, r.index, len(a) > 2 && a[2].(bool)), nil
 	}),
 	"pg_get_constraintdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
 		if t, ck := e.s.checkByOID(uint32(a[0].(int64))); ck != nil {
@@ -532,7 +532,7 @@ func indexColumns(t *Table, ix *Index) string {
 
 // indexDef is pg_get_indexdef: the CREATE INDEX statement that would make
 // the index, with the table qualified unless pretty.
-func indexDef(t *Table, ix *Index, pretty bool) string {
+func indexDef(s *Session, t *Table, ix *Index, pretty bool) string {
 	table := parser.QuoteIdent(t.Name)
 	if !pretty {
 		table = "public." + table
@@ -541,7 +541,29 @@ func indexDef(t *Table, ix *Index, pretty bool) string {
 	if ix.NonUnique {
 		create = "CREATE INDEX "
 	}
-	return create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
+	def := create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
+	if pred := s.indexPredicateText(t, ix); pred != "" {
+		def += " WHERE " + pred
+	}
+	return def
+}
+
+// indexPredicateText is a partial index's predicate as pg_get_indexdef
+// prints it, or "".
+func (s *Session) indexPredicateText(t *Table, ix *Index) string {
+	if ix.Where == "" {
+		return ""
+	}
+	e, err := s.predicateOf(t, ix)
+	if err != nil {
+		return "(" + ix.Where + ")"
+	}
+	names := make([]string, len(t.Columns))
+	for i, col := range t.Columns {
+		names[i] = col.Name
+	}
+	text, _ := deparse(e, names)
+	return text
 }
 
 // prettyColumnExpr prints the default or generation expression of a column

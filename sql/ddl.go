@@ -761,7 +761,7 @@ func (t *Table) dropConstraint(cat *Catalog, name string) error {
 // columns: if not, the entries must be rebuilt.
 func sameIndexes(a, b *Table) bool {
 	return slices.EqualFunc(a.Indexes, b.Indexes, func(x, y *Index) bool {
-		return x.ID == y.ID && slices.Equal(x.Columns, y.Columns) && x.NonUnique == y.NonUnique
+		return x.ID == y.ID && slices.Equal(x.Columns, y.Columns) && x.NonUnique == y.NonUnique && x.Where == y.Where
 	})
 }
 

@@ -867,21 +867,32 @@ func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, d
 	}
 	// entries returns ix's entry keys for the old and the new row; nil
 	// where a row has none.
-	entries := func(ix *Index) (before, after []byte) {
-		if hasEntry(ix, old) {
+	entries := func(ix *Index) (before, after []byte, err error) {
+		if ok, err := s.hasEntry(t, ix, old); err != nil {
+			return nil, nil, err
+		} else if ok {
 			before = t.indexEntryKey(ix, old, key)
 		}
-		if !deleted && hasEntry(ix, row) {
+		if deleted {
+			return before, nil, nil
+		}
+		if ok, err := s.hasEntry(t, ix, row); err != nil {
+			return nil, nil, err
+		} else if ok {
 			after = t.indexEntryKey(ix, row, newKey)
 		}
-		return before, after
+		return before, after, nil
 	}
 	// Old entries go first, so that rows of one statement may trade values.
 	for _, ix := range t.Indexes {
 		if ix.Primary {
 			continue
 		}
-		if before, after := entries(ix); before != nil && !bytes.Equal(before, after) {
+		before, after, err := entries(ix)
+		if err != nil {
+			return err
+		}
+		if before != nil && !bytes.Equal(before, after) {
 			if err := x.tx.Delete(x.ctx, before); err != nil {
 				return err
 			}
@@ -907,7 +918,10 @@ func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, d
 		if ix.Primary {
 			continue
 		}
-		before, after := entries(ix)
+		before, after, err := entries(ix)
+		if err != nil {
+			return err
+		}
 		switch {
 		case after == nil:
 		case bytes.Equal(before, after):

@@ -177,7 +177,7 @@ func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, er
 // columns cols, in any order.
 func uniqueIndexOn(t *Table, cols []int) *Index {
 	for _, ix := range t.Indexes {
-		if ix.NonUnique || len(ix.Columns) != len(cols) {
+		if ix.NonUnique || ix.Where != "" || len(ix.Columns) != len(cols) {
 			continue
 		}
 		if !slices.ContainsFunc(ix.Columns, func(c int) bool { return !slices.Contains(cols, c) }) {
@@ -484,7 +484,7 @@ func childIndex(ref fkRef, want [][]byte) (*Index, []byte) {
 	child, fk := ref.child, ref.fk
 	for _, ix := range child.Indexes {
 		n := len(fk.Columns)
-		if len(ix.Columns) < n || len(ix.Columns) > n && !ix.NullEntries && !ix.Primary {
+		if len(ix.Columns) < n || len(ix.Columns) > n && !ix.NullEntries && !ix.Primary || ix.Where != "" {
 			continue
 		}
 		if slices.ContainsFunc(ix.Columns[:n], func(c int) bool { return !slices.Contains(fk.Columns, c) }) {

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -13,7 +15,7 @@ import (
 // createIndex runs CREATE [UNIQUE] INDEX: it adds the index to the table
 // and writes an entry for every row the table holds, all in the DDL's
 // transaction, so the index appears with its entries or not at all.
-func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error {
+func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.CreateIndexStmt) error {
 	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "create index")
 	if err != nil {
 		return err
@@ -39,6 +41,11 @@ func (s *Session) createIndex(ctx context.Context, n *ast.CreateIndexStmt) error
 			return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", part.Column.Name.O)
 		}
 		ix.Columns = append(ix.Columns, i)
+	}
+	if st.IndexPredicate != nil {
+		if err := s.indexPredicate(t, ix, st.IndexPredicate); err != nil {
+			return err
+		}
 	}
 	t.Indexes = append(t.Indexes, ix)
 
@@ -147,14 +154,28 @@ func (t *Table) indexEntryKey(ix *Index, row []any, rowKey []byte) []byte {
 	return k
 }
 
-// hasEntry reports whether ix has an entry for row.
-func hasEntry(ix *Index, row []any) bool { return ix.NullEntries || !hasNull(ix, row) }
+// hasEntry reports whether ix has an entry for row: a partial index only
+// for the rows its predicate holds for.
+func (s *Session) hasEntry(t *Table, ix *Index, row []any) (bool, error) {
+	if !ix.NullEntries && hasNull(ix, row) {
+		return false, nil
+	}
+	if ix.Where == "" {
+		return true, nil
+	}
+	pred, err := s.predicateOf(t, ix)
+	if err != nil {
+		return false, err
+	}
+	v, err := pred.eval(&env{ctx: context.Background(), row: row, s: s})
+	return v == true, err
+}
 
 // insertIndexEntry writes ix's entry for a new row; a unique index that
 // already has the row's values fails with 23505.
 func (s *Session) insertIndexEntry(x *execCtx, t *Table, ix *Index, row []any, rowKey []byte) error {
-	if !hasEntry(ix, row) {
-		return nil
+	if ok, err := s.hasEntry(t, ix, row); !ok || err != nil {
+		return err
 	}
 	unique := !ix.NonUnique && !hasNull(ix, row)
 	return x.tx.MutateNew(x.ctx, t.indexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
@@ -196,4 +217,55 @@ func (x *execCtx) indexReady(t *Table, ix *Index) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// Partial indexes. CREATE INDEX ... WHERE pred keeps entries only for the
+// rows pred holds for. A unique one enforces uniqueness among those rows
+// alone, which is what it is made for (one live row per key, say). The
+// planner does not read partial indexes, since it would have to prove the
+// query's WHERE clause implies pred; nor do foreign keys and ON CONFLICT,
+// as in PostgreSQL without a matching predicate.
+
+// indexPredicate checks a partial index's WHERE clause, given as the
+// select list of a SELECT, and keeps it on ix.
+func (s *Session) indexPredicate(t *Table, ix *Index, st *parser.Statement) error {
+	sel, ok := st.AST.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil || sel.Where != nil {
+		return pgerr.New(pgerr.SyntaxError, "syntax error in index predicate")
+	}
+	n := sel.Fields.Fields[0].Expr
+	if hasSubquery(n) {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index predicate")
+	}
+	ix.Where = storedExpr(n)
+	_, err := s.predicateOf(t, ix)
+	return err
+}
+
+// predicateOf compiles ix's predicate over t's rows.
+func (s *Session) predicateOf(t *Table, ix *Index) (expr, error) {
+	key := predicateKey{t, ix}
+	if e, ok := s.predCache[key]; ok {
+		return e, nil
+	}
+	n, err := parseExpr(ix.Where)
+	if err != nil {
+		return nil, err
+	}
+	var params []types.T
+	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
+	e, err := c.compileAs(n, types.Bool)
+	if err != nil {
+		return nil, err
+	}
+	if s.predCache == nil || len(s.predCache) > 64 {
+		s.predCache = map[predicateKey]expr{}
+	}
+	s.predCache[key] = e
+	return e, nil
+}
+
+type predicateKey struct {
+	t  *Table
+	ix *Index
 }

@@ -41,7 +41,9 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 		slices.Sort(want)
 		for _, ix := range t.Indexes {
 			cols := slices.Sorted(slices.Values(ix.Columns))
-			if !ix.NonUnique && slices.Equal(slices.Compact(cols), slices.Compact(want)) {
+			// A partial index arbitrates only when the clause repeats its
+			// predicate, which epochdb does not read.
+			if !ix.NonUnique && ix.Where == "" && slices.Equal(slices.Compact(cols), slices.Compact(want)) {
 				oc.arbiters = []*Index{ix}
 				break
 			}
@@ -222,6 +224,12 @@ func (r *conflictRun) conflictingRow(x *execCtx, t *Table, row []any) ([]byte, e
 	for _, ix := range r.oc.arbiters {
 		if hasNull(ix, row) {
 			continue // NULLs never conflict
+		}
+		if ok, err := x.s.hasEntry(t, ix, row); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue // a partial index the row is not in
 		}
 		var ik []byte
 		if ix.Primary {

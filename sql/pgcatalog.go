@@ -667,7 +667,7 @@ func pgIndexRows(s *Session) []row {
 			rows = append(rows, row{"indexrelid": ix.OID, "indrelid": t.ID, "indnatts": n, "indnkeyatts": n,
 				"indisunique": !ix.NonUnique, "indisprimary": ix.Primary, "indimmediate": true, "indisvalid": true,
 				"indisready": true, "indislive": true, "indkey": indexAttnums(t, ix), "indcollation": colls,
-				"indclass": classes, "indoption": opts})
+				"indclass": classes, "indoption": opts, "indpred": nilIfEmpty(s.indexPredicateText(t, ix))})
 		}
 	}
 	return rows
@@ -873,7 +873,7 @@ func pgIndexesRows(s *Session) []row {
 	for _, t := range s.catalog().Tables() {
 		for _, ix := range t.Indexes {
 			rows = append(rows, row{"schemaname": "public", "tablename": t.Name, "indexname": ix.Name,
-				"tablespace": nil, "indexdef": indexDef(t, ix, false)})
+				"tablespace": nil, "indexdef": indexDef(s, t, ix, false)})
 		}
 	}
 	return rows
@@ -1125,4 +1125,12 @@ func infoKeyColumnUsageRows(s *Session) []row {
 		}
 	}
 	return rows
+}
+
+// nilIfEmpty is s, or NULL for "".
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -1322,7 +1322,7 @@ func chooseAccess(t *Table, where expr) access {
 		}
 	}
 	for _, ix := range t.Indexes {
-		if ix.Primary || ix.NonUnique {
+		if ix.Primary || ix.NonUnique || ix.Where != "" {
 			continue
 		}
 		if a, _ := bounded("unique-point", ix); len(a.eq) == len(ix.Columns) {
@@ -1331,7 +1331,7 @@ func chooseAccess(t *Table, where expr) access {
 	}
 	best, bestScore := access{kind: "seq"}, 0
 	for _, ix := range t.Indexes {
-		if ix.Primary || !ix.NullEntries {
+		if ix.Primary || !ix.NullEntries || ix.Where != "" {
 			continue
 		}
 		if a, score := bounded("index-scan", ix); score > bestScore {

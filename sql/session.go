@@ -95,13 +95,14 @@ type Session struct {
 	listenOps []listenOp
 	notifies  []Notification
 
-	keyBuf, valBuf []byte            // scratch for writeRow
-	planningViews  []uint32          // the views being planned, innermost last
-	planReads      []uint32          // the tables the statement being planned reads
-	planDepth      int               // how many plan calls are under way
-	planLocks      string            // the first locking clause the statement being planned has
-	checkCache     map[*Table][]expr // compiled CHECK constraints, by table
-	genCache       map[*Table][]expr // compiled generation expressions, by table and column
+	keyBuf, valBuf []byte                // scratch for writeRow
+	planningViews  []uint32              // the views being planned, innermost last
+	planReads      []uint32              // the tables the statement being planned reads
+	planDepth      int                   // how many plan calls are under way
+	planLocks      string                // the first locking clause the statement being planned has
+	checkCache     map[*Table][]expr     // compiled CHECK constraints, by table
+	genCache       map[*Table][]expr     // compiled generation expressions, by table and column
+	predCache      map[predicateKey]expr // compiled partial index predicates
 
 	settings map[string]string // by canonical name
 	changed  map[string]bool
@@ -1011,7 +1012,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	case *ast.DropSequenceStmt:
 		return "DROP SEQUENCE", s.dropSequences(ctx, n)
 	case *ast.CreateIndexStmt:
-		return "CREATE INDEX", s.createIndex(ctx, n)
+		return "CREATE INDEX", s.createIndex(ctx, st, n)
 	case *ast.DropIndexStmt:
 		return "DROP INDEX", s.dropIndex(ctx, n)
 	case *ast.ExplainStmt:

@@ -753,8 +753,15 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		switch {
 		case wordsAt(seq, i, "nulls", "distinct"):
 			i += 2
-		case isWord(t, "where"):
-			return p.unsupported(t, "partial indexes are not supported")
+		case isWord(t, "where") && i+1 < len(seq):
+			// A partial index: TiDB's CREATE INDEX has no WHERE, so the
+			// predicate goes in IndexPredicate, parsed as a query's.
+			stmts, err := Parse("SELECT " + p.q[firstTok(seq[i+1]).pos:p.toks[len(p.toks)-1].end])
+			if err != nil {
+				return err
+			}
+			p.st.IndexPredicate = stmts[0]
+			seq = seq[:i]
 		case isWord(t, "include", "nulls", "with", "tablespace"):
 			return p.unsupported(t, "CREATE INDEX ... %s is not supported", upper(t.val))
 		default:

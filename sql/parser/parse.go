@@ -49,6 +49,9 @@ type Statement struct {
 	// IdentityColumns are the options of the statement's identity columns
 	// that have any.
 	IdentityColumns []IdentityColumn
+	// IndexPredicate is a partial index's WHERE clause, as the select list
+	// of a SELECT: CREATE INDEX ... WHERE pred reads as SELECT pred.
+	IndexPredicate *Statement
 
 	// tidbSQL is the text given to TiDB: the statement, then ON CONFLICT's
 	// UPDATE, then RETURNING's SELECT. Tests print it.

@@ -161,6 +161,12 @@ func describe(b *strings.Builder, st *Statement, indent string) {
 	if st.ColumnTypes != nil {
 		line("column types: %s", strings.Join(st.ColumnTypes, ", "))
 	}
+	if st.IndexPredicate != nil {
+		line("index predicate: %s", restore(st.IndexPredicate.AST))
+	}
+	for _, d := range st.DeferrableFKs {
+		line("deferrable: %v -> %s, initially deferred %v", d.Columns, d.Table, d.InitiallyDeferred)
+	}
 	if st.Options != nil {
 		var opts []string
 		for _, o := range st.Options {
