@@ -697,23 +697,12 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		if slices.ContainsFunc(sets, func(s set) bool { return s.col == i }) {
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
 		}
-		var e expr
-		_, isDefault := a.Expr.(*ast.DefaultExpr)
-		if !isDefault {
-			if err := writeGuard(col, true); err != nil {
-				return nil, err
-			}
-		}
-		if col.Generated != "" {
-			continue // computed with the rest of the row
-		}
-		if isDefault {
-			e = defaults[i]
-			if e == nil {
-				e = &constExpr{t: col.Type}
-			}
-		} else if e, err = m.in.compileAssign(a.Expr, col.Type); err != nil {
+		e, err := assignment(m.in, a, col, defaults[i])
+		if err != nil {
 			return nil, err
+		}
+		if e == nil {
+			continue // a generated column, computed with the rest of the row
 		}
 		sets = append(sets, set{i, e})
 	}

@@ -68,6 +68,25 @@ func errIdentityDefault(col *TableColumn, t *Table) error {
 		WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 }
 
+// assignment compiles UPDATE's or DO UPDATE's SET col = expr over in; def
+// is col's default, for SET col = DEFAULT. It is nil, with no error, for
+// a generated column set to DEFAULT, which checkRow computes.
+func assignment(in *compiler, a *ast.Assignment, col *TableColumn, def expr) (expr, error) {
+	if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
+		switch {
+		case col.Generated != "":
+			return nil, nil
+		case def == nil:
+			return &constExpr{t: col.Type}, nil
+		}
+		return def, nil
+	}
+	if err := writeGuard(col, true); err != nil {
+		return nil, err
+	}
+	return in.compileAssign(a.Expr, col.Type)
+}
+
 // writeGuard is the error for giving column col a value in INSERT (or,
 // with update, in UPDATE), if it takes none: a generated column, or a
 // GENERATED ALWAYS identity column.

@@ -7,7 +7,6 @@ import (
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // onConflict is a planned ON CONFLICT clause. The arbiters are the indexes
@@ -73,22 +72,12 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 		if slices.ContainsFunc(oc.sets, func(s conflictSet) bool { return s.col == i }) {
 			return nil, pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", col.Name)
 		}
-		var e expr
-		_, isDefault := a.Expr.(*ast.DefaultExpr)
-		if !isDefault {
-			if err := writeGuard(col, true); err != nil {
-				return nil, err
-			}
-		}
-		if col.Generated != "" {
-			continue // computed with the rest of the row
-		}
-		if isDefault {
-			if e = defaults[i]; e == nil {
-				e = &constExpr{t: col.Type}
-			}
-		} else if e, err = in.compileAssign(a.Expr, col.Type); err != nil {
+		e, err := assignment(in, a, col, defaults[i])
+		if err != nil {
 			return nil, err
+		}
+		if e == nil {
+			continue // a generated column, computed with the rest of the row
 		}
 		oc.sets = append(oc.sets, conflictSet{i, e})
 	}
