@@ -290,6 +290,17 @@ func numericSeries(a []any) ([]any, error) {
 	if len(a) == 3 {
 		step = a[2].(*apd.Decimal)
 	}
+	for _, bound := range []struct {
+		what string
+		d    *apd.Decimal
+	}{{"start value", start}, {"stop value", stop}, {"step size", step}} {
+		switch bound.d.Form {
+		case apd.NaN, apd.NaNSignaling:
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s cannot be NaN", bound.what)
+		case apd.Infinite:
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s cannot be infinity", bound.what)
+		}
+	}
 	if step.IsZero() {
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
 	}
@@ -305,9 +316,6 @@ func numericSeries(a []any) ([]any, error) {
 	return out, nil
 }
 
-// expandArray is information_schema._pg_expandarray(array): a record
-// (x, n) per element, x the element and n its position from 1. pgjdbc
-// reads index columns with it.
 // partitionAncestors is pg_partition_ancestors(regclass): a partition's
 // ancestors, and none for a relation that is no partition, which every
 // epochdb table is. psql's \d asks it of tables with foreign keys.
@@ -328,6 +336,9 @@ func (c *compiler) partitionAncestors(n *ast.FuncCallExpr) (*tableFunc, error) {
 	}}, nil
 }
 
+// expandArray is information_schema._pg_expandarray(array): a record
+// (x, n) per element, x the element and n its position from 1. pgjdbc
+// reads index columns with it.
 func (c *compiler) expandArray(n *ast.FuncCallExpr) (*tableFunc, error) {
 	if len(n.Args) != 1 {
 		return nil, argCountErr(n, nil)
