@@ -426,7 +426,7 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 	if owner == nil {
 		if d.cat.tables[name] != nil {
 			// PostgreSQL's ALTER INDEX renames a table too.
-			d, old, err := s.ddlTable(ctx, name, "alter rename")
+			d, old, err := s.ddlTable(ctx, name, "alter rename", false)
 			if err != nil {
 				return err
 			}
@@ -463,7 +463,7 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 // renameConstraint is ALTER TABLE t RENAME CONSTRAINT name TO new_name;
 // a primary key's or unique constraint's index is renamed with it.
 func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstraint) error {
-	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter rename constraint")
+	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter rename constraint", false)
 	if err != nil {
 		return err
 	}

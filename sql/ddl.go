@@ -443,6 +443,9 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 		}
+		if err := s.refusePendingChecks(t, "DROP TABLE"); err != nil {
+			return err
+		}
 		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
@@ -501,6 +504,9 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 					WithHint("Truncate table %q at the same time, or use TRUNCATE ... CASCADE.", ref.child.Name)
 			}
 		}
+		if err := s.refusePendingChecks(t, "TRUNCATE"); err != nil {
+			return err
+		}
 		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
@@ -522,8 +528,10 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 }
 
 // ddlTable begins or continues the session's DDL, finds the table it
-// changes, and claims it: exclusively, except for CREATE INDEX.
-func (s *Session) ddlTable(ctx context.Context, name, op string) (*ddl, *Table, error) {
+// changes, and claims it: exclusively, except for CREATE INDEX. An ALTER
+// TABLE that rewrites is more than a rename: it, like CREATE INDEX, must
+// wait until no deferred check of the table's rows is pending.
+func (s *Session) ddlTable(ctx context.Context, name, op string, rewrites bool) (*ddl, *Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -534,6 +542,15 @@ func (s *Session) ddlTable(ctx context.Context, name, op string) (*ddl, *Table, 
 	t := d.cat.tables[name]
 	if t == nil {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	switch {
+	case op == "create index":
+		err = s.refusePendingChecks(t, "CREATE INDEX")
+	case rewrites:
+		err = s.refusePendingChecks(t, "ALTER TABLE")
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	// CREATE INDEX lets readers in, as PostgreSQL's SHARE lock does.
 	return d, t, s.lockTableForDDL(ctx, d, t, op != "create index")
@@ -550,7 +567,10 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		// does not do yet, on tables either.
 		return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
 	}
-	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "alter "+action)
+	renamesOnly := !slices.ContainsFunc(n.Specs, func(spec *ast.AlterTableSpec) bool {
+		return spec.Tp != ast.AlterTableRenameColumn && spec.Tp != ast.AlterTableRenameTable
+	})
+	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "alter "+action, !renamesOnly)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -51,18 +52,23 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*ForeignKey) bool) error {
 	}
 	x := &execCtx{ctx: context.Background(), s: s, tx: tx, fk: &fkState{}}
 	keep := func(fk *ForeignKey) bool { return only != nil && !only(fk) }
+	// The checks kept are new slices: savepoints hold the old ones.
+	var kept fkState
 	for _, c := range s.deferredFK.children {
-		if !keep(c.fk) {
+		if keep(c.fk) {
+			kept.children = append(kept.children, c)
+		} else {
 			x.fk.children = append(x.fk.children, c)
 		}
 	}
 	for _, c := range s.deferredFK.parents {
-		if !keep(c.ref.fk) {
+		if keep(c.ref.fk) {
+			kept.parents = append(kept.parents, c)
+		} else {
 			x.fk.parents = append(x.fk.parents, c)
 		}
 	}
-	s.deferredFK.children = slices.DeleteFunc(s.deferredFK.children, func(c childCheck) bool { return !keep(c.fk) })
-	s.deferredFK.parents = slices.DeleteFunc(s.deferredFK.parents, func(c parentCheck) bool { return !keep(c.ref.fk) })
+	s.deferredFK = kept
 	// Run them now, whatever the constraints' modes say.
 	modes := s.constraintModes
 	immediate := false
@@ -119,4 +125,52 @@ func (s *Session) setConstraints(cmd *parser.SetConstraints) error {
 		return nil
 	}
 	return s.checkDeferred(s.tx, func(fk *ForeignKey) bool { return cmd.All || slices.Contains(named, fk) })
+}
+
+// refusePendingChecks fails DDL that would change or drop t while a
+// deferred check of one of its rows waits for the commit: the check
+// holds the row as t stored it, and would pass unexamined once t is
+// rewritten. PostgreSQL refuses such DDL the same way.
+func (s *Session) refusePendingChecks(t *Table, what string) error {
+	pending := slices.ContainsFunc(s.deferredFK.children, func(c childCheck) bool { return c.t.ID == t.ID }) ||
+		slices.ContainsFunc(s.deferredFK.parents, func(c parentCheck) bool { return c.parent.ID == t.ID })
+	if pending {
+		return pgerr.New(pgerr.ObjectInUse, "cannot %s %q because it has pending trigger events", what, t.Name)
+	}
+	return nil
+}
+
+// deferredState is what a savepoint keeps of the deferred checks and
+// SET CONSTRAINTS modes, for ROLLBACK TO to restore: the checks that
+// SET CONSTRAINTS ... IMMEDIATE ran and removed after the savepoint are
+// owed again, and the checks of rows written after it are gone with them.
+//
+// The check lists are kept without copying. They only grow by append,
+// which leaves the part a savepoint holds as it was, and checkDeferred
+// replaces them rather than removing from them in place.
+type deferredState struct {
+	fk    fkState
+	modes *constraintModes
+}
+
+func (s *Session) saveDeferred() deferredState {
+	return deferredState{fk: s.deferredFK, modes: s.constraintModes.clone()}
+}
+
+// restoreDeferred goes back to st; st stays as it is, for a later
+// rollback to the same savepoint.
+func (s *Session) restoreDeferred(st deferredState) {
+	s.deferredFK, s.constraintModes = st.fk, st.modes.clone()
+}
+
+func (m *constraintModes) clone() *constraintModes {
+	if m == nil {
+		return nil
+	}
+	c := &constraintModes{byName: maps.Clone(m.byName)}
+	if m.all != nil {
+		all := *m.all
+		c.all = &all
+	}
+	return c
 }

@@ -109,7 +109,7 @@ func writeGuard(col *TableColumn, update bool) error {
 // NOT NULL and have no default, gets a sequence of its own type, named as
 // the command says (or table_column_seq), with its options.
 func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) error {
-	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter add identity")
+	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter add identity", true)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 // and writes an entry for every row the table holds, all in the DDL's
 // transaction, so the index appears with its entries or not at all.
 func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.CreateIndexStmt) error {
-	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "create index")
+	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "create index", false)
 	if err != nil {
 		return err
 	}
@@ -96,6 +96,9 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 	if old != nil {
 		// Writers in flight may hold entries the drop must delete, and
 		// readers may be scanning the index.
+		if err := s.refusePendingChecks(old, "DROP INDEX"); err != nil {
+			return err
+		}
 		if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
 			return err
 		}

@@ -143,6 +143,7 @@ type savepoint struct {
 	// notifies and listenOps count the transaction's NOTIFY and
 	// LISTEN/UNLISTEN before the savepoint: a rollback to it drops the rest.
 	notifies, listenOps int
+	deferred            deferredState
 }
 
 // NewSession starts a session; an unknown database is 3D000.
@@ -927,7 +928,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 			return "", true, err
 		}
 		s.savepoints = append(s.savepoints, savepoint{name: cmd.Name, settings: maps.Clone(s.settings), localPrior: maps.Clone(s.localPrior),
-			notifies: len(s.notifies), listenOps: len(s.listenOps)})
+			notifies: len(s.notifies), listenOps: len(s.listenOps), deferred: s.saveDeferred()})
 		return "SAVEPOINT", true, nil
 	case *parser.Release:
 		depth, err := s.savepointDepth("RELEASE SAVEPOINT", cmd.Name)
@@ -959,6 +960,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		}
 		s.localPrior = maps.Clone(sp.localPrior)
 		s.notifies, s.listenOps = s.notifies[:sp.notifies], s.listenOps[:sp.listenOps]
+		s.restoreDeferred(sp.deferred)
 		if s.ddlState != nil {
 			// The rolled-back part may have changed the catalog.
 			cat, err := loadCatalog(s.tx)
