@@ -3,6 +3,7 @@ package sql
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -610,15 +611,19 @@ func (s *Session) defaultText(t *Table, c *TableColumn) string {
 		for i, col := range t.Columns {
 			names[i] = col.Name
 		}
-		text, _ := deparse(e, names)
-		return text
+		if text, ok := deparse(e, names); ok {
+			return text
+		}
+		return c.Generated
 	}
 	e, err := s.compileDefault(c)
 	if err != nil {
 		return c.Default
 	}
-	text, _ := deparser{s: s}.print(e)
-	return text
+	if text, ok := (deparser{s: s}).print(e); ok {
+		return text
+	}
+	return c.Default
 }
 
 // sqlValueFuncs print as the SQL keywords they are written as.
@@ -658,6 +663,7 @@ const (
 	precNot
 	precIs
 	precCmp
+	precOther // ||, ~~ and every other operator without its own precedence
 	precAdd
 	precMul
 	precUnary
@@ -673,8 +679,12 @@ func (d deparser) print(e expr) (string, bool) {
 	// already has its own.
 	operand := func(e expr, prec int, right bool) string {
 		text, p := walk(e)
-		arithInCmp := prec == precCmp && (p == precAdd || p == precMul) // ruleutils' isSimpleNode
-		if !d.pretty || !arithInCmp && (p > prec || p == prec && !right) {
+		// ruleutils' isSimpleNode: an operator inside another is simple
+		// only if both are arithmetic.
+		isOp := func(p int) bool { return p >= precCmp && p <= precMul }
+		arith := func(p int) bool { return p == precAdd || p == precMul }
+		opInOp := isOp(prec) && isOp(p) && !(arith(prec) && arith(p))
+		if !d.pretty || !opInOp && (p > prec || p == prec && !right) {
 			return text
 		}
 		return "(" + text + ")"
@@ -707,6 +717,12 @@ func (d deparser) print(e expr) (string, bool) {
 			if x.op != 0 && len(x.args) == 2 {
 				return binary(x.args[0], string(x.op), x.args[1], precAdd)
 			}
+			if op := regexOperator(x, false); op != "" {
+				return binary(x.args[0], op, x.args[1], precOther)
+			}
+			if isOperatorName(x.name) && len(x.args) == 2 {
+				return binary(x.args[0], x.name, x.args[1], precOther)
+			}
 			args := make([]string, len(x.args))
 			for i, a := range x.args {
 				args[i], _ = walk(a)
@@ -736,12 +752,36 @@ func (d deparser) print(e expr) (string, bool) {
 			return "(- " + text + ")", precPrimary
 		case *cmpExpr:
 			return binary(x.l, x.op, x.r, precCmp)
+		case *likeExpr:
+			op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{x.not, x.ci}]
+			if x.escape == '\\' {
+				return binary(x.e, op, x.pattern, precOther)
+			}
+			// PostgreSQL stores LIKE ... ESCAPE e as ~~ like_escape(pattern, e);
+			// the call is only printed, never run.
+			escape := ""
+			if x.escape != 0 {
+				escape = string(x.escape)
+			}
+			pattern := &funcExpr{name: "like_escape", t: types.Text, args: []expr{x.pattern, &constExpr{t: types.Text, v: escape}}}
+			return binary(x.e, op, pattern, precOther)
+		case *coalesceExpr:
+			args := make([]string, len(x.args))
+			for i, a := range x.args {
+				args[i], _ = walk(a)
+			}
+			return "COALESCE(" + strings.Join(args, ", ") + ")", precPrimary
 		case *logicExpr:
 			if x.and {
 				return binary(x.l, "AND", x.r, precAnd)
 			}
 			return binary(x.l, "OR", x.r, precOr)
 		case *notExpr:
+			if f, ok := x.e.(*funcExpr); ok {
+				if op := regexOperator(f, true); op != "" {
+					return binary(f.args[0], op, f.args[1], precOther)
+				}
+			}
 			text := "NOT " + operand(x.e, precNot, true)
 			if !d.pretty {
 				return "(" + text + ")", precPrimary
@@ -762,6 +802,38 @@ func (d deparser) print(e expr) (string, bool) {
 	}
 	text, _ := walk(e)
 	return text, !fail
+}
+
+// regexOperator is the operator a ~ b, a ~* b or, negated, a !~ b or
+// a !~* b, that the parser rewrote to f, epochdb_match(a, b[, 'i']); ""
+// if f is not one.
+func regexOperator(f *funcExpr, negated bool) string {
+	if f.name != "epochdb_match" {
+		return ""
+	}
+	op := "~"
+	switch len(f.args) {
+	case 2:
+	case 3:
+		if k, ok := f.args[2].(*constExpr); !ok || k.v != "i" {
+			return ""
+		}
+		op = "~*"
+	default:
+		return ""
+	}
+	if negated {
+		op = "!" + op
+	}
+	return op
+}
+
+// isOperatorName reports whether a function's name is an operator's, as
+// funcExpr names the operators it implements (||, ~, ->).
+func isOperatorName(name string) bool {
+	return name != "" && strings.IndexFunc(name, func(r rune) bool {
+		return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	}) < 0
 }
 
 // constText is get_const_expr: non-negative int4 and numeric literals and

@@ -36,6 +36,7 @@ func init() {
 		"regexp_match":          compileRegexpMatch,
 		"regexp_split_to_table": compileSRFRef,
 		"similar_to_escape":     compileSimilarToEscape,
+		"like_escape":           sigFunc("like_escape", types.Text, []types.T{types.Text, types.Text}, likeEscape),
 		"format":                compileFormat,
 		"translate":             textFunc3("translate", translate),
 		"overlay":               compileOverlay,
@@ -634,6 +635,46 @@ func unknownEncoding(name string) error {
 }
 
 // encodeBytes is encode(bytea, format).
+// likeEscape is like_escape(pattern, escape): pattern rewritten to escape
+// with a backslash instead. PostgreSQL stores LIKE p ESCAPE e as
+// ~~ like_escape(p, e), and pg_dump writes it so. An empty escape makes
+// every backslash a literal one.
+func likeEscape(_ *env, a []any) (any, error) {
+	pattern, escape := a[0].(string), a[1].(string)
+	if escape == `\` {
+		return pattern, nil
+	}
+	var esc rune = -1
+	if escape != "" {
+		r, size := utf8.DecodeRuneInString(escape)
+		if size != len(escape) {
+			return nil, pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").
+				WithHint("Escape string must be empty or one character.")
+		}
+		esc = r
+	}
+	var b strings.Builder
+	afterEscape := false
+	for _, r := range pattern {
+		switch {
+		case r == esc && !afterEscape:
+			b.WriteByte('\\')
+			afterEscape = true
+		case r == '\\':
+			// A literal backslash; after the escape it is escaped already.
+			b.WriteByte('\\')
+			if !afterEscape {
+				b.WriteByte('\\')
+			}
+			afterEscape = false
+		default:
+			b.WriteRune(r)
+			afterEscape = false
+		}
+	}
+	return b.String(), nil
+}
+
 func encodeBytes(_ *env, a []any) (any, error) {
 	b := a[0].([]byte)
 	switch strings.ToLower(a[1].(string)) {
