@@ -856,15 +856,27 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 	switch {
 	case op == '-' && l.Oid == types.OidDate && r.Oid == types.OidDate:
 		return &funcExpr{name: "date_mi", t: types.Int4, fn: func(_ *env, a []any) (any, error) {
-			return int64(a[0].(time.Time).Sub(a[1].(time.Time)).Hours() / 24), nil
+			x, y := a[0].(time.Time), a[1].(time.Time)
+			if types.IsInfinite(x) || types.IsInfinite(y) {
+				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
+			}
+			// Unix seconds, not time.Sub, whose Duration spans only 292 years.
+			return (x.Unix() - y.Unix()) / 86400, nil
 		}}, true
 	case (op == '+' || op == '-') && l.Oid == types.OidDate && numRank(r.Oid) > 0 && numRank(r.Oid) <= 2:
 		return &funcExpr{name: "date_pli", t: types.Date, fn: func(_ *env, a []any) (any, error) {
-			d := a[1].(int64)
+			date, d := a[0].(time.Time), a[1].(int64)
+			if types.IsInfinite(date) {
+				return date, nil
+			}
 			if op == '-' {
 				d = -d
 			}
-			return a[0].(time.Time).AddDate(0, 0, int(d)), nil
+			days := int64(types.Days(date)) + d
+			if !types.DateInRange(days) {
+				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
+			}
+			return types.FromDays(int32(days)), nil
 		}}, true
 	case (op == '+' || op == '-') && timeRank(l.Oid) > 0 && r.Oid == types.OidInterval:
 		t := l
@@ -884,7 +896,12 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 			if op == '-' {
 				y = types.Interval{Months: -y.Months, Days: -y.Days, Micros: -y.Micros}
 			}
-			return types.Interval{Months: x.Months + y.Months, Days: x.Days + y.Days, Micros: x.Micros + y.Micros}, nil
+			months, days := int64(x.Months)+int64(y.Months), int64(x.Days)+int64(y.Days)
+			micros, ok := addInt64(x.Micros, y.Micros)
+			if !ok || months != int64(int32(months)) || days != int64(int32(days)) {
+				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+			}
+			return types.Interval{Months: int32(months), Days: int32(days), Micros: micros}, nil
 		}}, true
 	case (op == '*' || op == '/') && l.Oid == types.OidInterval && numRank(r.Oid) > 0,
 		op == '*' && numRank(l.Oid) > 0 && r.Oid == types.OidInterval:
@@ -904,9 +921,16 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 		}}, true
 	case op == '-' && timeRank(l.Oid) >= 2 && l.Oid == r.Oid:
 		return &funcExpr{name: "timestamp_mi", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
-			d := a[0].(time.Time).Sub(a[1].(time.Time))
-			days := int64(d / (24 * time.Hour))
-			return types.Interval{Days: int32(days), Micros: int64((d - time.Duration(days)*24*time.Hour) / time.Microsecond)}, nil
+			x, y := a[0].(time.Time), a[1].(time.Time)
+			if types.IsInfinite(x) || types.IsInfinite(y) {
+				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
+			}
+			// As PostgreSQL: the difference in microseconds, whole days
+			// split off (interval_justify_hours). Unix seconds, not
+			// time.Sub, whose Duration spans only 292 years.
+			micros := (x.Unix()-y.Unix())*1_000_000 + int64(x.Nanosecond()/1000-y.Nanosecond()/1000)
+			const day = 86_400_000_000
+			return types.Interval{Days: int32(micros / day), Micros: micros % day}, nil
 		}}, true
 	}
 	return nil, false
