@@ -89,6 +89,9 @@ func infinitePart(field string, negative bool, typ types.T) (*apd.Decimal, error
 	return nil, errUnit(field, typ)
 }
 
+// unixEpochJulianDay is the Julian day number of 1970-01-01.
+const unixEpochJulianDay = 2440588
+
 // timePart is one field of a finite date or timestamp; a timestamptz is
 // read in loc. Seconds carry six decimals, milliseconds three, as
 // PostgreSQL prints them; a date has no time fields.
@@ -99,9 +102,17 @@ func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.
 	usec := int64(t.Nanosecond() / 1000)
 	year := int64(t.Year())
 	isoYear, isoWeek := t.ISOWeek()
+	// Go numbers years astronomically, 1 BC being year 0; PostgreSQL has
+	// no year 0, and calls 1 BC -1.
+	bc := func(y int64) int64 {
+		if y <= 0 {
+			return y - 1
+		}
+		return y
+	}
 	switch field {
 	case "year":
-		return apd.New(year, 0), nil
+		return apd.New(bc(year), 0), nil
 	case "month":
 		return apd.New(int64(t.Month()), 0), nil
 	case "day":
@@ -129,7 +140,24 @@ func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.
 	case "week":
 		return apd.New(int64(isoWeek), 0), nil
 	case "isoyear":
-		return apd.New(int64(isoYear), 0), nil
+		return apd.New(bc(int64(isoYear)), 0), nil
+	case "julian":
+		// The Julian day number, and for a timestamp the fraction of the
+		// day its wall clock has passed.
+		wall := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		jd := apd.New(floorDiv(wall.Unix(), 86400)+unixEpochJulianDay, 0)
+		if typ.Oid == types.OidDate {
+			return jd, nil
+		}
+		const microsPerDay = 86_400_000_000
+		dayMicros := apd.New(int64(t.Hour()*3600+t.Minute()*60+t.Second())*1_000_000+usec, 0)
+		perDay := apd.New(microsPerDay, 0)
+		frac := numericDiv(dayMicros, perDay, numericDivScale(dayMicros, perDay))
+		sum := new(apd.Decimal)
+		if _, err := numericCtx.Add(sum, jd, frac); err != nil {
+			return nil, err
+		}
+		return sum, nil
 	case "epoch":
 		// A timestamp's epoch is its wall clock read as UTC.
 		secs := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC).Unix()
