@@ -679,12 +679,7 @@ func (c *conn) sendParams(params map[string]string) {
 		v := params[name]
 		c.send(&pgproto3.ParameterStatus{Name: name, Value: v})
 		if name == "TimeZone" {
-			loc, err := time.LoadLocation(v)
-			if err != nil {
-				c.log.Warn("pgwire: unknown TimeZone; showing timestamptz in UTC", "TimeZone", v, "err", err)
-				loc = time.UTC
-			}
-			c.loc = loc
+			c.loc = c.sess.Location() // the zone SQL uses, however it was spelled
 		}
 	}
 }

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"time"
 
 	"github.com/epochdb/epochdb/sql"
 	"github.com/epochdb/epochdb/sql/types"
@@ -24,6 +25,7 @@ type Engine interface {
 type Session interface {
 	StatusParams() map[string]string
 	ChangedParams() map[string]string
+	Location() *time.Location
 	TxStatus() byte
 	PrepareAll(ctx context.Context, query string) ([]Prepared, error)
 	Prepare(ctx context.Context, query string, paramTypes []types.Oid) (Prepared, error)
@@ -62,6 +64,7 @@ func Adapt[S session[P, Q], P Prepared, Q Portal](newSession func(sql.SessionPar
 type session[P Prepared, Q Portal] interface {
 	StatusParams() map[string]string
 	ChangedParams() map[string]string
+	Location() *time.Location
 	TxStatus() byte
 	PrepareAll(ctx context.Context, query string) ([]P, error)
 	Prepare(ctx context.Context, query string, paramTypes []types.Oid) (P, error)
@@ -87,6 +90,7 @@ type adapted[S session[P, Q], P Prepared, Q Portal] struct{ s S }
 
 func (a adapted[S, P, Q]) StatusParams() map[string]string  { return a.s.StatusParams() }
 func (a adapted[S, P, Q]) ChangedParams() map[string]string { return a.s.ChangedParams() }
+func (a adapted[S, P, Q]) Location() *time.Location         { return a.s.Location() }
 func (a adapted[S, P, Q]) TxStatus() byte                   { return a.s.TxStatus() }
 func (a adapted[S, P, Q]) Sync() error                      { return a.s.Sync() }
 func (a adapted[S, P, Q]) Close()                           { a.s.Close() }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/epochdb/epochdb/sql"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -134,6 +135,15 @@ func (s *fakeSession) enter() func() {
 func (s *fakeSession) StatusParams() map[string]string {
 	defer s.enter()()
 	return s.settings
+}
+
+func (s *fakeSession) Location() *time.Location {
+	defer s.enter()()
+	loc, err := time.LoadLocation(s.settings["TimeZone"])
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 func (s *fakeSession) ChangedParams() map[string]string {

@@ -64,6 +64,7 @@ type CopySource interface {
 //	func (s *Session) Close()
 //	func (s *Session) StatusParams() map[string]string     // every ParameterStatus to send after startup
 //	func (s *Session) ChangedParams() map[string]string    // those changed since the last call (after SET)
+//	func (s *Session) Location() *time.Location            // the TimeZone timestamptz values are shown in
 //	func (s *Session) TxStatus() byte                      // 'I', 'T' or 'E', for ReadyForQuery
 //	func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, error)  // simple protocol; zero statements for an empty query
 //	func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.Oid) (*Prepared, error) // extended protocol; 0 in paramTypes = infer; 42P18 if a type cannot be inferred

@@ -313,6 +313,10 @@ func (s *Session) loc() *time.Location {
 	return s.loc_
 }
 
+// Location is the session's TimeZone, in which timestamptz values are
+// shown and read.
+func (s *Session) Location() *time.Location { return s.loc() }
+
 // TxStatus is ReadyForQuery's transaction status.
 func (s *Session) TxStatus() byte {
 	switch {

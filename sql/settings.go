@@ -1,12 +1,14 @@
 package sql
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -231,14 +233,11 @@ func checkIntervalStyle(v string) (string, error) {
 }
 
 func checkTimeZone(v string) (string, error) {
-	loc, err := loadLocation(v)
+	_, name, err := resolveZone(v)
 	if err != nil {
 		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", v)
 	}
-	if name := loc.String(); strings.EqualFold(name, v) {
-		return name, nil // a zone is shown as the tz database spells it
-	}
-	return v, nil
+	return name, nil
 }
 
 func checkIsolation(v string) (string, error) {
@@ -253,54 +252,127 @@ func checkIsolation(v string) (string, error) {
 	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_transaction_isolation\": %q", v)
 }
 
-// loadLocation understands IANA names, UTC/GMT, "localtime" and fixed
-// offsets such as "+05:30" or "-8" (POSIX sign, as PostgreSQL reads them:
-// a bare number is hours east of UTC).
+// loadLocation is the zone a TimeZone setting names.
 func loadLocation(v string) (*time.Location, error) {
-	switch strings.ToLower(v) {
-	case "utc", "gmt", "z", "zulu", "etc/utc":
-		return time.UTC, nil
-	case "localtime", "local":
-		return time.Local, nil
-	}
-	if loc, err := time.LoadLocation(v); err == nil {
-		return loc, nil
-	}
-	if loc := types.FindZone(v); loc != nil {
-		return loc, nil // a name in another case: america/new_york
-	}
-	if off, ok := parseOffset(v); ok {
-		return time.FixedZone(v, off), nil
-	}
-	return nil, pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", v)
+	loc, _, err := resolveZone(v)
+	return loc, err
 }
 
-func parseOffset(v string) (int, bool) {
-	sign := 1
-	switch {
-	case strings.HasPrefix(v, "+"):
-		v = v[1:]
-	case strings.HasPrefix(v, "-"):
-		sign, v = -1, v[1:]
+// resolveZone reads a TimeZone as PostgreSQL's check_timezone does, and
+// names it as SHOW shows it. A number is hours east of UTC (5, -3.5,
+// +03); otherwise it is an IANA name in any case, UTC/GMT, "localtime",
+// or a POSIX zone without daylight-saving rules, whose offset is hours
+// west of UTC (UTC+3, <+07>-07, -05:30).
+func resolveZone(v string) (*time.Location, string, error) {
+	if hours, ok := zoneHours(v); ok {
+		loc, name := isoOffsetZone(hours)
+		return loc, name, nil
 	}
-	h, m, _ := strings.Cut(v, ":")
-	hours, mins := 0, 0
-	for _, c := range h {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		hours = hours*10 + int(c-'0')
+	switch strings.ToLower(v) {
+	case "utc", "gmt", "z", "zulu", "etc/utc":
+		return time.UTC, v, nil
+	case "localtime", "local":
+		return time.Local, v, nil
 	}
-	for _, c := range m {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		mins = mins*10 + int(c-'0')
+	if loc, err := time.LoadLocation(v); err == nil {
+		return loc, v, nil
 	}
-	if h == "" || hours > 15 {
+	if loc := types.FindZone(v); loc != nil {
+		return loc, loc.String(), nil // america/new_york is shown America/New_York
+	}
+	// PostgreSQL upper-cases a POSIX zone, name and abbreviation.
+	if loc, ok := posixZone(strings.ToUpper(v)); ok {
+		return loc, strings.ToUpper(v), nil
+	}
+	return nil, "", pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", v)
+}
+
+// maxZoneHours bounds a zone's offset, as PostgreSQL's tzparse does: a
+// week, less a second.
+const maxZoneHours = 7 * 24
+
+// zoneHours reads a TimeZone that is a number of hours, as strtod would.
+func zoneHours(v string) (float64, bool) {
+	h, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(h) || math.Abs(h) >= maxZoneHours || strings.ContainsAny(v, "_xXpP") {
 		return 0, false
 	}
-	return sign * (hours*3600 + mins*60), true
+	return h, true
+}
+
+// isoOffsetZone is the fixed zone hours east of UTC, and its name as
+// PostgreSQL shows it: SET TIME ZONE 5 is <+05>-05, abbreviated +05.
+func isoOffsetZone(hours float64) (*time.Location, string) {
+	secs := int(math.Round(hours * 3600))
+	abbr := formatZoneOffset(secs)
+	return time.FixedZone(abbr, secs), "<" + abbr + ">" + formatZoneOffset(-secs)
+}
+
+// formatZoneOffset is +hh[:mm[:ss]], hours east of UTC.
+func formatZoneOffset(secs int) string {
+	sign := '+'
+	if secs < 0 {
+		sign, secs = '-', -secs
+	}
+	text := fmt.Sprintf("%c%02d", sign, secs/3600)
+	if m, s := secs/60%60, secs%60; m != 0 || s != 0 {
+		text += fmt.Sprintf(":%02d", m)
+		if s != 0 {
+			text += fmt.Sprintf(":%02d", s)
+		}
+	}
+	return text
+}
+
+// posixZone reads a POSIX TZ string without daylight-saving rules: an
+// optional name (letters, or anything within <>) and an offset
+// [+-]hh[:mm], west of UTC being positive.
+func posixZone(v string) (*time.Location, bool) {
+	abbr, rest := "", v
+	if strings.HasPrefix(rest, "<") {
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return nil, false
+		}
+		abbr, rest = rest[1:end], rest[end+1:]
+	} else {
+		rest = strings.TrimLeftFunc(rest, func(r rune) bool { return r < 128 && unicode.IsLetter(r) })
+		abbr = v[:len(v)-len(rest)]
+	}
+	sign := 1
+	switch {
+	case strings.HasPrefix(rest, "+"):
+		rest = rest[1:]
+	case strings.HasPrefix(rest, "-"):
+		sign, rest = -1, rest[1:]
+	}
+	h, m, hasMinutes := strings.Cut(rest, ":")
+	hours, ok := zoneDigits(h, 3)
+	if !ok || hours >= maxZoneHours {
+		return nil, false
+	}
+	mins := 0
+	if hasMinutes {
+		if mins, ok = zoneDigits(m, 2); !ok || mins > 59 {
+			return nil, false
+		}
+	}
+	return time.FixedZone(abbr, -sign*(hours*3600+mins*60)), true
+}
+
+// zoneDigits reads 1 to max decimal digits.
+func zoneDigits(s string, max int) (int, bool) {
+	if s == "" || len(s) > max {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // settingNames lists every parameter, for SHOW ALL.
