@@ -198,7 +198,7 @@ func (vs *virtSource) explain(indent string) string { return indent + "Function 
 func (vs *virtSource) open(x *execCtx) (rowIter, error) {
 	rows := vs.v.rows(x.s)
 	for i := range rows {
-		rows[i] = append(rows[i], nil) // the hidden key slot
+		rows[i] = append(rows[i], presentKey) // the hidden key slot
 	}
 	return &sliceIter{rows: rows}, nil
 }

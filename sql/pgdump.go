@@ -75,22 +75,44 @@ func (c *compiler) tableOID(table, name string) (expr, bool, error) {
 	if name != "tableoid" {
 		return nil, false, nil
 	}
-	var oid uint32
-	found := false
-	for _, col := range c.scope.cols {
+	var e *tableOIDExpr
+	for i, col := range c.scope.cols {
 		if col.name != hiddenKey || col.tableOID == 0 || (table != "" && col.table != table) {
 			continue
 		}
-		if found {
+		if e != nil {
 			return nil, false, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 		}
-		oid, found = col.tableOID, true
+		e = &tableOIDExpr{key: i, oid: int64(col.tableOID)}
 	}
-	if !found {
+	if e == nil {
 		return nil, false, nil
 	}
-	return &constExpr{t: types.OidType, v: int64(oid)}, true, nil
+	if c.lvl != nil {
+		c.lvl.refs++
+	}
+	return e, true, nil
 }
+
+// tableOIDExpr is tableoid: the oid of the relation the row comes from,
+// and NULL in a row an outer join padded, whose hidden key is NULL. Rows
+// of catalogs and sequences carry presentKey there for that reason.
+type tableOIDExpr struct {
+	key int // the hidden key's place in the row
+	oid int64
+}
+
+func (e *tableOIDExpr) typ() types.T { return types.OidType }
+func (e *tableOIDExpr) eval(env *env) (any, error) {
+	if env.row[e.key] == nil {
+		return nil, nil
+	}
+	return e.oid, nil
+}
+
+// presentKey fills the hidden key slot of a row that has no key, a
+// catalog's or a sequence's, to tell it from a NULL-padded one.
+var presentKey = []byte{}
 
 func init() {
 	for name, f := range map[string]builtin{
@@ -348,7 +370,7 @@ func (ss *seqSource) open(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
-	return &sliceIter{rows: [][]any{{last, int64(0), called, nil}}}, nil
+	return &sliceIter{rows: [][]any{{last, int64(0), called, presentKey}}}, nil
 }
 
 // peek reads a sequence's state as PostgreSQL keeps it: the last value
