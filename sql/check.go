@@ -258,3 +258,40 @@ func (t *Table) checkColumns(ck *Check) []int16 {
 	}
 	return nums
 }
+
+// mutableFuncs are the functions whose result is not fixed by their
+// arguments, VOLATILE or STABLE in PostgreSQL: they depend on time, the
+// session's settings or a sequence, or are random. A generated column or
+// an index predicate may not call them, or its stored values would
+// drift from what it computes. Functions that are STABLE in only some
+// of their forms (to_char of a timestamptz) are not listed, nor concat,
+// which the parser also makes of ||.
+var mutableFuncs = map[string]bool{
+	"random": true, "setseed": true, "gen_random_uuid": true,
+	"nextval": true, "currval": true, "lastval": true, "setval": true,
+	"now": true, "current_timestamp": true, "current_date": true, "current_time": true,
+	"localtime": true, "localtimestamp": true, "transaction_timestamp": true,
+	"statement_timestamp": true, "clock_timestamp": true, "timeofday": true, "to_date": true,
+	"current_setting": true, "set_config": true, "current_user": true, "session_user": true, "user": true,
+	"current_role": true, "current_schema": true, "current_schemas": true, "current_database": true,
+	"current_catalog": true, "version": true, "pg_backend_pid": true, "txid_current": true,
+	"pg_current_xact_id": true, "pg_sleep": true, "pg_notify": true,
+}
+
+// callsMutable reports whether n calls one of mutableFuncs.
+func callsMutable(n ast.ExprNode) bool {
+	v := &mutableCallFinder{}
+	n.Accept(v)
+	return v.found
+}
+
+type mutableCallFinder struct{ found bool }
+
+func (v *mutableCallFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && mutableFuncs[f.FnName.L] {
+		v.found = true
+	}
+	return n, v.found
+}
+
+func (v *mutableCallFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -53,6 +53,9 @@ func (s *Session) checkGenerated(t *Table) error {
 		if _, err := s.compileGenerated(t, col); err != nil {
 			return err
 		}
+		if callsMutable(n) {
+			return pgerr.New(pgerr.InvalidObjectDefinition, "generation expression is not immutable")
+		}
 	}
 	return nil
 }

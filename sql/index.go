@@ -240,6 +240,9 @@ func (s *Session) indexPredicate(t *Table, ix *Index, st *parser.Statement) erro
 	if hasSubquery(n) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index predicate")
 	}
+	if callsMutable(n) {
+		return pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE")
+	}
 	ix.Where = storedExpr(n)
 	_, err := s.predicateOf(t, ix)
 	return err
