@@ -457,8 +457,9 @@ func compileDateBin(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if stride.Months != 0 {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
 		}
-		strideUS, ok := addInt64(int64(stride.Days)*86_400_000_000, stride.Micros)
-		if !ok {
+		days := int64(stride.Days)
+		strideUS, ok := addInt64(days*usPerDay, stride.Micros)
+		if !ok || days > math.MaxInt64/usPerDay || days < math.MinInt64/usPerDay {
 			return nil, errIntervalRange()
 		}
 		if strideUS <= 0 {

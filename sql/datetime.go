@@ -232,8 +232,13 @@ func intervalPart(field string, iv types.Interval) (*apd.Decimal, error) {
 	case "microseconds":
 		return apd.New(usec, 0), nil
 	case "epoch":
+		// Seconds fit an int64; microseconds of a long interval do not.
 		secs := 31_557_600*years + 30*86_400*months + 86_400*int64(iv.Days)
-		return apd.New(secs*1_000_000+iv.Micros, -6), nil
+		sum := new(apd.Decimal)
+		if _, err := numericCtx.Add(sum, apd.New(secs, 0), apd.New(iv.Micros, -6)); err != nil {
+			return nil, err
+		}
+		return sum, nil
 	}
 	return nil, errUnit(field, types.IntervalType)
 }
