@@ -369,6 +369,18 @@ func (d *ddl) restartSequence(ctx context.Context, seq *Sequence, first *int64) 
 	return d.putSequence(ctx, &restarted)
 }
 
+// checkRestart checks RESTART WITH v against seq's bounds.
+func checkRestart(seq *Sequence, v int64) error {
+	if v < seq.Min || v > seq.Max {
+		bound, word := seq.Min, "less than MINVALUE"
+		if v > seq.Max {
+			bound, word = seq.Max, "greater than MAXVALUE"
+		}
+		return pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be %s (%d)", v, word, bound)
+	}
+	return nil
+}
+
 // alterSequence is ALTER SEQUENCE name RESTART [WITH n].
 func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) error {
 	d, err := s.ddl(ctx)
@@ -395,12 +407,8 @@ func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) e
 			restart = true
 		case ast.SequenceRestartWith:
 			v := o.IntValue
-			if v < seq.Min || v > seq.Max {
-				bound, word := seq.Min, "less than MINVALUE"
-				if v > seq.Max {
-					bound, word = seq.Max, "greater than MAXVALUE"
-				}
-				return pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be %s (%d)", v, word, bound)
+			if err := checkRestart(seq, v); err != nil {
+				return err
 			}
 			restart, first = true, &v
 		default:

@@ -117,7 +117,8 @@ func (p *writePlan) project(x *execCtx, row []any) ([]any, error) {
 }
 
 // planInsert plans INSERT ... VALUES / SELECT / DEFAULT VALUES.
-func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *parser.OnConflict) (*writePlan, error) {
+func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePlan, error) {
+	returning, oc := st.Returning, st.OnConflict
 	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
@@ -153,7 +154,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 			return nil, err
 		}
 		for _, ti := range ins.targets {
-			if err := writeGuard(t.Columns[ti], false); err != nil {
+			if err := insertGuard(t.Columns[ti], st.Overriding); err != nil {
 				return nil, err
 			}
 		}
@@ -162,6 +163,10 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 		in := inputTypes(qp)
 		casts := make([]expr, len(ins.targets))
 		for i, ti := range ins.targets {
+			if t.Columns[ti].Identity != 0 && st.Overriding == parser.OverridingUser {
+				casts[i] = ins.defaults[ti]
+				continue
+			}
 			col := &colExpr{t: in[i], idx: i}
 			if casts[i], err = empty.assign(col, t.Columns[ti].Type); err != nil {
 				return nil, err
@@ -197,12 +202,15 @@ func (c *compiler) planInsert(n *ast.InsertStmt, returning *ast.FieldList, oc *p
 				exprs = append(exprs, ins.defaults[ins.targets[i]])
 				continue
 			}
-			if err := writeGuard(col, false); err != nil {
+			if err := insertGuard(col, st.Overriding); err != nil {
 				return nil, err
 			}
 			e, err := empty.compileAssign(item, col.Type)
 			if err != nil {
 				return nil, err
+			}
+			if col.Identity != 0 && st.Overriding == parser.OverridingUser {
+				e = ins.defaults[ins.targets[i]]
 			}
 			exprs = append(exprs, e)
 		}

@@ -68,6 +68,16 @@ func errIdentityDefault(col *TableColumn, t *Table) error {
 		WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 }
 
+// insertGuard is writeGuard for INSERT, which OVERRIDING SYSTEM VALUE
+// lets give GENERATED ALWAYS identity columns values, and OVERRIDING
+// USER VALUE lets give any identity column values that it then ignores.
+func insertGuard(col *TableColumn, o parser.Overriding) error {
+	if col.Identity != 0 && o != "" {
+		return nil
+	}
+	return writeGuard(col, false)
+}
+
 // assignment compiles UPDATE's or DO UPDATE's SET col = expr over in; def
 // is col's default, for SET col = DEFAULT. It is nil, with no error, for
 // a generated column set to DEFAULT, which checkRow computes.
@@ -145,4 +155,58 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 	}
 	col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
 	return d.putTable(ctx, t)
+}
+
+// alterIdentity is ALTER TABLE ... ALTER COLUMN ... SET GENERATED,
+// RESTART or DROP IDENTITY. Dropping the identity drops its sequence and
+// leaves the column NOT NULL, with no default.
+func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) error {
+	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter identity", true)
+	if err != nil {
+		return err
+	}
+	t := old.clone()
+	_, col := t.Column(cmd.Column)
+	switch {
+	case col == nil:
+		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cmd.Column, t.Name)
+	case col.Identity == 0 && cmd.Drop && cmd.IfExists:
+		s.notice(pgerr.SuccessfulCompletion, "column %q of relation %q is not an identity column, skipping", col.Name, t.Name)
+		return nil
+	case col.Identity == 0:
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q is not an identity column", col.Name, t.Name)
+	}
+	seq := d.cat.seqByID[col.Serial]
+	if seq == nil {
+		return pgerr.New(pgerr.InternalError, "identity column %q of relation %q has no sequence", col.Name, t.Name)
+	}
+	if cmd.Drop {
+		if err := d.cat.dropDependedOn("sequence", seq.Name, seq.ID); err != nil {
+			return err
+		}
+		col.Serial, col.Identity, col.Default = 0, 0, ""
+		if err := d.putTable(ctx, t); err != nil {
+			return err
+		}
+		if err := d.dropSequence(ctx, seq); err != nil {
+			return err
+		}
+		s.e.seqs.forget(seq.storage())
+		return nil
+	}
+	if cmd.SetGenerated != 0 {
+		col.Identity = cmd.SetGenerated
+		if err := d.putTable(ctx, t); err != nil {
+			return err
+		}
+	}
+	if !cmd.Restart {
+		return nil
+	}
+	if cmd.RestartWith != nil {
+		if err := checkRestart(seq, *cmd.RestartWith); err != nil {
+			return err
+		}
+	}
+	return d.restartSequence(ctx, seq, cmd.RestartWith)
 }

@@ -592,7 +592,7 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *ast.InsertStmt:
 		var wp *writePlan
-		if wp, err = c.planInsert(n, p.st.Returning, p.st.OnConflict); err == nil {
+		if wp, err = c.planInsert(n, p.st); err == nil {
 			p.plan, p.cols = wp, wp.cols
 		}
 	case *ast.UpdateStmt:
@@ -861,7 +861,7 @@ func writes(p *Prepared) string {
 		return "CREATE VIEW"
 	case *parser.AlterIndexRename:
 		return "ALTER INDEX"
-	case *parser.AddIdentity:
+	case *parser.AddIdentity, *parser.AlterIdentity:
 		return "ALTER TABLE"
 	case *parser.Comment:
 		return "COMMENT"
@@ -1111,6 +1111,8 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "ALTER INDEX", s.alterIndexRename(ctx, cmd)
 	case *parser.AddIdentity:
 		return "ALTER TABLE", s.addIdentity(ctx, cmd)
+	case *parser.AlterIdentity:
+		return "ALTER TABLE", s.alterIdentity(ctx, cmd)
 	case *parser.Comment:
 		return "COMMENT", s.comment(ctx, cmd)
 	case *parser.RenameConstraint:

@@ -81,9 +81,18 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 		if cols {
 			i++
 		}
+		if isWord(at(seq, i), "overriding") {
+			switch {
+			case wordsAt(seq, i, "overriding", "system", "value"):
+				p.st.Overriding = OverridingSystem
+			case wordsAt(seq, i, "overriding", "user", "value"):
+				p.st.Overriding = OverridingUser
+			default:
+				return nil, nil, p.errorAt(seq, min(i+2, len(seq)))
+			}
+			seq = append(seq[:i:i], seq[i+3:]...)
+		}
 		switch {
-		case isWord(at(seq, i), "overriding"):
-			return nil, nil, p.unsupported(tokOf(seq[i]), "OVERRIDING is not supported")
 		case wordsAt(seq, i, "default", "values") && !cols && i+2 == len(seq):
 			t := tokOf(seq[i])
 			seq = append(seq[:i:i], &synth{anchor: t, space: t.space, parts: []any{"() VALUES ()"}})

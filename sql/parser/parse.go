@@ -49,6 +49,8 @@ type Statement struct {
 	// IdentityColumns are the options of the statement's identity columns
 	// that have any.
 	IdentityColumns []IdentityColumn
+	// Overriding is INSERT's OVERRIDING { SYSTEM | USER } VALUE, or "".
+	Overriding Overriding
 	// IndexPredicate is a partial index's WHERE clause, as the select list
 	// of a SELECT: CREATE INDEX ... WHERE pred reads as SELECT pred.
 	IndexPredicate *Statement
@@ -427,3 +429,14 @@ func parseBool(s string) (bool, bool) {
 }
 
 func upper(s string) string { return strings.ToUpper(s) }
+
+// Overriding says what INSERT does with values given for identity
+// columns.
+type Overriding string
+
+const (
+	// OverridingSystem takes them, even for GENERATED ALWAYS columns.
+	OverridingSystem Overriding = "system"
+	// OverridingUser ignores them, and the columns' sequences fill in.
+	OverridingUser Overriding = "user"
+)
