@@ -348,8 +348,15 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	_, err = s.sequenceWith(ctx, d, name, 0, typ, n.SeqOptions)
-	return err
+	if _, err = s.sequenceWith(ctx, d, name, 0, typ, n.SeqOptions); err != nil {
+		return err
+	}
+	if st.OwnedBy != nil && st.OwnedBy.Table != "" {
+		owned := *st.OwnedBy
+		owned.Name = name
+		return s.sequenceOwnedBy(ctx, &owned)
+	}
+	return nil
 }
 
 // sequenceWith makes the sequence name of type typ, owned by table owner

@@ -833,7 +833,26 @@ func (p *stmtParser) createSequence(seq []item, i int) error {
 			p.st.ColumnTypes = append(p.st.ColumnTypes, typ)
 			i = next - 1
 		case wordsAt(seq, i, "owned", "by"):
-			return p.unsupported(tokOf(seq[i]), "OWNED BY is not supported")
+			// The sequence's column, as ALTER SEQUENCE ... OWNED BY says it.
+			o := &SequenceOwnedBy{}
+			if isWord(at(seq, i+2), "none") {
+				i += 2
+			} else {
+				end := skipNameAt(seq, i+2)
+				if end < 0 {
+					return p.errorAt(seq, i+2)
+				}
+				var parts []string
+				for j := i + 2; j < end; j += 2 {
+					parts = append(parts, tokOf(seq[j]).val)
+				}
+				if len(parts) < 2 {
+					return pgerr.New(pgerr.SyntaxError, "invalid relation name: %s", p.q[firstTok(seq[i+2]).pos:tokOf(seq[end-1]).end])
+				}
+				o.Table, o.Column = strings.Join(parts[:len(parts)-1], "."), parts[len(parts)-1]
+				i = end - 1
+			}
+			p.st.OwnedBy = o
 		default:
 			out = append(out, seq[i])
 		}

@@ -49,6 +49,8 @@ type Statement struct {
 	// IdentityColumns are the options of the statement's identity columns
 	// that have any.
 	IdentityColumns []IdentityColumn
+	// OwnedBy is CREATE SEQUENCE's OWNED BY, its Name unset.
+	OwnedBy *SequenceOwnedBy
 	// Overriding is INSERT's OVERRIDING { SYSTEM | USER } VALUE, or "".
 	Overriding Overriding
 	// IndexPredicate is a partial index's WHERE clause, as the select list
