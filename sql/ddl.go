@@ -411,7 +411,7 @@ func (s *Session) sequenceWith(ctx context.Context, d *ddl, name string, owner u
 	return seq, d.putSequence(ctx, seq)
 }
 
-func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
+func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade bool) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -435,27 +435,27 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 			tables = append(tables, t)
 		}
 	}
+	ids := make([]uint32, len(tables))
+	targets := make([]dropTarget, len(tables))
+	for i, t := range tables {
+		ids[i], targets[i] = t.ID, dropTarget{kind: "table", name: t.Name, id: t.ID}
+	}
+	deps, err := s.checkDependents(d.cat, targets, ids, cascade)
+	if err != nil {
+		return err
+	}
 	for _, t := range tables {
-		if err := d.cat.dropDependedOn("table", t.Name, t.ID); err != nil {
-			return err
-		}
-		if err := fkBlocksDrop(d.cat, t, tables); err != nil {
-			return err
-		}
-		for _, seq := range d.cat.sequences {
-			// The table's serial sequences go with it.
-			if dep := d.cat.dependents(seq.ID); seq.Owner == t.ID && dep != "" {
-				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", t.Name).
-					WithDetail("view %s depends on sequence %s", dep, seq.Name).
-					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-			}
-		}
 		if err := s.refusePendingChecks(t, "DROP TABLE"); err != nil {
 			return err
 		}
 		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
+	}
+	if err := s.dropDependents(ctx, d, deps); err != nil {
+		return err
+	}
+	for _, t := range tables {
 		if err := d.dropTable(ctx, t); err != nil {
 			return err
 		}
@@ -463,7 +463,7 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt) error {
 	return nil
 }
 
-func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt) error {
+func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, cascade bool) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -480,7 +480,11 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt) er
 			}
 			return pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", tn.Name.O)
 		}
-		if err := d.cat.dropDependedOn("sequence", seq.Name, seq.ID); err != nil {
+		deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, nil, cascade)
+		if err != nil {
+			return err
+		}
+		if err := s.dropDependents(ctx, d, deps); err != nil {
 			return err
 		}
 		if err := d.dropSequence(ctx, seq); err != nil {
@@ -496,6 +500,7 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	if err != nil {
 		return err
 	}
+	var tables []*Table
 	for _, name := range cmd.Tables {
 		t := d.cat.tables[strings.TrimPrefix(name, "public.")]
 		if err := d.cat.viewMisuse(strings.TrimPrefix(name, "public."), "truncate"); err != nil {
@@ -504,13 +509,27 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		if t == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
-		for _, ref := range d.cat.referencing(t.ID) {
-			if !slices.Contains(cmd.Tables, ref.child.Name) && !slices.Contains(cmd.Tables, "public."+ref.child.Name) {
+		if !slices.Contains(tables, t) {
+			tables = append(tables, t)
+		}
+	}
+	// CASCADE takes in the tables whose foreign keys reference those
+	// truncated, and theirs in turn.
+	for i := 0; i < len(tables); i++ {
+		for _, ref := range d.cat.referencing(tables[i].ID) {
+			switch {
+			case slices.Contains(tables, ref.child):
+			case cmd.Cascade:
+				s.notice(pgerr.SuccessfulCompletion, "truncate cascades to table %q", ref.child.Name)
+				tables = append(tables, ref.child)
+			default:
 				return pgerr.New(pgerr.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
-					WithDetail("Table %q references %q.", ref.child.Name, t.Name).
+					WithDetail("Table %q references %q.", ref.child.Name, tables[i].Name).
 					WithHint("Truncate table %q at the same time, or use TRUNCATE ... CASCADE.", ref.child.Name)
 			}
 		}
+	}
+	for _, t := range tables {
 		if err := s.refusePendingChecks(t, "TRUNCATE"); err != nil {
 			return err
 		}

@@ -55,6 +55,7 @@ import (
 //	-- unordered   compare rows as a multiset, for a query without ORDER BY
 //	-- message     compare the messages of errors and notices, not just
 //	               their SQLSTATEs
+//	-- detail      compare their messages and DETAIL lines too
 //
 // The expected outputs are PostgreSQL's. With PostgreSQL at hand, the test
 // compares epochdb with it statement by statement, and checks that the
@@ -261,6 +262,7 @@ type diffBlock struct {
 	sql       string // empty for prose
 	unordered bool
 	message   bool
+	detail    bool
 	output    string // the expected output, as recorded
 	hasOutput bool
 }
@@ -289,6 +291,8 @@ func parseDiffFile(text string) ([]*diffBlock, error) {
 				cur.unordered = true
 			case "message":
 				cur.message = true
+			case "detail":
+				cur.message, cur.detail = true, true
 			default:
 				return fmt.Errorf("line %d: unknown directive %q", cur.line, m[1])
 			}
@@ -348,7 +352,7 @@ func (b *diffBlock) render(rep reply) string {
 	var lines []string
 	for _, r := range rep.results {
 		if r.Err != nil {
-			lines = append(lines, renderError(r.Err))
+			lines = append(lines, b.renderError(r.Err))
 			continue
 		}
 		if r.FieldDescriptions != nil {
@@ -370,10 +374,13 @@ func (b *diffBlock) render(rep reply) string {
 	}
 	// A failed statement that had not described any rows has no result.
 	if rep.err != nil && (len(rep.results) == 0 || rep.results[len(rep.results)-1].Err == nil) {
-		lines = append(lines, renderError(rep.err))
+		lines = append(lines, b.renderError(rep.err))
 	}
 	for _, n := range rep.notices {
 		lines = append(lines, n.Severity+" "+n.Code+": "+n.Message)
+		if b.detail && n.Detail != "" {
+			lines = append(lines, "DETAIL: "+n.Detail)
+		}
 	}
 	return strings.Join(lines, "\n")
 }
@@ -392,9 +399,12 @@ func renderHeader(fields []pgconn.FieldDescription) string {
 	return strings.Join(cols, " | ")
 }
 
-func renderError(err error) string {
+func (b *diffBlock) renderError(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
+		if b.detail && pe.Detail != "" {
+			return "ERROR " + pe.Code + ": " + pe.Message + "\nDETAIL: " + pe.Detail
+		}
 		return "ERROR " + pe.Code + ": " + pe.Message
 	}
 	return "ERROR (no SQLSTATE): " + err.Error()

@@ -788,20 +788,6 @@ func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
 	return b.String()
 }
 
-// fkBlocksDrop fails if a foreign key of a table outside dropping
-// references t, as PostgreSQL's dependency on the parent does.
-func fkBlocksDrop(cat *Catalog, t *Table, dropping []*Table) error {
-	for _, ref := range cat.referencing(t.ID) {
-		if slices.Contains(dropping, ref.child) || ref.child.ID == t.ID {
-			continue
-		}
-		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", t.Name).
-			WithDetail("constraint %s on table %s depends on table %s", ref.fk.Name, ref.child.Name, t.Name).
-			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-	}
-	return nil
-}
-
 // fkBlocksIndexDrop fails if a foreign key finds its keys in ix of t.
 func fkBlocksIndexDrop(cat *Catalog, t *Table, ix *Index, what string) error {
 	for _, ref := range cat.referencing(t.ID) {

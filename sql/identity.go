@@ -181,7 +181,7 @@ func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) 
 		return pgerr.New(pgerr.InternalError, "identity column %q of relation %q has no sequence", col.Name, t.Name)
 	}
 	if cmd.Drop {
-		if err := d.cat.dropDependedOn("sequence", seq.Name, seq.ID); err != nil {
+		if _, err := s.checkDependents(d.cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, []uint32{t.ID}, false); err != nil {
 			return err
 		}
 		col.Serial, col.Identity, col.Default = 0, 0, ""

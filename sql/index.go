@@ -84,7 +84,7 @@ func (s *Session) eachRow(ctx context.Context, d *ddl, t *Table, fn func(x *exec
 
 // dropIndex runs DROP INDEX: it deletes the index's entries and takes it
 // out of its table. Indexes that constraints own go with the constraint.
-func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
+func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade bool) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -114,10 +114,14 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt) error {
 			ix.Name, ix.Name, old.Name).
 			WithHint("You can drop constraint %s on table %s instead.", ix.Name, old.Name)
 	}
-	if err := fkBlocksIndexDrop(d.cat, old, ix, "index "+ix.Name); err != nil {
+	deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "index", name: ix.Name, id: ix.OID, table: old, index: ix}}, nil, cascade)
+	if err != nil {
 		return err
 	}
-	t := old.clone()
+	if err := s.dropDependents(ctx, d, deps); err != nil {
+		return err
+	}
+	t := d.cat.byID[old.ID].clone() // a foreign key of its own may have gone
 	t.Indexes = slices.DeleteFunc(t.Indexes, func(other *Index) bool { return other.ID == ix.ID })
 	if err := d.deleteRange(ctx, indexPrefix(t.DataID, ix.ID)); err != nil {
 		return err

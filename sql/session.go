@@ -189,8 +189,12 @@ func (s *Session) Close() {
 // notice sends a NOTICE; code is the SQLSTATE PostgreSQL gives it (that
 // of the error an IF [NOT] EXISTS avoided, say).
 func (s *Session) notice(code, format string, args ...any) {
+	s.sendNotice(pgerr.New(code, format, args...))
+}
+
+// sendNotice sends e, which may carry a DETAIL, as a NOTICE.
+func (s *Session) sendNotice(e *pgerr.Error) {
 	if s.noticeFn != nil {
-		e := pgerr.New(code, format, args...)
 		e.Severity = "NOTICE"
 		s.noticeFn(e)
 	}
@@ -1006,9 +1010,9 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "CREATE TABLE", s.createTable(ctx, st, n)
 	case *ast.DropTableStmt:
 		if n.IsView {
-			return "DROP VIEW", s.dropViews(ctx, n)
+			return "DROP VIEW", s.dropViews(ctx, n, st.Cascade)
 		}
-		return "DROP TABLE", s.dropTables(ctx, n)
+		return "DROP TABLE", s.dropTables(ctx, n, st.Cascade)
 	case *ast.AlterTableStmt:
 		return "ALTER TABLE", s.alterTable(ctx, st, n)
 	case *ast.CreateSequenceStmt:
@@ -1016,11 +1020,11 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	case *ast.AlterSequenceStmt:
 		return "ALTER SEQUENCE", s.alterSequence(ctx, n)
 	case *ast.DropSequenceStmt:
-		return "DROP SEQUENCE", s.dropSequences(ctx, n)
+		return "DROP SEQUENCE", s.dropSequences(ctx, n, st.Cascade)
 	case *ast.CreateIndexStmt:
 		return "CREATE INDEX", s.createIndex(ctx, st, n)
 	case *ast.DropIndexStmt:
-		return "DROP INDEX", s.dropIndex(ctx, n)
+		return "DROP INDEX", s.dropIndex(ctx, n, st.Cascade)
 	case *ast.ExplainStmt:
 		return s.explain(pt, n)
 	case nil:

@@ -255,28 +255,8 @@ func (f *columnUseFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (f *columnUseFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// dependents names a view that depends on the relation with id, or "".
-func (c *Catalog) dependents(id uint32) string {
-	for _, v := range c.views {
-		if slices.Contains(v.Deps, id) {
-			return v.Name
-		}
-	}
-	return ""
-}
-
-// dropDependedOn fails if a view depends on the relation being dropped.
-func (c *Catalog) dropDependedOn(kind, name string, id uint32) error {
-	if dep := c.dependents(id); dep != "" {
-		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kind, name).
-			WithDetail("view %s depends on %s %s", dep, kind, name).
-			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-	}
-	return nil
-}
-
 // dropViews runs DROP VIEW.
-func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt) error {
+func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade bool) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -296,21 +276,33 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt) error {
 			views = append(views, v)
 		}
 	}
-	for _, v := range views {
-		delete(d.cat.views, v.Name)
+	ids := make([]uint32, len(views))
+	targets := make([]dropTarget, len(views))
+	for i, v := range views {
+		ids[i], targets[i] = v.ID, dropTarget{kind: "view", name: v.Name, id: v.ID}
+	}
+	deps, err := s.checkDependents(d.cat, targets, ids, cascade)
+	if err != nil {
+		return err
+	}
+	if err := s.dropDependents(ctx, d, deps); err != nil {
+		return err
 	}
 	for _, v := range views {
-		if err := d.cat.dropDependedOn("view", v.Name, v.ID); err != nil {
-			return err
-		}
-		if err := d.tx.Delete(ctx, descKey(v.ID)); err != nil {
-			return err
-		}
-		if err := d.tx.Delete(ctx, nameKey(v.Name)); err != nil {
+		if err := d.dropView(ctx, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dropView removes v from the catalog.
+func (d *ddl) dropView(ctx context.Context, v *View) error {
+	delete(d.cat.views, v.Name)
+	if err := d.tx.Delete(ctx, descKey(v.ID)); err != nil {
+		return err
+	}
+	return d.tx.Delete(ctx, nameKey(v.Name))
 }
 
 // viewMisuse is the error of an operation on a view that only a table,

@@ -1145,10 +1145,9 @@ func (p *stmtParser) drop() error {
 	if kind == nil {
 		return p.syntaxErrorAtEnd()
 	}
-	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict") {
+	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict", "cascade") {
+		p.st.Cascade = isWord(seq[n-1], "cascade")
 		seq = seq[:n-1]
-	} else if isWord(seq[n-1], "cascade") {
-		return p.unsupported(tokOf(seq[n-1]), "DROP ... CASCADE is not supported")
 	}
 	switch {
 	case isWord(kind, "table"):

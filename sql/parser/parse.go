@@ -49,6 +49,8 @@ type Statement struct {
 	// IdentityColumns are the options of the statement's identity columns
 	// that have any.
 	IdentityColumns []IdentityColumn
+	// Cascade is DROP's CASCADE, or TRUNCATE's.
+	Cascade bool
 	// OwnedBy is CREATE SEQUENCE's OWNED BY, its Name unset.
 	OwnedBy *SequenceOwnedBy
 	// Overriding is INSERT's OVERRIDING { SYSTEM | USER } VALUE, or "".

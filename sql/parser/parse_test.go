@@ -164,6 +164,15 @@ func describe(b *strings.Builder, st *Statement, indent string) {
 	if st.IndexPredicate != nil {
 		line("index predicate: %s", restore(st.IndexPredicate.AST))
 	}
+	if st.Cascade {
+		line("cascade")
+	}
+	if st.Overriding != "" {
+		line("overriding %s value", st.Overriding)
+	}
+	if o := st.OwnedBy; o != nil {
+		line("owned by %q.%q", o.Table, o.Column)
+	}
 	for _, d := range st.DeferrableFKs {
 		line("deferrable: %v -> %s, initially deferred %v", d.Columns, d.Table, d.InitiallyDeferred)
 	}

@@ -1,0 +1,251 @@
+package sql
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// Dependencies, as pg_depend records them in PostgreSQL: what a DROP
+// must refuse to orphan, or with CASCADE take along.
+//
+//   - A view depends on the relations it reads (View.Deps), views too.
+//   - A foreign key depends on the table it references, and on the index
+//     that holds that table's keys.
+//   - A column default that calls nextval('s') depends on s.
+//
+// A DROP without CASCADE fails naming every dependent, in its DETAIL as
+// PostgreSQL words it. With CASCADE the dependents go too: views are
+// dropped, and foreign keys and defaults are removed from their tables,
+// which stay. A NOTICE lists what went.
+
+// dependent is one object that depends on what a DROP removes.
+type dependent struct {
+	view  *View
+	table *Table       // the table of fk or def
+	fk    *ForeignKey  // a foreign key of table
+	def   *TableColumn // a column of table whose default calls nextval
+	on    string       // what it depends on: "table cp", "view cv"
+	onID  uint32       // and its id
+}
+
+func (d dependent) String() string {
+	switch {
+	case d.view != nil:
+		return "view " + d.view.Name
+	case d.fk != nil:
+		return fmt.Sprintf("constraint %s on table %s", d.fk.Name, d.table.Name)
+	}
+	return fmt.Sprintf("default value for column %s of table %s", d.def.Name, d.table.Name)
+}
+
+// dropTarget is a relation a DROP removes: its kind and name as errors
+// name it, its id, and for an index, the index itself.
+type dropTarget struct {
+	kind, name string
+	id         uint32
+	table      *Table // of an index
+	index      *Index
+}
+
+// dependents lists what depends on target, directly or through views,
+// leaving out what the statement drops anyway: the tables and views whose
+// ids are in dropping, and what belongs to them. A table's own sequences
+// go with it, so what depends on them counts as depending on the table.
+func (s *Session) dependents(cat *Catalog, target dropTarget, dropping []uint32) []dependent {
+	var out []dependent
+	type gone struct {
+		id   uint32
+		desc string
+	}
+	queue := []gone{{target.id, target.kind + " " + target.name}}
+	if target.kind == "table" {
+		for _, seq := range sortedSequences(cat) {
+			if seq.Owner == target.id {
+				queue = append(queue, gone{seq.ID, "sequence " + seq.Name})
+			}
+		}
+	}
+	seen := map[uint32]bool{}
+	for len(queue) > 0 {
+		g := queue[0]
+		queue = queue[1:]
+		if seen[g.id] {
+			continue
+		}
+		seen[g.id] = true
+		for _, t := range cat.Tables() {
+			if slices.Contains(dropping, t.ID) {
+				continue
+			}
+			for _, fk := range t.ForeignKeys {
+				refIndex := target.index != nil && g.id == target.id && fk.RefTable == target.table.ID && fk.RefIndex == target.index.ID
+				if refIndex || target.index == nil && fk.RefTable == g.id && t.ID != g.id {
+					out = append(out, dependent{table: t, fk: fk, on: g.desc, onID: g.id})
+				}
+			}
+			for _, col := range t.Columns {
+				if !col.Dropped && col.Default != "" && s.defaultCalls(col, g.id) {
+					out = append(out, dependent{table: t, def: col, on: g.desc, onID: g.id})
+				}
+			}
+		}
+		for _, v := range sortedViews(cat) {
+			if slices.Contains(v.Deps, g.id) && !seen[v.ID] && !slices.Contains(dropping, v.ID) {
+				out = append(out, dependent{view: v, on: g.desc, onID: g.id})
+				queue = append(queue, gone{v.ID, "view " + v.Name})
+			}
+		}
+	}
+	return out
+}
+
+// defaultCalls reports whether col's default calls nextval of the
+// sequence id.
+func (s *Session) defaultCalls(col *TableColumn, id uint32) bool {
+	n, err := parseExpr(col.Default)
+	if err != nil {
+		return false
+	}
+	f := &nextvalFinder{}
+	n.Accept(f)
+	for _, name := range f.names {
+		if r, err := s.regByName(types.Regclass, name); err == nil && uint32(r.Oid) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// nextvalFinder collects the sequence names that nextval calls are given.
+type nextvalFinder struct{ names []string }
+
+func (f *nextvalFinder) Enter(n ast.Node) (ast.Node, bool) {
+	call, ok := n.(*ast.FuncCallExpr)
+	if !ok || call.FnName.L != "nextval" || len(call.Args) != 1 {
+		return n, false
+	}
+	lit := &literalFinder{}
+	call.Args[0].Accept(lit)
+	if lit.found {
+		f.names = append(f.names, lit.s)
+	}
+	return n, true
+}
+
+func (f *nextvalFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// literalFinder finds the first string literal, within casts.
+type literalFinder struct {
+	s     string
+	found bool
+}
+
+func (f *literalFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if v, ok := n.(*driver.ValueExpr); ok && !f.found {
+		if s, ok := v.GetValue().(string); ok {
+			f.s, f.found = s, true
+		}
+	}
+	return n, f.found
+}
+
+func (f *literalFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// checkDependents fails a DROP of targets without CASCADE if anything
+// depends on them, and with CASCADE returns what must go with them.
+// dropping holds the ids of the targets that are tables or views.
+func (s *Session) checkDependents(cat *Catalog, targets []dropTarget, dropping []uint32, cascade bool) ([]dependent, error) {
+	var deps []dependent
+	for _, target := range targets {
+		for _, dep := range s.dependents(cat, target, dropping) {
+			if !slices.ContainsFunc(deps, func(o dependent) bool { return o.String() == dep.String() }) {
+				deps = append(deps, dep)
+			}
+		}
+	}
+	if len(deps) == 0 || cascade {
+		return deps, nil
+	}
+	lines := make([]string, len(deps))
+	for i, d := range deps {
+		lines[i] = d.String() + " depends on " + d.on
+	}
+	err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
+	if len(targets) == 1 {
+		err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", targets[0].kind, targets[0].name)
+	}
+	return nil, err.WithDetail("%s", strings.Join(lines, "\n")).
+		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// dropDependents drops what CASCADE takes along, and says what in a
+// NOTICE: views go, foreign keys and defaults leave their tables.
+func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) error {
+	if len(deps) == 0 {
+		return nil
+	}
+	if len(deps) == 1 {
+		s.notice(pgerr.SuccessfulCompletion, "drop cascades to %s", deps[0])
+	} else {
+		lines := make([]string, len(deps))
+		for i, dep := range deps {
+			lines[i] = "drop cascades to " + dep.String()
+		}
+		s.sendNotice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %d other objects", len(deps)).
+			WithDetail("%s", strings.Join(lines, "\n")))
+	}
+	for _, dep := range deps {
+		if dep.view != nil {
+			if err := d.dropView(ctx, dep.view); err != nil {
+				return err
+			}
+			continue
+		}
+		cur := d.cat.byID[dep.table.ID]
+		if cur == nil {
+			continue // dropped meanwhile
+		}
+		if err := s.lockTableForDDL(ctx, d, cur, true); err != nil {
+			return err
+		}
+		t := cur.clone()
+		if dep.fk != nil {
+			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == dep.fk.Name })
+		} else if _, col := t.Column(dep.def.Name); col != nil {
+			col.Default = ""
+			if col.Serial == dep.onID {
+				col.Serial = 0
+			}
+		}
+		if err := d.putTable(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedViews(cat *Catalog) []*View {
+	vs := make([]*View, 0, len(cat.views))
+	for _, v := range cat.views {
+		vs = append(vs, v)
+	}
+	slices.SortFunc(vs, func(a, b *View) int { return cmp.Compare(a.ID, b.ID) })
+	return vs
+}
+
+func sortedSequences(cat *Catalog) []*Sequence {
+	ss := make([]*Sequence, 0, len(cat.sequences))
+	for _, q := range cat.sequences {
+		ss = append(ss, q)
+	}
+	slices.SortFunc(ss, func(a, b *Sequence) int { return cmp.Compare(a.ID, b.ID) })
+	return ss
+}
