@@ -360,8 +360,10 @@ func (s *Session) isolation(iso string) (txn.Isolation, error) {
 		return txn.ReadCommitted, nil
 	case "repeatable read":
 		return txn.RepeatableRead, nil
+	case "serializable":
+		return txn.Serializable, nil
 	}
-	return 0, pgerr.New(pgerr.FeatureNotSupported, "transaction isolation level %s is not supported yet; use READ COMMITTED or REPEATABLE READ", strings.ToUpper(iso))
+	return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid transaction isolation level %s", strings.ToUpper(iso))
 }
 
 // beginTxn starts a transaction unless one is open.

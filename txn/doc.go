@@ -45,7 +45,21 @@
 // which re-checks its WHERE clause on it, as PostgreSQL's EvalPlanQual does.
 // REPEATABLE READ keeps one snapshot for the whole transaction; a write to a
 // row whose newest committed version is newer than the snapshot fails with
-// ErrSerialization (40001). SERIALIZABLE is not offered here.
+// ErrSerialization (40001).
+//
+// SERIALIZABLE is REPEATABLE READ that also records the key ranges it
+// reads through its snapshot: a point read its key, a scan the range up to
+// where it stopped. A serializable transaction that wrote commits under a
+// store-wide mutex, after checking that no other transaction committed a
+// version into any of those ranges since its snapshot; if one did, it
+// fails with ErrSerializationRW (40001) and rolls back. Each such
+// transaction is then as if it ran alone at its commit, and one that only
+// read as if it ran alone at its snapshot, which sees a prefix of that
+// commit order: together they are serializable. This is optimistic
+// validation, not PostgreSQL's SSI: it fails only at COMMIT, it may fail a
+// transaction SSI would let through (a read of a key that changed to the
+// same value, or a change by a READ COMMITTED writer), and serializable
+// writers' commits do not share an fsync.
 //
 // Lock waits form a waits-for graph. A transaction about to wait first
 // follows the graph from the holder; if the path returns to itself, it fails

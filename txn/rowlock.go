@@ -71,7 +71,7 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 			}
 			continue
 		}
-		if base != nil && base.Tombstone && !tx.owns(base.Status) && tx.iso == RepeatableRead {
+		if base != nil && base.Tombstone && !tx.owns(base.Status) && tx.iso != ReadCommitted {
 			if ts, _ := base.Status.CommitTS(); ts > tx.snap {
 				row.Unlock()
 				return Locked{}, ErrSerialization // deleted since the snapshot
@@ -89,7 +89,7 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 			ts, _ := base.Status.CommitTS()
 			out.Changed = ts > tx.snap
 		}
-		if out.Changed && tx.iso == RepeatableRead {
+		if out.Changed && tx.iso != ReadCommitted {
 			row.Unlock()
 			return Locked{}, ErrSerialization
 		}

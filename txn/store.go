@@ -21,6 +21,9 @@ var (
 	// ErrSerialization: a REPEATABLE READ transaction tried to write a row
 	// that a concurrent transaction changed and committed (40001).
 	ErrSerialization = errors.New("could not serialize access due to concurrent update")
+	// ErrSerializationRW: a SERIALIZABLE transaction read what another
+	// committed after its snapshot, and cannot commit (40001).
+	ErrSerializationRW = errors.New("could not serialize access due to read/write dependencies among transactions")
 	// ErrDeadlock: waiting for a row lock would close a cycle of waits (40P01).
 	ErrDeadlock = errors.New("deadlock detected")
 	// ErrDone: the transaction has already committed or rolled back.
@@ -74,6 +77,10 @@ type Store struct {
 	lockMu   sync.Mutex
 	active   map[uint64]*Tx
 	waitsFor map[uint64]uint64
+
+	// serialMu makes SERIALIZABLE transactions that write commit one at
+	// a time, from the check of their reads to their publication.
+	serialMu sync.Mutex
 
 	// walBufs holds *[]byte entry buffers of ended transactions, so that
 	// each transaction does not grow a new one from nothing.

@@ -18,11 +18,18 @@ type Isolation int
 const (
 	ReadCommitted Isolation = iota
 	RepeatableRead
+	// Serializable is REPEATABLE READ whose writing transactions also
+	// check, as they commit, that nothing they read has changed since
+	// their snapshot (see Commit).
+	Serializable
 )
 
 func (i Isolation) String() string {
-	if i == RepeatableRead {
+	switch i {
+	case RepeatableRead:
 		return "repeatable read"
+	case Serializable:
+		return "serializable"
 	}
 	return "read committed"
 }
@@ -72,7 +79,14 @@ type Tx struct {
 	streamed bool                // some entries went to the log before the commit record
 	commitTS uint64              // set in the log's build hook
 	ended    bool
+	// reads are the key ranges a SERIALIZABLE transaction read through
+	// its snapshot, for Commit to check.
+	reads []readRange
 }
+
+// readRange is the key range [start, end) that a transaction read; a nil
+// end has no bound.
+type readRange struct{ start, end []byte }
 
 // ID is the transaction id, as written in the log.
 func (tx *Tx) ID() uint64 { return tx.id }
@@ -140,6 +154,9 @@ func (tx *Tx) Get(key []byte) ([]byte, bool, error) {
 	if tx.ended {
 		return nil, false, ErrDone
 	}
+	if tx.iso == Serializable {
+		tx.noteRead(key, append(key[:len(key):len(key)], 0))
+	}
 	row := tx.s.mem.Get(key)
 	if row == nil {
 		return nil, false, nil
@@ -181,14 +198,60 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 	if tx.ended {
 		return ErrDone
 	}
+	var stopped []byte
 	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
 		v := tx.visible(row)
 		if v == nil || v.Tombstone {
 			return true
 		}
-		return fn(row.Key(), v.Value)
+		if !fn(row.Key(), v.Value) {
+			stopped = row.Key()
+			return false
+		}
+		return true
 	})
+	if tx.iso == Serializable {
+		if stopped != nil {
+			// What lies past the row fn stopped at was not read.
+			end = append(stopped[:len(stopped):len(stopped)], 0)
+		}
+		tx.noteRead(start, end)
+	}
 	return nil
+}
+
+// noteRead records that a SERIALIZABLE tx read [start, end).
+func (tx *Tx) noteRead(start, end []byte) {
+	tx.reads = append(tx.reads, readRange{bytes.Clone(start), bytes.Clone(end)})
+}
+
+// readsChanged reports whether another transaction committed a version
+// into a range tx read after tx's snapshot was taken: then what tx read is
+// no longer what is there, and tx cannot commit as if it ran alone at its
+// commit. Provisional versions do not count; their writers commit after
+// tx, or not at all.
+func (tx *Tx) readsChanged() bool {
+	changed := false
+	for _, r := range tx.reads {
+		tx.s.mem.Ascend(r.start, r.end, func(row *memtable.Row) bool {
+			for v := row.Head(); v != nil; v = v.Next() {
+				if v.Lock != 0 || tx.owns(v.Status) || v.Status.Aborted() {
+					continue
+				}
+				ts, committed := v.Status.CommitTS()
+				if !committed {
+					continue
+				}
+				changed = ts > tx.snap
+				break
+			}
+			return !changed
+		})
+		if changed {
+			return true
+		}
+	}
+	return false
 }
 
 // ScanLatest is Scan over the newest committed value of each key, or tx's
@@ -302,7 +365,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 				}
 				continue
 			}
-			if tx.iso == RepeatableRead && ts > tx.snap {
+			if tx.iso != ReadCommitted && ts > tx.snap {
 				row.Unlock()
 				return ErrSerialization
 			}
@@ -350,7 +413,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 // under another transaction's row lock, and reports whether that is
 // nothing (Keep, or an error), which needs no wait for the lock.
 func (tx *Tx) keepsUnder(row *memtable.Row, base *memtable.Version, fn func(cur []byte, exists bool) ([]byte, Op, error)) (bool, error) {
-	if base != nil && !tx.owns(base.Status) && tx.iso == RepeatableRead {
+	if base != nil && !tx.owns(base.Status) && tx.iso != ReadCommitted {
 		if ts, _ := base.Status.CommitTS(); ts > tx.snap {
 			return true, ErrSerialization
 		}
@@ -400,9 +463,21 @@ func (tx *Tx) Commit() error {
 	if tx.ended {
 		return ErrDone
 	}
+	s := tx.s
+	if tx.iso == Serializable && len(tx.writes) > 0 {
+		// Serializable transactions that write commit one at a time, each
+		// checking its reads against all that committed before it: each is
+		// then as if it ran alone at its commit. One that only reads is as
+		// if it ran alone at its snapshot, and needs no check.
+		s.serialMu.Lock()
+		defer s.serialMu.Unlock()
+		if tx.readsChanged() {
+			_ = tx.Rollback()
+			return ErrSerializationRW
+		}
+	}
 	tx.ended = true
 	defer tx.guard.Unpin()
-	s := tx.s
 	if len(tx.writes) == 0 {
 		// Nothing to publish; the flips end the row locks, which its
 		// subtransactions may hold too.

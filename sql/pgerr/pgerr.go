@@ -178,6 +178,8 @@ func Convert(err error) *Error {
 	switch {
 	case errors.Is(err, txn.ErrSerialization):
 		code, msg = SerializationFailure, "could not serialize access due to concurrent update"
+	case errors.Is(err, txn.ErrSerializationRW):
+		code, msg = SerializationFailure, "could not serialize access due to read/write dependencies among transactions"
 	case errors.Is(err, txn.ErrDeadlock):
 		code, msg = DeadlockDetected, "deadlock detected"
 	case errors.Is(err, txn.ErrLockTimeout):
