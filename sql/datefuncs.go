@@ -1243,13 +1243,13 @@ func (c *compiler) timestampSeries(args []expr) (*tableFunc, error) {
 		}
 		loc := e.s.loc()
 		up, down := sign > 0 && cur.Compare(stop) <= 0, sign < 0 && cur.Compare(stop) >= 0
-		if up && (stop.Equal(types.TimeInfinity) || cur.Equal(types.TimeNegInfinity)) ||
-			down && (stop.Equal(types.TimeNegInfinity) || cur.Equal(types.TimeInfinity)) {
-			// A series without end. PostgreSQL computes a function's rows
-			// before returning any, so it fails when the timestamps run
-			// out of range, as this does at once.
+		if up && cur.Equal(types.TimeNegInfinity) || down && cur.Equal(types.TimeInfinity) {
+			// Infinity plus a step is infinity: the series would repeat
+			// its first value forever.
 			return func() (any, bool, error) { return nil, false, errTimestampRange() }, nil
 		}
+		// A series up to infinity runs until the timestamps run out of
+		// range, which fails it; a LIMIT may stop it before.
 		return func() (any, bool, error) {
 			if c := cur.Compare(stop); sign > 0 && c > 0 || sign < 0 && c < 0 {
 				return nil, false, nil

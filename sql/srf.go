@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"slices"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -94,36 +95,53 @@ func compileSRFRef(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "set-returning function %s is not allowed here", n.FnName.L)
 }
 
-// apply runs the set-returning step over the input rows.
+// apply runs the set-returning step over the input rows. The calls'
+// values are drawn one output row at a time, so a long series is never
+// held whole and a LIMIT stops it early.
 func (s *srfPlan) apply(x *execCtx, in rowIter) rowIter {
 	var row []any
-	var outs [][]any
-	k, n := 0, 0
+	nexts := make([]func() (any, bool, error), len(s.calls))
+	live := 0 // calls with values still to come for row
+	produced := 0
 	return &funcIter{f: func() ([]any, error) {
-		for k == n {
-			r, err := in.next()
-			if r == nil || err != nil {
-				return nil, err
+		for {
+			if live == 0 {
+				r, err := in.next()
+				if r == nil || err != nil {
+					return nil, err
+				}
+				row, live = r, len(s.calls)
+				e := x.env(r)
+				for i, call := range s.calls {
+					if nexts[i], err = call.f.iterate(e); err != nil {
+						return nil, err
+					}
+				}
 			}
-			row, outs, k, n = r, outs[:0], 0, 0
-			e := x.env(r)
-			for _, call := range s.calls {
-				vals, err := call.f.values(e)
+			out := append(slices.Clip(row), make([]any, len(s.calls))...)
+			got := false
+			for i, next := range nexts {
+				if next == nil {
+					continue
+				}
+				v, ok, err := next()
 				if err != nil {
 					return nil, err
 				}
-				outs = append(outs, vals)
-				n = max(n, len(vals))
+				if !ok {
+					nexts[i], live = nil, live-1
+					continue
+				}
+				out[s.base+i], got = v, true
 			}
-		}
-		out := append(slices.Clip(row), make([]any, len(s.calls))...)
-		for i, vals := range outs {
-			if k < len(vals) {
-				out[s.base+i] = vals[k]
+			if !got {
+				continue // every call has ended: the next input row
 			}
+			if produced++; produced%4096 == 0 && x.ctx.Err() != nil {
+				return nil, pgerr.Convert(context.Cause(x.ctx))
+			}
+			return out, nil
 		}
-		k++
-		return out, nil
 	}, done: in.close}
 }
 

@@ -77,14 +77,7 @@ func (f *tableFunc) explain(indent string) string { return indent + "Function Sc
 
 // values calls the function with its arguments evaluated in e.
 func (f *tableFunc) values(e *env) ([]any, error) {
-	vals, err := f.evalArgs(e)
-	if vals == nil || err != nil {
-		return nil, err
-	}
-	if f.series == nil {
-		return f.rows(vals)
-	}
-	next, err := f.series(e, vals)
+	next, err := f.iterate(e)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +92,33 @@ func (f *tableFunc) values(e *env) ([]any, error) {
 			return nil, pgerr.Convert(context.Cause(e.ctx))
 		}
 	}
+}
+
+// iterate calls the function with its arguments evaluated in e, and
+// returns its values one at a time.
+func (f *tableFunc) iterate(e *env) (next func() (any, bool, error), err error) {
+	vals, err := f.evalArgs(e)
+	if err != nil {
+		return nil, err
+	}
+	if vals == nil {
+		return func() (any, bool, error) { return nil, false, nil }, nil
+	}
+	if f.series != nil {
+		return f.series(e, vals)
+	}
+	out, err := f.rows(vals)
+	if err != nil {
+		return nil, err
+	}
+	return func() (any, bool, error) {
+		if len(out) == 0 {
+			return nil, false, nil
+		}
+		v := out[0]
+		out = out[1:]
+		return v, true, nil
+	}, nil
 }
 
 // evalArgs evaluates the arguments, or returns nil if one is NULL: the
@@ -263,29 +283,36 @@ func (c *compiler) generateSeries(n *ast.FuncCallExpr) (*tableFunc, error) {
 			return nil, err
 		}
 	}
-	return &tableFunc{name: "generate_series", t: t, args: args, rows: func(a []any) ([]any, error) {
+	// The values come one at a time: a series may be long, and a LIMIT
+	// may want few of them.
+	return &tableFunc{name: "generate_series", t: t, args: args, series: func(_ *env, a []any) (func() (any, bool, error), error) {
 		if t.Oid == types.OidNumeric {
 			return numericSeries(a)
 		}
-		start, stop, step := a[0].(int64), a[1].(int64), int64(1)
+		v, stop, step := a[0].(int64), a[1].(int64), int64(1)
 		if len(a) == 3 {
 			step = a[2].(int64)
 		}
 		if step == 0 {
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
 		}
-		var out []any
-		for v := start; step > 0 && v <= stop || step < 0 && v >= stop; v += step {
-			out = append(out, v)
-			if next := v + step; (next > v) != (step > 0) {
-				break // the next value would overflow
+		done := false
+		return func() (any, bool, error) {
+			if done || step > 0 && v > stop || step < 0 && v < stop {
+				return nil, false, nil
 			}
-		}
-		return out, nil
+			cur := v
+			if next := v + step; (next > v) != (step > 0) {
+				done = true // the next value would overflow
+			} else {
+				v = next
+			}
+			return cur, true, nil
+		}, nil
 	}}, nil
 }
 
-func numericSeries(a []any) ([]any, error) {
+func numericSeries(a []any) (func() (any, bool, error), error) {
 	start, stop, step := a[0].(*apd.Decimal), a[1].(*apd.Decimal), apd.New(1, 0)
 	if len(a) == 3 {
 		step = a[2].(*apd.Decimal)
@@ -304,16 +331,18 @@ func numericSeries(a []any) ([]any, error) {
 	if step.IsZero() {
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
 	}
-	var out []any
-	for v := start; step.Sign() > 0 && v.Cmp(stop) <= 0 || step.Sign() < 0 && v.Cmp(stop) >= 0; {
-		out = append(out, v)
-		next := new(apd.Decimal)
+	v := start
+	return func() (any, bool, error) {
+		if step.Sign() > 0 && v.Cmp(stop) > 0 || step.Sign() < 0 && v.Cmp(stop) < 0 {
+			return nil, false, nil
+		}
+		cur, next := v, new(apd.Decimal)
 		if _, err := numericCtx.Add(next, v, step); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		v = next
-	}
-	return out, nil
+		return cur, true, nil
+	}, nil
 }
 
 // partitionAncestors is pg_partition_ancestors(regclass): a partition's
