@@ -108,7 +108,15 @@ type TableColumn struct {
 	// column draws from its Serial sequence as a serial column does, but
 	// the catalogs show no default for it.
 	Identity byte `json:"identity,omitempty"`
+	// Hidden marks the stored generated column an index on an expression
+	// keys on (see exprindex.go): maintained as any generated column is,
+	// but no query, catalog or dump sees it as a column.
+	Hidden bool `json:"hidden,omitempty"`
 }
+
+// visible reports whether the column is one that queries and catalogs see:
+// neither dropped nor hidden.
+func (c *TableColumn) visible() bool { return !c.Dropped && !c.Hidden }
 
 // Index describes the primary key, a unique constraint, or an index that
 // CREATE INDEX made.
@@ -213,7 +221,7 @@ func (t *Table) PrimaryKey() *Index {
 // Column returns the live column called name.
 func (t *Table) Column(name string) (int, *TableColumn) {
 	for i, c := range t.Columns {
-		if !c.Dropped && c.Name == name {
+		if c.visible() && c.Name == name {
 			return i, c
 		}
 	}

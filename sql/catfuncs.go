@@ -59,7 +59,7 @@ var catalogBuiltins = map[string]builtin{
 			if k < 1 || k > len(r.index.Columns) {
 				return "", nil
 			}
-			return parser.QuoteIdent(r.table.Columns[r.index.Columns[k-1]].Name), nil
+			return e.s.indexColumnText(r.table, r.index.Columns[k-1]), nil
 		}
 		return indexDef(e.s, r.table, r.index, len(a) > 2 && a[2].(bool)), nil
 	}),
@@ -78,7 +78,7 @@ var catalogBuiltins = map[string]builtin{
 		if r.index.Primary {
 			kind = "PRIMARY KEY"
 		}
-		return kind + " (" + indexColumns(r.table, r.index) + ")", nil
+		return kind + " (" + indexColumns(e.s, r.table, r.index) + ")", nil
 	}),
 	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
 		if r, ok := e.s.relationByOID(uint32(a[0].(int64))); ok && r.view != nil {
@@ -522,11 +522,11 @@ func splitQualified(s string) ([]string, error) {
 	}
 }
 
-// indexColumns lists an index's columns as SQL.
-func indexColumns(t *Table, ix *Index) string {
+// indexColumns lists an index's columns, or expressions, as SQL.
+func indexColumns(s *Session, t *Table, ix *Index) string {
 	names := make([]string, len(ix.Columns))
 	for i, ci := range ix.Columns {
-		names[i] = parser.QuoteIdent(t.Columns[ci].Name)
+		names[i] = s.indexColumnText(t, ci)
 	}
 	return strings.Join(names, ", ")
 }
@@ -542,7 +542,7 @@ func indexDef(s *Session, t *Table, ix *Index, pretty bool) string {
 	if ix.NonUnique {
 		create = "CREATE INDEX "
 	}
-	def := create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(t, ix) + ")"
+	def := create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(s, t, ix) + ")"
 	if pred := s.indexPredicateText(t, ix); pred != "" {
 		def += " WHERE " + pred
 	}
@@ -581,7 +581,7 @@ func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
 		names[i] = col.Name
 	}
 	for _, c := range t.Columns {
-		if c.Dropped || c.Default == "" && c.Generated == "" || s.defaultText(t, c) != text {
+		if !c.visible() || c.Default == "" && c.Generated == "" || s.defaultText(t, c) != text {
 			continue
 		}
 		var e expr
@@ -696,6 +696,15 @@ func (d deparser) print(e expr) (string, bool) {
 		}
 		return text, prec
 	}
+	// cast prints a cast as get_coercion_expr does: (arg)::type, or
+	// pretty, arg::type with parentheses only if arg needs them.
+	cast := func(x *castExpr) (string, int) {
+		text, p := walk(x.e)
+		if !d.pretty || p < precPrimary {
+			text = "(" + text + ")"
+		}
+		return text + "::" + x.to.String(), precPrimary
+	}
 	walk = func(e expr) (string, int) {
 		switch x := e.(type) {
 		case *constExpr:
@@ -708,8 +717,7 @@ func (d deparser) print(e expr) (string, bool) {
 			if !x.explicit {
 				return walk(x.e)
 			}
-			text, _ := walk(x.e)
-			return text + "::" + x.to.String(), precPrimary
+			return cast(x)
 		case *funcExpr:
 			if kw, ok := sqlValueFuncs[x.name]; ok {
 				return kw, precPrimary
@@ -725,6 +733,12 @@ func (d deparser) print(e expr) (string, bool) {
 			}
 			args := make([]string, len(x.args))
 			for i, a := range x.args {
+				// ruleutils shows the implicit casts of a function's
+				// arguments: lower((email)::text) for a varchar.
+				if c, ok := a.(*castExpr); ok && !c.explicit && x.name != "nextval" {
+					args[i], _ = cast(c)
+					continue
+				}
 				args[i], _ = walk(a)
 			}
 			if x.name == "nextval" && len(args) == 1 {

@@ -35,6 +35,9 @@ type scopeCol struct {
 	// funcValue marks the column of a function in FROM that returns
 	// scalars: the FROM item's name reads it, not a record of it.
 	funcValue bool
+	// hiddenExpr is the expression a hidden column of an index on an
+	// expression computes, as storedExpr prints it (see matchHidden).
+	hiddenExpr string
 }
 
 func (sc *scope) resolve(table, name string) (int, *scopeCol, error) {
@@ -94,6 +97,11 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 	if c.agg != nil {
 		if i, ok := c.agg.groupIndex(n); ok {
 			return &colExpr{t: c.agg.groupTypes[i], idx: i}, nil
+		}
+	}
+	if c.scope != nil {
+		if e, ok := c.matchHidden(n); ok {
+			return e, nil
 		}
 	}
 	switch n := n.(type) {

@@ -86,7 +86,7 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		}
 		if len(cmd.Columns) == 0 {
 			for i, c := range t.Columns {
-				if !c.Dropped && c.Generated == "" {
+				if c.visible() && c.Generated == "" {
 					cp.targets = append(cp.targets, i)
 				}
 			}

@@ -670,9 +670,14 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					return err
 				}
 			}
-			// The indexes and unique constraints on the column go with
-			// it, as in PostgreSQL; the rebuild below drops their entries.
-			t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool { return slices.Contains(ix.Columns, i) })
+			// The indexes and unique constraints on the column, or on an
+			// expression that reads it, go with it, as in PostgreSQL; the
+			// rebuild below drops their entries.
+			gone := append(hiddenUsing(t, col.Name), i)
+			t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool {
+				return slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) })
+			})
+			dropUnusedHidden(t)
 			// So do the foreign keys it is part of.
 			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return slices.Contains(fk.Columns, i) })
 			// So do the CHECK constraints that name it.

@@ -307,7 +307,7 @@ func (c *compiler) insertInto(t *Table, names []string) (*insert, error) {
 	ins := &insert{t: t, explicit: names != nil}
 	if names == nil {
 		for i, col := range t.Columns {
-			if !col.Dropped {
+			if col.visible() {
 				ins.targets = append(ins.targets, i)
 			}
 		}

@@ -17,6 +17,7 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		"CREATE INDEX acct_balance ON acct (balance)",
 		"CREATE TABLE ev (kind text, at int, note text)",
 		"CREATE INDEX ev_kind_at ON ev (kind, at)",
+		"CREATE UNIQUE INDEX acct_email_ci ON acct (lower(email))",
 	)
 	ctx := context.Background()
 	cases := []struct{ query, want string }{
@@ -36,6 +37,12 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		{"SELECT * FROM ev WHERE kind = 'x' AND at < 5", "Index Cond: (kind = ? AND at in range)"},
 		{"SELECT * FROM ev WHERE kind = 'x' AND at = 5", "Index Cond: (kind = ? AND at = ?)"},
 		{"SELECT * FROM ev WHERE at = 5", "Seq Scan on ev"},
+		// An index on an expression serves the same expression, however
+		// the query qualifies its columns.
+		{"SELECT * FROM acct WHERE lower(email) = 'a@x'", "Index Scan using acct_email_ci on acct\n  Index Cond: (lower = ?)"},
+		{"SELECT * FROM acct a WHERE lower(a.email) = 'b@x'", "Index Scan using acct_email_ci on acct"},
+		{"UPDATE acct SET balance = 1 WHERE lower(email) > 'b'", "Index Scan using acct_email_ci on acct"},
+		{"SELECT * FROM acct WHERE upper(email) = 'A@X'", "Seq Scan on acct"},
 		// A correlated subquery reads the enclosing row's values as
 		// constants, so they can drive an index.
 		{"SELECT * FROM acct a WHERE EXISTS (SELECT 1 FROM acct b WHERE b.branch = a.branch AND b.id = a.id + 1)", "SubPlan\n    Index Scan using acct_pkey on acct"},

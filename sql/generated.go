@@ -67,7 +67,7 @@ func (s *Session) compileGenerated(t *Table, col *TableColumn) (expr, error) {
 		return nil, err
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
+	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name)}
 	return c.compileAssign(n, col.Type)
 }
 
@@ -130,7 +130,7 @@ func errGeneratedUpdate(col *TableColumn) error {
 // column name, or nil.
 func generatedUses(t *Table, name string) *TableColumn {
 	for _, col := range t.Columns {
-		if col.Generated == "" || col.Dropped {
+		if col.Generated == "" || !col.visible() {
 			continue
 		}
 		if n, err := parseExpr(col.Generated); err != nil || slices.Contains(columnsNamed(n), name) {

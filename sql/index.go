@@ -32,9 +32,15 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 	if ix.ID, err = t.nextIndexID(); err != nil {
 		return err
 	}
+	rewrite := false
 	for _, part := range n.IndexPartSpecifications {
-		if part.Expr != nil || part.Column == nil {
-			return pgerr.New(pgerr.FeatureNotSupported, "indexes on expressions are not supported")
+		if part.Expr != nil {
+			i, added, err := s.hiddenColumnFor(t, part.Expr)
+			if err != nil {
+				return err
+			}
+			ix.Columns, rewrite = append(ix.Columns, i), rewrite || added
+			continue
 		}
 		i, col := t.Column(part.Column.Name.O)
 		if col == nil {
@@ -48,6 +54,14 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 		}
 	}
 	t.Indexes = append(t.Indexes, ix)
+	if rewrite {
+		// Every row needs the new column's value: a rewrite, which writes
+		// the new index's entries with the rest.
+		if err := s.rebuild(ctx, d, old, t, nil, nil); err != nil {
+			return err
+		}
+		return d.putTable(ctx, t)
+	}
 
 	err = s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
 		err := s.insertIndexEntry(x, t, ix, row, row[len(t.Columns)].([]byte))
@@ -123,6 +137,7 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade b
 	}
 	t := d.cat.byID[old.ID].clone() // a foreign key of its own may have gone
 	t.Indexes = slices.DeleteFunc(t.Indexes, func(other *Index) bool { return other.ID == ix.ID })
+	dropUnusedHidden(t)
 	if err := d.deleteRange(ctx, indexPrefix(t.DataID, ix.ID)); err != nil {
 		return err
 	}

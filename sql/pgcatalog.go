@@ -605,6 +605,9 @@ func pgAttributeRows(s *Session) []row {
 		switch {
 		case r.kind == "r" && r.table != nil:
 			for _, c := range r.table.Columns {
+				if c.Hidden {
+					continue // an expression index's; PostgreSQL has no such column
+				}
 				if c.Dropped {
 					// PostgreSQL keeps a dropped column's row, renamed and untyped.
 					rows = append(rows, row{"attrelid": r.oid, "attname": fmt.Sprintf("........pg.dropped.%d........", c.Num),
@@ -642,8 +645,32 @@ func pgAttributeRows(s *Session) []row {
 	return rows
 }
 
-// indexAttnums are the attnums of an index's columns.
-func indexAttnums(t *Table, ix *Index) []int16 { return attnums(t, ix.Columns) }
+// indexAttnums are the attnums of an index's columns, 0 for an expression.
+func indexAttnums(t *Table, ix *Index) []int16 {
+	nums := attnums(t, ix.Columns)
+	for i, ci := range ix.Columns {
+		if t.Columns[ci].Hidden {
+			nums[i] = 0
+		}
+	}
+	return nums
+}
+
+// indexExprs is pg_index.indexprs: NULL for an index on columns only;
+// PostgreSQL's node tree, which epochdb does not have, is the expressions'
+// SQL here, for tools that only ask whether there are any.
+func indexExprs(s *Session, t *Table, ix *Index) any {
+	var exprs []string
+	for _, ci := range ix.Columns {
+		if t.Columns[ci].Hidden {
+			exprs = append(exprs, s.indexColumnText(t, ci))
+		}
+	}
+	if exprs == nil {
+		return nil
+	}
+	return strings.Join(exprs, ", ")
+}
 
 // attnums are the attnums of t's columns at positions cols.
 func attnums(t *Table, cols []int) []int16 {
@@ -667,7 +694,8 @@ func pgIndexRows(s *Session) []row {
 			rows = append(rows, row{"indexrelid": ix.OID, "indrelid": t.ID, "indnatts": n, "indnkeyatts": n,
 				"indisunique": !ix.NonUnique, "indisprimary": ix.Primary, "indimmediate": true, "indisvalid": true,
 				"indisready": true, "indislive": true, "indkey": indexAttnums(t, ix), "indcollation": colls,
-				"indclass": classes, "indoption": opts, "indpred": nilIfEmpty(s.indexPredicateText(t, ix))})
+				"indclass": classes, "indoption": opts, "indpred": nilIfEmpty(s.indexPredicateText(t, ix)),
+				"indexprs": indexExprs(s, t, ix)})
 		}
 	}
 	return rows
@@ -730,7 +758,7 @@ func pgAttrdefRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, c := range t.Columns {
-			if c.Default == "" && c.Generated == "" || c.Identity != 0 || c.Dropped {
+			if c.Default == "" && c.Generated == "" || c.Identity != 0 || !c.visible() {
 				continue
 			}
 			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(t, c)})
@@ -954,7 +982,7 @@ func infoColumnsRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, c := range t.Columns {
-			if c.Dropped {
+			if !c.visible() {
 				continue
 			}
 			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": t.Name,

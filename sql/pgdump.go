@@ -532,7 +532,7 @@ func pgDumpDependRows(s *Session) []row {
 	cat := s.catalog()
 	for _, t := range cat.Tables() {
 		for _, c := range t.Columns {
-			if c.Default == "" || c.Dropped {
+			if c.Default == "" || !c.visible() {
 				continue
 			}
 			def := attrdefOID(t, c)

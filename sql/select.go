@@ -188,10 +188,22 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 }
 
 func tableScope(t *Table, alias string) *scope {
+	sc := plainTableScope(t, alias)
+	for i, col := range t.Columns {
+		if col.Hidden && !col.Dropped {
+			sc.cols[i].hiddenExpr = col.Generated
+		}
+	}
+	return sc
+}
+
+// plainTableScope is tableScope without the hidden columns' expressions,
+// for compiling what computes them: generation expressions.
+func plainTableScope(t *Table, alias string) *scope {
 	sc := &scope{}
 	for _, col := range t.Columns {
 		name := col.Name
-		if col.Dropped {
+		if !col.visible() {
 			name = ""
 		}
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: name, t: col.Type, tableOID: t.ID, attNum: col.Num})

@@ -130,7 +130,9 @@ func (c *compiler) wholeRow(table, name string) (expr, bool) {
 	var fields []types.Field
 	var idx []int
 	for i, col := range c.scope.cols {
-		if col.table == name && col.name != hiddenKey {
+		// A table's dropped and hidden columns have no name, and are no
+		// part of its row.
+		if col.table == name && col.name != hiddenKey && (col.name != "" || col.tableOID == 0) {
 			fields = append(fields, types.Field{Name: col.name, T: col.t})
 			idx = append(idx, i)
 		}

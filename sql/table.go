@@ -75,6 +75,9 @@ func (t *Table) keyValues(ix *Index, row []any, s *Session) string {
 	for i, ci := range ix.Columns {
 		c := t.Columns[ci]
 		names[i] = c.Name
+		if c.Hidden {
+			names[i] = s.indexColumnText(t, ci)
+		}
 		vals[i] = string(types.AppendText(nil, c.Type, row[ci], s.loc()))
 	}
 	return fmt.Sprintf("(%s)=(%s)", strings.Join(names, ", "), strings.Join(vals, ", "))
@@ -84,7 +87,7 @@ func (t *Table) keyValues(ix *Index, row []any, s *Session) string {
 func (t *Table) rowDescription(row []any, s *Session) string {
 	var vals []string
 	for i, c := range t.Columns {
-		if c.Dropped {
+		if !c.visible() {
 			continue
 		}
 		if row[i] == nil {

@@ -20,6 +20,9 @@ CREATE TABLE books (
     UNIQUE (author_id, title)
 );
 CREATE INDEX books_price_idx ON books (price);
+-- Indexes on expressions.
+CREATE UNIQUE INDEX authors_email_ci ON authors (lower(email));
+CREATE INDEX books_title_len ON books ((length(title) + 1), author_id);
 CREATE VIEW a_cheap_books AS SELECT id, title, price FROM books WHERE price < 10;
 CREATE SEQUENCE counter AS integer START 10 INCREMENT 3;
 CREATE SEQUENCE unused START 5;

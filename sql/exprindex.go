@@ -1,0 +1,172 @@
+package sql
+
+import (
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Indexes on expressions: CREATE INDEX ON t (lower(email)). An expression
+// an index keys on becomes a hidden stored generated column of its table
+// (TableColumn.Hidden), and the index keys on that column as on any other.
+// So every path that maintains indexes (INSERT, UPDATE, COPY, rebuilds,
+// uniqueness, ON CONFLICT's checks) needs nothing new: the column is
+// computed with the row, as generated columns are. No query, catalog or
+// dump sees the column; pg_get_indexdef prints the expression in its
+// place, pg_index's indkey has 0 there, and a query that writes the same
+// expression over the table reads the column instead of computing it
+// (matchHidden), which lets the planner use the index.
+//
+// Indexes share the column of an expression they both key on. The column
+// goes when the last index on it does, or when a column it reads is
+// dropped, which drops those indexes too, as in PostgreSQL.
+
+// hiddenColumnFor returns the position in t of the hidden column that
+// computes e, adding one if t has none, and whether it added it.
+func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
+	if callsMutable(e) {
+		return 0, false, pgerr.New(pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
+	}
+	if hasSubquery(e) {
+		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
+	}
+	stored := storedExpr(e)
+	for i, c := range t.Columns {
+		if c.Hidden && !c.Dropped && c.Generated == stored {
+			return i, false, nil
+		}
+	}
+	var params []types.T
+	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name)}
+	compiled, err := c.compile(e)
+	if err != nil {
+		return 0, false, err
+	}
+	typ := compiled.typ()
+	if typ.Oid == types.OidUnknown {
+		typ = types.Text
+	}
+	num := int16(0)
+	for _, col := range t.Columns {
+		num = max(num, col.Num)
+	}
+	// PostgreSQL names an index's expression column after the function
+	// it calls, or "expr".
+	name := "expr"
+	if f, ok := e.(*ast.FuncCallExpr); ok {
+		name = f.FnName.L
+	}
+	t.Columns = append(t.Columns, &TableColumn{Num: num + 1, Name: name, Type: typ, Generated: stored, Hidden: true})
+	return len(t.Columns) - 1, true, nil
+}
+
+// dropUnusedHidden drops the hidden columns of t that no index keys on.
+// Their stored values stay in the rows, unread, as a dropped column's do.
+func dropUnusedHidden(t *Table) {
+	for i, c := range t.Columns {
+		if !c.Hidden || c.Dropped {
+			continue
+		}
+		used := slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return slices.Contains(ix.Columns, i) })
+		if !used {
+			c.Dropped = true
+		}
+	}
+}
+
+// hiddenUsing lists the hidden columns of t whose expression reads the
+// column name.
+func hiddenUsing(t *Table, name string) []int {
+	var out []int
+	for i, c := range t.Columns {
+		if !c.Hidden || c.Dropped {
+			continue
+		}
+		n, err := parseExpr(c.Generated)
+		if err == nil && slices.Contains(columnsNamed(n), name) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// indexColumnText is how pg_get_indexdef prints column i of t in an
+// index: its name, or for a hidden column its expression, parenthesized
+// unless it is a function call, as PostgreSQL prints it.
+func (s *Session) indexColumnText(t *Table, i int) string {
+	c := t.Columns[i]
+	if !c.Hidden {
+		return parser.QuoteIdent(c.Name)
+	}
+	text := c.Generated
+	if e, err := s.compileGenerated(t, c); err == nil {
+		if d, ok := deparse(e, columnNames(t)); ok {
+			text = d
+		}
+		if f, call := e.(*funcExpr); call && !isOperatorName(f.name) && regexOperator(f, false) == "" {
+			return text
+		}
+	}
+	return "(" + text + ")"
+}
+
+// columnNames are t's column names by position, as deparse reads them.
+func columnNames(t *Table) []string {
+	names := make([]string, len(t.Columns))
+	for i, col := range t.Columns {
+		names[i] = col.Name
+	}
+	return names
+}
+
+// matchHidden returns a reference to the hidden column whose expression n
+// writes, if the scope has one: a query that writes an indexed expression
+// reads what the index keys on.
+func (c *compiler) matchHidden(n ast.ExprNode) (expr, bool) {
+	switch n.(type) {
+	case *ast.FuncCallExpr, *ast.BinaryOperationExpr, *ast.UnaryOperationExpr, *ast.FuncCastExpr:
+	default:
+		return nil, false
+	}
+	for i := range c.scope.cols {
+		sc := &c.scope.cols[i]
+		if sc.hiddenExpr == "" {
+			continue
+		}
+		if unqualifiedText(n, sc.table) == sc.hiddenExpr {
+			return &colExpr{t: sc.t, idx: i}, true
+		}
+	}
+	return nil, false
+}
+
+// unqualifiedText is n as storedExpr prints it, with the qualifier table
+// taken off its column references; other qualifiers stay, so that a
+// column of another table does not match.
+func unqualifiedText(n ast.ExprNode, table string) string {
+	var stripped []*ast.ColumnName
+	n.Accept(&qualifierStripper{table: table, stripped: &stripped})
+	text := storedExpr(n)
+	for _, cn := range stripped {
+		cn.Table = ast.NewCIStr(table)
+	}
+	return text
+}
+
+type qualifierStripper struct {
+	table    string
+	stripped *[]*ast.ColumnName
+}
+
+func (q *qualifierStripper) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Schema.L == "" && c.Name.Table.O == q.table && q.table != "" {
+		c.Name.Table = ast.NewCIStr("")
+		*q.stripped = append(*q.stripped, c.Name)
+	}
+	return n, false
+}
+
+func (q *qualifierStripper) Leave(n ast.Node) (ast.Node, bool) { return n, true }
