@@ -126,6 +126,9 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 	if err != nil {
 		return nil, err
 	}
+	if st.InsertAlias != "" {
+		alias = st.InsertAlias
+	}
 	var names []string
 	for _, cn := range n.Columns {
 		names = append(names, cn.Name.O)

@@ -33,6 +33,7 @@ func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
 	if hasSubquery(e) {
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
+	e = unparen(e)
 	stored := storedExpr(e)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == stored {
@@ -61,6 +62,33 @@ func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
 	}
 	t.Columns = append(t.Columns, &TableColumn{Num: num + 1, Name: name, Type: typ, Generated: stored, Hidden: true})
 	return len(t.Columns) - 1, true, nil
+}
+
+// hiddenColumnOf is the position of t's hidden column that computes e
+// over t's unqualified columns, or -1.
+func hiddenColumnOf(t *Table, alias string, e ast.ExprNode) int {
+	text := unqualifiedText(unparen(e), alias)
+	for i, c := range t.Columns {
+		if c.Hidden && !c.Dropped && c.Generated == text {
+			return i
+		}
+	}
+	return -1
+}
+
+// unparen is e without the parentheses around it, but those the parser
+// puts around a || it writes as concat(), which mark it as ||.
+func unparen(e ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			return e
+		}
+		if f, ok := p.Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" {
+			return e
+		}
+		e = p.Expr
+	}
 }
 
 // dropUnusedHidden drops the hidden columns of t that no index keys on.

@@ -30,7 +30,17 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 	oc := &onConflict{update: !n.DoNothing}
 	if len(n.Columns) > 0 {
 		var want []int
-		for _, name := range n.Columns {
+		for k, name := range n.Columns {
+			if k < len(n.Exprs) && n.Exprs[k] != nil {
+				// An expression names the hidden column an index on it
+				// keys on, if there is one (see exprindex.go).
+				i := hiddenColumnOf(t, alias, n.Exprs[k])
+				if i < 0 {
+					return nil, pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+				}
+				want = append(want, i)
+				continue
+			}
 			i, col := t.Column(name)
 			if col == nil {
 				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name)

@@ -75,7 +75,12 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 			return nil, nil, p.errorAt(seq, main+2)
 		}
 		if isWord(at(seq, i), "as") {
-			return nil, nil, p.unsupported(tokOf(seq[i]), "INSERT ... AS alias is not supported")
+			// TiDB's INSERT has no alias; the planner takes it from here.
+			if !isName(at(seq, i+1)) {
+				return nil, nil, p.errorAt(seq, i+1)
+			}
+			p.st.InsertAlias = tokOf(seq[i+1]).val
+			seq = append(seq[:i:i], seq[i+2:]...)
 		}
 		cols := parenGroup(at(seq, i)) != nil && !isWord(at(parenGroup(at(seq, i)).kids, 0), "select", "values", "with")
 		if cols {
@@ -336,10 +341,27 @@ func (p *stmtParser) onConflict(insert []item, main int, seq []item) error {
 	i := 2
 	if g := parenGroup(at(seq, i)); g != nil {
 		for _, col := range splitCommas(g.kids) {
-			if len(col) != 1 || !isName(col[0]) {
-				return p.unsupported(firstTok(at(col, 0)), "ON CONFLICT with an expression is not supported")
+			if len(col) == 1 && isName(col[0]) {
+				oc.Columns = append(oc.Columns, tokOf(col[0]).val)
+				continue
 			}
-			oc.Columns = append(oc.Columns, tokOf(col[0]).val)
+			// An index expression, read as a query's select list.
+			if len(col) == 0 {
+				return p.errorAt(g.kids, 0, g.close)
+			}
+			stmts, err := Parse("SELECT " + p.q[firstTok(col[0]).pos:itemEnd(col[len(col)-1])])
+			if err != nil {
+				return err
+			}
+			sel, ok := stmts[0].AST.(*ast.SelectStmt)
+			if !ok || len(stmts) != 1 || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
+				return p.errorAt(col, 0)
+			}
+			if oc.Exprs == nil {
+				oc.Exprs = make([]ast.ExprNode, len(oc.Columns), len(oc.Columns)+1)
+			}
+			oc.Columns = append(oc.Columns, "")
+			oc.Exprs = append(oc.Exprs, sel.Fields.Fields[0].Expr)
 		}
 		i++
 		if isWord(at(seq, i), "where") {

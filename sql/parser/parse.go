@@ -53,6 +53,8 @@ type Statement struct {
 	Cascade bool
 	// OwnedBy is CREATE SEQUENCE's OWNED BY, its Name unset.
 	OwnedBy *SequenceOwnedBy
+	// InsertAlias is INSERT INTO table AS alias's alias, or "".
+	InsertAlias string
 	// Overriding is INSERT's OVERRIDING { SYSTEM | USER } VALUE, or "".
 	Overriding Overriding
 	// IndexPredicate is a partial index's WHERE clause, as the select list
@@ -78,7 +80,12 @@ type Option struct{ Name, Value string }
 
 // OnConflict is INSERT's ON CONFLICT clause.
 type OnConflict struct {
-	Columns   []string // the conflict target's columns
+	// Columns are the conflict target's columns. An expression in the
+	// target, ((lower(email))) or lower(email), is in Exprs at the same
+	// place, its column ""; Exprs is nil if there is none, and may be
+	// shorter than Columns.
+	Columns   []string
+	Exprs     []ast.ExprNode
 	DoNothing bool
 	Set       []*ast.Assignment // DO UPDATE SET
 	Where     ast.ExprNode      // DO UPDATE ... WHERE, or nil

@@ -206,6 +206,17 @@ func wordsAt(seq []item, i int, words ...string) bool {
 }
 
 // firstTok returns the first source token of an item, for error positions.
+// itemEnd is the offset in the query just past it, a token or a group.
+func itemEnd(it item) int {
+	switch v := it.(type) {
+	case *token:
+		return v.end
+	case *group:
+		return v.close.end
+	}
+	return firstTok(it).end
+}
+
 func firstTok(it item) *token {
 	switch v := it.(type) {
 	case *token:
