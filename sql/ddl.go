@@ -480,6 +480,14 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 			}
 			return pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", tn.Name.O)
 		}
+		if owner := d.cat.byID[seq.Owner]; owner != nil {
+			for _, c := range owner.Columns {
+				if c.Identity != 0 && c.Serial == seq.ID && !c.Dropped {
+					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because column %s of table %s requires it", seq.Name, c.Name, owner.Name).
+						WithHint("You can drop column %s of table %s instead.", c.Name, owner.Name)
+				}
+			}
+		}
 		deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, nil, cascade)
 		if err != nil {
 			return err

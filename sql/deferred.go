@@ -140,6 +140,25 @@ func (s *Session) refusePendingChecks(t *Table, what string) error {
 	return nil
 }
 
+// forgetDeferred drops the pending checks of the foreign key name of the
+// table with id, which DROP ... CASCADE removed: nothing is owed to a
+// constraint that is gone. The lists are replaced, not changed in place,
+// as savepoints hold them.
+func (s *Session) forgetDeferred(table uint32, name string) {
+	var kept fkState
+	for _, c := range s.deferredFK.children {
+		if c.t.ID != table || c.fk.Name != name {
+			kept.children = append(kept.children, c)
+		}
+	}
+	for _, c := range s.deferredFK.parents {
+		if c.ref.child.ID != table || c.ref.fk.Name != name {
+			kept.parents = append(kept.parents, c)
+		}
+	}
+	s.deferredFK = kept
+}
+
 // deferredState is what a savepoint keeps of the deferred checks and
 // SET CONSTRAINTS modes, for ROLLBACK TO to restore: the checks that
 // SET CONSTRAINTS ... IMMEDIATE ran and removed after the savepoint are

@@ -107,8 +107,8 @@ func (s *Session) dependents(cat *Catalog, target dropTarget, dropping []uint32)
 	return out
 }
 
-// defaultCalls reports whether col's default calls nextval of the
-// sequence id.
+// defaultCalls reports whether col's default calls nextval (or currval,
+// or setval) of the sequence id.
 func (s *Session) defaultCalls(col *TableColumn, id uint32) bool {
 	n, err := parseExpr(col.Default)
 	if err != nil {
@@ -129,7 +129,12 @@ type nextvalFinder struct{ names []string }
 
 func (f *nextvalFinder) Enter(n ast.Node) (ast.Node, bool) {
 	call, ok := n.(*ast.FuncCallExpr)
-	if !ok || call.FnName.L != "nextval" || len(call.Args) != 1 {
+	if !ok || len(call.Args) == 0 {
+		return n, false
+	}
+	switch call.FnName.L {
+	case "nextval", "currval", "setval":
+	default:
 		return n, false
 	}
 	lit := &literalFinder{}
@@ -219,6 +224,7 @@ func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) 
 		t := cur.clone()
 		if dep.fk != nil {
 			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == dep.fk.Name })
+			s.forgetDeferred(t.ID, dep.fk.Name)
 		} else if _, col := t.Column(dep.def.Name); col != nil {
 			col.Default = ""
 			if col.Serial == dep.onID {

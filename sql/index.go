@@ -216,7 +216,12 @@ func (s *Session) insertIndexEntry(x *execCtx, t *Table, ix *Index, row []any, r
 // differ, under REPEATABLE READ or when DDL commits between planning and
 // the statement's start.
 func (x *execCtx) indexReady(t *Table, ix *Index) (bool, error) {
-	v, ok, err := x.tx.Get(keyCatalogVersion)
+	var v []byte
+	var ok bool
+	err := x.tx.Untracked(func() (err error) {
+		v, ok, err = x.tx.Get(keyCatalogVersion)
+		return err
+	})
 	if err != nil {
 		return false, err
 	}

@@ -35,7 +35,11 @@ func (p *selectPlan) planSRFs(out, in *compiler, n *ast.SelectStmt) (*compiler, 
 	var found []*ast.FuncCallExpr
 	for _, f := range n.Fields.Fields {
 		if f.Expr != nil {
-			f.Expr.Accept(&srfFinder{found: &found})
+			finder := &srfFinder{found: &found}
+			f.Expr.Accept(finder)
+			if finder.err != nil {
+				return nil, finder.err
+			}
 		}
 	}
 	if len(found) == 0 {
@@ -64,22 +68,48 @@ func (p *selectPlan) planSRFs(out, in *compiler, n *ast.SelectStmt) (*compiler, 
 }
 
 // srfFinder collects the set-returning calls of an expression, not those
-// of its subqueries.
-type srfFinder struct{ found *[]*ast.FuncCallExpr }
+// of its subqueries. As in PostgreSQL, one inside CASE or COALESCE, which
+// would evaluate it conditionally, is an error.
+type srfFinder struct {
+	found *[]*ast.FuncCallExpr
+	// within counts the CASE and COALESCE expressions being walked, and
+	// names the innermost.
+	within []string
+	err    error
+}
 
 func (f *srfFinder) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
 	case *ast.FuncCallExpr:
 		if isTableFunc(n.FnName.L) {
+			if len(f.within) > 0 && f.err == nil {
+				f.err = pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", f.within[len(f.within)-1])
+			}
 			*f.found = append(*f.found, n)
 			return n, true
 		}
+		if n.FnName.L == "coalesce" {
+			f.within = append(f.within, "COALESCE")
+		}
+	case *ast.CaseExpr:
+		f.within = append(f.within, "CASE")
 	case *ast.SubqueryExpr:
 		return n, true
 	}
 	return n, false
 }
-func (f *srfFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func (f *srfFinder) Leave(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.FuncCallExpr:
+		if n.FnName.L == "coalesce" {
+			f.within = f.within[:len(f.within)-1]
+		}
+	case *ast.CaseExpr:
+		f.within = f.within[:len(f.within)-1]
+	}
+	return n, true
+}
 
 // compileSRFRef compiles a set-returning call of the select list: the
 // column its step added.

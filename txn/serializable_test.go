@@ -1,7 +1,9 @@
 package txn
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -205,5 +207,42 @@ func TestSerializableKeepsInvariant(t *testing.T) {
 	}
 	if empty, _ := run(RepeatableRead); empty == 0 {
 		t.Fatal("REPEATABLE READ kept the invariant: the workload does not show write skew")
+	}
+}
+
+// mergeRanges covers exactly the keys its input covers, with ranges that
+// neither overlap nor touch.
+func TestMergeRanges(t *testing.T) {
+	r := newRand(7)
+	in := func(rs []readRange, k []byte) bool {
+		for _, x := range rs {
+			if bytes.Compare(k, x.start) >= 0 && (x.end == nil || bytes.Compare(k, x.end) < 0) {
+				return true
+			}
+		}
+		return false
+	}
+	for range 500 {
+		var rs []readRange
+		for range r.IntN(8) {
+			a := byte(r.IntN(20))
+			var end []byte
+			if r.IntN(10) > 0 {
+				end = []byte{a + byte(r.IntN(4))}
+			}
+			rs = append(rs, readRange{start: []byte{a}, end: end})
+		}
+		orig := slices.Clone(rs)
+		merged := mergeRanges(rs)
+		for k := range 30 {
+			if in(orig, []byte{byte(k)}) != in(merged, []byte{byte(k)}) {
+				t.Fatalf("key %d: in %v is %v, in merged %v is %v", k, orig, in(orig, []byte{byte(k)}), merged, in(merged, []byte{byte(k)}))
+			}
+		}
+		for i := 1; i < len(merged); i++ {
+			if prev := merged[i-1]; prev.end == nil || bytes.Compare(merged[i].start, prev.end) <= 0 {
+				t.Fatalf("ranges %v and %v overlap or touch", prev, merged[i])
+			}
+		}
 	}
 }

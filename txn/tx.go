@@ -80,8 +80,9 @@ type Tx struct {
 	commitTS uint64              // set in the log's build hook
 	ended    bool
 	// reads are the key ranges a SERIALIZABLE transaction read through
-	// its snapshot, for Commit to check.
-	reads []readRange
+	// its snapshot, for Commit to check, except while untracked.
+	reads     []readRange
+	untracked bool
 }
 
 // readRange is the key range [start, end) that a transaction read; a nil
@@ -222,7 +223,42 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 
 // noteRead records that a SERIALIZABLE tx read [start, end).
 func (tx *Tx) noteRead(start, end []byte) {
+	if tx.untracked {
+		return
+	}
 	tx.reads = append(tx.reads, readRange{bytes.Clone(start), bytes.Clone(end)})
+}
+
+// mergeRanges sorts ranges by start and merges those that overlap or
+// touch, so that a key read many times (an inner index scan run per outer
+// row) is checked once.
+func mergeRanges(rs []readRange) []readRange {
+	slices.SortFunc(rs, func(a, b readRange) int { return bytes.Compare(a.start, b.start) })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.end == nil || bytes.Compare(r.start, last.end) <= 0 {
+				if last.end != nil && (r.end == nil || bytes.Compare(r.end, last.end) > 0) {
+					last.end = r.end
+				}
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Untracked runs fn, whose reads through tx do not count toward a
+// SERIALIZABLE tx's commit check: reads of metadata, such as the SQL
+// layer's catalog, that decide how to read rows but are no part of what
+// a query returns. Concurrent DDL then does not fail the transaction.
+func (tx *Tx) Untracked(fn func() error) error {
+	prev := tx.untracked
+	tx.untracked = true
+	defer func() { tx.untracked = prev }()
+	return fn()
 }
 
 // readsChanged reports whether another transaction committed a version
@@ -232,7 +268,7 @@ func (tx *Tx) noteRead(start, end []byte) {
 // tx, or not at all.
 func (tx *Tx) readsChanged() bool {
 	changed := false
-	for _, r := range tx.reads {
+	for _, r := range mergeRanges(tx.reads) {
 		tx.s.mem.Ascend(r.start, r.end, func(row *memtable.Row) bool {
 			for v := row.Head(); v != nil; v = v.Next() {
 				if v.Lock != 0 || tx.owns(v.Status) || v.Status.Aborted() {
