@@ -626,6 +626,10 @@ func (s *Session) defaultText(t *Table, c *TableColumn) string {
 	return c.Default
 }
 
+// keywordFuncs are the calls PostgreSQL's grammar has keywords for, which
+// it prints in capitals.
+var keywordFuncs = map[string]string{"nullif": "NULLIF", "greatest": "GREATEST", "least": "LEAST"}
+
 // sqlValueFuncs print as the SQL keywords they are written as.
 var sqlValueFuncs = map[string]string{
 	"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE", "localtimestamp": "LOCALTIMESTAMP",
@@ -668,11 +672,15 @@ const (
 	precMul
 	precUnary
 	precPrimary
+	// precArrayOp is x = ANY (ARRAY[...]), which pretty printing puts in
+	// parentheses wherever it is an operand.
+	precArrayOp
 )
 
 func (d deparser) print(e expr) (string, bool) {
 	fail := false
 	var walk func(e expr) (string, int)
+	var caseText func(x *caseExpr) string
 	// operand prints a child of an operator of precedence prec. Pretty, it
 	// has parentheses only if it binds looser (or, on the right of a
 	// left-associative operator, as loose); otherwise every operator
@@ -680,11 +688,11 @@ func (d deparser) print(e expr) (string, bool) {
 	operand := func(e expr, prec int, right bool) string {
 		text, p := walk(e)
 		// ruleutils' isSimpleNode: an operator inside another is simple
-		// only if both are arithmetic.
-		isOp := func(p int) bool { return p >= precCmp && p <= precMul }
+		// only if both are arithmetic, binary ones; x = ANY (...) never.
+		isOp := func(p int) bool { return p >= precCmp && p <= precUnary }
 		arith := func(p int) bool { return p == precAdd || p == precMul }
 		opInOp := isOp(prec) && isOp(p) && !(arith(prec) && arith(p))
-		if !d.pretty || !opInOp && (p > prec || p == prec && !right) {
+		if !d.pretty || p != precArrayOp && !opInOp && (p > prec || p == prec && !right) {
 			return text
 		}
 		return "(" + text + ")"
@@ -705,6 +713,40 @@ func (d deparser) print(e expr) (string, bool) {
 		}
 		return text + "::" + x.to.String(), precPrimary
 	}
+	// caseText prints CASE as ruleutils does under PRETTYFLAG_INDENT,
+	// which pg_get_expr and pg_get_constraintdef use: each keyword on a
+	// line of its own, indented four more within the CASE.
+	indent := 0
+	line := func(b *strings.Builder, word string) {
+		b.WriteString("\n" + strings.Repeat(" ", indent) + word)
+	}
+	caseText = func(x *caseExpr) string {
+		var b strings.Builder
+		line(&b, "CASE")
+		if x.operand != nil {
+			text, _ := walk(x.operand)
+			b.WriteString(" " + text)
+		}
+		indent += 4
+		for i, w := range x.whens {
+			cond := w
+			if x.operand != nil {
+				if c, ok := w.(*cmpExpr); ok {
+					cond = c.r // operand = value: the value alone
+				}
+			}
+			when, _ := walk(cond)
+			then, _ := walk(x.thens[i])
+			line(&b, "WHEN "+when+" THEN "+then)
+		}
+		if x.els != nil {
+			els, _ := walk(x.els)
+			line(&b, "ELSE "+els)
+		}
+		indent -= 4
+		line(&b, "END")
+		return b.String()
+	}
 	walk = func(e expr) (string, int) {
 		switch x := e.(type) {
 		case *constExpr:
@@ -721,6 +763,10 @@ func (d deparser) print(e expr) (string, bool) {
 		case *funcExpr:
 			if kw, ok := sqlValueFuncs[x.name]; ok {
 				return kw, precPrimary
+			}
+			name := x.name
+			if upper, ok := keywordFuncs[name]; ok {
+				name = upper
 			}
 			if x.op != 0 && len(x.args) == 2 {
 				return binary(x.args[0], string(x.op), x.args[1], precAdd)
@@ -751,7 +797,7 @@ func (d deparser) print(e expr) (string, bool) {
 					args[0] = a + "::regclass" // nextval takes a regclass
 				}
 			}
-			return x.name + "(" + strings.Join(args, ", ") + ")", precPrimary
+			return name + "(" + strings.Join(args, ", ") + ")", precPrimary
 		case *arithExpr:
 			prec := precAdd
 			if x.op == '*' || x.op == '/' || x.op == '%' {
@@ -786,15 +832,67 @@ func (d deparser) print(e expr) (string, bool) {
 			}
 			return "COALESCE(" + strings.Join(args, ", ") + ")", precPrimary
 		case *logicExpr:
+			// PostgreSQL's AND and OR take any number of arguments: a
+			// chain prints flat, (a AND b AND c).
+			word, prec := "OR", precOr
 			if x.and {
-				return binary(x.l, "AND", x.r, precAnd)
+				word, prec = "AND", precAnd
 			}
-			return binary(x.l, "OR", x.r, precOr)
+			var parts []string
+			var flatten func(e expr)
+			flatten = func(e expr) {
+				if l, ok := e.(*logicExpr); ok && l.and == x.and {
+					flatten(l.l)
+					flatten(l.r)
+					return
+				}
+				parts = append(parts, operand(e, prec, len(parts) > 0))
+			}
+			flatten(x)
+			text := strings.Join(parts, " "+word+" ")
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, prec
+		case *notDistinctExpr:
+			text := operand(x.l, precIs, false) + " IS DISTINCT FROM " + operand(x.r, precIs, true)
+			if !d.pretty {
+				return "(NOT (" + text + "))", precPrimary
+			}
+			return "NOT " + text, precNot
+		case *inExpr:
+			// x IN (a, b) is x = ANY (ARRAY[a, b]) to PostgreSQL, or x = a
+			// for one value; NOT IN is <> ALL, or <>.
+			op, quant := "=", "ANY"
+			if x.not {
+				op, quant = "<>", "ALL"
+			}
+			if len(x.list) == 1 {
+				return binary(x.e, op, x.list[0], precCmp)
+			}
+			elems := make([]string, len(x.list))
+			for i, el := range x.list {
+				elems[i], _ = walk(el)
+			}
+			text := operand(x.e, precCmp, false) + " " + op + " " + quant + " (ARRAY[" + strings.Join(elems, ", ") + "])"
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, precArrayOp
+		case *caseExpr:
+			return caseText(x), precPrimary
 		case *notExpr:
 			if f, ok := x.e.(*funcExpr); ok {
 				if op := regexOperator(f, true); op != "" {
 					return binary(f.args[0], op, f.args[1], precOther)
 				}
+			}
+			if nd, ok := x.e.(*notDistinctExpr); ok {
+				text := operand(nd.l, precIs, false) + " IS DISTINCT FROM " + operand(nd.r, precIs, true)
+				if !d.pretty {
+					return "(" + text + ")", precPrimary
+				}
+				return text, precIs
 			}
 			text := "NOT " + operand(x.e, precNot, true)
 			if !d.pretty {

@@ -597,11 +597,11 @@ func (c *compiler) between(n *ast.BetweenExpr) (expr, error) {
 			return nil, err
 		}
 	}
-	var out expr = &logicExpr{and: true, l: &cmpExpr{op: ">=", t: t, l: e, r: lo}, r: &cmpExpr{op: "<=", t: t, l: e, r: hi}}
 	if n.Not {
-		out = &notExpr{e: out}
+		// As PostgreSQL rewrites it, and prints it.
+		return &logicExpr{l: &cmpExpr{op: "<", t: t, l: e, r: lo}, r: &cmpExpr{op: ">", t: t, l: e, r: hi}}, nil
 	}
-	return out, nil
+	return &logicExpr{and: true, l: &cmpExpr{op: ">=", t: t, l: e, r: lo}, r: &cmpExpr{op: "<=", t: t, l: e, r: hi}}, nil
 }
 
 func (c *compiler) in(n *ast.PatternInExpr) (expr, error) {
