@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -322,42 +321,6 @@ func formatZoneOffset(secs int) string {
 		}
 	}
 	return text
-}
-
-// posixZone reads a POSIX TZ string without daylight-saving rules: an
-// optional name (letters, or anything within <>) and an offset
-// [+-]hh[:mm], west of UTC being positive.
-func posixZone(v string) (*time.Location, bool) {
-	abbr, rest := "", v
-	if strings.HasPrefix(rest, "<") {
-		end := strings.IndexByte(rest, '>')
-		if end < 0 {
-			return nil, false
-		}
-		abbr, rest = rest[1:end], rest[end+1:]
-	} else {
-		rest = strings.TrimLeftFunc(rest, func(r rune) bool { return r < 128 && unicode.IsLetter(r) })
-		abbr = v[:len(v)-len(rest)]
-	}
-	sign := 1
-	switch {
-	case strings.HasPrefix(rest, "+"):
-		rest = rest[1:]
-	case strings.HasPrefix(rest, "-"):
-		sign, rest = -1, rest[1:]
-	}
-	h, m, hasMinutes := strings.Cut(rest, ":")
-	hours, ok := zoneDigits(h, 3)
-	if !ok || hours >= maxZoneHours {
-		return nil, false
-	}
-	mins := 0
-	if hasMinutes {
-		if mins, ok = zoneDigits(m, 2); !ok || mins > 59 {
-			return nil, false
-		}
-	}
-	return time.FixedZone(abbr, -sign*(hours*3600+mins*60)), true
 }
 
 // zoneDigits reads 1 to max decimal digits.
