@@ -381,7 +381,8 @@ func checkRestart(seq *Sequence, v int64) error {
 	return nil
 }
 
-// alterSequence is ALTER SEQUENCE name RESTART [WITH n].
+// alterSequence is ALTER SEQUENCE name with CREATE SEQUENCE's options and
+// RESTART [WITH n].
 func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
@@ -399,26 +400,21 @@ func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) e
 		}
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
-	var first *int64
-	restart := false
-	for _, o := range n.SeqOptions {
-		switch o.Tp {
-		case ast.SequenceRestart:
-			restart = true
-		case ast.SequenceRestartWith:
-			v := o.IntValue
-			if err := checkRestart(seq, v); err != nil {
-				return err
-			}
-			restart, first = true, &v
-		default:
-			return pgerr.New(pgerr.FeatureNotSupported, "ALTER SEQUENCE options other than RESTART are not supported")
-		}
+	altered := *seq
+	r, err := applySeqOptions(&altered, n.SeqOptions, false)
+	if err != nil {
+		return err
 	}
-	if !restart {
-		return nil
+	if altered.Start != seq.Start || altered.Increment != seq.Increment || altered.Min != seq.Min || altered.Max != seq.Max ||
+		altered.Block != seq.Block {
+		// Values already reserved were reserved under the old options;
+		// take the next ones afresh, from where the reservations got to.
+		s.e.seqs.forget(seq.storage())
 	}
-	return d.restartSequence(ctx, seq, first)
+	if !r.restart {
+		return d.putSequence(ctx, &altered)
+	}
+	return d.restartSequence(ctx, &altered, r.with)
 }
 
 // alterIndexRename is ALTER INDEX name RENAME TO new_name. A primary key's

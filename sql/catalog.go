@@ -192,6 +192,12 @@ type Sequence struct {
 	// First, when set, is where new state starts instead of Start: ALTER
 	// SEQUENCE ... RESTART WITH n.
 	First *int64 `json:"first,omitempty"`
+	// Type is the sequence's integer type (AS), and Cache and Cycle its
+	// options as the catalogs show them. A descriptor without Type takes
+	// it from its bounds (see sequenceType).
+	Type  types.Oid `json:"type,omitempty"`
+	Cache int64     `json:"cache,omitempty"`
+	Cycle bool      `json:"cycle,omitempty"`
 }
 
 // storage is the id s's state is kept under.
@@ -544,8 +550,11 @@ type sequences struct {
 }
 
 type seqState struct {
-	mu          sync.Mutex // serialises one sequence's users, and its reservations
-	next, limit int64      // values [next, limit) are reserved and unused
+	mu sync.Mutex // serialises one sequence's users, and its reservations
+	// next and the left-1 values after it, a step apart, are reserved and
+	// unused. A count, not an end, since the end of a block at the
+	// sequence's bound may not fit an int64.
+	next, left int64
 	// uncalled is set while next is a setval(next, false) no nextval has
 	// taken yet, which reads back as last_value next, is_called false.
 	uncalled bool
@@ -571,13 +580,15 @@ func (sq *sequences) nextval(ctx context.Context, s *Sequence) (int64, error) {
 	st := sq.stateOf(s.storage())
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.next == st.limit {
+	if st.left == 0 {
 		if err := sq.reserve(ctx, s, st); err != nil {
 			return 0, err
 		}
 	}
 	v := st.next
-	st.next += s.Increment
+	if st.left--; st.left > 0 {
+		st.next += s.Increment
+	}
 	st.uncalled = false
 	return v, nil
 }
@@ -596,30 +607,63 @@ func (sq *sequences) stateOf(id uint32) *seqState {
 	return st
 }
 
-// reserve durably claims the next block of values.
+// seqExhausted is the stored state of a sequence whose last block ended
+// at its bound, where the next value would not fit an int64.
+const seqExhausted = "end"
+
+// reserve durably claims the next block of values. The stored state is
+// the value the block after it starts from: past the bound once the
+// sequence is used up, which the next reservation fails on, or with
+// CYCLE starts over from.
 func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) error {
 	tx := sq.store.Begin(txn.ReadCommitted)
-	var from, to int64
+	var from, n int64
 	err := tx.Mutate(ctx, seqKey(s.storage()), func(cur []byte, ok bool) ([]byte, txn.Op, error) {
 		from = s.Start
 		if s.First != nil {
 			from = *s.First
 		}
+		exhausted := false
 		if ok {
-			from, _ = strconv.ParseInt(string(cur), 10, 64)
+			if string(cur) == seqExhausted {
+				exhausted = true
+			} else {
+				from, _ = strconv.ParseInt(string(cur), 10, 64)
+			}
 		}
-		if (s.Increment > 0 && from > s.Max) || (s.Increment < 0 && from < s.Min) {
-			return nil, txn.Keep, pgerr.New(pgerr.ObjectNotInPrerequisiteState,
-				"nextval: reached maximum value of sequence %q (%d)", s.Name, s.Max)
+		up := s.Increment > 0
+		if exhausted || up && from > s.Max || !up && from < s.Min {
+			switch {
+			case s.Cycle && up:
+				from = s.Min
+			case s.Cycle:
+				from = s.Max
+			case up:
+				return nil, txn.Keep, pgerr.New(pgerr.SequenceGeneratorLimitExceeded,
+					"nextval: reached maximum value of sequence %q (%d)", s.Name, s.Max)
+			default:
+				return nil, txn.Keep, pgerr.New(pgerr.SequenceGeneratorLimitExceeded,
+					"nextval: reached minimum value of sequence %q (%d)", s.Name, s.Min)
+			}
 		}
-		to = from + blockSize(s)*s.Increment
-		if s.Increment > 0 && (to > s.Max || to < from) {
-			to = s.Max + 1
+		// How many values are left before the bound, in unsigned
+		// arithmetic: the span may exceed an int64.
+		var avail uint64
+		if up {
+			avail = (uint64(s.Max)-uint64(from))/uint64(s.Increment) + 1
+		} else {
+			avail = (uint64(from)-uint64(s.Min))/uint64(-s.Increment) + 1
 		}
-		if s.Increment < 0 && (to < s.Min || to > from) {
-			to = s.Min - 1
+		n = blockSize(s)
+		if uint64(n) >= avail {
+			n = int64(avail)
+			next := from + (n-1)*s.Increment // the last value, within the bound
+			if after := next + s.Increment; (after > next) == up {
+				return strconv.AppendInt(nil, after, 10), txn.Put, nil
+			}
+			return []byte(seqExhausted), txn.Put, nil
 		}
-		return strconv.AppendInt(nil, to, 10), txn.Put, nil
+		return strconv.AppendInt(nil, from+n*s.Increment, 10), txn.Put, nil
 	})
 	if err != nil {
 		_ = tx.Rollback()
@@ -628,7 +672,7 @@ func (sq *sequences) reserve(ctx context.Context, s *Sequence, st *seqState) err
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	st.next, st.limit = from, to
+	st.next, st.left = from, n
 	return nil
 }
 
@@ -649,7 +693,7 @@ func (sq *sequences) setval(ctx context.Context, s *Sequence, next int64, called
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	st.next, st.limit, st.uncalled = next, next, !called
+	st.next, st.left, st.uncalled = next, 0, !called
 	return nil
 }
 

@@ -324,7 +324,7 @@ func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner ui
 	case types.OidInt2:
 		maxV = math.MaxInt16
 	}
-	seq := &Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner, Block: block}
+	seq := &Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner, Block: block, Type: t.Oid}
 	if err := d.claimName(ctx, name, id); err != nil {
 		return nil, err
 	}
@@ -366,47 +366,8 @@ func (s *Session) sequenceWith(ctx context.Context, d *ddl, name string, owner u
 	if err != nil {
 		return nil, err
 	}
-	typeMin, typeMax := int64(-seq.Max-1), seq.Max
-	startSet := false
-	for _, o := range opts {
-		switch o.Tp {
-		case ast.SequenceOptionIncrementBy:
-			seq.Increment = o.IntValue
-		case ast.SequenceStartWith:
-			seq.Start, startSet = o.IntValue, true
-		case ast.SequenceMinValue:
-			seq.Min = o.IntValue
-		case ast.SequenceMaxValue:
-			seq.Max = o.IntValue
-		case ast.SequenceCache:
-			seq.Block = max(o.IntValue, 1)
-		case ast.SequenceNoMinValue, ast.SequenceNoMaxValue, ast.SequenceNoCache, ast.SequenceNoCycle:
-		default:
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported")
-		}
-	}
-	if seq.Increment == 0 {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
-	}
-	if seq.Min < typeMin || seq.Max > typeMax {
-		bound, word := seq.Min, "MINVALUE"
-		if seq.Max > typeMax {
-			bound, word = seq.Max, "MAXVALUE"
-		}
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "%s (%d) is out of range for sequence data type %s", word, bound, typ)
-	}
-	if seq.Increment < 0 {
-		if seq.Max == typeMax {
-			seq.Max = -1
-		}
-		if seq.Min == 1 {
-			seq.Min = typeMin
-		}
-		if !startSet {
-			seq.Start = seq.Max
-		}
-	} else if !startSet {
-		seq.Start = seq.Min
+	if _, err := applySeqOptions(seq, opts, true); err != nil {
+		return nil, err
 	}
 	return seq, d.putSequence(ctx, seq)
 }

@@ -773,7 +773,7 @@ func pgSequenceRows(s *Session) []row {
 		if r.kind == "S" {
 			q := r.seq
 			rows = append(rows, row{"seqrelid": q.ID, "seqtypid": uint32(sequenceType(q).Oid), "seqstart": q.Start,
-				"seqincrement": q.Increment, "seqmax": q.Max, "seqmin": q.Min, "seqcache": 1})
+				"seqincrement": q.Increment, "seqmax": q.Max, "seqmin": q.Min, "seqcache": max(q.Cache, 1), "seqcycle": q.Cycle})
 		}
 	}
 	return rows
@@ -782,6 +782,9 @@ func pgSequenceRows(s *Session) []row {
 // sequenceType is the type a sequence was made for, which its maximum
 // tells, or a descending one's minimum.
 func sequenceType(q *Sequence) types.T {
+	if q.Type != 0 {
+		return types.T{Oid: q.Type, Mod: -1}
+	}
 	switch {
 	case q.Max == math.MaxInt16 || q.Min == math.MinInt16:
 		return types.Int2

@@ -384,7 +384,7 @@ func (sq *sequences) peek(s *Sequence) (last int64, called bool, err error) {
 	if st.uncalled {
 		return next, false, nil
 	}
-	if st.next == st.limit {
+	if st.left == 0 {
 		// No reserved values are left: the stored state is what the next
 		// nextval starts from, as reserve and setval left it.
 		tx := sq.store.Begin(txn.ReadCommitted)
@@ -393,11 +393,17 @@ func (sq *sequences) peek(s *Sequence) (last int64, called bool, err error) {
 		if err != nil {
 			return 0, false, err
 		}
-		if !ok {
-			if s.First != nil {
-				return *s.First, false, nil
-			}
+		switch {
+		case !ok && s.First != nil:
+			return *s.First, false, nil
+		case !ok:
 			return s.Start, false, nil
+		case string(cur) == seqExhausted:
+			// Used up to the bound, which was the last value.
+			if s.Increment > 0 {
+				return s.Max, true, nil
+			}
+			return s.Min, true, nil
 		}
 		if next, err = strconv.ParseInt(string(cur), 10, 64); err != nil {
 			return 0, false, err

@@ -63,6 +63,7 @@ const (
 	InvalidDatetimeFormat            = "22007"
 	DatetimeFieldOverflow            = "22008"
 	InvalidEscapeSequence            = "22025"
+	SequenceGeneratorLimitExceeded   = "2200H"
 	InvalidUseOfEscapeCharacter      = "2200C"
 	CharacterNotInRepertoire         = "22021"
 	NullValueNotAllowed              = "22004"

@@ -1,0 +1,121 @@
+package sql
+
+import (
+	"math"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// seqTypeBounds are the values a sequence of integer type t can take.
+func seqTypeBounds(t types.Oid) (lo, hi int64) {
+	switch t {
+	case types.OidInt2:
+		return math.MinInt16, math.MaxInt16
+	case types.OidInt4:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// seqRestart is what ALTER SEQUENCE's RESTART asked for: whether to
+// restart, and at what value (nil: the start).
+type seqRestart struct {
+	restart bool
+	with    *int64
+}
+
+// applySeqOptions applies CREATE SEQUENCE's options (create) or ALTER
+// SEQUENCE's to seq, with PostgreSQL's defaults and checks (its
+// init_params): a bound not given takes its default on CREATE, or with NO
+// MINVALUE or NO MAXVALUE; the start must lie within the bounds, as must a
+// RESTART value.
+func applySeqOptions(seq *Sequence, opts []*ast.SequenceOption, create bool) (seqRestart, error) {
+	typ := sequenceType(seq)
+	typeMin, typeMax := seqTypeBounds(typ.Oid)
+	var r seqRestart
+	minSet, maxSet, startSet := false, false, false
+	resetMin, resetMax := create, create
+	for _, o := range opts {
+		switch o.Tp {
+		case ast.SequenceOptionIncrementBy:
+			seq.Increment = o.IntValue
+		case ast.SequenceStartWith:
+			seq.Start, startSet = o.IntValue, true
+		case ast.SequenceMinValue:
+			seq.Min, minSet = o.IntValue, true
+		case ast.SequenceNoMinValue:
+			resetMin = true
+		case ast.SequenceMaxValue:
+			seq.Max, maxSet = o.IntValue, true
+		case ast.SequenceNoMaxValue:
+			resetMax = true
+		case ast.SequenceCache:
+			if o.IntValue <= 0 {
+				return r, pgerr.New(pgerr.InvalidParameterValue, "CACHE (%d) must be greater than zero", o.IntValue)
+			}
+			seq.Cache = o.IntValue
+		case ast.SequenceNoCache:
+			seq.Cache = 1
+		case ast.SequenceCycle:
+			seq.Cycle = true
+		case ast.SequenceNoCycle:
+			seq.Cycle = false
+		case ast.SequenceRestart:
+			r.restart = true
+		case ast.SequenceRestartWith:
+			v := o.IntValue
+			r.restart, r.with = true, &v
+		default:
+			return r, pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported")
+		}
+	}
+	if seq.Increment == 0 {
+		return r, pgerr.New(pgerr.InvalidParameterValue, "INCREMENT must not be zero")
+	}
+	if resetMax && !maxSet {
+		seq.Max = typeMax
+		if seq.Increment < 0 {
+			seq.Max = -1
+		}
+	}
+	if resetMin && !minSet {
+		seq.Min = 1
+		if seq.Increment < 0 {
+			seq.Min = typeMin
+		}
+	}
+	if seq.Max < typeMin || seq.Max > typeMax {
+		return r, pgerr.New(pgerr.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", seq.Max, typ)
+	}
+	if seq.Min < typeMin || seq.Min > typeMax {
+		return r, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", seq.Min, typ)
+	}
+	if seq.Min >= seq.Max {
+		return r, pgerr.New(pgerr.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", seq.Min, seq.Max)
+	}
+	if create && !startSet {
+		seq.Start = seq.Min
+		if seq.Increment < 0 {
+			seq.Start = seq.Max
+		}
+	}
+	if seq.Start < seq.Min {
+		return r, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", seq.Start, seq.Min)
+	}
+	if seq.Start > seq.Max {
+		return r, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", seq.Start, seq.Max)
+	}
+	if r.with != nil {
+		if err := checkRestart(seq, *r.with); err != nil {
+			return r, err
+		}
+	}
+	// Values are reserved durably in blocks of at least seqBlock; a
+	// larger CACHE makes the blocks larger.
+	if seq.Cache > seqBlock {
+		seq.Block = seq.Cache
+	}
+	return r, nil
+}
