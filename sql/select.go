@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -392,8 +393,12 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// The parser writes FULL JOIN as TiDB's STRAIGHT_JOIN.
+	// The parser writes FULL JOIN as TiDB's STRAIGHT_JOIN, and NATURAL
+	// FULL JOIN with a marker for USING list.
 	full := n.StraightJoin
+	if len(n.Using) == 1 && n.Using[0].Name.L == parser.NaturalFullMarker {
+		n.Using, n.NaturalJoin = nil, true
+	}
 	right, rs, lateral, err := c.planJoinRight(n, ls)
 	if err != nil {
 		return nil, nil, err
@@ -781,6 +786,17 @@ func (p *selectPlan) expandStar(sc *scope, table string) error {
 	return nil
 }
 
+// sameOutput reports whether output columns i and j compute the same: read
+// the same input column, or are written the same.
+func (p *selectPlan) sameOutput(i, j int) bool {
+	a, aok := p.exprs[i].(*colExpr)
+	b, bok := p.exprs[j].(*colExpr)
+	if aok && bok {
+		return a.idx == b.idx
+	}
+	return !aok && !bok && i < len(p.keys) && j < len(p.keys) && p.keys[i] == p.keys[j]
+}
+
 // addOrder adds one ORDER BY item.
 func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	e, key := orderItem(item)
@@ -807,7 +823,18 @@ func (p *selectPlan) target(c *compiler, e ast.ExprNode, clause string) (int, er
 	// column's; an expression written as in the select list is that column.
 	match := -1
 	if cn, ok := e.(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
-		match = slices.IndexFunc(p.cols[:p.visible], func(col Column) bool { return col.Name == cn.Name.Name.O })
+		for i, col := range p.cols[:p.visible] {
+			if col.Name != cn.Name.Name.O {
+				continue
+			}
+			// Two output columns of the name must compute the same.
+			if match >= 0 && !p.sameOutput(i, match) {
+				return 0, pgerr.New(pgerr.AmbiguousColumn, "%s %q is ambiguous", clause, cn.Name.Name.O)
+			}
+			if match < 0 {
+				match = i
+			}
+		}
 	}
 	if match < 0 {
 		match = slices.Index(p.keys, restore(e))

@@ -441,6 +441,11 @@ func parseBool(s string) (bool, bool) {
 
 func upper(s string) string { return strings.ToUpper(s) }
 
+// NaturalFullMarker is the one column of the USING list the parser gives
+// NATURAL FULL JOIN, which TiDB cannot say: the planner reads a join
+// USING it as NATURAL.
+const NaturalFullMarker = "epochdb_natural_full"
+
 // Overriding says what INSERT does with values given for identity
 // columns.
 type Overriding string

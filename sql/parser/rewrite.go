@@ -1449,6 +1449,29 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"epochdb_distinct_on(", g.kids, "),"}})
 			i += 3
 			continue
+		case wordsAt(seq, i, "natural", "full"):
+			// NATURAL FULL JOIN t: STRAIGHT_JOIN, as below, with a USING
+			// list of one made-up column that the planner reads as NATURAL.
+			j := i + 2
+			if isWord(at(seq, j), "outer") {
+				j++
+			}
+			if !isWord(at(seq, j), "join") {
+				return nil, p.errorAt(seq, j)
+			}
+			end := j + 1
+			for end < len(seq) && !isWord(seq[end], "on", "using", "where", "group", "having", "window", "order", "limit",
+				"offset", "fetch", "for", "union", "intersect", "except", "join", "inner", "left", "right", "full", "cross",
+				"natural") && !isPunct(seq[end], ",") {
+				end++
+			}
+			right, err := p.rewrite(seq[j+1 : end])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"STRAIGHT_JOIN ", right, " USING (" + NaturalFullMarker + ")"}})
+			i = end
+			continue
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
 			// TiDB has no FULL JOIN (it would read FULL as a table alias);
 			// its STRAIGHT_JOIN, which PostgreSQL has not, stands in for it.
