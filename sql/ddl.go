@@ -615,45 +615,33 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				}
 				return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", spec.OldColumnName.Name.O, t.Name)
 			}
-			if g := generatedUses(t, col.Name); g != nil && g != col {
-				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col.Name, t.Name).
-					WithDetail("column %s of table %s depends on column %s of table %s", g.Name, t.Name, col.Name, t.Name).
-					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-			}
-			for _, v := range d.cat.views {
-				if viewUsesColumn(v, t, col.Name) {
-					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col.Name, t.Name).
-						WithDetail("view %s depends on column %s of table %s", v.Name, col.Name, t.Name).
-						WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-				}
-			}
 			for _, ix := range t.Indexes {
-				if !slices.Contains(ix.Columns, i) {
-					continue
-				}
-				if ix.Primary {
+				if ix.Primary && slices.Contains(ix.Columns, i) {
 					return pgerr.New(pgerr.FeatureNotSupported, "dropping a primary key is not supported yet").
 						WithDetail("Column %s is part of the primary key of table %s.", col.Name, t.Name)
 				}
-				if err := fkBlocksIndexDrop(d.cat, old, ix, fmt.Sprintf("column %s of table %s", col.Name, t.Name)); err != nil {
-					return err
-				}
 			}
-			// The indexes and unique constraints on the column, or on an
-			// expression that reads it, go with it, as in PostgreSQL; the
-			// rebuild below drops their entries.
-			gone := append(hiddenUsing(t, col.Name), i)
-			t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool {
-				return slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) })
-			})
-			dropUnusedHidden(t)
-			// So do the foreign keys it is part of.
-			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return slices.Contains(fk.Columns, i) })
-			// So do the CHECK constraints that name it.
-			if err := t.dropChecksOn(i); err != nil {
+			deps, err := s.checkColumnDependents(d.cat, old, i, st.Cascade)
+			if err != nil {
 				return err
 			}
-			col.Dropped = true
+			if err := s.dropDependents(ctx, d, deps); err != nil {
+				return err
+			}
+			// Generated columns that read it go with it, under CASCADE.
+			for _, dep := range deps {
+				if dep.col == nil {
+					continue
+				}
+				if k, gc := t.Column(dep.col.Name); gc != nil {
+					if err := t.dropColumn(k); err != nil {
+						return err
+					}
+				}
+			}
+			if err := t.dropColumn(i); err != nil {
+				return err
+			}
 		case ast.AlterTableAddConstraint:
 			cons := spec.Constraint
 			var cols []string
@@ -686,6 +674,11 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				return pgerr.New(pgerr.FeatureNotSupported, "this constraint is not supported yet")
 			}
 		case ast.AlterTableDropCheck:
+			if st.Cascade {
+				if err := s.dropConstraintDependents(ctx, d, old, spec.Constraint.Name); err != nil {
+					return err
+				}
+			}
 			if err := t.dropConstraint(d.cat, spec.Constraint.Name); err != nil {
 				return err
 			}
@@ -749,6 +742,34 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		return err
 	}
 	return d.putTable(ctx, t)
+}
+
+// dropColumn drops column i of t, and what goes with it, as in
+// PostgreSQL: the indexes and unique constraints on it or on an
+// expression that reads it (the rebuild its change of indexes brings
+// drops their entries), the foreign keys it is part of, and the CHECK
+// constraints that name it.
+func (t *Table) dropColumn(i int) error {
+	gone := append(hiddenUsing(t, t.Columns[i].Name), i)
+	var dropped []uint8
+	t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool {
+		if slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) }) {
+			dropped = append(dropped, ix.ID)
+			return true
+		}
+		return false
+	})
+	dropUnusedHidden(t)
+	// Its foreign keys go, and those of t that found their keys in an
+	// index that went.
+	t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool {
+		return slices.Contains(fk.Columns, i) || fk.RefTable == t.ID && slices.Contains(dropped, fk.RefIndex)
+	})
+	if err := t.dropChecksOn(i); err != nil {
+		return err
+	}
+	t.Columns[i].Dropped = true
+	return nil
 }
 
 // dropConstraint drops a CHECK or UNIQUE constraint of t by name; a

@@ -29,9 +29,10 @@ import (
 // dependent is one object that depends on what a DROP removes.
 type dependent struct {
 	view  *View
-	table *Table       // the table of fk or def
+	table *Table       // the table of fk, def or col
 	fk    *ForeignKey  // a foreign key of table
 	def   *TableColumn // a column of table whose default calls nextval
+	col   *TableColumn // a generated column of table, which its caller drops
 	on    string       // what it depends on: "table cp", "view cv"
 	onID  uint32       // and its id
 }
@@ -42,6 +43,8 @@ func (d dependent) String() string {
 		return "view " + d.view.Name
 	case d.fk != nil:
 		return fmt.Sprintf("constraint %s on table %s", d.fk.Name, d.table.Name)
+	case d.col != nil:
+		return fmt.Sprintf("column %s of table %s", d.col.Name, d.table.Name)
 	}
 	return fmt.Sprintf("default value for column %s of table %s", d.def.Name, d.table.Name)
 }
@@ -208,6 +211,9 @@ func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) 
 			WithDetail("%s", strings.Join(lines, "\n")))
 	}
 	for _, dep := range deps {
+		if dep.col != nil {
+			continue // a column of the table being altered: its ALTER drops it
+		}
 		if dep.view != nil {
 			if err := d.dropView(ctx, dep.view); err != nil {
 				return err
@@ -254,4 +260,77 @@ func sortedSequences(cat *Catalog) []*Sequence {
 	}
 	slices.SortFunc(ss, func(a, b *Sequence) int { return cmp.Compare(a.ID, b.ID) })
 	return ss
+}
+
+// checkColumnDependents is checkDependents for ALTER TABLE ... DROP
+// COLUMN of t's column i: the generated columns that read it, the foreign
+// keys of other tables that reference it, and the views that read it and
+// the views over those. Its own indexes, constraints and foreign keys go
+// with it anyway, as in PostgreSQL.
+func (s *Session) checkColumnDependents(cat *Catalog, t *Table, i int, cascade bool) ([]dependent, error) {
+	col := t.Columns[i]
+	on := fmt.Sprintf("column %s of table %s", col.Name, t.Name)
+	var deps []dependent
+	for _, g := range t.Columns {
+		if g == col || g.Generated == "" || !g.visible() {
+			continue
+		}
+		if n, err := parseExpr(g.Generated); err == nil && slices.Contains(columnsNamed(n), col.Name) {
+			deps = append(deps, dependent{table: t, col: g, on: on})
+		}
+	}
+	for _, ref := range cat.referencing(t.ID) {
+		if ref.child.ID == t.ID && slices.Contains(ref.fk.Columns, i) {
+			continue // its own: it goes with the column
+		}
+		if ix := indexByID(t, ref.fk.RefIndex); ix != nil && slices.Contains(ix.Columns, i) {
+			deps = append(deps, dependent{table: ref.child, fk: ref.fk, on: on})
+		}
+	}
+	for _, v := range sortedViews(cat) {
+		if viewUsesColumn(v, t, col.Name) {
+			deps = append(deps, dependent{view: v, on: on})
+			for _, dep := range s.dependents(cat, dropTarget{kind: "view", name: v.Name, id: v.ID}, nil) {
+				if !slices.ContainsFunc(deps, func(o dependent) bool { return o.String() == dep.String() }) {
+					deps = append(deps, dep)
+				}
+			}
+		}
+	}
+	if len(deps) == 0 || cascade {
+		return deps, nil
+	}
+	lines := make([]string, len(deps))
+	for k, d := range deps {
+		lines[k] = d.String() + " depends on " + d.on
+	}
+	return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col.Name, t.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).
+		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// dropConstraintDependents drops, for ALTER TABLE ... DROP CONSTRAINT ...
+// CASCADE, the foreign keys of other tables that find their keys in the
+// index of t's constraint name.
+func (s *Session) dropConstraintDependents(ctx context.Context, d *ddl, t *Table, name string) error {
+	k := slices.IndexFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
+	if k < 0 {
+		return nil
+	}
+	ix := t.Indexes[k]
+	deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "index", name: ix.Name, id: ix.OID, table: t, index: ix}}, []uint32{t.ID}, true)
+	if err != nil {
+		return err
+	}
+	return s.dropDependents(ctx, d, deps)
+}
+
+// indexByID is t's index with id, or nil.
+func indexByID(t *Table, id uint8) *Index {
+	for _, ix := range t.Indexes {
+		if ix.ID == id {
+			return ix
+		}
+	}
+	return nil
 }

@@ -1395,8 +1395,9 @@ func (p *stmtParser) alterAction(a []item) ([]item, error) {
 		case i == len(a):
 		case isWord(a[i], "restrict") && i+1 == len(a):
 			a = a[:i]
-		case isWord(a[i], "cascade"):
-			return nil, p.unsupported(tokOf(a[i]), "DROP ... CASCADE is not supported")
+		case isWord(a[i], "cascade") && i+1 == len(a):
+			p.st.Cascade = true
+			a = a[:i]
 		default:
 			return nil, p.errorAt(a, i)
 		}
