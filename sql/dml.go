@@ -633,7 +633,7 @@ func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.Tabl
 		if m.where, err = m.in.compileAs(where, types.Bool); err != nil {
 			return nil, err
 		}
-		m.scan.access = chooseAccess(t, m.where)
+		m.scan.access = chooseAccess(t, m.where, c.s.partialImplied(t, m.where))
 	}
 	p.t = t
 	if err := c.planReturning(p, sc, returning); err != nil {

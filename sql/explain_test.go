@@ -18,6 +18,7 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		"CREATE TABLE ev (kind text, at int, note text)",
 		"CREATE INDEX ev_kind_at ON ev (kind, at)",
 		"CREATE UNIQUE INDEX acct_email_ci ON acct (lower(email))",
+		"CREATE INDEX ev_live ON ev (at) WHERE note IS NULL AND kind = 'live'",
 	)
 	ctx := context.Background()
 	cases := []struct{ query, want string }{
@@ -43,6 +44,12 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		{"SELECT * FROM acct a WHERE lower(a.email) = 'b@x'", "Index Scan using acct_email_ci on acct"},
 		{"UPDATE acct SET balance = 1 WHERE lower(email) > 'b'", "Index Scan using acct_email_ci on acct"},
 		{"SELECT * FROM acct WHERE upper(email) = 'A@X'", "Seq Scan on acct"},
+		// A partial index serves a query whose WHERE clause implies its
+		// predicate, conjunct by conjunct, and no other.
+		{"SELECT * FROM ev WHERE kind = 'live' AND at > 3 AND note IS NULL", "Index Scan using ev_live on ev\n  Index Cond: (at in range)"},
+		{"UPDATE ev SET note = 'x' WHERE note IS NULL AND at > 1 AND kind = 'live'", "Index Scan using ev_live on ev"},
+		{"SELECT * FROM ev WHERE at = 3 AND note IS NULL", "Seq Scan on ev"},
+		{"SELECT * FROM ev WHERE at = 3 AND note IS NULL AND kind = 'dead'", "Index Scan using ev_kind_at on ev"},
 		// A correlated subquery reads the enclosing row's values as
 		// constants, so they can drive an index.
 		{"SELECT * FROM acct a WHERE EXISTS (SELECT 1 FROM acct b WHERE b.branch = a.branch AND b.id = a.id + 1)", "SubPlan\n    Index Scan using acct_pkey on acct"},

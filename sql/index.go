@@ -272,6 +272,45 @@ func (s *Session) indexPredicate(t *Table, ix *Index, st *parser.Statement) erro
 	return err
 }
 
+// partialImplied tells, for each index of t, whether a scan under where
+// may read it: -1 for a partial index whose predicate where does not
+// imply, else the number of the predicate's conjuncts (0 for a full
+// index). As in PostgreSQL's simplest proof, each conjunct of the
+// predicate must be one of where's, compared as pg_get_expr prints them;
+// constants must match, so a predicate is never proved by a parameter's
+// value.
+func (s *Session) partialImplied(t *Table, where expr) func(*Index) int {
+	var have map[string]bool
+	return func(ix *Index) int {
+		if ix.Where == "" {
+			return 0
+		}
+		if where == nil {
+			return -1
+		}
+		pred, err := s.predicateOf(t, ix)
+		if err != nil {
+			return -1
+		}
+		names := columnNames(t)
+		if have == nil {
+			have = map[string]bool{}
+			for _, cj := range conjuncts(where) {
+				if text, ok := deparse(cj, names); ok {
+					have[text] = true
+				}
+			}
+		}
+		preds := conjuncts(pred)
+		for _, pj := range preds {
+			if text, ok := deparse(pj, names); !ok || !have[text] {
+				return -1
+			}
+		}
+		return len(preds)
+	}
+}
+
 // predicateOf compiles ix's predicate over t's rows.
 func (s *Session) predicateOf(t *Table, ix *Index) (expr, error) {
 	key := predicateKey{t, ix}

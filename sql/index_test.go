@@ -27,7 +27,9 @@ func TestIndexesMatchSeqScan(t *testing.T) {
 			db := openDB(t, ddl,
 				"CREATE INDEX r_k ON r (k)",
 				"CREATE INDEX r_k_v ON r (k, v)",
-				"CREATE UNIQUE INDEX r_u ON r (u)")
+				"CREATE UNIQUE INDEX r_u ON r (u)",
+				"CREATE INDEX r_u_one ON r (u) WHERE v = '1'",
+				"CREATE INDEX r_v_len ON r ((length(v) * 10 + k))")
 			conn := db.SQL()
 			ctx := context.Background()
 			rng := rand.New(rand.NewPCG(7, uint64(len(ddl))))
@@ -125,6 +127,20 @@ func checkIndexes(t *testing.T, conn *sql.DB, step int) {
 	for u := 0; u < 40; u += 3 {
 		if got, want := ids("SELECT id FROM r WHERE u = $1", u), ids("SELECT id FROM r WHERE u + 0 = $1", u); !slices.Equal(got, want) {
 			t.Fatalf("step %d: u = %d: index gives %v, scan %v", step, u, got, want)
+		}
+		// The partial index, which the UPDATEs of v move rows out of.
+		got := ids("SELECT id FROM r WHERE u > $1 AND v = '1'", u)
+		want := ids("SELECT id FROM r WHERE u + 0 > $1 AND v || '' = '1'", u)
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: u > %d AND v = '1': partial index gives %v, scan %v", step, u, got, want)
+		}
+	}
+	// The index on an expression, which UPDATEs of k and v change.
+	for n := 0; n < 60; n += 7 {
+		got := ids("SELECT id FROM r WHERE length(v) * 10 + k = $1", n)
+		want := ids("SELECT id FROM r WHERE length(v || '') * 10 + k = $1", n)
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: length(v) * 10 + k = %d: index gives %v, scan %v", step, n, got, want)
 		}
 	}
 }

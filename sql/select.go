@@ -587,7 +587,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		p.checkWhere = p.where
 		switch s := src.(type) {
 		case *tableScan:
-			s.access = chooseAccess(s.t, p.where)
+			s.access = chooseAccess(s.t, p.where, c.s.partialImplied(s.t, p.where))
 		case *nestedJoin:
 			var kept []int
 			src, kept = c.pushDown(src, sc.cols, n.Where)
@@ -1272,8 +1272,11 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
 // equality on every primary-key column (a point lookup), equality on a
 // leading part plus a range on the next column, or equality on every column
 // of a unique constraint. The WHERE clause is still applied to every row,
-// so the access path only has to return a superset.
-func chooseAccess(t *Table, where expr) access {
+// so the access path only has to return a superset. A partial index
+// serves only if the WHERE clause implies its predicate, which implied
+// tells with the number of the predicate's conjuncts (0 for a full
+// index, -1 if not implied); each counts as a column bound by equality.
+func chooseAccess(t *Table, where expr, implied func(*Index) int) access {
 	eq := map[int]expr{}
 	type bound struct {
 		e    expr
@@ -1361,7 +1364,7 @@ func chooseAccess(t *Table, where expr) access {
 		}
 	}
 	for _, ix := range t.Indexes {
-		if ix.Primary || ix.NonUnique || ix.Where != "" {
+		if ix.Primary || ix.NonUnique || implied(ix) < 0 {
 			continue
 		}
 		if a, _ := bounded("unique-point", ix); len(a.eq) == len(ix.Columns) {
@@ -1370,11 +1373,13 @@ func chooseAccess(t *Table, where expr) access {
 	}
 	best, bestScore := access{kind: "seq"}, 0
 	for _, ix := range t.Indexes {
-		if ix.Primary || !ix.NullEntries || ix.Where != "" {
+		n := implied(ix)
+		if ix.Primary || !ix.NullEntries || n < 0 {
 			continue
 		}
-		if a, score := bounded("index-scan", ix); score > bestScore {
-			best, bestScore = a, score
+		a, score := bounded("index-scan", ix)
+		if score > 0 && score+2*n > bestScore {
+			best, bestScore = a, score+2*n
 		}
 	}
 	return best
