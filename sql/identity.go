@@ -200,13 +200,23 @@ func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) 
 			return err
 		}
 	}
-	if !cmd.Restart {
-		return nil
+	altered := *seq
+	if cmd.Sequence != nil {
+		if _, err := applySeqOptions(&altered, cmd.Sequence.AST.(*ast.AlterSequenceStmt).SeqOptions, false); err != nil {
+			return err
+		}
+		s.e.seqs.forget(seq.storage())
 	}
 	if cmd.RestartWith != nil {
-		if err := checkRestart(seq, *cmd.RestartWith); err != nil {
+		if err := checkRestart(&altered, *cmd.RestartWith); err != nil {
 			return err
 		}
 	}
-	return d.restartSequence(ctx, seq, cmd.RestartWith)
+	if cmd.Restart {
+		return d.restartSequence(ctx, &altered, cmd.RestartWith)
+	}
+	if cmd.Sequence != nil {
+		return d.putSequence(ctx, &altered)
+	}
+	return nil
 }

@@ -932,8 +932,8 @@ func (p *stmtParser) addIdentity(seq []item, i, j, k int) error {
 }
 
 // AlterIdentity is ALTER TABLE table ALTER COLUMN column followed by SET
-// GENERATED { ALWAYS | BY DEFAULT } and RESTART [ [ WITH ] n ] in any
-// number, or by DROP IDENTITY [ IF EXISTS ].
+// GENERATED { ALWAYS | BY DEFAULT }, SET sequence_option and RESTART [ [
+// WITH ] n ] in any number, or by DROP IDENTITY [ IF EXISTS ].
 type AlterIdentity struct {
 	Table, Column string
 	// SetGenerated is 'a' (ALWAYS) or 'd' (BY DEFAULT), or 0.
@@ -941,8 +941,10 @@ type AlterIdentity struct {
 	// Restart says to restart the sequence, at RestartWith if set.
 	Restart     bool
 	RestartWith *int64
-	Drop        bool
-	IfExists    bool
+	// Sequence holds the SET options, as the ALTER SEQUENCE that says them.
+	Sequence *Statement
+	Drop     bool
+	IfExists bool
 }
 
 // alterIdentity parses an AlterIdentity, for the table named at seq[i:j]
@@ -954,6 +956,7 @@ func (p *stmtParser) alterIdentity(seq []item, i, j, k int) error {
 	}
 	cmd.Column = tokOf(seq[k]).val
 	m := k + 1
+	var opts []string
 	if wordsAt(seq, m, "drop", "identity") {
 		cmd.Drop, m = true, m+2
 		if wordsAt(seq, m, "if", "exists") {
@@ -982,10 +985,26 @@ func (p *stmtParser) alterIdentity(seq []item, i, j, k int) error {
 				return p.errorAt(seq, m)
 			}
 		case isWord(seq[m], "set"):
-			return p.unsupported(tokOf(seq[m]), "ALTER TABLE ... ALTER COLUMN ... SET sequence options is not supported")
+			// A sequence option, up to the next SET or RESTART.
+			end := m + 1
+			for end < len(seq) && !isWord(seq[end], "set", "restart") {
+				end++
+			}
+			if end == m+1 {
+				return p.errorAt(seq, end)
+			}
+			opts = append(opts, p.q[firstTok(seq[m+1]).pos:itemEnd(seq[end-1])])
+			m = end
 		default:
 			return p.errorAt(seq, m)
 		}
+	}
+	if opts != nil {
+		stmts, err := Parse("ALTER SEQUENCE epochdb_identity " + strings.Join(opts, " "))
+		if err != nil {
+			return err
+		}
+		cmd.Sequence = stmts[0]
 	}
 	p.st.Cmd = cmd
 	return nil
@@ -1257,7 +1276,8 @@ func (p *stmtParser) alter() error {
 		return p.addIdentity(seq, i, j, k)
 	}
 	if k := j + 1 + btoi(isWord(at(seq, j+1), "column")); isWord(seq[j], "alter") &&
-		(wordsAt(seq, k+1, "set", "generated") || isWord(at(seq, k+1), "restart") || wordsAt(seq, k+1, "drop", "identity")) {
+		(wordsAt(seq, k+1, "set", "generated") || isWord(at(seq, k+1), "restart") || wordsAt(seq, k+1, "drop", "identity") ||
+			isWord(at(seq, k+1), "set") && isWord(at(seq, k+2), "increment", "start", "minvalue", "maxvalue", "no", "cache", "cycle")) {
 		return p.alterIdentity(seq, i, j, k)
 	}
 	if isWord(seq[j], "rename") {
