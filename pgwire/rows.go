@@ -22,6 +22,8 @@ func (c *conn) sendRowDescription(cols []sql.Column, formats []int16) {
 		size := int16(-1)
 		if info, ok := types.Lookup(col.Type.Oid); ok {
 			size = info.Len
+		} else if types.IsEnum(col.Type.Oid) {
+			size = 4 // as pg_type says of every enum
 		}
 		fields[i] = pgproto3.FieldDescription{
 			Name:                 []byte(col.Name),

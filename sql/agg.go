@@ -307,7 +307,8 @@ func (call *aggCall) typeCheck(c *compiler) error {
 		switch {
 		case at.Oid == types.OidVarchar || at.Oid == types.OidName:
 			call.t = types.Text // they have no min and max of their own
-		case numRank(at.Oid) > 0, timeRank(at.Oid) > 0, isString(at.Oid), at.Oid == types.OidInterval, at.Oid == types.OidOid:
+		case numRank(at.Oid) > 0, timeRank(at.Oid) > 0, isString(at.Oid), at.Oid == types.OidInterval, at.Oid == types.OidOid,
+			types.IsEnum(at.Oid):
 			call.t = types.T{Oid: at.Oid, Mod: at.Mod}
 		default:
 			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, at)

@@ -261,7 +261,7 @@ func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName s
 	if col == nil {
 		return typeChange{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
 	}
-	to, err := types.ParseTypeName(typeName)
+	to, err := s.parseTypeName(typeName)
 	if err != nil {
 		return typeChange{}, err
 	}

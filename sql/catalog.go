@@ -213,6 +213,7 @@ type descriptor struct {
 	Table    *Table    `json:"table,omitempty"`
 	Sequence *Sequence `json:"sequence,omitempty"`
 	View     *View     `json:"view,omitempty"`
+	Enum     *EnumType `json:"enum,omitempty"`
 }
 
 // PrimaryKey returns the primary index, or nil for a table keyed by hidden
@@ -283,6 +284,7 @@ type Catalog struct {
 	sequences map[string]*Sequence
 	seqByID   map[uint32]*Sequence
 	views     map[string]*View
+	enums     map[string]*EnumType  // see enum.go
 	comments  map[commentKey]string // see comment.go
 	// inbound caches referencing: for each table, the foreign keys that
 	// reference it. A DDL's changes to its private copy reset it.
@@ -296,6 +298,7 @@ func newCatalog() *Catalog {
 		sequences: make(map[string]*Sequence),
 		seqByID:   make(map[uint32]*Sequence),
 		views:     make(map[string]*View),
+		enums:     make(map[string]*EnumType),
 		comments:  make(map[commentKey]string),
 	}
 }
@@ -371,6 +374,10 @@ func (c *Catalog) add(d *descriptor) {
 	}
 	if v := d.View; v != nil {
 		c.views[v.Name] = v
+	}
+	if e := d.Enum; e != nil {
+		c.enums[e.Name] = e
+		types.NameEnum(e.Oid(), e.Name)
 	}
 }
 

@@ -29,9 +29,12 @@ var catalogBuiltins = map[string]builtin{
 			return nil, err
 		}
 		// Not strict: a NULL typmod means "no modifier given".
-		return &funcExpr{name: "format_type", t: types.Text, args: []expr{oid, mod}, fn: func(_ *env, a []any) (any, error) {
+		return &funcExpr{name: "format_type", t: types.Text, args: []expr{oid, mod}, fn: func(e *env, a []any) (any, error) {
 			if a[0] == nil {
 				return nil, nil
+			}
+			if et := e.s.catalog().enumByOid(types.Oid(a[0].(int64))); et != nil {
+				return e.s.relName(oidPublic, et.Name), nil // qualified unless public is on the search path
 			}
 			if a[1] == nil {
 				return formatType(types.Oid(a[0].(int64)), -1, false), nil
@@ -111,8 +114,9 @@ var catalogBuiltins = map[string]builtin{
 		}
 		return r.nsp != oidInfoSchema, nil
 	}),
-	"pg_type_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(_ *env, a []any) (any, error) {
-		if _, ok := types.Lookup(types.Oid(a[0].(int64))); !ok {
+	"pg_type_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(e *env, a []any) (any, error) {
+		oid := types.Oid(a[0].(int64))
+		if _, ok := types.Lookup(oid); !ok && e.s.catalog().enumByOid(oid) == nil {
 			return nil, nil
 		}
 		return true, nil
@@ -404,9 +408,12 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 		return types.Reg{}, nil
 	}
 	if t.Oid == types.OidRegtype {
-		tt, err := types.ParseTypeName(str)
+		tt, err := s.parseTypeName(str)
 		if err != nil {
 			return types.Reg{}, err
+		}
+		if et := s.catalog().enumByOid(tt.Oid); et != nil {
+			return types.Reg{Oid: tt.Oid, Name: s.relName(oidPublic, et.Name)}, nil
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
 	}
@@ -660,6 +667,15 @@ type deparser struct {
 	s *Session
 }
 
+// enumType is the enum type t, if it is one and d has a session to find
+// it in.
+func (d deparser) enumType(t types.T) *EnumType {
+	if d.s == nil || !types.IsEnum(t.Oid) {
+		return nil
+	}
+	return d.s.catalog().enumByOid(t.Oid)
+}
+
 // Operator precedence, loosest first, as PostgreSQL's grammar binds.
 const (
 	precOr = iota + 1
@@ -750,6 +766,10 @@ func (d deparser) print(e expr) (string, bool) {
 	walk = func(e expr) (string, int) {
 		switch x := e.(type) {
 		case *constExpr:
+			if et := d.enumType(x.t); et != nil && x.v != nil {
+				// A label, with its type named as the search path finds it.
+				return quoteLiteral(x.v.(types.Enum).Label) + "::" + d.s.relName(oidPublic, et.Name), precPrimary
+			}
 			return constText(x.t, x.v), precPrimary
 		case *colExpr:
 			if x.idx < len(d.cols) {

@@ -115,7 +115,13 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 		if idx < len(c.order) {
 			idx = c.order[idx]
 		}
-		return &paramExpr{idx: idx, types: c.params}, nil
+		p := &paramExpr{idx: idx, types: c.params}
+		if idx < len(*c.params) && types.IsEnum((*c.params)[idx].Oid) {
+			// A parameter of an enum type the client named arrives as
+			// a label.
+			return c.toEnum(p, (*c.params)[idx], false)
+		}
+		return p, nil
 	case *driver.ValueExpr:
 		return literal(n)
 	case *ast.ColumnNameExpr:
@@ -380,6 +386,9 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 	}
 	if types.IsReg(t.Oid) {
 		return c.toReg(e, t)
+	}
+	if types.IsEnum(t.Oid) {
+		return c.toEnum(e, t, false)
 	}
 	switch x := e.(type) {
 	case *unknownExpr:

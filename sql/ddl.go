@@ -188,7 +188,7 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 		col.Serial = seq.ID
 		col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
 	} else {
-		typ, err := types.ParseTypeName(typeName)
+		typ, err := s.parseTypeName(typeName)
 		if err != nil {
 			return nil, false, false, err
 		}

@@ -393,6 +393,10 @@ func renderHeader(fields []pgconn.FieldDescription) string {
 		typ := strconv.FormatUint(uint64(f.DataTypeOID), 10)
 		if t, ok := typeMap.TypeForOID(f.DataTypeOID); ok {
 			typ = t.Name
+		} else if f.DataTypeOID >= 16384 {
+			// A type CREATE TYPE made: its oid differs between servers
+			// and runs (FirstNormalObjectId and up).
+			typ = "user-defined"
 		}
 		cols[i] = renderValue([]byte(f.Name)) + ":" + typ
 	}

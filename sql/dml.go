@@ -273,7 +273,7 @@ func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, expr, error
 	switch {
 	case lit.Kind == parser.LitNull:
 		return nil, nil, nil
-	case lit.Kind == parser.LitString && !types.IsReg(t.Oid):
+	case lit.Kind == parser.LitString && !types.IsReg(t.Oid) && !types.IsEnum(t.Oid):
 		v, err := types.ParseText(t, lit.Text, c.s.loc())
 		return v, nil, err
 	case lit.Kind == parser.LitInteger && t.Oid == types.OidInt8:
@@ -564,6 +564,9 @@ func (s *Session) uniqueViolation(t *Table, ix *Index, row []any) error {
 // checkRow applies column types (lengths, precision, ranges), NOT NULL and
 // CHECK constraints.
 func (s *Session) checkRow(t *Table, row []any) error {
+	if err := s.resolveRow(t, row); err != nil {
+		return err
+	}
 	if err := s.fillGenerated(t, row); err != nil {
 		return err
 	}

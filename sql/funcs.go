@@ -242,7 +242,7 @@ func (c *compiler) call2(f *funcExpr, l, r expr) (expr, error) {
 
 func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	name := n.Args[1].(*driver.ValueExpr).GetString()
-	t, err := types.ParseTypeName(name)
+	t, err := c.s.parseTypeName(name)
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +255,9 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}
 	if types.IsReg(t.Oid) && e.typ().Oid != t.Oid {
 		return c.toReg(e, t)
+	}
+	if types.IsEnum(t.Oid) {
+		return c.toEnum(e, t, true)
 	}
 	switch x := e.(type) {
 	case *unknownExpr:

@@ -163,6 +163,12 @@ func TestIndexSurvivesRestart(t *testing.T) {
 		"DROP INDEX ev_gone",
 		"ALTER TABLE ev ADD CONSTRAINT ev_n_small CHECK (n < 10)",
 		"CREATE VIEW ev_a AS SELECT id, n FROM ev WHERE kind = 'a'",
+		"CREATE INDEX ev_lower ON ev (lower(kind))",
+		"CREATE TYPE ev_level AS ENUM ('low', 'high')",
+		"ALTER TYPE ev_level ADD VALUE 'mid' BEFORE 'high'",
+		"ALTER TABLE ev ADD COLUMN level ev_level",
+		"UPDATE ev SET level = 'high' WHERE id = 1",
+		"UPDATE ev SET level = 'mid' WHERE id = 2",
 	} {
 		if _, err := db.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -193,7 +199,17 @@ func TestIndexSurvivesRestart(t *testing.T) {
 		t.Fatalf("after restart: n = 11: %v, want a violation of ev_n_small", err)
 	}
 	var names string
-	if err := db.SQL().QueryRowContext(ctx, "SELECT string_agg(indexname, ',') FROM (SELECT indexname FROM pg_indexes WHERE tablename = 'ev' ORDER BY 1) s").Scan(&names); err != nil || names != "ev_kind,ev_n,ev_pkey" {
+	if err := db.SQL().QueryRowContext(ctx, "SELECT string_agg(indexname, ',') FROM (SELECT indexname FROM pg_indexes WHERE tablename = 'ev' ORDER BY 1) s").Scan(&names); err != nil || names != "ev_kind,ev_lower,ev_n,ev_pkey" {
 		t.Fatalf("after restart: indexes %q, %v", names, err)
+	}
+	// An index on an expression and an enum type, with a label added.
+	if err := db.SQL().QueryRowContext(ctx, "EXPLAIN SELECT id FROM ev WHERE lower(kind) = 'a'").Scan(&plan); err != nil || plan != "Index Scan using ev_lower on ev" {
+		t.Fatalf("after restart: plan %q, %v", plan, err)
+	}
+	if err := db.SQL().QueryRowContext(ctx, "SELECT string_agg(id || ':' || level, ',' ORDER BY level) FROM ev WHERE level IS NOT NULL").Scan(&ids); err != nil || ids != "2:mid,1:high" {
+		t.Fatalf("after restart: levels %q, %v", ids, err)
+	}
+	if _, err := db.Exec(ctx, "UPDATE ev SET level = 'low' WHERE id = 3"); err != nil {
+		t.Fatalf("after restart: %v", err)
 	}
 }

@@ -384,7 +384,7 @@ func init() {
 			extrelocatable bool, extversion text, extconfig oid[], extcondition text[]`, none),
 		catalogTable(oidPgCatalog, 3541, "r", "pg_range", `rngtypid oid, rngsubtype oid, rngmultitypid oid,
 			rngcollation oid, rngsubopc oid, rngcanonical regproc, rngsubdiff regproc`, none),
-		catalogTable(oidPgCatalog, 3501, "r", "pg_enum", "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", none),
+		catalogTable(oidPgCatalog, 3501, "r", "pg_enum", "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", pgEnumRows),
 		catalogTable(oidPgCatalog, 2608, "r", "pg_depend", `classid oid, objid oid, objsubid int4, refclassid oid,
 			refobjid oid, refobjsubid int4, deptype "char"`, pgDependRows),
 		catalogTable(oidPgCatalog, 2617, "r", "pg_operator", `oid oid, oprname name, oprnamespace oid, oprowner oid,
@@ -479,8 +479,16 @@ func init() {
 // none is the rows of a catalog of something epochdb does not have.
 func none(*Session) []row { return nil }
 
-func pgTypeRows(*Session) []row {
+func pgTypeRows(s *Session) []row {
 	var rows []row
+	for _, e := range sortedEnums(s.catalog()) {
+		rows = append(rows, row{"oid": uint32(e.Oid()), "typname": e.Name, "typnamespace": oidPublic, "typowner": oidSuperuser,
+			"typlen": int16(4), "typbyval": true, "typtype": "e", "typcategory": "E", "typispreferred": false,
+			"typisdefined": true, "typdelim": ",", "typelem": uint32(0), "typarray": uint32(0),
+			"typinput": regproc("enum_in"), "typoutput": regproc("enum_out"), "typreceive": regproc("enum_recv"),
+			"typsend": regproc("enum_send"), "typalign": "i", "typstorage": "p", "typtypmod": -1,
+			"typcollation": uint32(0), "typbasetype": uint32(0), "typnotnull": false, "typndims": 0, "typrelid": uint32(0)})
+	}
 	for _, ti := range types.All() {
 		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": oidPgCatalog, "typowner": oidSuperuser,
 			"typlen": ti.Len, "typbyval": ti.ByVal, "typtype": string(ti.Type), "typcategory": string(ti.Category),
@@ -510,6 +518,26 @@ func pgTypeRows(*Session) []row {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// pgEnumRows are the enum types' labels, in each type's order.
+func pgEnumRows(s *Session) []row {
+	var rows []row
+	for _, e := range sortedEnums(s.catalog()) {
+		for _, l := range e.Labels {
+			rows = append(rows, row{"oid": l.OID, "enumtypid": uint32(e.Oid()), "enumsortorder": float64(l.Sort), "enumlabel": l.Label})
+		}
+	}
+	return rows
+}
+
+func sortedEnums(cat *Catalog) []*EnumType {
+	es := make([]*EnumType, 0, len(cat.enums))
+	for _, e := range cat.enums {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b *EnumType) int { return cmp.Compare(a.ID, b.ID) })
+	return es
 }
 
 func pgNamespaceRows(s *Session) []row {
@@ -1041,6 +1069,9 @@ func columnTypeInfo(t types.T) row {
 	}
 	if t.IsArray() && !isVectorType(t) {
 		r["data_type"] = "ARRAY"
+	}
+	if types.IsEnum(t.Oid) {
+		r["data_type"], r["udt_name"] = "USER-DEFINED", t.String()
 	}
 	switch t.Oid {
 	case types.OidTimestamp:

@@ -602,18 +602,24 @@ func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
 	} else if parts, err := splitQualified(name); err == nil && len(parts) == 2 {
 		schema, name = parts[0], parts[1]
 	}
-	r, ok := s.relationByName(schema, name)
-	if !ok || r.nsp != oidPublic {
-		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
-	}
-	if k := alterOwnerKinds[cmd.Kind]; !strings.Contains(k.kinds, r.kind) {
-		return pgerr.New(pgerr.WrongObjectType, "%q is not %s", r.name, k.want)
+	if cmd.Kind == "type" {
+		if (schema != "" && schema != "public") || s.catalog().enumNamed(name) == nil {
+			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
+		}
+	} else {
+		r, ok := s.relationByName(schema, name)
+		if !ok || r.nsp != oidPublic {
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
+		}
+		if k := alterOwnerKinds[cmd.Kind]; !strings.Contains(k.kinds, r.kind) {
+			return pgerr.New(pgerr.WrongObjectType, "%q is not %s", r.name, k.want)
+		}
 	}
 	switch cmd.Role {
 	case "current_user", "session_user", s.user:
 		return nil
 	case "pg_database_owner":
-		return pgerr.New(pgerr.FeatureNotSupported, "changing the owner of %q is not supported", r.name)
+		return pgerr.New(pgerr.FeatureNotSupported, "changing the owner of %q is not supported", name)
 	}
 	return pgerr.New(pgerr.UndefinedObject, "role %q does not exist", cmd.Role)
 }

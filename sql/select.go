@@ -936,9 +936,15 @@ func figureName(n ast.ExprNode) (string, int) {
 			if name, strength := figureName(n.Args[0]); strength > 1 {
 				return name, strength
 			}
-			t, err := types.ParseTypeName(n.Args[1].(*driver.ValueExpr).GetString())
+			typeName := n.Args[1].(*driver.ValueExpr).GetString()
+			t, err := types.ParseTypeName(typeName)
 			if err != nil {
-				return "?column?", 0
+				// A type the catalogs define, an enum: PostgreSQL names the
+				// column after it.
+				if i := strings.LastIndexByte(typeName, '.'); i >= 0 {
+					typeName = typeName[i+1:]
+				}
+				return strings.Trim(typeName, `"`), 1
 			}
 			if elem, ok := t.Elem(); ok {
 				t = elem // int[] is named int4, not _int4

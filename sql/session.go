@@ -869,6 +869,12 @@ func writes(p *Prepared) string {
 		return "ALTER INDEX"
 	case *parser.AddIdentity, *parser.AlterIdentity:
 		return "ALTER TABLE"
+	case *parser.CreateEnum:
+		return "CREATE TYPE"
+	case *parser.AlterEnum:
+		return "ALTER TYPE"
+	case *parser.DropType:
+		return "DROP TYPE"
 	case *parser.Comment:
 		return "COMMENT"
 	case *parser.RenameConstraint:
@@ -1119,6 +1125,12 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "ALTER TABLE", s.addIdentity(ctx, cmd)
 	case *parser.AlterIdentity:
 		return "ALTER TABLE", s.alterIdentity(ctx, cmd)
+	case *parser.CreateEnum:
+		return "CREATE TYPE", s.createEnum(ctx, cmd)
+	case *parser.AlterEnum:
+		return "ALTER TYPE", s.alterEnum(ctx, cmd)
+	case *parser.DropType:
+		return "DROP TYPE", s.dropTypes(ctx, cmd)
 	case *parser.Comment:
 		return "COMMENT", s.comment(ctx, cmd)
 	case *parser.RenameConstraint:
@@ -1320,7 +1332,7 @@ func (s *Session) sqlPrepare(cmd *parser.Prepare) error {
 	}
 	oids := make([]types.Oid, len(cmd.Types))
 	for i, name := range cmd.Types {
-		t, err := types.ParseTypeName(name)
+		t, err := s.parseTypeName(name)
 		if err != nil {
 			return err
 		}

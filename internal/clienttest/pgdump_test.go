@@ -21,6 +21,8 @@ var dumpChecks = []string{
 	"SELECT nextval('authors_id_seq'), nextval('books_id_seq'), nextval('counter'), nextval('unused')",
 	"SELECT nextval('events_id_seq'), nextval('events_seq_seq'), attname, attidentity FROM pg_attribute WHERE attrelid = 'events'::regclass AND attidentity <> '' ORDER BY attnum",
 	"SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('authors', 'books', 'events') ORDER BY indexname",
+	"SELECT title, state FROM books ORDER BY state, title",
+	"SELECT enumlabel FROM pg_enum WHERE enumtypid = 'book_state'::regtype ORDER BY enumsortorder",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

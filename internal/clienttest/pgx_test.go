@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -230,6 +231,50 @@ func TestPgx(t *testing.T) {
 		t.Parallel()
 		testPgxJSONAll(t) // json_test.go
 	})
+	t.Run("enum", func(t *testing.T) {
+		t.Parallel()
+		testPgxEnum(t, startTarget(t))
+	})
+}
+
+// testPgxEnum passes enum values as parameters, which pgx, knowing
+// nothing of the type's oid, sends as text, and reads them back, in
+// every mode: rows sort by the labels' declared order.
+func testPgxEnum(t *testing.T, tg target) {
+	ctx := t.Context()
+	setup := connectPgx(t, tg, pgx.QueryExecModeCacheStatement)
+	mustExec(t, setup, "CREATE TYPE pgx_mood AS ENUM ('sad', 'ok', 'happy')")
+	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
+		conn := connectPgx(t, tg, mode)
+		table := fmt.Sprintf("pgx_enum_%d", i)
+		mustExec(t, conn, "CREATE TABLE "+table+" (id int PRIMARY KEY, m pgx_mood)")
+		for id, m := range []string{"happy", "sad", "ok"} {
+			mustExec(t, conn, "INSERT INTO "+table+" VALUES ($1, $2)", id+1, m)
+		}
+		rows, err := conn.Query(ctx, "SELECT m, m::text AS label FROM "+table+" WHERE m >= $1 ORDER BY m", "ok")
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		var got []string
+		for rows.Next() {
+			var m, text string
+			if err := rows.Scan(&m, &text); err != nil {
+				t.Fatalf("%s: %v", mode, err)
+			}
+			got = append(got, m+"/"+text)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if want := []string{"ok/ok", "happy/happy"}; !slices.Equal(got, want) {
+			t.Errorf("%s: read %v, want %v", mode, got, want)
+		}
+		_, err = conn.Exec(ctx, "INSERT INTO "+table+" VALUES ($1, $2)", 9, "angry")
+		if code := sqlState(err); code != "22P02" {
+			t.Errorf("%s: an unknown label gave %v (SQLSTATE %q), want 22P02", mode, err, code)
+		}
+	}
 }
 
 func testPgxMode(t *testing.T, conn *pgx.Conn, mode pgx.QueryExecMode) {

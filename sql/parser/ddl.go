@@ -73,6 +73,11 @@ func (p *stmtParser) create() error {
 			return p.unsupported(temp, "temporary views are not supported")
 		}
 		return p.createView(i, wordsAt(seq, 1, "or", "replace"))
+	case isWord(kind, "type"):
+		if err := p.modifiersOnly(seq[1:i]); err != nil {
+			return err
+		}
+		return p.command(parseCreateType, i+1)
 	}
 	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
 }
@@ -1164,6 +1169,9 @@ func (p *stmtParser) drop() error {
 	if kind == nil {
 		return p.syntaxErrorAtEnd()
 	}
+	if isWord(kind, "type") {
+		return p.command(parseDropType, 2)
+	}
 	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict", "cascade") {
 		p.st.Cascade = isWord(seq[n-1], "cascade")
 		seq = seq[:n-1]
@@ -1245,6 +1253,9 @@ func (p *stmtParser) alter() error {
 	}
 	if isWord(at(seq, 1), "index") {
 		return p.alterIndex()
+	}
+	if isWord(at(seq, 1), "type") {
+		return p.command(parseAlterType, 2)
 	}
 
 	if !isWord(at(seq, 1), "table") {

@@ -69,7 +69,7 @@ func followedBy(toks []token, i int, punct string) bool {
 	return i+1 < len(toks) && toks[i+1].kind == tkPunct && toks[i+1].val == punct
 }
 
-// AlterOwner is ALTER {TABLE | SEQUENCE | VIEW | INDEX} [ONLY] name OWNER
+// AlterOwner is ALTER {TABLE | SEQUENCE | VIEW | INDEX | TYPE} [ONLY] name OWNER
 // TO role, which pg_dump writes after every object it creates. Kind is
 // the object's kind in lower case; Role is the role's name, or
 // "current_user" or "session_user" (CURRENT_ROLE is current_user).
@@ -81,7 +81,7 @@ type AlterOwner struct {
 // is another ALTER.
 func (p *stmtParser) alterOwner() (*AlterOwner, error) {
 	c := &cursor{p: p, toks: p.toks, i: 1}
-	if !c.accept("table", "sequence", "view", "index") {
+	if !c.accept("table", "sequence", "view", "index", "type") {
 		return nil, nil
 	}
 	a := &AlterOwner{Kind: c.prev().val}

@@ -52,8 +52,8 @@ func errBinary(format string, args ...any) error {
 // modifier, as a binary-format parameter is read.
 func DecodeBinary(t T, b []byte) (any, error) {
 	v, err := decodeBinary(t, b)
-	if err != nil {
-		return nil, err
+	if err != nil || IsEnum(t.Oid) {
+		return v, err // unresolved: the SQL layer resolves and checks it
 	}
 	return Coerce(t, v)
 }
@@ -67,6 +67,13 @@ func decodeBinary(t T, b []byte) (any, error) {
 			return errBinaryFormat(t)
 		}
 		return nil
+	}
+	if IsEnum(t.Oid) {
+		// enum_recv: the label's bytes.
+		if !utf8.Valid(b) {
+			return nil, pgerr.New(pgerr.CharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8"`)
+		}
+		return UnresolvedEnum(string(b)), nil
 	}
 	switch t.Oid {
 	case OidBool:
@@ -299,6 +306,9 @@ func decodeArrayBinary(t, elem T, b []byte) (any, error) {
 func AppendBinary(buf []byte, t T, v any) []byte {
 	if elem, ok := t.Elem(); ok {
 		return appendArrayBinary(buf, elem, LowerBound(t), v.([]any))
+	}
+	if IsEnum(t.Oid) {
+		return append(buf, v.(Enum).Label...) // enum_send
 	}
 	switch t.Oid {
 	case OidBool:

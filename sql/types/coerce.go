@@ -38,6 +38,16 @@ func coerce(t T, v any, explicit bool) (any, error) {
 		}
 		return out, nil
 	}
+	if IsEnum(t.Oid) {
+		e, ok := v.(Enum)
+		switch {
+		case !ok:
+			return nil, errDatum(t, v)
+		case !e.Resolved():
+			return nil, errUnresolvedEnum(e)
+		}
+		return e, nil
+	}
 	switch t.Oid {
 	case OidBool:
 		if _, ok := v.(bool); !ok {

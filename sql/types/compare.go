@@ -21,6 +21,9 @@ func Compare(t T, a, b any) int {
 	if elem, ok := t.Elem(); ok {
 		return compareArrays(elem, a.([]any), b.([]any))
 	}
+	if IsEnum(t.Oid) {
+		return cmp.Compare(a.(Enum).Sort, b.(Enum).Sort)
+	}
 	switch t.Oid {
 	case OidBool:
 		x, y := a.(bool), b.(bool)

@@ -104,6 +104,9 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 		}
 		return append(buf, keyArrayEnd)
 	}
+	if IsEnum(t.Oid) {
+		return appendKeyFloat(buf, float64(v.(Enum).Sort))
+	}
 	switch t.Oid {
 	case OidBool:
 		if v.(bool) {

@@ -72,6 +72,9 @@ func (t T) String() string {
 	if in, ok := catalog[t.Oid]; ok {
 		return in.Name
 	}
+	if name, ok := enumNames.Load(t.Oid); ok {
+		return name.(string)
+	}
 	// format_type's answer for an oid it does not know.
 	return "???"
 }

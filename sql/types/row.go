@@ -69,6 +69,12 @@ func appendRowValue(buf []byte, t T, v any) []byte {
 		buf = binary.AppendUvarint(buf, uint64(len(vals)))
 		return appendRowValues(buf, []T{elem}, vals)
 	}
+	if IsEnum(t.Oid) {
+		e := v.(Enum)
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(e.Sort))
+		buf = binary.AppendUvarint(buf, uint64(len(e.Label)))
+		return append(buf, e.Label...)
+	}
 	switch t.Oid {
 	case OidBool:
 		if v.(bool) {
@@ -214,6 +220,18 @@ func (r *rowReader) value(t T) (any, bool) {
 			return nil, false
 		}
 		return vals, true
+	}
+	if IsEnum(t.Oid) {
+		b, ok := r.next(4)
+		if !ok {
+			return nil, false
+		}
+		n, ok := r.uvarint()
+		label, ok2 := r.next(n)
+		if !ok || !ok2 {
+			return nil, false
+		}
+		return Enum{Label: string(label), Sort: math.Float32frombits(binary.LittleEndian.Uint32(b))}, true
 	}
 	switch t.Oid {
 	case OidBool:

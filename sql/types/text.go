@@ -26,8 +26,8 @@ const maxNameLen = 63
 // TimeZone, for timestamptz values that do not give an offset.
 func ParseText(t T, s string, loc *time.Location) (any, error) {
 	v, err := parseText(t, s, loc)
-	if err != nil {
-		return nil, err
+	if err != nil || IsEnum(t.Oid) {
+		return v, err // unresolved: the SQL layer resolves and checks it
 	}
 	return Coerce(t, v)
 }
@@ -38,6 +38,9 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 	}
 	if elem, ok := t.Elem(); ok {
 		return parseArray(elem, s, loc)
+	}
+	if IsEnum(t.Oid) {
+		return UnresolvedEnum(s), nil
 	}
 	switch t.Oid {
 	case OidBool:
@@ -96,6 +99,9 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 	}
 	if elem, ok := t.Elem(); ok {
 		return appendArrayText(buf, elem, v.([]any), loc)
+	}
+	if IsEnum(t.Oid) {
+		return append(buf, v.(Enum).Label...)
 	}
 	switch t.Oid {
 	case OidBool:

@@ -1,6 +1,9 @@
 -- The database TestPgDump dumps: keys, constraints, sequences that have
 -- moved on, defaults, an index, a view that sorts before the table it
 -- reads, and values that are easy to mangle.
+-- An enum type, which a column uses and whose labels were added to.
+CREATE TYPE book_state AS ENUM ('draft', 'published');
+ALTER TYPE book_state ADD VALUE 'review' BEFORE 'published';
 CREATE TABLE authors (
     id serial PRIMARY KEY,
     name text NOT NULL,
@@ -17,6 +20,7 @@ CREATE TABLE books (
     cover bytea,
     tags text[],
     meta jsonb,
+    state book_state DEFAULT 'draft',
     UNIQUE (author_id, title)
 );
 CREATE INDEX books_price_idx ON books (price);
@@ -37,6 +41,8 @@ INSERT INTO books (author_id, title, price, published, cover, tags, meta) VALUES
     (2, 'Third', NULL, NULL, '\x', NULL, NULL),
     (3, E'Line\nbreak\\back\ttab', 0, '2022-12-31 23:59:59+00', '\xdeadbeef', ARRAY[NULL, 'x'], '[1, "two"]');
 INSERT INTO books (author_id, title) VALUES (2, DEFAULT);
+UPDATE books SET state = 'review' WHERE title = 'Second';
+UPDATE books SET state = 'published' WHERE title = 'First';
 -- Sequences that have moved on: a deleted row's id is not taken again.
 DELETE FROM books WHERE title = 'Third';
 SELECT nextval('counter'), nextval('counter');

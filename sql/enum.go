@@ -1,0 +1,358 @@
+package sql
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// Enum types: CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy'). A type is
+// a descriptor with its labels in order, each with PostgreSQL's float
+// sort order (pg_enum.enumsortorder); its oid is types.EnumOidBase plus
+// its object id, so that the types package knows an enum by its oid.
+// Values carry label and order (types.Enum), so they compare, index and
+// print without the catalog; what reads a label without the catalog
+// (text and binary input) leaves the order to enumInput and resolveRow,
+// which find it here or reject the label with PostgreSQL's 22P02.
+//
+// ADD VALUE places a label between two others by halving their orders,
+// which stored rows and index entries keep; a type whose orders can no
+// longer be halved takes no more labels between those two. RENAME VALUE,
+// which stored values would not follow, is refused.
+
+// EnumType is an enum type.
+type EnumType struct {
+	ID     uint32      `json:"id"`
+	Name   string      `json:"name"`
+	Labels []EnumLabel `json:"labels"` // in sort order
+}
+
+// EnumLabel is one of an enum type's values; OID is its pg_enum oid.
+type EnumLabel struct {
+	Label string  `json:"label"`
+	Sort  float32 `json:"sort"`
+	OID   uint32  `json:"oid"`
+}
+
+// Oid is the type's oid.
+func (e *EnumType) Oid() types.Oid { return types.EnumOidBase + types.Oid(e.ID) }
+
+// T is the type.
+func (e *EnumType) T() types.T { return types.T{Oid: e.Oid(), Mod: -1} }
+
+// value is the value of label, or 22P02.
+func (e *EnumType) value(label string) (types.Enum, error) {
+	for _, l := range e.Labels {
+		if l.Label == label {
+			return types.Enum{Label: label, Sort: l.Sort}, nil
+		}
+	}
+	return types.Enum{}, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input value for enum %s: %q", e.Name, label)
+}
+
+// enumNamed finds an enum type by name, qualified or not.
+func (c *Catalog) enumNamed(name string) *EnumType {
+	return c.enums[strings.TrimPrefix(name, "public.")]
+}
+
+// enumByOid finds an enum type by its oid.
+func (c *Catalog) enumByOid(oid types.Oid) *EnumType {
+	if !types.IsEnum(oid) {
+		return nil
+	}
+	for _, e := range c.enums {
+		if e.Oid() == oid {
+			return e
+		}
+	}
+	return nil
+}
+
+// parseTypeName reads a type name as types.ParseTypeName does, and the
+// names of the catalog's enum types.
+func (s *Session) parseTypeName(name string) (types.T, error) {
+	t, err := types.ParseTypeName(name)
+	if err == nil || pgerr.Code(err) != pgerr.UndefinedObject {
+		return t, err
+	}
+	unquoted := strings.Trim(name, `"`)
+	if e := s.catalog().enumNamed(unquoted); e != nil {
+		return e.T(), nil
+	}
+	if strings.HasSuffix(name, "[]") && s.catalog().enumNamed(strings.Trim(strings.TrimSuffix(name, "[]"), `"`)) != nil {
+		return types.T{}, pgerr.New(pgerr.FeatureNotSupported, "arrays of enum types are not supported")
+	}
+	return t, err
+}
+
+// enumInputExpr converts labels, strings or input's unresolved values, to
+// values of an enum type: PostgreSQL's enum_in, with the type's labels as
+// the statement's catalog has them.
+type enumInputExpr struct {
+	e    expr
+	enum *EnumType
+}
+
+func (x *enumInputExpr) typ() types.T { return x.enum.T() }
+func (x *enumInputExpr) eval(env *env) (any, error) {
+	v, err := x.e.eval(env)
+	if err != nil || v == nil {
+		return v, err
+	}
+	switch v := v.(type) {
+	case string:
+		return x.enum.value(v)
+	case types.Enum:
+		if v.Resolved() {
+			return v, nil
+		}
+		return x.enum.value(v.Label)
+	}
+	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", x.e.typ(), x.enum.Name)
+}
+
+// toEnum converts e to the enum type t, as coerce does: a literal now, a
+// parameter or a string expression (explicit casts only) as it runs.
+func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
+	et := c.s.catalog().enumByOid(t.Oid)
+	if et == nil {
+		return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", t.Oid)
+	}
+	from := e.typ()
+	switch x := e.(type) {
+	case *unknownExpr:
+		v, err := et.value(x.s)
+		if err != nil {
+			return nil, err
+		}
+		return &constExpr{t: t, v: v}, nil
+	case *constExpr:
+		if x.v == nil {
+			return &constExpr{t: t}, nil
+		}
+	case *paramExpr:
+		if from.Oid == types.OidUnknown {
+			(*c.params)[x.idx] = t
+			return &enumInputExpr{e: e, enum: et}, nil
+		}
+	}
+	switch {
+	case from.Oid == t.Oid:
+		// A parameter of the type reads its label without the catalog.
+		return &enumInputExpr{e: e, enum: et}, nil
+	case from.Oid == types.OidUnknown:
+		// An untyped value, as a set operation's literal branch gives.
+		return &enumInputExpr{e: e, enum: et}, nil
+	case explicit && isString(from.Oid):
+		return &enumInputExpr{e: e, enum: et}, nil
+	case explicit:
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, et.Name)
+	}
+	return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", et.Name, from).
+		WithHint("You will need to rewrite or cast the expression.")
+}
+
+// resolveRow gives the enum values of a row about to be stored their
+// orders: those that input read without the catalog (COPY's, a binary
+// parameter's), checking their labels.
+func (s *Session) resolveRow(t *Table, row []any) error {
+	for i, col := range t.Columns {
+		if !types.IsEnum(col.Type.Oid) || row[i] == nil {
+			continue
+		}
+		var label string
+		switch v := row[i].(type) {
+		case types.Enum:
+			if v.Resolved() {
+				continue
+			}
+			label = v.Label
+		case string:
+			label = v
+		default:
+			continue // types.Coerce reports the mismatch
+		}
+		et := s.catalog().enumByOid(col.Type.Oid)
+		if et == nil {
+			return pgerr.New(pgerr.UndefinedObject, "type of column %q does not exist", col.Name)
+		}
+		v, err := et.value(label)
+		if err != nil {
+			return err
+		}
+		row[i] = v
+	}
+	return nil
+}
+
+// createEnum runs CREATE TYPE name AS ENUM (...).
+func (s *Session) createEnum(ctx context.Context, cmd *parser.CreateEnum) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(cmd.Name, "public.")
+	if err := d.typeNameFree(name); err != nil {
+		return err
+	}
+	id, err := d.nextID(ctx)
+	if err != nil {
+		return err
+	}
+	e := &EnumType{ID: id, Name: name}
+	for i, label := range cmd.Labels {
+		if err := checkEnumLabel(label); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(e.Labels, func(l EnumLabel) bool { return l.Label == label }) {
+			// As pg_enum's unique index reports it.
+			return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", "pg_enum_typid_label_index").
+				WithDetail("Key (enumtypid, enumlabel)=(%d, %s) already exists.", e.Oid(), label)
+		}
+		oid, err := d.nextID(ctx)
+		if err != nil {
+			return err
+		}
+		e.Labels = append(e.Labels, EnumLabel{Label: label, Sort: float32(i + 1), OID: oid})
+	}
+	return d.putEnum(ctx, e)
+}
+
+// checkEnumLabel checks a label's length, as PostgreSQL does (NAMEDATALEN).
+func checkEnumLabel(label string) error {
+	if len(label) > 63 {
+		return pgerr.New(pgerr.InvalidName, "invalid enum label %q", label).
+			WithDetail("Labels must be 63 bytes or less.")
+	}
+	return nil
+}
+
+// typeNameFree fails if name is taken by a type: an enum, or a table's
+// or view's row type, as in PostgreSQL.
+func (d *ddl) typeNameFree(name string) error {
+	_, builtin := types.ParseTypeName(name)
+	if d.cat.enums[name] != nil || d.cat.tables[name] != nil || d.cat.views[name] != nil || builtin == nil {
+		return pgerr.New(pgerr.DuplicateObject, "type %q already exists", name)
+	}
+	return nil
+}
+
+// alterEnum runs ALTER TYPE ... ADD VALUE, RENAME TO and RENAME VALUE.
+func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	old := d.cat.enumNamed(cmd.Name)
+	if old == nil {
+		return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
+	}
+	e := &EnumType{ID: old.ID, Name: old.Name, Labels: slices.Clone(old.Labels)}
+	switch {
+	case cmd.NewName != "":
+		if err := d.typeNameFree(cmd.NewName); err != nil {
+			return err
+		}
+		delete(d.cat.enums, e.Name)
+		e.Name = cmd.NewName
+		return d.putEnum(ctx, e)
+	case cmd.Rename:
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported").
+			WithDetail("Stored values keep the label they were written with.")
+	}
+	if err := checkEnumLabel(cmd.Add); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(e.Labels, func(l EnumLabel) bool { return l.Label == cmd.Add }) {
+		if cmd.IfNotExists {
+			s.notice(pgerr.DuplicateObject, "enum label %q already exists, skipping", cmd.Add)
+			return nil
+		}
+		return pgerr.New(pgerr.DuplicateObject, "enum label %q already exists", cmd.Add)
+	}
+	at := len(e.Labels) // the new label's place
+	if cmd.Neighbor != "" {
+		k := slices.IndexFunc(e.Labels, func(l EnumLabel) bool { return l.Label == cmd.Neighbor })
+		if k < 0 {
+			return pgerr.New(pgerr.InvalidParameterValue, "%q is not an existing enum label", cmd.Neighbor)
+		}
+		at = k
+		if !cmd.Before {
+			at = k + 1
+		}
+	}
+	var sort float32
+	switch {
+	case len(e.Labels) == 0:
+		sort = 1
+	case at == len(e.Labels):
+		sort = float32(math.Floor(float64(e.Labels[at-1].Sort))) + 1
+	case at == 0:
+		sort = float32(math.Ceil(float64(e.Labels[0].Sort))) - 1
+	default:
+		lo, hi := e.Labels[at-1].Sort, e.Labels[at].Sort
+		sort = lo + (hi-lo)/2
+		if sort <= lo || sort >= hi {
+			return pgerr.New(pgerr.FeatureNotSupported, "no room for enum label %q between %q and %q", cmd.Add, e.Labels[at-1].Label, e.Labels[at].Label).
+				WithDetail("Stored values keep their sort order, so epochdb cannot renumber the labels as PostgreSQL does.")
+		}
+	}
+	oid, err := d.nextID(ctx)
+	if err != nil {
+		return err
+	}
+	e.Labels = slices.Insert(e.Labels, at, EnumLabel{Label: cmd.Add, Sort: sort, OID: oid})
+	return d.putEnum(ctx, e)
+}
+
+// dropTypes runs DROP TYPE. A column of the type stops it, or with
+// CASCADE goes with it, as in PostgreSQL.
+func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range cmd.Names {
+		e := d.cat.enumNamed(name)
+		if e == nil {
+			if cmd.IfExists {
+				s.notice(pgerr.SuccessfulCompletion, "type %q does not exist, skipping", name)
+				continue
+			}
+			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name)
+		}
+		var users []string
+		for _, t := range d.cat.Tables() {
+			for _, col := range t.Columns {
+				if col.visible() && col.Type.Oid == e.Oid() {
+					users = append(users, "column "+col.Name+" of table "+t.Name+" depends on type "+e.Name)
+				}
+			}
+		}
+		if len(users) > 0 {
+			if !cmd.Cascade {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", e.Name).
+					WithDetail("%s", strings.Join(users, "\n")).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+			return pgerr.New(pgerr.FeatureNotSupported, "DROP TYPE ... CASCADE of a type that columns use is not supported")
+		}
+		delete(d.cat.enums, e.Name)
+		if err := d.tx.Delete(ctx, descKey(e.ID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putEnum stores e.
+func (d *ddl) putEnum(ctx context.Context, e *EnumType) error {
+	d.cat.enums[e.Name] = e
+	types.NameEnum(e.Oid(), e.Name)
+	return d.put(ctx, e.ID, &descriptor{Enum: e})
+}
