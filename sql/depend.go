@@ -173,24 +173,41 @@ func (f *literalFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 func (s *Session) checkDependents(cat *Catalog, targets []dropTarget, dropping []uint32, cascade bool) ([]dependent, error) {
 	var deps []dependent
 	for _, target := range targets {
-		for _, dep := range s.dependents(cat, target, dropping) {
-			if !slices.ContainsFunc(deps, func(o dependent) bool { return o.String() == dep.String() }) {
-				deps = append(deps, dep)
-			}
-		}
+		deps = addDependents(deps, s.dependents(cat, target, dropping))
 	}
 	if len(deps) == 0 || cascade {
 		return deps, nil
 	}
+	what := "desired object(s)"
+	if len(targets) == 1 {
+		what = targets[0].kind + " " + targets[0].name
+	}
+	return nil, errDependents(what, len(targets) > 1, deps)
+}
+
+// addDependents adds to deps those of more it lacks.
+func addDependents(deps, more []dependent) []dependent {
+	for _, dep := range more {
+		if !slices.ContainsFunc(deps, func(o dependent) bool { return o.String() == dep.String() }) {
+			deps = append(deps, dep)
+		}
+	}
+	return deps
+}
+
+// errDependents is the error of a DROP of what, without CASCADE, that
+// deps depend on, listed as PostgreSQL lists them.
+func errDependents(what string, plural bool, deps []dependent) error {
 	lines := make([]string, len(deps))
 	for i, d := range deps {
 		lines[i] = d.String() + " depends on " + d.on
 	}
-	err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
-	if len(targets) == 1 {
-		err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", targets[0].kind, targets[0].name)
+	msg := "cannot drop %s because other objects depend on it"
+	if plural {
+		msg = "cannot drop %s because other objects depend on them"
 	}
-	return nil, err.WithDetail("%s", strings.Join(lines, "\n")).
+	return pgerr.New(pgerr.DependentObjectsStillExist, msg, what).
+		WithDetail("%s", strings.Join(lines, "\n")).
 		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
@@ -245,21 +262,22 @@ func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) 
 }
 
 func sortedViews(cat *Catalog) []*View {
-	vs := make([]*View, 0, len(cat.views))
-	for _, v := range cat.views {
-		vs = append(vs, v)
-	}
-	slices.SortFunc(vs, func(a, b *View) int { return cmp.Compare(a.ID, b.ID) })
-	return vs
+	return sortedBy(cat.views, func(v *View) uint32 { return v.ID })
 }
 
 func sortedSequences(cat *Catalog) []*Sequence {
-	ss := make([]*Sequence, 0, len(cat.sequences))
-	for _, q := range cat.sequences {
-		ss = append(ss, q)
+	return sortedBy(cat.sequences, func(q *Sequence) uint32 { return q.ID })
+}
+
+// sortedBy is m's values in the order of their ids, which is the order
+// they were made in.
+func sortedBy[T any](m map[string]T, id func(T) uint32) []T {
+	out := make([]T, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
 	}
-	slices.SortFunc(ss, func(a, b *Sequence) int { return cmp.Compare(a.ID, b.ID) })
-	return ss
+	slices.SortFunc(out, func(a, b T) int { return cmp.Compare(id(a), id(b)) })
+	return out
 }
 
 // checkColumnDependents is checkDependents for ALTER TABLE ... DROP
@@ -290,23 +308,13 @@ func (s *Session) checkColumnDependents(cat *Catalog, t *Table, i int, cascade b
 	for _, v := range sortedViews(cat) {
 		if viewUsesColumn(v, t, col.Name) {
 			deps = append(deps, dependent{view: v, on: on})
-			for _, dep := range s.dependents(cat, dropTarget{kind: "view", name: v.Name, id: v.ID}, nil) {
-				if !slices.ContainsFunc(deps, func(o dependent) bool { return o.String() == dep.String() }) {
-					deps = append(deps, dep)
-				}
-			}
+			deps = addDependents(deps, s.dependents(cat, dropTarget{kind: "view", name: v.Name, id: v.ID}, nil))
 		}
 	}
 	if len(deps) == 0 || cascade {
 		return deps, nil
 	}
-	lines := make([]string, len(deps))
-	for k, d := range deps {
-		lines[k] = d.String() + " depends on " + d.on
-	}
-	return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col.Name, t.Name).
-		WithDetail("%s", strings.Join(lines, "\n")).
-		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	return nil, errDependents(on, false, deps)
 }
 
 // dropConstraintDependents drops, for ALTER TABLE ... DROP CONSTRAINT ...

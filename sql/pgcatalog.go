@@ -532,12 +532,7 @@ func pgEnumRows(s *Session) []row {
 }
 
 func sortedEnums(cat *Catalog) []*EnumType {
-	es := make([]*EnumType, 0, len(cat.enums))
-	for _, e := range cat.enums {
-		es = append(es, e)
-	}
-	slices.SortFunc(es, func(a, b *EnumType) int { return cmp.Compare(a.ID, b.ID) })
-	return es
+	return sortedBy(cat.enums, func(e *EnumType) uint32 { return e.ID })
 }
 
 func pgNamespaceRows(s *Session) []row {
