@@ -621,25 +621,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 						WithDetail("Column %s is part of the primary key of table %s.", col.Name, t.Name)
 				}
 			}
-			deps, err := s.checkColumnDependents(d.cat, old, i, st.Cascade)
-			if err != nil {
-				return err
-			}
-			if err := s.dropDependents(ctx, d, deps); err != nil {
-				return err
-			}
-			// Generated columns that read it go with it, under CASCADE.
-			for _, dep := range deps {
-				if dep.col == nil {
-					continue
-				}
-				if k, gc := t.Column(dep.col.Name); gc != nil {
-					if err := t.dropColumn(k); err != nil {
-						return err
-					}
-				}
-			}
-			if err := t.dropColumn(i); err != nil {
+			if err := s.dropColumnWithDependents(ctx, d, old, t, i, st.Cascade); err != nil {
 				return err
 			}
 		case ast.AlterTableAddConstraint:

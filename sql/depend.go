@@ -342,3 +342,27 @@ func indexByID(t *Table, id uint8) *Index {
 	}
 	return nil
 }
+
+// dropColumnWithDependents drops column i of t, the altered copy of old,
+// with what depends on it: an error without cascade, else the views and
+// other tables' foreign keys go, and t's generated columns that read it.
+func (s *Session) dropColumnWithDependents(ctx context.Context, d *ddl, old, t *Table, i int, cascade bool) error {
+	deps, err := s.checkColumnDependents(d.cat, old, i, cascade)
+	if err != nil {
+		return err
+	}
+	if err := s.dropDependents(ctx, d, deps); err != nil {
+		return err
+	}
+	for _, dep := range deps {
+		if dep.col == nil {
+			continue
+		}
+		if k, gc := t.Column(dep.col.Name); gc != nil {
+			if err := t.dropColumn(k); err != nil {
+				return err
+			}
+		}
+	}
+	return t.dropColumn(i)
+}

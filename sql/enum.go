@@ -326,24 +326,60 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 			}
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name)
 		}
-		var users []string
+		var deps []dependent
 		for _, t := range d.cat.Tables() {
 			for _, col := range t.Columns {
 				if col.visible() && col.Type.Oid == e.Oid() {
-					users = append(users, "column "+col.Name+" of table "+t.Name+" depends on type "+e.Name)
+					deps = append(deps, dependent{table: t, col: col, on: "type " + e.Name})
 				}
 			}
 		}
-		if len(users) > 0 {
-			if !cmd.Cascade {
-				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", e.Name).
-					WithDetail("%s", strings.Join(users, "\n")).
-					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-			}
-			return pgerr.New(pgerr.FeatureNotSupported, "DROP TYPE ... CASCADE of a type that columns use is not supported")
+		if len(deps) > 0 && !cmd.Cascade {
+			return errDependents("type "+e.Name, false, deps)
+		}
+		if err := s.dropDependents(ctx, d, deps); err != nil {
+			return err
+		}
+		if err := s.dropColumnsOfType(ctx, d, e); err != nil {
+			return err
 		}
 		delete(d.cat.enums, e.Name)
 		if err := d.tx.Delete(ctx, descKey(e.ID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropColumnsOfType drops, for DROP TYPE ... CASCADE, every column of
+// type e, and what depends on them, as ALTER TABLE ... DROP COLUMN ...
+// CASCADE would, table by table.
+func (s *Session) dropColumnsOfType(ctx context.Context, d *ddl, e *EnumType) error {
+	for _, old := range d.cat.Tables() {
+		if !slices.ContainsFunc(old.Columns, func(c *TableColumn) bool { return c.visible() && c.Type.Oid == e.Oid() }) {
+			continue
+		}
+		if err := s.refusePendingChecks(old, "ALTER TABLE"); err != nil {
+			return err
+		}
+		if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
+			return err
+		}
+		t := old.clone()
+		for i, col := range t.Columns {
+			if !col.visible() || col.Type.Oid != e.Oid() {
+				continue
+			}
+			if err := s.dropColumnWithDependents(ctx, d, old, t, i, true); err != nil {
+				return err
+			}
+		}
+		if !sameIndexes(old, t) {
+			if err := s.rebuild(ctx, d, old, t, nil, nil); err != nil {
+				return err
+			}
+		}
+		if err := d.putTable(ctx, t); err != nil {
 			return err
 		}
 	}
