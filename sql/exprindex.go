@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"math"
 	"slices"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -50,9 +51,13 @@ func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
 	if typ.Oid == types.OidUnknown {
 		typ = types.Text
 	}
-	num := int16(0)
+	// Hidden columns take attnums from the top down, so that the visible
+	// ones keep PostgreSQL's numbering; none is reused.
+	num := int16(math.MaxInt16)
 	for _, col := range t.Columns {
-		num = max(num, col.Num)
+		if col.Hidden {
+			num = min(num, col.Num-1)
+		}
 	}
 	// PostgreSQL names an index's expression column after the function
 	// it calls, or "expr".
@@ -60,7 +65,7 @@ func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
 	if f, ok := e.(*ast.FuncCallExpr); ok {
 		name = f.FnName.L
 	}
-	t.Columns = append(t.Columns, &TableColumn{Num: num + 1, Name: name, Type: typ, Generated: stored, Hidden: true})
+	t.Columns = append(t.Columns, &TableColumn{Num: num, Name: name, Type: typ, Generated: stored, Hidden: true})
 	return len(t.Columns) - 1, true, nil
 }
 
