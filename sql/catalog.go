@@ -81,6 +81,12 @@ type Table struct {
 	Checks []*Check `json:"checks,omitempty"`
 	// ForeignKeys are the FOREIGN KEY constraints, in the order made.
 	ForeignKeys []*ForeignKey `json:"foreign_keys,omitempty"`
+	// MatView is a materialized view's query, as written, and Deps the
+	// relations it reads (see matview.go); Unpopulated says that WITH NO
+	// DATA left it empty.
+	MatView     string   `json:"mat_view,omitempty"`
+	Deps        []uint32 `json:"deps,omitempty"`
+	Unpopulated bool     `json:"unpopulated,omitempty"`
 
 	// colTypes caches types() for the row codec, which runs per row. It
 	// is set when the table enters a catalog, after which the table is

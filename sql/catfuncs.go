@@ -86,6 +86,8 @@ var catalogBuiltins = map[string]builtin{
 	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
 		if r, ok := e.s.relationByOID(uint32(a[0].(int64))); ok && r.view != nil {
 			return viewDef(e.s, r.view), nil
+		} else if ok && r.table != nil && r.table.isMatView() {
+			return viewDef(e.s, r.table.matViewAsView()), nil
 		}
 		return nil, nil
 	}),

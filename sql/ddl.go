@@ -392,14 +392,24 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade 
 			}
 			return pgerr.New(pgerr.UndefinedTable, "table %q does not exist", tn.Name.O)
 		}
+		if t.isMatView() {
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", t.Name).
+				WithHint("Use DROP MATERIALIZED VIEW to remove a materialized view.")
+		}
 		if !slices.Contains(tables, t) {
 			tables = append(tables, t)
 		}
 	}
+	return s.dropRelations(ctx, d, tables, "table", cascade)
+}
+
+// dropRelations drops tables or materialized views (kind says which),
+// after the checks of their dependents.
+func (s *Session) dropRelations(ctx context.Context, d *ddl, tables []*Table, kind string, cascade bool) error {
 	ids := make([]uint32, len(tables))
 	targets := make([]dropTarget, len(tables))
 	for i, t := range tables {
-		ids[i], targets[i] = t.ID, dropTarget{kind: "table", name: t.Name, id: t.ID}
+		ids[i], targets[i] = t.ID, dropTarget{kind: kind, name: t.Name, id: t.ID}
 	}
 	deps, err := s.checkDependents(d.cat, targets, ids, cascade)
 	if err != nil {

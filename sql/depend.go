@@ -28,19 +28,22 @@ import (
 
 // dependent is one object that depends on what a DROP removes.
 type dependent struct {
-	view  *View
-	table *Table       // the table of fk, def or col
-	fk    *ForeignKey  // a foreign key of table
-	def   *TableColumn // a column of table whose default calls nextval
-	col   *TableColumn // a generated column of table, which its caller drops
-	on    string       // what it depends on: "table cp", "view cv"
-	onID  uint32       // and its id
+	view    *View
+	matView *Table       // a materialized view
+	table   *Table       // the table of fk, def or col
+	fk      *ForeignKey  // a foreign key of table
+	def     *TableColumn // a column of table whose default calls nextval
+	col     *TableColumn // a generated column of table, which its caller drops
+	on      string       // what it depends on: "table cp", "view cv"
+	onID    uint32       // and its id
 }
 
 func (d dependent) String() string {
 	switch {
 	case d.view != nil:
 		return "view " + d.view.Name
+	case d.matView != nil:
+		return "materialized view " + d.matView.Name
 	case d.fk != nil:
 		return fmt.Sprintf("constraint %s on table %s", d.fk.Name, d.table.Name)
 	case d.col != nil:
@@ -87,6 +90,10 @@ func (s *Session) dependents(cat *Catalog, target dropTarget, dropping []uint32)
 		for _, t := range cat.Tables() {
 			if slices.Contains(dropping, t.ID) {
 				continue
+			}
+			if t.isMatView() && slices.Contains(t.Deps, g.id) && !seen[t.ID] {
+				out = append(out, dependent{matView: t, on: g.desc, onID: g.id})
+				queue = append(queue, gone{t.ID, "materialized view " + t.Name})
 			}
 			for _, fk := range t.ForeignKeys {
 				refIndex := target.index != nil && g.id == target.id && fk.RefTable == target.table.ID && fk.RefIndex == target.index.ID
@@ -230,6 +237,17 @@ func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) 
 	for _, dep := range deps {
 		if dep.col != nil {
 			continue // a column of the table being altered: its ALTER drops it
+		}
+		if dep.matView != nil {
+			if cur := d.cat.byID[dep.matView.ID]; cur != nil {
+				if err := s.lockTableForDDL(ctx, d, cur, true); err != nil {
+					return err
+				}
+				if err := d.dropTable(ctx, cur); err != nil {
+					return err
+				}
+			}
+			continue
 		}
 		if dep.view != nil {
 			if err := d.dropView(ctx, dep.view); err != nil {

@@ -35,7 +35,11 @@ func (c *compiler) writableTable(schema, name, verb string) (*Table, error) {
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
 			WithDetail("Views are not automatically updatable in epochdb.")
 	}
-	return c.s.catalog().Table(name)
+	t, err := c.s.catalog().Table(name)
+	if err == nil && t.isMatView() {
+		return nil, errMatViewWrite(name)
+	}
+	return t, err
 }
 
 // targetTable resolves the table an INSERT, UPDATE or DELETE writes.

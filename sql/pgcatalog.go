@@ -222,7 +222,7 @@ func (s *Session) relations() []relation {
 	cat := s.catalog()
 	var rels []relation
 	for _, t := range cat.Tables() {
-		rels = append(rels, relation{oid: t.ID, name: t.Name, nsp: oidPublic, kind: "r", table: t})
+		rels = append(rels, relation{oid: t.ID, name: t.Name, nsp: oidPublic, kind: t.relkind(), table: t})
 		for _, ix := range t.Indexes {
 			rels = append(rels, relation{oid: ix.OID, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix})
 		}
@@ -252,7 +252,7 @@ func (s *Session) relations() []relation {
 func (s *Session) relationByOID(oid uint32) (relation, bool) {
 	cat := s.catalog()
 	if t := cat.byID[oid]; t != nil {
-		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: "r", table: t}, true
+		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: t.relkind(), table: t}, true
 	}
 	if q := cat.seqByID[oid]; q != nil && q.Name[0] != 0 {
 		return relation{oid: oid, name: q.Name, nsp: oidPublic, kind: "S", seq: q}, true
@@ -420,7 +420,7 @@ func init() {
 		catalogTable(oidPgCatalog, 12033, "v", "pg_tables", `schemaname name, tablename name, tableowner name,
 			tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool`, pgTablesRows),
 		catalogTable(oidPgCatalog, 12038, "v", "pg_matviews", `schemaname name, matviewname name, matviewowner name,
-			tablespace name, hasindexes bool, ispopulated bool, definition text`, none),
+			tablespace name, hasindexes bool, ispopulated bool, definition text`, pgMatviewsRows),
 		catalogTable(oidPgCatalog, 12043, "v", "pg_indexes", "schemaname name, tablename name, indexname name, tablespace name, indexdef text", pgIndexesRows),
 		catalogTable(oidPgCatalog, 12048, "v", "pg_sequences", `schemaname name, sequencename name, sequenceowner name,
 			data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool,
@@ -586,7 +586,8 @@ func pgClassRows(s *Session) []row {
 		rw := row{"oid": r.oid, "relname": r.name, "relnamespace": r.nsp, "relowner": oidSuperuser,
 			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.kind, "relispopulated": true, "relreplident": "n"}
 		switch {
-		case r.kind == "r" && r.table != nil:
+		case (r.kind == "r" || r.kind == "m") && r.table != nil:
+			rw["relispopulated"] = !r.table.Unpopulated
 			rw["relam"], rw["reltuples"], rw["relreplident"] = oidHeap, float64(-1), "d"
 			rw["relhasindex"], rw["relnatts"] = len(r.table.Indexes) > 0, len(r.table.Columns)
 			rw["relchecks"] = len(r.table.Checks)
@@ -626,7 +627,7 @@ func pgAttributeRows(s *Session) []row {
 	var rows []row
 	for _, r := range s.relations() {
 		switch {
-		case r.kind == "r" && r.table != nil:
+		case (r.kind == "r" || r.kind == "m") && r.table != nil:
 			for _, c := range r.table.Columns {
 				if c.Hidden {
 					continue // an expression index's; PostgreSQL has no such column
@@ -878,6 +879,17 @@ func pgTablesRows(s *Session) []row {
 	return rows
 }
 
+func pgMatviewsRows(s *Session) []row {
+	var rows []row
+	for _, t := range s.catalog().Tables() {
+		if t.isMatView() {
+			rows = append(rows, row{"schemaname": "public", "matviewname": t.Name, "matviewowner": superuser(s),
+				"hasindexes": len(t.Indexes) > 0, "ispopulated": !t.Unpopulated, "definition": viewDef(s, t.matViewAsView())})
+		}
+	}
+	return rows
+}
+
 func pgViewsRows(s *Session) []row {
 	var rows []row
 	for _, r := range s.relations() {
@@ -907,6 +919,22 @@ func viewRelation(v *View) relation {
 // with its relations qualified where the search path would not find them.
 func viewDef(s *Session, v *View) string {
 	query := v.SQL
+	// Column names the view gave its query's columns are no part of the
+	// query as written; a derived table's column list says them, so that
+	// the definition alone, as pg_dump writes it, makes the same columns.
+	if qp, err := planViewQuery(s, query); err == nil {
+		cols := qp.columns()
+		renamed := len(cols) != len(v.Columns)
+		names := make([]string, len(v.Columns))
+		for i, c := range v.Columns {
+			names[i] = parser.QuoteIdent(c.Name)
+			renamed = renamed || cols[i].Name != c.Name
+		}
+		if renamed && len(v.Columns) > 0 {
+			query = "SELECT * FROM (" + strings.TrimSuffix(strings.TrimSpace(query), ";") + ") AS " +
+				parser.QuoteIdent(v.Name) + "(" + strings.Join(names, ", ") + ")"
+		}
+	}
 	if !s.schemaVisible(oidPublic) {
 		cat := s.catalog()
 		q, err := parser.QualifyRelations(query, func(name string) string {

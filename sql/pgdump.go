@@ -513,16 +513,32 @@ const (
 	oidPgRewrite = 2618
 )
 
-// ruleOID is the pg_rewrite oid of a view's _RETURN rule: the view's with
-// the top bit set, clear of the object ids epochdb allocates.
-func ruleOID(v *View) uint32 { return 1<<31 | v.ID }
+// ruleOIDOf is the pg_rewrite oid of the _RETURN rule of the view or
+// materialized view id: the id with the top bit set, clear of the object
+// ids epochdb allocates.
+func ruleOIDOf(id uint32) uint32 { return 1<<31 | id }
+
+// viewRules lists the relations with a _RETURN rule, views and
+// materialized views, with the relations their queries read.
+func viewRules(cat *Catalog) (ids []uint32, deps [][]uint32) {
+	for _, v := range cat.views {
+		ids, deps = append(ids, v.ID), append(deps, v.Deps)
+	}
+	for _, t := range cat.tables {
+		if t.isMatView() {
+			ids, deps = append(ids, t.ID), append(deps, t.Deps)
+		}
+	}
+	return ids, deps
+}
 
 // pgRewriteRows are the views' rules: in PostgreSQL a view is a relation
 // whose query is its ON SELECT DO INSTEAD rule, named _RETURN.
 func pgRewriteRows(s *Session) []row {
 	var rows []row
-	for _, v := range s.catalog().views {
-		rows = append(rows, row{"oid": ruleOID(v), "rulename": "_RETURN", "ev_class": v.ID, "ev_type": "1",
+	ids, _ := viewRules(s.catalog())
+	for _, id := range ids {
+		rows = append(rows, row{"oid": ruleOIDOf(id), "rulename": "_RETURN", "ev_class": id, "ev_type": "1",
 			"ev_enabled": "O", "is_instead": true, "ev_qual": "<>"})
 	}
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
@@ -550,13 +566,14 @@ func pgDumpDependRows(s *Session) []row {
 			}
 		}
 	}
-	for _, v := range cat.views {
-		rule := ruleOID(v)
+	ids, deps := viewRules(cat)
+	for i, id := range ids {
+		rule := ruleOIDOf(id)
 		// The rule reads the view's own columns too (deptype n).
 		rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
-			"refobjid": v.ID, "deptype": "i"}, row{"classid": oidPgRewrite, "objid": rule,
-			"refclassid": oidPgClass, "refobjid": v.ID, "deptype": "n"})
-		for _, dep := range v.Deps {
+			"refobjid": id, "deptype": "i"}, row{"classid": oidPgRewrite, "objid": rule,
+			"refclassid": oidPgClass, "refobjid": id, "deptype": "n"})
+		for _, dep := range deps[i] {
 			rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
 				"refobjid": dep, "deptype": "n"})
 		}
@@ -587,7 +604,7 @@ func defaultSequences(cat *Catalog, c *TableColumn) []*Sequence {
 // alterOwnerKinds are the relation kinds each ALTER ... OWNER TO takes,
 // and how its error names the kind it wanted; ALTER TABLE takes any.
 var alterOwnerKinds = map[string]struct{ kinds, want string }{
-	"table": {"rivS", ""}, "sequence": {"S", "a sequence"}, "view": {"v", "a view"}, "index": {"i", "an index"},
+	"table": {"rivSm", ""}, "sequence": {"S", "a sequence"}, "view": {"v", "a view"}, "index": {"i", "an index"},
 }
 
 // alterOwner runs ALTER ... OWNER TO. epochdb has one role, which owns

@@ -184,6 +184,9 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	if err != nil {
 		return nil, nil, err
 	}
+	if t.Unpopulated {
+		return nil, nil, errUnpopulated(t)
+	}
 	c.s.noteRead(t.ID)
 	return &tableScan{t: t, access: access{kind: "seq"}}, tableScope(t, alias), nil
 }

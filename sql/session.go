@@ -871,6 +871,12 @@ func writes(p *Prepared) string {
 		return "ALTER TABLE"
 	case *parser.CreateEnum:
 		return "CREATE TYPE"
+	case *parser.CreateMatView:
+		return "SELECT"
+	case *parser.RefreshMatView:
+		return "REFRESH MATERIALIZED VIEW"
+	case *parser.DropMatView:
+		return "DROP MATERIALIZED VIEW"
 	case *parser.AlterEnum:
 		return "ALTER TYPE"
 	case *parser.DropType:
@@ -1127,6 +1133,17 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "ALTER TABLE", s.alterIdentity(ctx, cmd)
 	case *parser.CreateEnum:
 		return "CREATE TYPE", s.createEnum(ctx, cmd)
+	case *parser.CreateMatView:
+		// Like CREATE TABLE AS, it reports the rows it stored.
+		rows, err := s.createMatView(ctx, cmd)
+		if rows < 0 {
+			return "CREATE MATERIALIZED VIEW", err
+		}
+		return fmt.Sprintf("SELECT %d", rows), err
+	case *parser.RefreshMatView:
+		return "REFRESH MATERIALIZED VIEW", s.refreshMatView(ctx, cmd)
+	case *parser.DropMatView:
+		return "DROP MATERIALIZED VIEW", s.dropMatViews(ctx, cmd)
 	case *parser.AlterEnum:
 		return "ALTER TYPE", s.alterEnum(ctx, cmd)
 	case *parser.DropType:

@@ -265,6 +265,9 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 	for _, tn := range n.Tables {
 		v := d.cat.views[tn.Name.O]
 		switch {
+		case v == nil && d.cat.tables[tn.Name.O] != nil && d.cat.tables[tn.Name.O].isMatView():
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
+				WithHint("Use DROP MATERIALIZED VIEW to remove a materialized view.")
 		case v == nil && d.cat.tables[tn.Name.O] != nil:
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
 				WithHint("Use DROP TABLE to remove a table.")
@@ -309,6 +312,18 @@ func (d *ddl) dropView(ctx context.Context, v *View) error {
 // index or sequence takes (42809), as PostgreSQL words it; nil if name is
 // not a view.
 func (c *Catalog) viewMisuse(name, op string) error {
+	if t := c.tables[name]; t != nil && t.isMatView() {
+		switch op {
+		case "create index", "copy out", "alter rename", "alter rename constraint":
+			return nil
+		case "copy in":
+			return errMatViewWrite(name)
+		case "truncate", "sequence", "index":
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", name)
+		}
+		return pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation %q", strings.TrimPrefix(op, "alter "), name).
+			WithDetail("This operation is not supported for materialized views.")
+	}
 	if c.views[name] == nil {
 		return nil
 	}

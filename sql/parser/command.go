@@ -155,6 +155,8 @@ func command(word string) func(c *cursor) (any, error) {
 		return parseCopy
 	case "truncate":
 		return parseTruncate
+	case "refresh":
+		return parseRefresh
 	case "lock":
 		return parseLock
 	case "vacuum":

@@ -78,6 +78,11 @@ func (p *stmtParser) create() error {
 			return err
 		}
 		return p.command(parseCreateType, i+1)
+	case isWord(kind, "view"):
+		if err := p.modifiersOnly(seq[1:i], "materialized"); err != nil {
+			return err
+		}
+		return p.createMatView(i)
 	}
 	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
 }
@@ -1171,6 +1176,9 @@ func (p *stmtParser) drop() error {
 	}
 	if isWord(kind, "type") {
 		return p.command(parseDropType, 2)
+	}
+	if isWord(kind, "materialized") {
+		return p.command(parseDropMatView, 2)
 	}
 	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict", "cascade") {
 		p.st.Cascade = isWord(seq[n-1], "cascade")

@@ -60,3 +60,6 @@ CREATE TABLE events (
 );
 INSERT INTO events (amount) VALUES (1), (2), (3);
 DELETE FROM events WHERE amount = 3;
+-- A materialized view with its own column names and an index.
+CREATE MATERIALIZED VIEW author_books (author, books) AS SELECT author_id, count(*) FROM books GROUP BY author_id;
+CREATE UNIQUE INDEX author_books_author ON author_books (author);

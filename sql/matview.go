@@ -1,0 +1,208 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// Materialized views: a table that holds a query's rows as of its last
+// REFRESH, which only REFRESH writes. One is a Table whose MatView is the
+// query's text and whose Deps are the relations the query reads, as a
+// view's are; reads, indexes and the catalogs treat it as a table, of
+// relkind 'm'. WITH NO DATA leaves it unpopulated, and reading it then
+// fails with 55000, as in PostgreSQL.
+
+// isMatView reports whether t is a materialized view.
+func (t *Table) isMatView() bool { return t.MatView != "" }
+
+// relkind is t's pg_class.relkind.
+func (t *Table) relkind() string {
+	if t.isMatView() {
+		return "m"
+	}
+	return "r"
+}
+
+// matViewAsView is a materialized view t as the view it is defined as,
+// for printing its definition.
+func (t *Table) matViewAsView() *View {
+	v := &View{ID: t.ID, Name: t.Name, SQL: t.MatView}
+	for _, c := range t.Columns {
+		if c.visible() {
+			v.Columns = append(v.Columns, ViewColumn{Name: c.Name, Type: c.Type})
+		}
+	}
+	return v
+}
+
+// errMatViewWrite is the error of writing to a materialized view.
+func errMatViewWrite(name string) error {
+	return pgerr.New(pgerr.WrongObjectType, "cannot change materialized view %q", name)
+}
+
+// errUnpopulated is the error of reading a materialized view that WITH
+// NO DATA left empty.
+func errUnpopulated(t *Table) error {
+	return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view %q has not been populated", t.Name).
+		WithHint("Use the REFRESH MATERIALIZED VIEW command.")
+}
+
+// createMatView runs CREATE MATERIALIZED VIEW: a table of the query's
+// columns, filled with its rows unless WITH NO DATA. It returns how many
+// rows it stored, or -1 if it stored none by design (WITH NO DATA, or IF
+// NOT EXISTS finding the view).
+func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) (int64, error) {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return 0, err
+	}
+	name := strings.TrimPrefix(cmd.Name, "public.")
+	if relationNamed(d.cat, name) {
+		if cmd.IfNotExists {
+			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
+			return -1, nil
+		}
+		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	qp, err := planViewQuery(s, cmd.Query.SQL)
+	if err != nil {
+		return 0, err
+	}
+	cols := qp.columns()
+	if len(cmd.Columns) > len(cols) {
+		return 0, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+	}
+	id, err := d.nextID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t := &Table{ID: id, Name: name, DataID: id, Options: map[string]string{}, MatView: cmd.Query.SQL, Unpopulated: cmd.NoData}
+	if t.Deps, err = viewDeps(d.cat, cmd.Query.AST); err != nil {
+		return 0, err
+	}
+	for i, c := range cols {
+		colName := c.Name
+		if i < len(cmd.Columns) {
+			colName = cmd.Columns[i]
+		}
+		if _, dup := t.Column(colName); dup != nil {
+			return 0, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", colName)
+		}
+		typ := c.Type
+		if typ.Oid == types.OidUnknown {
+			typ = types.Text
+		}
+		t.NextNum++
+		t.Columns = append(t.Columns, &TableColumn{Num: t.NextNum, Name: colName, Type: typ})
+	}
+	if err := s.addRowIDSeq(ctx, d, t); err != nil {
+		return 0, err
+	}
+	if err := d.claimName(ctx, name, id); err != nil {
+		return 0, err
+	}
+	if err := d.putTable(ctx, t); err != nil {
+		return 0, err
+	}
+	if cmd.NoData {
+		return -1, nil
+	}
+	return s.fillMatView(ctx, d, t, qp)
+}
+
+// fillMatView writes the rows of qp, t's query, into t, and returns how
+// many.
+func (s *Session) fillMatView(ctx context.Context, d *ddl, t *Table, qp queryPlan) (int64, error) {
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	it, err := qp.open(x)
+	if err != nil {
+		return 0, err
+	}
+	defer it.close()
+	var n int64
+	for {
+		r, err := it.next()
+		if err != nil || r == nil {
+			return n, err
+		}
+		row := make([]any, len(t.Columns)+1)
+		copy(row, r[:len(t.Columns)])
+		if err := s.insertRow(x, t, row); err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// refreshMatView runs REFRESH MATERIALIZED VIEW: the rows go, and the
+// query's rows as of now take their place, unless WITH NO DATA leaves the
+// view unpopulated. Readers wait, as for PostgreSQL's exclusive lock; a
+// reader whose snapshot is older sees the old rows.
+func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(cmd.Name, "public.")
+	old := d.cat.tables[name]
+	switch {
+	case old == nil && d.cat.views[name] != nil:
+		return pgerr.New(pgerr.WrongObjectType, "%q is not a materialized view", name)
+	case old == nil:
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	case !old.isMatView():
+		return pgerr.New(pgerr.FeatureNotSupported, "%q is not a materialized view", name) // PostgreSQL's code for it
+	}
+	if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
+		return err
+	}
+	t := old.clone()
+	t.Unpopulated = cmd.NoData
+	if t.DataID, err = d.nextID(ctx); err != nil {
+		return err
+	}
+	if err := d.deleteData(ctx, old.DataID); err != nil {
+		return err
+	}
+	if err := d.putTable(ctx, t); err != nil {
+		return err
+	}
+	if cmd.NoData {
+		return nil
+	}
+	qp, err := planViewQuery(s, t.MatView)
+	if err != nil {
+		return err
+	}
+	_, err = s.fillMatView(ctx, d, t, qp)
+	return err
+}
+
+// dropMatViews runs DROP MATERIALIZED VIEW.
+func (s *Session) dropMatViews(ctx context.Context, cmd *parser.DropMatView) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	var views []*Table
+	for _, name := range cmd.Names {
+		name = strings.TrimPrefix(name, "public.")
+		t := d.cat.tables[name]
+		switch {
+		case t != nil && !t.isMatView(), t == nil && d.cat.views[name] != nil:
+			return pgerr.New(pgerr.WrongObjectType, "%q is not a materialized view", name).
+				WithHint("Use DROP %s to remove a %s.", map[bool]string{true: "TABLE", false: "VIEW"}[t != nil], map[bool]string{true: "table", false: "view"}[t != nil])
+		case t == nil && cmd.IfExists:
+			s.notice(pgerr.SuccessfulCompletion, "materialized view %q does not exist, skipping", name)
+		case t == nil:
+			return pgerr.New(pgerr.UndefinedTable, "materialized view %q does not exist", name)
+		default:
+			views = append(views, t)
+		}
+	}
+	return s.dropRelations(ctx, d, views, "materialized view", cmd.Cascade)
+}
