@@ -33,8 +33,13 @@ var catalogBuiltins = map[string]builtin{
 			if a[0] == nil {
 				return nil, nil
 			}
-			if et := e.s.catalog().enumByOid(types.Oid(a[0].(int64))); et != nil {
-				return e.s.relName(oidPublic, et.Name), nil // qualified unless public is on the search path
+			t := types.T{Oid: types.Oid(a[0].(int64)), Mod: -1}
+			suffix := ""
+			if elem, ok := t.Elem(); ok {
+				t, suffix = elem, "[]"
+			}
+			if et := e.s.catalog().enumByOid(t.Oid); et != nil {
+				return e.s.relName(oidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
 			}
 			if a[1] == nil {
 				return formatType(types.Oid(a[0].(int64)), -1, false), nil

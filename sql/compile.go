@@ -116,7 +116,7 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 			idx = c.order[idx]
 		}
 		p := &paramExpr{idx: idx, types: c.params}
-		if idx < len(*c.params) && types.IsEnum((*c.params)[idx].Oid) {
+		if idx < len(*c.params) && types.HasEnum((*c.params)[idx]) {
 			// A parameter of an enum type the client named arrives as
 			// a label.
 			return c.toEnum(p, (*c.params)[idx], false)
@@ -387,7 +387,7 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 	if types.IsReg(t.Oid) {
 		return c.toReg(e, t)
 	}
-	if types.IsEnum(t.Oid) {
+	if types.HasEnum(t) {
 		return c.toEnum(e, t, false)
 	}
 	switch x := e.(type) {

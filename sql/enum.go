@@ -84,48 +84,100 @@ func (s *Session) parseTypeName(name string) (types.T, error) {
 	if e := s.catalog().enumNamed(unquoted); e != nil {
 		return e.T(), nil
 	}
-	if strings.HasSuffix(name, "[]") && s.catalog().enumNamed(strings.Trim(strings.TrimSuffix(name, "[]"), `"`)) != nil {
-		return types.T{}, pgerr.New(pgerr.FeatureNotSupported, "arrays of enum types are not supported")
+	if e := s.catalog().enumNamed(strings.Trim(strings.TrimSuffix(name, "[]"), `"`)); e != nil && strings.HasSuffix(name, "[]") {
+		at, _ := types.ArrayOf(e.T())
+		return at, nil
 	}
 	return t, err
 }
 
 // enumInputExpr converts labels, strings or input's unresolved values, to
-// values of an enum type: PostgreSQL's enum_in, with the type's labels as
-// the statement's catalog has them.
+// values of an enum type, or of its array type: PostgreSQL's enum_in,
+// with the type's labels as the statement's catalog has them.
 type enumInputExpr struct {
-	e    expr
-	enum *EnumType
+	e     expr
+	enum  *EnumType
+	array bool
 }
 
-func (x *enumInputExpr) typ() types.T { return x.enum.T() }
+func (x *enumInputExpr) typ() types.T {
+	if x.array {
+		at, _ := types.ArrayOf(x.enum.T())
+		return at
+	}
+	return x.enum.T()
+}
+
 func (x *enumInputExpr) eval(env *env) (any, error) {
 	v, err := x.e.eval(env)
 	if err != nil || v == nil {
 		return v, err
 	}
+	if x.array {
+		return x.enum.resolveArray(v)
+	}
+	return x.enum.resolve(v)
+}
+
+// resolve makes v, a label or an unresolved value, a value of e.
+func (e *EnumType) resolve(v any) (any, error) {
 	switch v := v.(type) {
 	case string:
-		return x.enum.value(v)
+		return e.value(v)
 	case types.Enum:
 		if v.Resolved() {
 			return v, nil
 		}
-		return x.enum.value(v.Label)
+		return e.value(v.Label)
 	}
-	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", x.e.typ(), x.enum.Name)
+	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %T to %s", v, e.Name)
+}
+
+// resolveArray resolves the elements of an array of e.
+func (e *EnumType) resolveArray(v any) (any, error) {
+	elems, ok := v.([]any)
+	if !ok {
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %T to %s[]", v, e.Name)
+	}
+	out := make([]any, len(elems))
+	for i, el := range elems {
+		if el == nil {
+			continue
+		}
+		r, err := e.resolve(el)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
 }
 
 // toEnum converts e to the enum type t, as coerce does: a literal now, a
 // parameter or a string expression (explicit casts only) as it runs.
 func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
-	et := c.s.catalog().enumByOid(t.Oid)
-	if et == nil {
-		return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", t.Oid)
+	elem, array := t.Elem()
+	if !array {
+		elem = t
 	}
+	et := c.s.catalog().enumByOid(elem.Oid)
+	if et == nil {
+		return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", elem.Oid)
+	}
+	input := &enumInputExpr{e: e, enum: et, array: array}
 	from := e.typ()
 	switch x := e.(type) {
 	case *unknownExpr:
+		if array {
+			v, err := types.ParseText(t, x.s, c.s.loc())
+			if err != nil {
+				return nil, err
+			}
+			if v, err = et.resolveArray(v); err != nil {
+				return nil, err
+			}
+			return &constExpr{t: t, v: v}, nil
+		}
 		v, err := et.value(x.s)
 		if err != nil {
 			return nil, err
@@ -138,22 +190,23 @@ func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
 	case *paramExpr:
 		if from.Oid == types.OidUnknown {
 			(*c.params)[x.idx] = t
-			return &enumInputExpr{e: e, enum: et}, nil
+			return input, nil
 		}
 	}
+	fromElem, _ := from.Elem()
 	switch {
 	case from.Oid == t.Oid:
-		// A parameter of the type reads its label without the catalog.
-		return &enumInputExpr{e: e, enum: et}, nil
+		// A parameter of the type reads its labels without the catalog.
+		return input, nil
 	case from.Oid == types.OidUnknown:
 		// An untyped value, as a set operation's literal branch gives.
-		return &enumInputExpr{e: e, enum: et}, nil
-	case explicit && isString(from.Oid):
-		return &enumInputExpr{e: e, enum: et}, nil
+		return input, nil
+	case explicit && !array && isString(from.Oid), explicit && array && from.IsArray() && isString(fromElem.Oid):
+		return input, nil
 	case explicit:
-		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, et.Name)
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t)
 	}
-	return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", et.Name, from).
+	return nil, pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", t, from).
 		WithHint("You will need to rewrite or cast the expression.")
 }
 
@@ -162,7 +215,19 @@ func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
 // parameter's), checking their labels.
 func (s *Session) resolveRow(t *Table, row []any) error {
 	for i, col := range t.Columns {
-		if !types.IsEnum(col.Type.Oid) || row[i] == nil {
+		if !types.HasEnum(col.Type) || row[i] == nil {
+			continue
+		}
+		if elem, array := col.Type.Elem(); array {
+			et := s.catalog().enumByOid(elem.Oid)
+			if et == nil {
+				return pgerr.New(pgerr.UndefinedObject, "type of column %q does not exist", col.Name)
+			}
+			v, err := et.resolveArray(row[i])
+			if err != nil {
+				return err
+			}
+			row[i] = v
 			continue
 		}
 		var label string

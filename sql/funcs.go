@@ -256,7 +256,7 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if types.IsReg(t.Oid) && e.typ().Oid != t.Oid {
 		return c.toReg(e, t)
 	}
-	if types.IsEnum(t.Oid) {
+	if types.HasEnum(t) {
 		return c.toEnum(e, t, true)
 	}
 	switch x := e.(type) {

@@ -52,7 +52,7 @@ func errBinary(format string, args ...any) error {
 // modifier, as a binary-format parameter is read.
 func DecodeBinary(t T, b []byte) (any, error) {
 	v, err := decodeBinary(t, b)
-	if err != nil || IsEnum(t.Oid) {
+	if err != nil || HasEnum(t) {
 		return v, err // unresolved: the SQL layer resolves and checks it
 	}
 	return Coerce(t, v)

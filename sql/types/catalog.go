@@ -158,13 +158,16 @@ func Lookup(oid Oid) (Info, bool) {
 func All() []Info { return all }
 
 // IsArray reports whether t is an array type.
-func (t T) IsArray() bool { return arrayElem[t.Oid] != 0 }
+func (t T) IsArray() bool { return arrayElem[t.Oid] != 0 || isEnumArray(t.Oid) }
 
 // Elem returns the element type of an array type, carrying the array's
 // modifier as PostgreSQL does (varchar(10)[] has atttypmod 14).
 func (t T) Elem() (T, bool) {
 	elem := arrayElem[t.Oid]
 	if elem == 0 {
+		if isEnumArray(t.Oid) {
+			return T{t.Oid - enumArrayOffset, t.Mod}, true
+		}
 		return T{}, false
 	}
 	return T{elem, t.Mod}, true
@@ -173,6 +176,9 @@ func (t T) Elem() (T, bool) {
 // ArrayOf returns the array type whose elements are t. There are no arrays
 // of arrays: a PostgreSQL array type covers every dimension.
 func ArrayOf(t T) (T, bool) {
+	if IsEnum(t.Oid) {
+		return T{t.Oid + enumArrayOffset, t.Mod}, true
+	}
 	in, ok := catalog[t.Oid]
 	if !ok || in.Array == 0 {
 		return T{}, false

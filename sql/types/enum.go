@@ -19,14 +19,23 @@ import (
 // rejects a label the type does not have, before it compares or stores
 // them (ResolveEnum's callers).
 
-// EnumOidBase is the first enum type oid; the range ends at EnumOidEnd.
+// EnumOidBase is the first enum type oid. The array type of enum type t
+// (ArrayOf) is t plus enumArrayOffset, up to EnumOidEnd.
 const (
-	EnumOidBase Oid = 1 << 30
-	EnumOidEnd  Oid = 1 << 31
+	EnumOidBase     Oid = 1 << 30
+	enumArrayOffset Oid = 1 << 29
+	EnumOidEnd      Oid = 1 << 31
 )
 
 // IsEnum reports whether oid is an enum type's.
-func IsEnum(oid Oid) bool { return oid >= EnumOidBase && oid < EnumOidEnd }
+func IsEnum(oid Oid) bool { return oid >= EnumOidBase && oid < EnumOidBase+enumArrayOffset }
+
+// isEnumArray reports whether oid is the array type of an enum type.
+func isEnumArray(oid Oid) bool { return oid >= EnumOidBase+enumArrayOffset && oid < EnumOidEnd }
+
+// HasEnum reports whether t is an enum type or an array of one: values
+// that input reads unresolved.
+func HasEnum(t T) bool { return IsEnum(t.Oid) || isEnumArray(t.Oid) }
 
 // Enum is a value of an enum type.
 type Enum struct {

@@ -26,7 +26,7 @@ const maxNameLen = 63
 // TimeZone, for timestamptz values that do not give an offset.
 func ParseText(t T, s string, loc *time.Location) (any, error) {
 	v, err := parseText(t, s, loc)
-	if err != nil || IsEnum(t.Oid) {
+	if err != nil || HasEnum(t) {
 		return v, err // unresolved: the SQL layer resolves and checks it
 	}
 	return Coerce(t, v)

@@ -21,6 +21,7 @@ CREATE TABLE books (
     tags text[],
     meta jsonb,
     state book_state DEFAULT 'draft',
+    past book_state[],
     UNIQUE (author_id, title)
 );
 CREATE INDEX books_price_idx ON books (price);
@@ -42,7 +43,7 @@ INSERT INTO books (author_id, title, price, published, cover, tags, meta) VALUES
     (3, E'Line\nbreak\\back\ttab', 0, '2022-12-31 23:59:59+00', '\xdeadbeef', ARRAY[NULL, 'x'], '[1, "two"]');
 INSERT INTO books (author_id, title) VALUES (2, DEFAULT);
 UPDATE books SET state = 'review' WHERE title = 'Second';
-UPDATE books SET state = 'published' WHERE title = 'First';
+UPDATE books SET state = 'published', past = '{draft,review}' WHERE title = 'First';
 -- Sequences that have moved on: a deleted row's id is not taken again.
 DELETE FROM books WHERE title = 'Third';
 SELECT nextval('counter'), nextval('counter');
