@@ -22,12 +22,11 @@ import (
 
 // renameTable renames t, which the DDL d has claimed, to name.
 func (d *ddl) renameTable(ctx context.Context, t *Table, name string) error {
-	if v := d.viewReading(t); v != nil {
-		return pgerr.New(pgerr.FeatureNotSupported, "cannot rename table %q because view %q reads it", t.Name, v.Name).
-			WithHint("Drop the view, rename the table, and create the view again.")
-	}
 	if relationNamed(d.cat, name) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	if err := d.renameInViews(ctx, t.ID, t.Name, name); err != nil {
+		return err
 	}
 	if err := d.claimName(ctx, name, t.ID); err != nil {
 		return err
@@ -40,11 +39,40 @@ func (d *ddl) renameTable(ctx context.Context, t *Table, name string) error {
 	return nil
 }
 
-// viewReading returns a view whose query reads t, or nil.
-func (d *ddl) viewReading(t *Table) *View {
-	for _, v := range d.cat.views {
-		if slices.Contains(v.Deps, t.ID) {
-			return v
+// renameInViews follows the rename of relation id from old to new into
+// the queries of the views and materialized views that read it, as
+// PostgreSQL's views, which hold parse trees, follow it by themselves.
+// A query whose text names old in a way the rewrite cannot tell apart
+// (see parser.RenameRelation) stops the rename.
+func (d *ddl) renameInViews(ctx context.Context, id uint32, old, new string) error {
+	for _, v := range sortedViews(d.cat) {
+		if !slices.Contains(v.Deps, id) {
+			continue
+		}
+		sql, ok, err := parser.RenameRelation(v.SQL, old, new)
+		if err != nil || !ok {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot rename %q because view %q reads it in a way epochdb cannot rewrite", old, v.Name).
+				WithHint("Drop the view, rename, and create the view again.")
+		}
+		renamed := *v
+		renamed.SQL = sql
+		if err := d.putView(ctx, &renamed); err != nil {
+			return err
+		}
+	}
+	for _, t := range d.cat.Tables() {
+		if !t.isMatView() || !slices.Contains(t.Deps, id) {
+			continue
+		}
+		sql, ok, err := parser.RenameRelation(t.MatView, old, new)
+		if err != nil || !ok {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot rename %q because materialized view %q reads it in a way epochdb cannot rewrite", old, t.Name).
+				WithHint("Drop the materialized view, rename, and create it again.")
+		}
+		renamed := t.clone()
+		renamed.MatView = sql
+		if err := d.putTable(ctx, renamed); err != nil {
+			return err
 		}
 	}
 	return nil

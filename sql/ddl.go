@@ -567,6 +567,16 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		action = map[ast.AlterTableType]string{ast.AlterTableAddColumns: "ADD COLUMN", ast.AlterTableDropColumn: "DROP COLUMN",
 			ast.AlterTableAddConstraint: "ADD CONSTRAINT", ast.AlterTableDropCheck: "DROP CONSTRAINT"}[n.Specs[0].Tp]
 	}
+	if s.catalog().views[n.Table.Name.O] != nil && len(n.Specs) == 1 {
+		// ALTER TABLE renames a view as ALTER VIEW does.
+		switch spec := n.Specs[0]; spec.Tp {
+		case ast.AlterTableRenameTable:
+			return s.alterViewRename(ctx, &parser.AlterViewRename{Name: n.Table.Name.O, NewName: spec.NewTable.Name.O})
+		case ast.AlterTableRenameColumn:
+			return s.alterViewRename(ctx, &parser.AlterViewRename{Name: n.Table.Name.O, Column: spec.OldColumnName.Name.O,
+				NewName: spec.NewColumnName.Name.O})
+		}
+	}
 	if action == "" && s.catalog().views[n.Table.Name.O] != nil {
 		// What PostgreSQL allows on views (RENAME, SET DEFAULT) epochdb
 		// does not do yet, on tables either.

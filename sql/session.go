@@ -877,6 +877,11 @@ func writes(p *Prepared) string {
 		return "REFRESH MATERIALIZED VIEW"
 	case *parser.DropMatView:
 		return "DROP MATERIALIZED VIEW"
+	case *parser.AlterViewRename:
+		if cmd.Materialized {
+			return "ALTER MATERIALIZED VIEW"
+		}
+		return "ALTER VIEW"
 	case *parser.AlterEnum:
 		return "ALTER TYPE"
 	case *parser.DropType:
@@ -1144,6 +1149,12 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return "REFRESH MATERIALIZED VIEW", s.refreshMatView(ctx, cmd)
 	case *parser.DropMatView:
 		return "DROP MATERIALIZED VIEW", s.dropMatViews(ctx, cmd)
+	case *parser.AlterViewRename:
+		tag := "ALTER VIEW"
+		if cmd.Materialized {
+			tag = "ALTER MATERIALIZED VIEW"
+		}
+		return tag, s.alterViewRename(ctx, cmd)
 	case *parser.AlterEnum:
 		return "ALTER TYPE", s.alterEnum(ctx, cmd)
 	case *parser.DropType:

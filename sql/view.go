@@ -347,3 +347,78 @@ func (c *Catalog) viewMisuse(name, op string) error {
 	return pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation %q", strings.TrimPrefix(op, "alter "), name).
 		WithDetail("This operation is not supported for views.")
 }
+
+// alterViewRename runs ALTER [MATERIALIZED] VIEW ... RENAME TO and RENAME
+// COLUMN. The views that read a renamed view follow it (renameInViews);
+// a renamed column must be one no other view reads.
+func (s *Session) alterViewRename(ctx context.Context, cmd *parser.AlterViewRename) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimPrefix(cmd.Name, "public.")
+	kind := "view"
+	if cmd.Materialized {
+		kind = "materialized view"
+	}
+	v, t := d.cat.views[name], d.cat.tables[name]
+	switch {
+	case cmd.Materialized && t != nil && t.isMatView(), !cmd.Materialized && v != nil:
+	case v != nil || t != nil:
+		return pgerr.New(pgerr.WrongObjectType, "%q is not a %s", name, kind)
+	case cmd.IfExists:
+		s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", name)
+		return nil
+	default:
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	if cmd.Materialized {
+		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
+			return err
+		}
+		renamed := t.clone()
+		if cmd.Column != "" {
+			err = d.renameColumn(renamed, cmd.Column, cmd.NewName)
+		} else {
+			err = d.renameTable(ctx, renamed, cmd.NewName)
+		}
+		if err != nil {
+			return err
+		}
+		return d.putTable(ctx, renamed)
+	}
+	renamed := *v
+	renamed.Columns = slices.Clone(v.Columns)
+	if cmd.Column != "" {
+		i := slices.IndexFunc(renamed.Columns, func(c ViewColumn) bool { return c.Name == cmd.Column })
+		switch {
+		case i < 0:
+			return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", cmd.Column)
+		case slices.ContainsFunc(renamed.Columns, func(c ViewColumn) bool { return c.Name == cmd.NewName }):
+			return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", cmd.NewName, name)
+		}
+		for _, other := range d.cat.views {
+			if slices.Contains(other.Deps, v.ID) && parser.MentionsName(other.SQL, cmd.Column) {
+				return pgerr.New(pgerr.FeatureNotSupported, "cannot rename column %s of view %s because view %s uses it", cmd.Column, name, other.Name).
+					WithHint("Drop the view, rename the column, and create the view again.")
+			}
+		}
+		renamed.Columns[i].Name = cmd.NewName
+		return d.putView(ctx, &renamed)
+	}
+	if relationNamed(d.cat, cmd.NewName) {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
+	}
+	if err := d.renameInViews(ctx, v.ID, name, cmd.NewName); err != nil {
+		return err
+	}
+	if err := d.claimName(ctx, cmd.NewName, v.ID); err != nil {
+		return err
+	}
+	if err := d.tx.Delete(ctx, nameKey(name)); err != nil {
+		return err
+	}
+	delete(d.cat.views, name)
+	renamed.Name = cmd.NewName
+	return d.putView(ctx, &renamed)
+}

@@ -1265,6 +1265,12 @@ func (p *stmtParser) alter() error {
 	if isWord(at(seq, 1), "type") {
 		return p.command(parseAlterType, 2)
 	}
+	if isWord(at(seq, 1), "view") {
+		return p.command(parseAlterView(false), 2)
+	}
+	if isWord(at(seq, 1), "materialized") && isWord(at(seq, 2), "view") {
+		return p.command(parseAlterView(true), 3)
+	}
 
 	if !isWord(at(seq, 1), "table") {
 		kind := tokOf(at(seq, 1))

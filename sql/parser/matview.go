@@ -116,3 +116,44 @@ func parseDropMatView(c *cursor) (any, error) {
 	}
 	return d, c.end()
 }
+
+// AlterViewRename is ALTER [MATERIALIZED] VIEW [IF EXISTS] name RENAME TO
+// new_name, or RENAME [COLUMN] column TO new_name (Column set).
+type AlterViewRename struct {
+	Materialized bool
+	Name         string
+	IfExists     bool
+	Column       string
+	NewName      string
+}
+
+// parseAlterView parses ALTER [MATERIALIZED] VIEW from the token after
+// VIEW; epochdb does its renames.
+func parseAlterView(materialized bool) func(c *cursor) (any, error) {
+	return func(c *cursor) (any, error) {
+		a := &AlterViewRename{Materialized: materialized, IfExists: c.acceptSeq("if", "exists")}
+		var err error
+		if a.Name, err = c.qualifiedName(); err != nil {
+			return nil, err
+		}
+		if !c.accept("rename") {
+			if t := c.peek(); t != nil {
+				return nil, c.p.unsupported(t, "ALTER VIEW ... %s is not supported", upper(t.val))
+			}
+			return nil, c.fail()
+		}
+		if !c.accept("to") {
+			c.accept("column")
+			if a.Column, err = c.name(); err != nil {
+				return nil, err
+			}
+			if err := c.expect("to"); err != nil {
+				return nil, err
+			}
+		}
+		if a.NewName, err = c.name(); err != nil {
+			return nil, err
+		}
+		return a, c.end()
+	}
+}

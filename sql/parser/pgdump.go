@@ -141,3 +141,86 @@ func (p *stmtParser) sequenceOwnedBy() (*SequenceOwnedBy, error) {
 	o.Table, o.Column = ref[:i], ref[i+1:]
 	return o, c.end()
 }
+
+// RenameRelation rewrites query, a view's, for the rename of relation
+// old to new: the FROM and JOIN items that name old (bare or as
+// public.old) and the column qualifiers old.x name new instead, the rest
+// of the text as written. It reports false, changing nothing, where old
+// appears as anything else (an alias, a WITH query, a column, a
+// function), since a token-level rewrite could not tell those uses apart.
+func RenameRelation(query, old, new string) (string, bool, error) {
+	toks, err := lex(query)
+	if err != nil {
+		return "", false, err
+	}
+	inFrom, isQuery := []bool{false}, []bool{true}
+	expect := false // the next name is a relation
+	out, last := []byte{}, 0
+	replace := func(t *token) {
+		out = append(out, query[last:t.pos]...)
+		out = append(out, QuoteIdent(new)...)
+		last = t.end
+	}
+	for i := range toks {
+		t := &toks[i]
+		d := len(inFrom) - 1
+		switch {
+		case t.kind == tkPunct && t.val == "(":
+			inFrom = append(inFrom, false)
+			isQuery = append(isQuery, i+1 < len(toks) && isWord(&toks[i+1], "select", "with", "values", "table"))
+			expect = false
+			continue
+		case t.kind == tkPunct && t.val == ")":
+			if d > 0 {
+				inFrom, isQuery = inFrom[:d], isQuery[:d]
+			}
+			continue
+		case t.kind == tkPunct && t.val == ",":
+			expect = inFrom[d]
+			continue
+		case isWord(t, "from") && isQuery[d]:
+			inFrom[d], expect = true, true
+			continue
+		case isWord(t, "join"):
+			expect = true
+			continue
+		case isWord(t, "where", "group", "having", "order", "limit", "offset", "fetch", "window",
+			"union", "intersect", "except", "for", "returning", "select", "values", "on", "using"):
+			inFrom[d], expect = false, false
+			continue
+		case expect && isWord(t, "only", "lateral"):
+			continue
+		}
+		named := (t.kind == tkWord || t.kind == tkQIdent) && t.val == old
+		switch {
+		case expect && (t.kind == tkWord || t.kind == tkQIdent) && isWord(t, "public") && followedBy(toks, i, "."):
+			continue // public.old: the name comes next
+		case expect && named && !followedBy(toks, i, "(") && !followedBy(toks, i, "."):
+			replace(t) // a FROM item naming old, aliased or not
+		case named && followedBy(toks, i, ".") && !(i > 0 && toks[i-1].kind == tkPunct && toks[i-1].val == "."):
+			replace(t) // old.column
+		case named:
+			return query, false, nil
+		}
+		if !(t.kind == tkPunct && t.val == ".") {
+			expect = false
+		}
+	}
+	return string(append(out, query[last:]...)), true, nil
+}
+
+// MentionsName reports whether query has name as a word or a quoted
+// identifier anywhere: whether renaming a column called name could
+// change what the query means.
+func MentionsName(query, name string) bool {
+	toks, err := lex(query)
+	if err != nil {
+		return true
+	}
+	for i := range toks {
+		if t := &toks[i]; (t.kind == tkWord || t.kind == tkQIdent) && t.val == name {
+			return true
+		}
+	}
+	return false
+}
