@@ -84,6 +84,9 @@ type compiler struct {
 	// columns the select list reads. See window.go and srf.go.
 	win *winPlan
 	srf *srfPlan
+	// rowSubqueries are the subqueries of UPDATE's SET (a, b) = (SELECT
+	// ...), by the parser's key, shared by the columns that read them.
+	rowSubqueries map[int64]*rowSubquery
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {

@@ -621,3 +621,87 @@ func queryScope(cols []Column, alias string) *scope {
 	}
 	return sc
 }
+
+// rowSubquery is the (SELECT ...) of UPDATE's SET (a, b) = (SELECT ...):
+// its row, NULLs for none, an error for more than one. Each column it
+// sets reads its field (rowFieldExpr), and the subquery runs once per
+// updated row for all of them, as in PostgreSQL.
+type rowSubquery struct {
+	sq *subquery
+	// last is the row read for the env lastEnv, which it holds, so that
+	// no other env can take its address.
+	lastEnv *env
+	last    []any
+}
+
+func (r *rowSubquery) row(e *env) ([]any, error) {
+	if r.lastEnv == e {
+		return r.last, nil
+	}
+	v, err := r.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
+		row, err := it.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		more, err := it.next()
+		if err != nil {
+			return nil, err
+		}
+		if more != nil {
+			return nil, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+		}
+		return slices.Clone(row), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.lastEnv, r.last = e, nil
+	if v != nil {
+		r.last = v.([]any)
+	}
+	return r.last, nil
+}
+
+// rowFieldExpr is field i of a rowSubquery's row.
+type rowFieldExpr struct {
+	r *rowSubquery
+	i int
+	t types.T
+}
+
+func (f *rowFieldExpr) typ() types.T { return f.t }
+func (f *rowFieldExpr) eval(e *env) (any, error) {
+	row, err := f.r.row(e)
+	if row == nil || err != nil {
+		return nil, err
+	}
+	return row[f.i], nil
+}
+
+// compileRowField compiles epochdb_rowfield((SELECT ...), i, key, n), the
+// parser's form of column i of n in SET (...) = (SELECT ...).
+func compileRowField(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	sub, ok := n.Args[0].(*ast.SubqueryExpr)
+	if len(n.Args) != 4 || !ok {
+		return nil, pgerr.New(pgerr.InternalError, "malformed epochdb_rowfield")
+	}
+	i := int(n.Args[1].(*driver.ValueExpr).GetInt64())
+	key := n.Args[2].(*driver.ValueExpr).GetInt64()
+	width := int(n.Args[3].(*driver.ValueExpr).GetInt64())
+	r := c.rowSubqueries[key]
+	if r == nil {
+		sq, err := c.planSubquery(sub)
+		if err != nil {
+			return nil, err
+		}
+		if len(sq.plan.columns()) != width {
+			return nil, pgerr.New(pgerr.SyntaxError, "number of columns does not match number of values")
+		}
+		r = &rowSubquery{sq: sq}
+		if c.rowSubqueries == nil {
+			c.rowSubqueries = map[int64]*rowSubquery{}
+		}
+		c.rowSubqueries[key] = r
+	}
+	return &rowFieldExpr{r: r, i: i, t: r.sq.plan.columns()[i].Type}, nil
+}

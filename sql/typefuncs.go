@@ -6,10 +6,12 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// The functions of enum types (see enum.go). They register here, in a
-// file that sorts after funcs.go, whose init makes the builtins map.
+// Functions that register here, in a file that sorts after funcs.go,
+// whose init makes the builtins map: those of enum types (see enum.go),
+// and the parser's epochdb_rowfield.
 
 func init() {
+	builtins["epochdb_rowfield"] = compileRowField // see subquery.go
 	builtins["enum_first"] = compileEnumFunc("enum_first")
 	builtins["enum_last"] = compileEnumFunc("enum_last")
 	builtins["enum_range"] = compileEnumFunc("enum_range")

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -234,10 +235,30 @@ func (p *stmtParser) multiAssign(seq []item, i int) ([]item, error) {
 		if vals == nil {
 			return nil, p.errorAt(seq, j)
 		}
-		if isWord(at(vals.kids, 0), "select", "with", "values") {
-			return nil, p.unsupported(firstTok(vals.kids[0]), "UPDATE ... SET (columns) = (subquery) is not supported")
-		}
 		names, exprs := splitCommas(cols.kids), splitCommas(vals.kids)
+		if isWord(at(vals.kids, 0), "select", "with", "values") && !isWord(seq[i+2], "row") {
+			// (a, b) = (SELECT ...): each column reads its field of the
+			// subquery's row, which the planner runs once per row for all
+			// of them (epochdb_rowfield's key is the subquery's offset).
+			key := vals.open.pos
+			for n, name := range names {
+				if len(name) != 1 || !isName(name[0]) {
+					return nil, p.errorAt(name, 0, cols.close)
+				}
+				if n > 0 {
+					out = append(out, comma(name[0]))
+				}
+				eq := tokOf(seq[i+1])
+				out = append(out, name[0], &synth{anchor: eq, space: true, parts: []any{
+					"= epochdb_rowfield(", vals, fmt.Sprintf(", %d, %d, %d)", n, key, len(names))}})
+			}
+			i = j + 1
+			if i < len(seq) && isPunct(seq[i], ",") {
+				out = append(out, seq[i])
+				i++
+			}
+			continue
+		}
 		if len(exprs) == 1 && !isWord(seq[i+2], "row") {
 			return nil, p.unsupported(vals.open, "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression")
 		}
