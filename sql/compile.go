@@ -109,9 +109,6 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 	}
 	switch n := n.(type) {
 	case *ast.ParenthesesExpr:
-		if f, ok := n.Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" {
-			return compileConcatOp(c, f)
-		}
 		return c.compile(n.Expr)
 	case *driver.ParamMarkerExpr:
 		idx := n.Order

@@ -81,15 +81,11 @@ func hiddenColumnOf(t *Table, alias string, e ast.ExprNode) int {
 	return -1
 }
 
-// unparen is e without the parentheses around it, but those the parser
-// puts around a || it writes as concat(), which mark it as ||.
+// unparen is e without the parentheses around it.
 func unparen(e ast.ExprNode) ast.ExprNode {
 	for {
 		p, ok := e.(*ast.ParenthesesExpr)
 		if !ok {
-			return e
-		}
-		if f, ok := p.Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" {
 			return e
 		}
 		e = p.Expr

@@ -96,14 +96,15 @@ func init() {
 		"locate": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
 			return runeIndex(a[1].(string), a[0].(string)), nil
 		}),
-		"trim":      compileTrim,
-		"btrim":     trimFunc(true, true),
-		"ltrim":     trimFunc(true, false),
-		"rtrim":     trimFunc(false, true),
-		"lpad":      padFunc(true),
-		"rpad":      padFunc(false),
-		"concat":    compileConcat,
-		"concat_ws": compileConcat,
+		"trim":              compileTrim,
+		"btrim":             trimFunc(true, true),
+		"ltrim":             trimFunc(true, false),
+		"rtrim":             trimFunc(false, true),
+		"lpad":              padFunc(true),
+		"rpad":              padFunc(false),
+		"concat":            compileConcat,
+		"epochdb_concat_op": compileConcatOp,
+		"concat_ws":         compileConcat,
 		"split_part": fixed(types.Text, []types.T{types.Text, types.Text, types.Int4}, func(_ *env, a []any) (any, error) {
 			return splitPart(a[0].(string), a[1].(string), a[2].(int64))
 		}),
@@ -487,14 +488,16 @@ func padFunc(left bool) builtin {
 	})
 }
 
-// compileConcatOp is the || operator: NULL if either operand is, text
-// || text, or text with a value of another type in its text form. TiDB
-// reads a || b as concat(a, b); the parser writes it in parentheses, which
-// is how the compiler tells it from a call of concat.
+// compileConcatOp is the || operator, which the parser writes as
+// epochdb_concat_op(a, b): NULL if either operand is, text || text, or
+// text with a value of another type in its text form.
 func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	args, err := compileArgs(c, n)
 	if err != nil {
 		return nil, err
+	}
+	if len(args) != 2 {
+		return nil, pgerr.New(pgerr.InternalError, "malformed epochdb_concat_op")
 	}
 	if args[0].typ().IsArray() || args[1].typ().IsArray() {
 		return c.arrayConcat(args[0], args[1])
@@ -540,6 +543,10 @@ func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Both are VARIADIC "any", which takes at least one argument.
+	if n.FnName.L == "concat" && len(args) == 0 || n.FnName.L == "concat_ws" && len(args) < 2 {
+		return nil, noFunction(n.FnName.L, args)
+	}
 	for i, a := range args {
 		if a.typ().Oid == types.OidUnknown {
 			if args[i], err = c.coerce(a, types.Text); err != nil {
@@ -550,9 +557,6 @@ func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	loc := c.s.loc()
 	if n.FnName.L == "concat" {
 		return &funcExpr{name: "concat", t: types.Text, args: args, fn: textFunc(args, loc, "")}, nil
-	}
-	if len(args) == 0 {
-		return nil, argCountErr(n, nil)
 	}
 	if args[0], err = c.coerce(args[0], types.Text); err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ import (
 // epochdb_arrow(a, b), a ->> b epochdb_arrow_text, #> and #>> epochdb_path
 // and epochdb_path_text, @> and <@ epochdb_contains and epochdb_contained,
 // ? ?| ?& epochdb_exists, _any and _all, #- epochdb_delete_path, and &&
-// epochdb_overlap. || and - reach compileConcatOp and arith.
+// epochdb_overlap. || reaches compileConcatOp (as epochdb_concat_op) and - arith.
 
 func init() {
 	for name, f := range map[string]builtin{

@@ -922,9 +922,6 @@ func figureName(n ast.ExprNode) (string, int) {
 	case *ast.ColumnNameExpr:
 		return n.Name.Name.O, 2
 	case *ast.ParenthesesExpr:
-		if f, ok := n.Expr.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" {
-			return "?column?", 0 // the || operator; see compileConcatOp
-		}
 		return figureName(n.Expr)
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(n.F), 2
@@ -964,7 +961,7 @@ func figureName(n ast.ExprNode) (string, int) {
 			return n.Args[1].(*driver.ValueExpr).GetString(), 2
 		case "epochdb_any", "epochdb_all", "epochdb_arrow", "epochdb_arrow_text", "epochdb_path", "epochdb_path_text",
 			"epochdb_delete_path", "epochdb_contains", "epochdb_contained", "epochdb_exists", "epochdb_exists_any",
-			"epochdb_exists_all", "epochdb_overlap", "epochdb_match":
+			"epochdb_exists_all", "epochdb_overlap", "epochdb_match", "epochdb_concat_op":
 			return "?column?", 0 // operators
 		case "trim":
 			if len(n.Args) == 3 {

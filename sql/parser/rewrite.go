@@ -951,7 +951,7 @@ var rewrittenOps = map[string]struct {
 	pre, mid, post     string
 	needLeft, needRght int
 }{
-	"||":   {precOther, "(", " || ", ")", lvUnary, lvUnary},
+	"||":   {precOther, "epochdb_concat_op(", ", ", ")", lvOr, lvOr},
 	"&":    {precOther, "(", " & ", ")", lvBitAnd, lvBitAnd + 1},
 	"|":    {precOther, "(", " | ", ")", lvBitOr, lvBitOr + 1},
 	"<<":   {precOther, "(", " << ", ")", lvShift, lvShift + 1},
