@@ -165,11 +165,24 @@ func (c *compiler) matchHidden(n ast.ExprNode) (expr, bool) {
 		if sc.hiddenExpr == "" {
 			continue
 		}
-		if unqualifiedText(n, sc.table) == sc.hiddenExpr {
+		if unqualifiedText(n, sc.table) == sc.hiddenExpr && c.readsOnly(n, sc.table) {
 			return &colExpr{t: sc.t, idx: i}, true
 		}
 	}
 	return nil, false
+}
+
+// readsOnly reports whether every column n names resolves in the scope
+// to a column of the FROM item table. The same text may name others: a
+// JOIN USING column, which an outer join may take from the other side,
+// or, unqualified beside a second table, an ambiguous name.
+func (c *compiler) readsOnly(n ast.ExprNode, table string) bool {
+	ok := true
+	n.Accept(&columnVisitor{visit: func(cn *ast.ColumnNameExpr) {
+		_, col, err := c.scope.resolve(cn.Name.Table.O, cn.Name.Name.O)
+		ok = ok && err == nil && cn.Name.Schema.L == "" && col.table == table
+	}})
+	return ok
 }
 
 // unqualifiedText is n as storedExpr prints it, with the qualifier table
