@@ -571,7 +571,7 @@ func numericArith(op byte, l, r *apd.Decimal) (any, error) {
 	if err != nil {
 		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
-	return d, nil
+	return ownNumeric(d), nil
 }
 
 // negExpr is unary minus.
@@ -589,7 +589,7 @@ func (n *negExpr) eval(e *env) (any, error) {
 	case float64:
 		return -x, nil
 	case *apd.Decimal:
-		return new(apd.Decimal).Neg(x), nil
+		return ownNumeric(new(apd.Decimal).Neg(x)), nil
 	case types.Interval:
 		return types.Interval{Months: -x.Months, Days: -x.Days, Micros: -x.Micros}, nil
 	}

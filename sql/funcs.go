@@ -130,10 +130,10 @@ func init() {
 		}),
 		"to_hex": compileToHex,
 
-		"abs":     numFunc(false, func(f float64) float64 { return math.Abs(f) }, (*apd.Context).Abs),
-		"ceil":    numFunc(true, math.Ceil, (*apd.Context).Ceil),
-		"ceiling": numFunc(true, math.Ceil, (*apd.Context).Ceil),
-		"floor":   numFunc(true, math.Floor, (*apd.Context).Floor),
+		"abs":     numFunc(true, func(f float64) float64 { return math.Abs(f) }, (*apd.Context).Abs),
+		"ceil":    numFunc(false, math.Ceil, (*apd.Context).Ceil),
+		"ceiling": numFunc(false, math.Ceil, (*apd.Context).Ceil),
+		"floor":   numFunc(false, math.Floor, (*apd.Context).Floor),
 		"sqrt":    mathFunc(floatSqrt, numericSqrt),
 		"exp":     mathFunc(floatExp, numericExp),
 		"ln":      mathFunc(floatLn, numericLn),
@@ -678,9 +678,11 @@ func compileToHex(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}}, nil
 }
 
-// numFunc applies a rounding-like function, keeping integer arguments'
-// types as PostgreSQL's overloads do.
-func numFunc(keepInt bool, f func(float64) float64, d func(*apd.Context, *apd.Decimal, *apd.Decimal) (apd.Condition, error)) builtin {
+// numFunc compiles abs, ceil or floor: numeric stays numeric, and other
+// arguments are float8, but that abs, which has integer overloads, keeps
+// an integer's type. ceil and floor have none, so PostgreSQL resolves an
+// integer to float8, its preferred numeric type: floor(7) / 2 is 3.5.
+func numFunc(intOverloads bool, f func(float64) float64, d func(*apd.Context, *apd.Decimal, *apd.Decimal) (apd.Condition, error)) builtin {
 	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if len(n.Args) != 1 {
 			return nil, argCountErr(n, nil)
@@ -690,10 +692,7 @@ func numFunc(keepInt bool, f func(float64) float64, d func(*apd.Context, *apd.De
 			return nil, err
 		}
 		t := e.typ()
-		if numRank(t.Oid) == 0 {
-			t = types.Float8
-		}
-		if t.Oid == types.OidFloat4 {
+		if numRank(t.Oid) == 0 || t.Oid == types.OidFloat4 || !intOverloads && isInt(t.Oid) {
 			t = types.Float8
 		}
 		if e, err = c.coerce(e, t); err != nil {
@@ -702,9 +701,6 @@ func numFunc(keepInt bool, f func(float64) float64, d func(*apd.Context, *apd.De
 		return &funcExpr{name: n.FnName.L, t: types.T{Oid: t.Oid, Mod: -1}, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
 			switch x := a[0].(type) {
 			case int64:
-				if keepInt {
-					return x, nil
-				}
 				if x < 0 {
 					return intArith('-', t, 0, x)
 				}
@@ -716,12 +712,15 @@ func numFunc(keepInt bool, f func(float64) float64, d func(*apd.Context, *apd.De
 				if _, err := d(&numericCtx, r, x.(*apd.Decimal)); err != nil {
 					return nil, err
 				}
-				return r, nil
+				return ownNumeric(r), nil
 			}
 		}}, nil
 	}
 }
 
+// compileRound compiles round and trunc: of float8, or of an integer,
+// which PostgreSQL resolves to float8, alone; of numeric, to a scale
+// (none is 0) that may be negative, rounding half away from zero.
 func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if len(n.Args) < 1 || len(n.Args) > 2 {
 		return nil, argCountErr(n, nil)
@@ -731,25 +730,37 @@ func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(n.Args) == 1 && (e.typ().Oid == types.OidFloat8 || e.typ().Oid == types.OidFloat4) {
-		e, _ = c.coerce(e, types.Float8)
+	if o := e.typ().Oid; len(n.Args) == 1 && (o == types.OidFloat8 || o == types.OidFloat4 || o == types.OidUnknown || isInt(o)) {
+		if e, err = c.coerce(e, types.Float8); err != nil {
+			return nil, err
+		}
 		return &funcExpr{name: n.FnName.L, t: types.Float8, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
 			if trunc {
 				return math.Trunc(a[0].(float64)), nil
 			}
-			return math.RoundToEven(a[0].(float64)), nil
+			return math.RoundToEven(a[0].(float64)), nil // rint(), as PostgreSQL
 		}}, nil
-	}
-	if e, err = c.coerce(e, types.Numeric); err != nil {
-		return nil, err
 	}
 	args := []expr{e}
 	if len(n.Args) == 2 {
-		s, err := c.compileAs(n.Args[1], types.Int4)
+		s, err := c.compile(n.Args[1])
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, s)
+	}
+	// round(float8, int) does not exist: float8 reaches numeric only by
+	// an assignment cast.
+	if o := e.typ().Oid; o == types.OidFloat8 || o == types.OidFloat4 {
+		return nil, noFunction(n.FnName.L, args)
+	}
+	if args[0], err = c.coerce(e, types.Numeric); err != nil {
+		return nil, err
+	}
+	if len(args) == 2 {
+		if args[1], err = c.coerce(args[1], types.Int4); err != nil {
+			return nil, err
+		}
 	}
 	return &funcExpr{name: n.FnName.L, t: types.Numeric, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
 		scale := int64(0)
@@ -764,7 +775,7 @@ func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if _, err := ctx.Quantize(r, a[0].(*apd.Decimal), int32(-scale)); err != nil {
 			return nil, err
 		}
-		return r, nil
+		return ownNumeric(r), nil
 	}}, nil
 }
 

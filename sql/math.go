@@ -60,6 +60,26 @@ func trimZeros(s string) string {
 	return s
 }
 
+// ownNumeric puts a numeric that an operation has just made, and that
+// nothing else shares, in the form numeric datums keep: apd leaves a
+// negative zero (0 * -1.5, ceil(-0.5)) and a positive exponent (a
+// negative rounding scale), and PostgreSQL's numeric has neither.
+func ownNumeric(d *apd.Decimal) *apd.Decimal {
+	if d.Form != apd.Finite {
+		return d
+	}
+	if d.Exponent > 0 {
+		var p apd.BigInt
+		p.Exp(apd.NewBigInt(10), apd.NewBigInt(int64(d.Exponent)), nil)
+		d.Coeff.Mul(&d.Coeff, &p)
+		d.Exponent = 0
+	}
+	if d.Coeff.Sign() == 0 {
+		d.Negative = false
+	}
+	return d
+}
+
 // dscale is a numeric's display scale: the digits it shows after the point.
 func dscale(d *apd.Decimal) int64 { return int64(max(-d.Exponent, 0)) }
 
