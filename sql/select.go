@@ -411,6 +411,12 @@ func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
 			return nil, nil, pgerr.New(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table %q", table).
 				WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
 		}
+		// The LATERAL item reads only FROM items before this join (it is
+		// inside a lateral join itself): it is not lateral here.
+		if right, rs, err = c.planResultSet(n.Right); err != nil {
+			return nil, nil, err
+		}
+		lateral = false
 	}
 	sc := &scope{cols: append(append([]scopeCol(nil), ls.cols...), rs.cols...)}
 	j := &nestedJoin{left: left, right: right, leftOuter: n.Tp == ast.LeftJoin || full, rightOuter: n.Tp == ast.RightJoin || full,
@@ -461,16 +467,41 @@ func (v *columnVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // in FROM whose arguments name the left side's columns, is planned one
 // level down, as a subquery of the left side: it reads the left row as
 // an enclosing query's, and lateral says so.
+//
+// A join on the right, as in FROM a, b JOIN LATERAL (...), is planned so
+// too when a LATERAL item or function in it names a column that only
+// the left side has: in PostgreSQL a LATERAL item sees every FROM item
+// before it.
 func (c *compiler) planJoinRight(n *ast.Join, ls *scope) (src source, sc *scope, lateral bool, err error) {
 	ts, _ := n.Right.(*ast.TableSource)
 	if ts == nil || !ts.Lateral {
 		src, sc, err = c.planResultSet(n.Right)
-		if code := pgerr.Code(err); err == nil || ts == nil || tableFuncCall(ts) == nil || code != pgerr.UndefinedColumn && code != pgerr.UndefinedTable {
+		code := pgerr.Code(err)
+		if err == nil || code != pgerr.UndefinedColumn && code != pgerr.UndefinedTable {
+			return src, sc, false, err
+		}
+		if ts != nil && tableFuncCall(ts) == nil || ts == nil && !hasLateralItem(n.Right) {
+			if table := leftTableRead(n.Right, ls); code == pgerr.UndefinedTable && table != "" {
+				err = pgerr.New(pgerr.UndefinedTable, "invalid reference to FROM-clause entry for table %q", table).
+					WithHint("There is an entry for table %q, but it cannot be referenced from this part of the query.", table)
+			}
 			return src, sc, false, err
 		}
 	}
 	src, sc, err = c.withScope(ls).subqueryCompiler().planResultSet(n.Right)
 	return src, sc, true, err
+}
+
+// hasLateralItem reports whether a join tree has a LATERAL item or a
+// function in FROM, the items that may read earlier FROM items.
+func hasLateralItem(n ast.ResultSetNode) bool {
+	switch n := n.(type) {
+	case *ast.Join:
+		return hasLateralItem(n.Left) || n.Right != nil && hasLateralItem(n.Right)
+	case *ast.TableSource:
+		return n.Lateral || tableFuncCall(n) != nil
+	}
+	return false
 }
 
 // joinUsing plans JOIN USING (a, ...), or a NATURAL JOIN on the columns
