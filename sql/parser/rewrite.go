@@ -1268,13 +1268,10 @@ func (e *exprParser) predicate(lo int, left *exprNode) (*exprNode, error) {
 		e.i++
 		return e.node(lo, lvPred, op, []any{kid(0), e.seq[opLo:e.i]}, []*exprNode{left}, lvPred+1), nil
 	case "between":
-		rewritten := false
-		switch {
-		case isWord(e.cur(), "symmetric"):
-			return nil, e.p.unsupported(tokOf(e.cur()), "BETWEEN SYMMETRIC is not supported")
-		case isWord(e.cur(), "asymmetric"):
-			// The default; TiDB does not know the word.
-			rewritten = true
+		rewritten, symmetric := false, false
+		if isWord(e.cur(), "symmetric", "asymmetric") {
+			// ASYMMETRIC is the default; TiDB knows neither word.
+			rewritten, symmetric = true, isWord(e.cur(), "symmetric")
 			e.i++
 		}
 		low, err := e.parse(precPred + 1)
@@ -1289,6 +1286,19 @@ func (e *exprParser) predicate(lo int, left *exprNode) (*exprNode, error) {
 		high, err := e.parse(precPred + 1)
 		if err != nil {
 			return nil, err
+		}
+		if symmetric {
+			// As PostgreSQL expands it: x BETWEEN low AND high, or between
+			// high and low.
+			not := ""
+			if isWord(e.seq[opLo], "not") {
+				not = "NOT "
+			}
+			n := e.node(lo, lvPrimary, op, []any{"(" + not + "((", kid(0), " BETWEEN ", kid(1), " AND ", kid(2),
+				") OR (", kid(0), " BETWEEN ", kid(2), " AND ", kid(1), ")))"},
+				[]*exprNode{left, low, high}, lvPred+1, lvPred+1, lvPred+1)
+			n.rewritten = true
+			return n, nil
 		}
 		n := e.node(lo, lvPred, op, []any{kid(0), opItems, kid(1), e.seq[and : and+1], kid(2)},
 			[]*exprNode{left, low, high}, lvPred+1, lvPred+1, lvPred)
