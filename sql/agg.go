@@ -62,6 +62,50 @@ func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
 	return 0, false
 }
 
+// groupDependents adds, as group keys no GROUP BY item names, the columns
+// of each table in FROM whose primary key the query groups by: they are
+// functionally dependent on it, so PostgreSQL lets the query read them,
+// and grouping by them too splits no group.
+//
+// As in PostgreSQL, this holds for tables read directly, whose scope
+// ends in their hidden row-key column, and not through a view or a
+// subquery.
+func (a *aggPlan) groupDependents(sc *scope, cat *Catalog) {
+	grouped := make(map[int]bool)
+	for _, ge := range a.groupExprs {
+		if ce, ok := ge.(*colExpr); ok {
+			grouped[ce.idx] = true
+		}
+	}
+	for end, col := range sc.cols {
+		if col.name != hiddenKey || col.tableOID == 0 {
+			continue
+		}
+		t := cat.byID[col.tableOID]
+		pk := (*Index)(nil)
+		if t != nil && len(t.Columns) <= end {
+			pk = t.PrimaryKey()
+		}
+		if pk == nil {
+			continue
+		}
+		// The table's columns are the len(t.Columns) before its row key.
+		first := end - len(t.Columns)
+		if sc.cols[first].table != col.table || sc.cols[first].tableOID != col.tableOID {
+			continue
+		}
+		if !slices.ContainsFunc(pk.Columns, func(i int) bool { return !grouped[first+i] }) {
+			for i, tc := range t.Columns {
+				if idx := first + i; tc.visible() && !grouped[idx] {
+					a.groupExprs = append(a.groupExprs, &colExpr{t: sc.cols[idx].t, idx: idx})
+					a.groupKeys = append(a.groupKeys, "") // matched by groupIndex's column lookup
+					a.groupTypes = append(a.groupTypes, sc.cols[idx].t)
+				}
+			}
+		}
+	}
+}
+
 func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct, loc: c.s.loc()}
 	nodes := n.Args

@@ -657,6 +657,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				agg.groupKeys = append(agg.groupKeys, restore(gn))
 				agg.groupTypes = append(agg.groupTypes, ge.typ())
 			}
+			agg.groupDependents(in.scope, c.s.catalog())
 		}
 		out = c.withScope(sc)
 		out.agg = agg
@@ -677,9 +678,6 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 
 	for _, f := range n.Fields.Fields {
 		if f.WildCard != nil {
-			if p.agg != nil {
-				return nil, pgerr.New(pgerr.GroupingError, "SELECT * is not allowed with GROUP BY or aggregates")
-			}
 			if err := p.expandStar(sc, f.WildCard.Table.O); err != nil {
 				return nil, err
 			}
@@ -810,7 +808,16 @@ func (p *selectPlan) expandStar(sc *scope, table string) error {
 			continue
 		}
 		found = true
-		p.exprs = append(p.exprs, &colExpr{t: col.t, idx: i})
+		e := &colExpr{t: col.t, idx: i}
+		if p.agg != nil {
+			// A grouped query's * reads the columns it groups by.
+			g := slices.IndexFunc(p.agg.groupExprs, func(ge expr) bool { ce, ok := ge.(*colExpr); return ok && ce.idx == i })
+			if g < 0 {
+				return pgerr.New(pgerr.GroupingError, "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function", col.table, col.name)
+			}
+			e = &colExpr{t: p.agg.groupTypes[g], idx: g}
+		}
+		p.exprs = append(p.exprs, e)
 		p.cols = append(p.cols, Column{Name: col.name, Type: col.t, TableOID: col.tableOID, AttNum: col.attNum})
 		p.keys = append(p.keys, restore(&ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(col.name)}}))
 	}

@@ -64,8 +64,12 @@ func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
 	switch {
 	case err == nil && c.agg != nil:
 		// compile has already matched the GROUP BY expressions.
+		text := name
+		if col.table != "" {
+			text = col.table + "." + name
+		}
 		return nil, pgerr.New(pgerr.GroupingError,
-			"column %q must appear in the GROUP BY clause or be used in an aggregate function", columnText(n.Name))
+			"column %q must appear in the GROUP BY clause or be used in an aggregate function", text)
 	case err == nil:
 		if c.lvl != nil {
 			c.lvl.refs++
