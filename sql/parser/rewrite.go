@@ -93,7 +93,7 @@ func (p *stmtParser) fold(seq []item) ([]item, error) {
 			}
 			out = append(out, overlayItem(t, g))
 			i++
-		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && typeHead(t.val)):
+		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && !t.keyword && typeHead(t.val)):
 			typ, next, ok := parseType(seq, i)
 			if s := tokOf(at(seq, next)); ok && s != nil && s.kind == tkString {
 				next++
@@ -191,12 +191,23 @@ func primaryStart(out []item) (int, bool) {
 	if k < 0 {
 		return 0, false
 	}
-	if k >= 3 && isWord(out[k-1], "over") && (parenGroup(out[k]) != nil || isName(out[k])) {
-		// A window clause belongs to the call before it.
-		if parenGroup(out[k-2]) == nil || !isFuncName(tokOf(out[k-3])) || !tokOf(out[k-3]).call {
+	// The clauses after a call's arguments, WITHIN GROUP (...), FILTER
+	// (...) and OVER, belong to it.
+	j := k
+	if j >= 3 && isWord(out[j-1], "over") && (parenGroup(out[j]) != nil || isName(out[j])) {
+		j -= 2
+	}
+	if j >= 3 && isWord(out[j-1], "filter") && parenGroup(out[j]) != nil && parenGroup(out[j-2]) != nil {
+		j -= 2
+	}
+	if j >= 4 && wordsAt(out, j-2, "within", "group") && parenGroup(out[j]) != nil {
+		j -= 3
+	}
+	if j < k {
+		if parenGroup(out[j]) == nil || !isFuncName(tokOf(out[j-1])) || !tokOf(out[j-1]).call {
 			return 0, false
 		}
-		return nameStart(out, k-3), true
+		return nameStart(out, j-1), true
 	}
 	switch v := out[k].(type) {
 	case *group:
@@ -223,7 +234,7 @@ func primaryStart(out []item) (int, bool) {
 		case tkQIdent:
 			return nameStart(out, k), true
 		case tkWord:
-			if pgKeywords[v.val] == reserved && !primaryKeywords[v.val] {
+			if v.keyword || pgKeywords[v.val] == reserved && !primaryKeywords[v.val] {
 				return 0, false
 			}
 			return nameStart(out, k), true
@@ -603,8 +614,12 @@ func (e *exprParser) name() ([]any, error) {
 		j += 2
 	}
 	over := isWord(at(e.seq, j), "over") && (parenGroup(at(e.seq, j+1)) != nil || isName(at(e.seq, j+1)))
+	// The parentheses of EXISTS hold a query, whose ORDER BY is its own:
+	// EXISTS ((SELECT a) UNION (SELECT b) ORDER BY 1). Any other call's
+	// arguments are expressions, even one in parentheses: f((a) ORDER BY a).
+	query := isWord(at(g.kids, 0), "select", "with", "values", "table") || isWord(last, "exists")
 	for i, kid := range g.kids {
-		if isWord(kid, "order") && !isWord(at(g.kids, 0), "select", "with", "values", "table") && parenGroup(at(g.kids, 0)) == nil {
+		if isWord(kid, "order") && !query {
 			if over {
 				return nil, e.p.unsupported(last, "aggregate ORDER BY is not implemented for window functions")
 			}
@@ -1358,7 +1373,7 @@ func startsExpr(it item) bool {
 			if v.val == "not" || primaryKeywords[v.val] || v.val == "array" {
 				return true
 			}
-			return pgKeywords[v.val] != reserved && !exprOpWords[v.val]
+			return pgKeywords[v.val] != reserved && !exprOpWords[v.val] && !v.keyword
 		case tkPunct:
 			return false
 		case tkOp:
