@@ -326,6 +326,7 @@ type exprNode struct {
 	level     int   // the binding strength of the node as written
 	rewritten bool  // parts differ from the source items
 	anchor    *token
+	cmp       bool // a comparison a < b, which no comparison may extend
 }
 
 // kid refers to exprNode.kids[kid] in exprNode.parts.
@@ -1028,10 +1029,19 @@ func (e *exprParser) infix(lo int, left *exprNode, minPrec int) (*exprNode, erro
 			if precCmp < minPrec {
 				return nil, nil
 			}
+			if left.cmp {
+				// The comparison operators do not associate: a < b < c
+				// is a syntax error, as in gram.y.
+				return nil, e.p.syntaxError(t)
+			}
 			if isWord(at(e.seq, e.i+1), "any", "all", "some") {
 				return e.quantified(lo, left, t)
 			}
-			return binary(precCmp, lvCmp, lvCmp, lvPred)
+			n, err := binary(precCmp, lvCmp, lvCmp, lvPred)
+			if n != nil {
+				n.cmp = true
+			}
+			return n, err
 		case "=>":
 			return e.named(lo, left, t)
 		}
