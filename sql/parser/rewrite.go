@@ -1427,6 +1427,11 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			"union", "intersect", "except"):
 			inFrom = false
 		}
+		if wordsAt(seq, i, "group", "by") {
+			if err := p.groupingSets(seq, i+2); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case inFrom && tableFuncAt(seq, i):
 			items, next, err := p.tableFunc(seq, i)
@@ -1496,6 +1501,24 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			}
 			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"STRAIGHT_JOIN ", right, " USING (" + NaturalFullMarker + ")"}})
 			i = end
+			continue
+		case isWord(it, "exclude") && (isWord(at(seq, i-1), "preceding", "following") ||
+			isWord(at(seq, i-1), "row") && isWord(at(seq, i-2), "current")):
+			// A window frame's exclusion, which TiDB lacks.
+			switch {
+			case wordsAt(seq, i+1, "no", "others"):
+				// The default: nothing is excluded.
+				i += 3
+				continue
+			case wordsAt(seq, i+1, "current", "row"):
+				return nil, p.unsupported(t, "EXCLUDE CURRENT ROW is not supported")
+			case isWord(at(seq, i+1), "group", "ties"):
+				return nil, p.unsupported(t, "EXCLUDE %s is not supported", upper(tokOf(seq[i+1]).val))
+			}
+		case wordsAt(seq, i, "natural", "inner"):
+			// TiDB has no NATURAL INNER JOIN; INNER is the default.
+			out = append(out, it)
+			i += 2
 			continue
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
 			// TiDB has no FULL JOIN (it would read FULL as a table alias);
@@ -1572,6 +1595,32 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 		i++
 	}
 	return out, nil
+}
+
+// groupingSets refuses the grouping sets in a GROUP BY list starting at
+// seq[i]: ROLLUP, CUBE, GROUPING SETS and the empty set (), which TiDB
+// cannot parse and epochdb does not implement.
+func (p *stmtParser) groupingSets(seq []item, i int) error {
+	if isWord(at(seq, i), "distinct", "all") {
+		i++
+	}
+	end := i
+	for end < len(seq) && !isWord(seq[end], "having", "window", "order", "limit", "offset", "fetch", "for",
+		"union", "intersect", "except") {
+		end++
+	}
+	for _, key := range splitCommas(seq[i:end]) {
+		first := tokOf(at(key, 0))
+		switch {
+		case isWord(first, "rollup", "cube") && len(key) == 2 && parenGroup(key[1]) != nil:
+			return p.unsupported(first, "%s is not supported", upper(first.val))
+		case wordsAt(key, 0, "grouping", "sets") && parenGroup(at(key, 2)) != nil:
+			return p.unsupported(first, "GROUPING SETS is not supported")
+		case len(key) == 1 && parenGroup(key[0]) != nil && len(parenGroup(key[0]).kids) == 0:
+			return p.unsupported(parenGroup(key[0]).open, "empty grouping sets are not supported")
+		}
+	}
+	return nil
 }
 
 // tableFuncAt reports whether a function call starts a FROM item at seq[i].
