@@ -645,12 +645,6 @@ func distinctOnItems(n *ast.SelectStmt) (*ast.SelectStmt, []ast.ExprNode) {
 // ORDER BY items, in any order among themselves.
 func (p *selectPlan) planDistinctOn(c *compiler, items []ast.ExprNode) error {
 	for _, item := range items {
-		// A bare integer is a position, as in ORDER BY.
-		if v, ok := item.(*driver.ValueExpr); ok {
-			if i, ok := v.GetValue().(int64); ok {
-				item = &ast.PositionExpr{N: int(i)}
-			}
-		}
 		idx, err := p.target(c, item, "DISTINCT ON")
 		if err != nil {
 			return err

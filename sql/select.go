@@ -10,6 +10,8 @@ import (
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
@@ -762,7 +764,11 @@ func (c *compiler) planLimit(n *ast.Limit) (limit, offset expr, err error) {
 // alias (PostgreSQL prefers the input column), or an expression over the
 // input.
 func groupItem(in *compiler, fields *ast.FieldList, n ast.ExprNode) (ast.ExprNode, error) {
-	if pos, ok := ordinal(n); ok {
+	pos, ok, err := ordinal(n, "GROUP BY")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		if pos < 1 || pos > len(fields.Fields) || fields.Fields[pos-1].WildCard != nil {
 			return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos)
 		}
@@ -780,14 +786,53 @@ func groupItem(in *compiler, fields *ast.FieldList, n ast.ExprNode) (ast.ExprNod
 	return n, nil
 }
 
-// ordinal reports the position an ORDER BY or GROUP BY item names, if it
-// is a bare integer.
-func ordinal(n ast.ExprNode) (int, bool) {
-	p, ok := n.(*ast.PositionExpr)
-	if !ok || p.P != nil {
-		return 0, false
+// ordinal reports the position an ORDER BY, GROUP BY or DISTINCT ON item
+// of clause names: an integer constant as PostgreSQL's grammar reads one,
+// which parentheses do not hide and into which a minus sign folds, as in
+// ORDER BY (2) or -1. Any other constant is an error there.
+func ordinal(n ast.ExprNode, clause string) (int, bool, error) {
+	pos, isInt := 0, false
+	if p, ok := n.(*ast.PositionExpr); ok && p.P == nil {
+		pos, isInt = p.N, true
+	} else if v, neg := sortConstant(n); v == nil {
+		return 0, false, nil
+	} else if i, ok := v.GetValue().(int64); ok && v.Type.GetFlag()&mysql.IsBooleanFlag == 0 {
+		pos, isInt = int(i), true
+		if neg {
+			pos = -pos
+		}
 	}
-	return p.N, true
+	// PostgreSQL reads an integer too large for int4 as a numeric constant.
+	if !isInt || pos < math.MinInt32 || pos > math.MaxInt32 {
+		return 0, false, pgerr.New(pgerr.SyntaxError, "non-integer constant in %s", clause)
+	}
+	return pos, true, nil
+}
+
+// sortConstant finds the constant n is, looking through parentheses and,
+// around a number, minus signs, which PostgreSQL's grammar folds into the
+// number; neg reports an odd count of them.
+func sortConstant(n ast.ExprNode) (v *driver.ValueExpr, neg bool) {
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return sortConstant(n.Expr)
+	case *ast.UnaryOperationExpr:
+		if n.Op != opcode.Minus {
+			return nil, false
+		}
+		v, neg := sortConstant(n.V)
+		if v == nil {
+			return nil, false
+		}
+		switch v.GetValue().(type) {
+		case int64, uint64, float64, *driver.MyDecimal:
+			return v, !neg
+		}
+		return nil, false
+	case *driver.ValueExpr:
+		return n, false
+	}
+	return nil, false
 }
 
 // unlimited reports whether a LIMIT count is the parser's stand-in for no
@@ -854,7 +899,11 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 // position, an output alias, or an expression, computed as a hidden extra
 // column unless an earlier column computes it already.
 func (p *selectPlan) target(c *compiler, e ast.ExprNode, clause string) (int, error) {
-	if pos, ok := ordinal(e); ok {
+	pos, ok, err := ordinal(e, clause)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
 		if pos < 1 || pos > p.visible {
 			return 0, pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, pos)
 		}
@@ -906,12 +955,6 @@ func orderItem(item *ast.ByItem) (ast.ExprNode, sortKey) {
 	if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
 		e = f.Args[0]
 		key.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
-		// TiDB makes a bare integer a position only at the top of an item.
-		if v, ok := e.(*driver.ValueExpr); ok {
-			if i, ok := v.GetValue().(int64); ok {
-				e = &ast.PositionExpr{N: int(i)}
-			}
-		}
 	}
 	return e, key
 }

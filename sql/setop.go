@@ -306,7 +306,11 @@ func setOperator(n ast.Node) *ast.SetOprType {
 func setOpOrder(item *ast.ByItem, cols []Column) (sortKey, error) {
 	e, key := orderItem(item)
 	key.idx = -1
-	if pos, ok := ordinal(e); ok {
+	pos, ok, err := ordinal(e, "ORDER BY")
+	if err != nil {
+		return key, err
+	}
+	if ok {
 		if pos < 1 || pos > len(cols) {
 			return key, pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
 		}

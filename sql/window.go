@@ -238,7 +238,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 	}
 	if spec.PartitionBy != nil {
 		for _, item := range spec.PartitionBy.Items {
-			e, err := in.compile(item.Expr)
+			e, err := in.compile(windowKey(item.Expr))
 			if err != nil {
 				return nil, err
 			}
@@ -247,7 +247,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 	}
 	if spec.OrderBy != nil {
 		for _, item := range spec.OrderBy.Items {
-			e := item.Expr
+			e := windowKey(item.Expr)
 			k := sortKey{desc: item.Desc, nullsFirst: item.Desc}
 			if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
 				e = f.Args[0]
@@ -275,6 +275,15 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		}
 	}
 	return call, nil
+}
+
+// windowKey undoes TiDB's reading of a bare integer in a BY list as a
+// column position: in a window's PARTITION BY and ORDER BY it is a constant.
+func windowKey(e ast.ExprNode) ast.ExprNode {
+	if p, ok := e.(*ast.PositionExpr); ok && p.P == nil {
+		return ast.NewValueExpr(int64(p.N), "", "")
+	}
+	return e
 }
 
 // planFrame reads a frame clause of call.

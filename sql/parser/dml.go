@@ -205,10 +205,10 @@ func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 	return items, kind, err
 }
 
-// multiAssign rewrites UPDATE's SET (a, b) = (x, y), or = ROW(x, y), whose
-// list starts at seq[i], into a = x, b = y, which TiDB reads. The form
-// with a subquery is refused: spreading it over the columns would run it
-// once per column.
+// multiAssign rewrites the SET (a, b) = (x, y), or = ROW(x, y), of UPDATE
+// and ON CONFLICT DO UPDATE, whose list starts at seq[i], into a = x,
+// b = y, which TiDB reads; (a, b) = (SELECT ...) becomes one
+// epochdb_rowfield per column.
 func (p *stmtParser) multiAssign(seq []item, i int) ([]item, error) {
 	out := append([]item(nil), seq[:i]...)
 	for i < len(seq) {
@@ -406,8 +406,11 @@ func (p *stmtParser) onConflict(insert []item, main int, seq []item) error {
 		nameEnd := skipNameAt(insert, main+2)
 		items := append([]item{seq[i]}, insert[main+2:nameEnd]...)
 		items = append(items, seq[i+1:]...)
-		items, err := p.rewrite(items)
+		items, err := p.multiAssign(items, 2+nameEnd-(main+2))
 		if err != nil {
+			return err
+		}
+		if items, err = p.rewrite(items); err != nil {
 			return err
 		}
 		n, err := p.tidb(items, isUpdate)

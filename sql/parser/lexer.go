@@ -34,6 +34,10 @@ type token struct {
 	space bool   // whitespace or a comment precedes the token
 	call  bool   // a word or quoted identifier directly followed by '('
 	name  bool   // a keyword used as a name, which TiDB must see quoted
+	// keyword marks a non-reserved keyword that its neighbours make a
+	// keyword, such as BY after ORDER: it starts no expression and calls
+	// nothing, whatever follows it.
+	keyword bool
 }
 
 // maxIdentLen is PostgreSQL's NAMEDATALEN-1: longer identifiers are

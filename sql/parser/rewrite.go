@@ -93,7 +93,7 @@ func (p *stmtParser) fold(seq []item) ([]item, error) {
 			}
 			out = append(out, overlayItem(t, g))
 			i++
-		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && typeHead(t.val)):
+		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && !t.keyword && typeHead(t.val)):
 			typ, next, ok := parseType(seq, i)
 			if s := tokOf(at(seq, next)); ok && s != nil && s.kind == tkString {
 				next++
@@ -191,12 +191,23 @@ func primaryStart(out []item) (int, bool) {
 	if k < 0 {
 		return 0, false
 	}
-	if k >= 3 && isWord(out[k-1], "over") && (parenGroup(out[k]) != nil || isName(out[k])) {
-		// A window clause belongs to the call before it.
-		if parenGroup(out[k-2]) == nil || !isFuncName(tokOf(out[k-3])) || !tokOf(out[k-3]).call {
+	// The clauses after a call's arguments, WITHIN GROUP (...), FILTER
+	// (...) and OVER, belong to it.
+	j := k
+	if j >= 3 && isWord(out[j-1], "over") && (parenGroup(out[j]) != nil || isName(out[j])) {
+		j -= 2
+	}
+	if j >= 3 && isWord(out[j-1], "filter") && parenGroup(out[j]) != nil && parenGroup(out[j-2]) != nil {
+		j -= 2
+	}
+	if j >= 4 && wordsAt(out, j-2, "within", "group") && parenGroup(out[j]) != nil {
+		j -= 3
+	}
+	if j < k {
+		if parenGroup(out[j]) == nil || !isFuncName(tokOf(out[j-1])) || !tokOf(out[j-1]).call {
 			return 0, false
 		}
-		return nameStart(out, k-3), true
+		return nameStart(out, j-1), true
 	}
 	switch v := out[k].(type) {
 	case *group:
@@ -223,7 +234,7 @@ func primaryStart(out []item) (int, bool) {
 		case tkQIdent:
 			return nameStart(out, k), true
 		case tkWord:
-			if pgKeywords[v.val] == reserved && !primaryKeywords[v.val] {
+			if v.keyword || pgKeywords[v.val] == reserved && !primaryKeywords[v.val] {
 				return 0, false
 			}
 			return nameStart(out, k), true
@@ -315,6 +326,7 @@ type exprNode struct {
 	level     int   // the binding strength of the node as written
 	rewritten bool  // parts differ from the source items
 	anchor    *token
+	cmp       bool // a comparison a < b, which no comparison may extend
 }
 
 // kid refers to exprNode.kids[kid] in exprNode.parts.
@@ -603,8 +615,12 @@ func (e *exprParser) name() ([]any, error) {
 		j += 2
 	}
 	over := isWord(at(e.seq, j), "over") && (parenGroup(at(e.seq, j+1)) != nil || isName(at(e.seq, j+1)))
+	// The parentheses of EXISTS hold a query, whose ORDER BY is its own:
+	// EXISTS ((SELECT a) UNION (SELECT b) ORDER BY 1). Any other call's
+	// arguments are expressions, even one in parentheses: f((a) ORDER BY a).
+	query := isWord(at(g.kids, 0), "select", "with", "values", "table") || isWord(last, "exists")
 	for i, kid := range g.kids {
-		if isWord(kid, "order") && !isWord(at(g.kids, 0), "select", "with", "values", "table") && parenGroup(at(g.kids, 0)) == nil {
+		if isWord(kid, "order") && !query {
 			if over {
 				return nil, e.p.unsupported(last, "aggregate ORDER BY is not implemented for window functions")
 			}
@@ -1013,10 +1029,19 @@ func (e *exprParser) infix(lo int, left *exprNode, minPrec int) (*exprNode, erro
 			if precCmp < minPrec {
 				return nil, nil
 			}
+			if left.cmp {
+				// The comparison operators do not associate: a < b < c
+				// is a syntax error, as in gram.y.
+				return nil, e.p.syntaxError(t)
+			}
 			if isWord(at(e.seq, e.i+1), "any", "all", "some") {
 				return e.quantified(lo, left, t)
 			}
-			return binary(precCmp, lvCmp, lvCmp, lvPred)
+			n, err := binary(precCmp, lvCmp, lvCmp, lvPred)
+			if n != nil {
+				n.cmp = true
+			}
+			return n, err
 		case "=>":
 			return e.named(lo, left, t)
 		}
@@ -1368,7 +1393,7 @@ func startsExpr(it item) bool {
 			if v.val == "not" || primaryKeywords[v.val] || v.val == "array" {
 				return true
 			}
-			return pgKeywords[v.val] != reserved && !exprOpWords[v.val]
+			return pgKeywords[v.val] != reserved && !exprOpWords[v.val] && !v.keyword
 		case tkPunct:
 			return false
 		case tkOp:
@@ -1411,6 +1436,11 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 		case isWord(it, "where", "group", "having", "window", "order", "limit", "offset", "fetch", "for",
 			"union", "intersect", "except"):
 			inFrom = false
+		}
+		if wordsAt(seq, i, "group", "by") {
+			if err := p.groupingSets(seq, i+2); err != nil {
+				return nil, err
+			}
 		}
 		switch {
 		case inFrom && tableFuncAt(seq, i):
@@ -1481,6 +1511,24 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			}
 			out = append(out, &synth{anchor: t, space: t.space, parts: []any{"STRAIGHT_JOIN ", right, " USING (" + NaturalFullMarker + ")"}})
 			i = end
+			continue
+		case isWord(it, "exclude") && (isWord(at(seq, i-1), "preceding", "following") ||
+			isWord(at(seq, i-1), "row") && isWord(at(seq, i-2), "current")):
+			// A window frame's exclusion, which TiDB lacks.
+			switch {
+			case wordsAt(seq, i+1, "no", "others"):
+				// The default: nothing is excluded.
+				i += 3
+				continue
+			case wordsAt(seq, i+1, "current", "row"):
+				return nil, p.unsupported(t, "EXCLUDE CURRENT ROW is not supported")
+			case isWord(at(seq, i+1), "group", "ties"):
+				return nil, p.unsupported(t, "EXCLUDE %s is not supported", upper(tokOf(seq[i+1]).val))
+			}
+		case wordsAt(seq, i, "natural", "inner"):
+			// TiDB has no NATURAL INNER JOIN; INNER is the default.
+			out = append(out, it)
+			i += 2
 			continue
 		case isWord(it, "full") && isWord(at(seq, i+1), "join", "outer"):
 			// TiDB has no FULL JOIN (it would read FULL as a table alias);
@@ -1557,6 +1605,32 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 		i++
 	}
 	return out, nil
+}
+
+// groupingSets refuses the grouping sets in a GROUP BY list starting at
+// seq[i]: ROLLUP, CUBE, GROUPING SETS and the empty set (), which TiDB
+// cannot parse and epochdb does not implement.
+func (p *stmtParser) groupingSets(seq []item, i int) error {
+	if isWord(at(seq, i), "distinct", "all") {
+		i++
+	}
+	end := i
+	for end < len(seq) && !isWord(seq[end], "having", "window", "order", "limit", "offset", "fetch", "for",
+		"union", "intersect", "except") {
+		end++
+	}
+	for _, key := range splitCommas(seq[i:end]) {
+		first := tokOf(at(key, 0))
+		switch {
+		case isWord(first, "rollup", "cube") && len(key) == 2 && parenGroup(key[1]) != nil:
+			return p.unsupported(first, "%s is not supported", upper(first.val))
+		case wordsAt(key, 0, "grouping", "sets") && parenGroup(at(key, 2)) != nil:
+			return p.unsupported(first, "GROUPING SETS is not supported")
+		case len(key) == 1 && parenGroup(key[0]) != nil && len(parenGroup(key[0]).kids) == 0:
+			return p.unsupported(parenGroup(key[0]).open, "empty grouping sets are not supported")
+		}
+	}
+	return nil
 }
 
 // tableFuncAt reports whether a function call starts a FROM item at seq[i].

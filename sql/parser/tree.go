@@ -45,7 +45,7 @@ func (p *stmtParser) buildTree(toks []token) ([]item, error) {
 		case t.kind == tkPunct && (t.val == "(" || t.val == "["),
 			t.kind == tkWord && t.val == "case" && !t.name:
 			if t.val == "(" && len(cur) > 0 {
-				if prev, ok := cur[len(cur)-1].(*token); ok && (prev.kind == tkWord || prev.kind == tkQIdent) {
+				if prev, ok := cur[len(cur)-1].(*token); ok && (prev.kind == tkWord || prev.kind == tkQIdent) && !prev.keyword {
 					prev.call = true
 					c := pgKeywords[prev.val]
 					if _, ok := tidbKeywords[prev.val]; ok && prev.kind == tkWord &&
@@ -96,6 +96,14 @@ func markNames(toks []token) {
 			continue
 		}
 		prev, next, next2 := at(i-1), at(i+1), at(i+2)
+		// Some words are keywords by where they stand, even before a
+		// parenthesis: ORDER BY (a)::text, AT TIME ZONE (z)::text.
+		switch t.val {
+		case "by":
+			t.keyword = isWord(prev, "group", "order", "partition")
+		case "zone":
+			t.keyword = isWord(prev, "time") && isWord(at(i-2), "at")
+		}
 		switch {
 		case isPunct(prev, "."):
 			// Any word may follow a qualifier: t.end is a column.
