@@ -333,7 +333,7 @@ func compileExtreme(sign int) builtin {
 		if err != nil {
 			return nil, err
 		}
-		t, err := c.commonType(n.FnName.L, args)
+		t, err := c.commonType(strings.ToUpper(n.FnName.L), args)
 		if err != nil {
 			return nil, err
 		}
