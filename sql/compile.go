@@ -557,6 +557,22 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	if op == '-' && lt.Oid == types.OidJSONB {
 		return c.jsonbMinus(l, r)
 	}
+	if lu, ru := lt.Oid == types.OidUnknown, rt.Oid == types.OidUnknown; op == '-' && lt.Oid != rt.Oid &&
+		(timeRank(lt.Oid) > 0 || lu) && (timeRank(rt.Oid) > 0 || ru) && !(lu && ru) {
+		// timestamp - date and the like: PostgreSQL casts the date (or
+		// the timestamp, against a timestamptz) up and subtracts. An
+		// untyped literal takes the other side's type, for which a
+		// minus operator exists.
+		t, _ := unify(lt, rt)
+		var err error
+		if l, err = c.coerce(l, t); err != nil {
+			return nil, err
+		}
+		if r, err = c.coerce(r, t); err != nil {
+			return nil, err
+		}
+		lt, rt = t, t
+	}
 	if f, ok := dateTimeArith(op, lt, rt); ok {
 		f.op = op
 		return c.call2(f, l, r)
