@@ -77,7 +77,7 @@ func init() {
 			return string(r)
 		}),
 		"substr":    compileSubstr,
-		"substring": compileSubstr,
+		"substring": compileSubstring,
 		"replace": fixed(types.Text, []types.T{types.Text, types.Text, types.Text}, func(_ *env, a []any) (any, error) {
 			if a[1].(string) == "" {
 				return a[0], nil // unlike strings.ReplaceAll, nothing matches ""
@@ -407,7 +407,10 @@ func runeIndex(s, sub string) int64 {
 }
 
 // compileSubstr is substr(s, start [, length]).
-var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, func(_ *env, a []any) (any, error) {
+var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, substrText)
+
+// substrText is substr(s, start [, length]) on its arguments' datums.
+func substrText(_ *env, a []any) (any, error) {
 	r := []rune(a[0].(string))
 	start := a[1].(int64)
 	end := int64(len(r)) + 1
@@ -422,7 +425,7 @@ var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, typ
 		return "", nil
 	}
 	return string(r[start-1 : end-1]), nil
-})
+}
 
 func trimFunc(left, right bool) builtin {
 	return optArgs(1, types.Text, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
