@@ -123,3 +123,23 @@ func (c *compiler) toCommonType(what string, es []expr, t types.T) error {
 	}
 	return nil
 }
+
+// nullifType is the type of NULLIF(l, r), which PostgreSQL gives the left
+// operand type of the = operator it picks, cmp being the type they
+// compare in: integers, floats, and dates and timestamps have operators
+// across their types, which keep l's; name = text keeps name, and char(n)
+// compares with varchar as char(n).
+func nullifType(l, r, cmp types.T) types.T {
+	lr, rr := numRank(l.Oid), numRank(r.Oid)
+	switch {
+	case l.Oid == types.OidUnknown || r.Oid == types.OidUnknown:
+		return cmp
+	case lr > 0 && lr <= 3 && rr > 0 && rr <= 3, lr >= 5 && rr > 0, timeRank(l.Oid) > 0 && timeRank(r.Oid) > 0:
+		return l
+	case rr == 5 && lr > 0:
+		return types.Float8 // float8 = float4 wins over float4 = float4
+	case l.Oid == types.OidName && isString(r.Oid):
+		return l
+	}
+	return cmp
+}

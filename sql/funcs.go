@@ -306,21 +306,34 @@ func compileNullif(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil || len(args) != 2 {
 		return nil, argCountErr(n, err)
 	}
-	t, ok := unify(args[0].typ(), args[1].typ())
+	lt := args[0].typ()
+	t, ok := comparisonType(lt, args[1].typ())
 	if !ok {
-		return nil, noOperator("=", args[0].typ(), args[1].typ())
+		return nil, noOperator("=", lt, args[1].typ())
 	}
 	// NULLIF is the = operator's, and varchar has none of its own.
 	if t.Oid == types.OidUnknown || t.Oid == types.OidVarchar {
 		t = types.Text
 	}
-	for i := range args {
-		if args[i], err = c.coerce(args[i], t); err != nil {
-			return nil, err
-		}
+	rt := nullifType(lt, args[1].typ(), t)
+	if args[0], err = c.coerce(args[0], rt); err != nil {
+		return nil, err
 	}
-	return &funcExpr{name: "nullif", t: t, args: args, fn: func(_ *env, a []any) (any, error) {
-		if a[0] != nil && a[1] != nil && types.Compare(t, a[0], a[1]) == 0 {
+	if args[1], err = c.coerce(args[1], t); err != nil {
+		return nil, err
+	}
+	return &funcExpr{name: "nullif", t: rt, args: args, fn: func(e *env, a []any) (any, error) {
+		if a[0] == nil || a[1] == nil {
+			return a[0], nil
+		}
+		x := a[0]
+		if rt.Oid != t.Oid {
+			var err error
+			if x, err = types.CastImplicit(x, rt, t, e.s.loc()); err != nil {
+				return nil, err
+			}
+		}
+		if types.Compare(t, x, a[1]) == 0 {
 			return nil, nil
 		}
 		return a[0], nil
