@@ -272,6 +272,8 @@ func formatType(oid types.Oid, mod int32, hasMod bool) string {
 		return "-"
 	case !hasMod && oid == types.OidBpchar:
 		return "character"
+	case !hasMod && oid == types.OidBpcharArray:
+		return "character[]"
 	}
 	return types.T{Oid: oid, Mod: mod}.String()
 }

@@ -554,6 +554,22 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	if op == '-' && lt.Oid == types.OidJSONB {
 		return c.jsonbMinus(l, r)
 	}
+	if lu, ru := lt.Oid == types.OidUnknown, rt.Oid == types.OidUnknown; op == '-' && lt.Oid != rt.Oid &&
+		(timeRank(lt.Oid) > 0 || lu) && (timeRank(rt.Oid) > 0 || ru) && !(lu && ru) {
+		// timestamp - date and the like: PostgreSQL casts the date (or
+		// the timestamp, against a timestamptz) up and subtracts. An
+		// untyped literal takes the other side's type, for which a
+		// minus operator exists.
+		t, _ := unify(lt, rt)
+		var err error
+		if l, err = c.coerce(l, t); err != nil {
+			return nil, err
+		}
+		if r, err = c.coerce(r, t); err != nil {
+			return nil, err
+		}
+		lt, rt = t, t
+	}
 	if f, ok := dateTimeArith(op, lt, rt); ok {
 		f.op = op
 		return c.call2(f, l, r)
@@ -712,40 +728,43 @@ func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
 			}
 		}
 	}
-	if ce.t, err = c.commonType("CASE", results); err != nil {
+	// PostgreSQL weighs the ELSE branch first.
+	thens := results[:len(n.WhenClauses)]
+	ts := make([]types.T, 0, len(results))
+	if n.ElseClause != nil {
+		ts = append(ts, results[len(results)-1].typ())
+	}
+	for _, e := range thens {
+		ts = append(ts, e.typ())
+	}
+	if ce.t, err = selectCommonType("CASE", ts); err != nil {
 		return nil, err
 	}
-	ce.thens = results[:len(n.WhenClauses)]
 	if n.ElseClause != nil {
+		if err := c.toCommonType("CASE/ELSE", results[len(results)-1:], ce.t); err != nil {
+			return nil, err
+		}
 		ce.els = results[len(results)-1]
 	}
+	if err := c.toCommonType("CASE/WHEN", thens, ce.t); err != nil {
+		return nil, err
+	}
+	ce.thens = thens
 	return ce, nil
 }
 
-// commonType unifies a list of branches (CASE, COALESCE, VALUES columns)
-// and coerces each to the result, in place.
+// commonType resolves a list of branches (COALESCE, GREATEST, ARRAY[...],
+// VALUES columns) to their common type and converts each to it, in place.
 func (c *compiler) commonType(what string, es []expr) (types.T, error) {
-	t := types.Unknown
-	for _, e := range es {
-		if e.typ().Oid == types.OidUnknown {
-			continue // an untyped literal or NULL takes the others' type
-		}
-		u, ok := unify(t, e.typ())
-		if !ok {
-			return types.T{}, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t, e.typ())
-		}
-		t = u
+	ts := make([]types.T, len(es))
+	for i, e := range es {
+		ts[i] = e.typ()
 	}
-	if t.Oid == types.OidUnknown {
-		t = types.Text
+	t, err := selectCommonType(what, ts)
+	if err != nil {
+		return types.T{}, err
 	}
-	for i := range es {
-		var err error
-		if es[i], err = c.coerce(es[i], t); err != nil {
-			return types.T{}, err
-		}
-	}
-	return t, nil
+	return t, c.toCommonType(what, es, t)
 }
 
 // restore prints an AST node back as SQL; it keys GROUP BY matching and

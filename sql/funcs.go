@@ -77,7 +77,7 @@ func init() {
 			return string(r)
 		}),
 		"substr":    compileSubstr,
-		"substring": compileSubstr,
+		"substring": compileSubstring,
 		"replace": fixed(types.Text, []types.T{types.Text, types.Text, types.Text}, func(_ *env, a []any) (any, error) {
 			if a[1].(string) == "" {
 				return a[0], nil // unlike strings.ReplaceAll, nothing matches ""
@@ -307,21 +307,34 @@ func compileNullif(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil || len(args) != 2 {
 		return nil, argCountErr(n, err)
 	}
-	t, ok := unify(args[0].typ(), args[1].typ())
+	lt := args[0].typ()
+	t, ok := comparisonType(lt, args[1].typ())
 	if !ok {
-		return nil, noOperator("=", args[0].typ(), args[1].typ())
+		return nil, noOperator("=", lt, args[1].typ())
 	}
 	// NULLIF is the = operator's, and varchar has none of its own.
 	if t.Oid == types.OidUnknown || t.Oid == types.OidVarchar {
 		t = types.Text
 	}
-	for i := range args {
-		if args[i], err = c.coerce(args[i], t); err != nil {
-			return nil, err
-		}
+	rt := nullifType(lt, args[1].typ(), t)
+	if args[0], err = c.coerce(args[0], rt); err != nil {
+		return nil, err
 	}
-	return &funcExpr{name: "nullif", t: t, args: args, fn: func(_ *env, a []any) (any, error) {
-		if a[0] != nil && a[1] != nil && types.Compare(t, a[0], a[1]) == 0 {
+	if args[1], err = c.coerce(args[1], t); err != nil {
+		return nil, err
+	}
+	return &funcExpr{name: "nullif", t: rt, args: args, fn: func(e *env, a []any) (any, error) {
+		if a[0] == nil || a[1] == nil {
+			return a[0], nil
+		}
+		x := a[0]
+		if rt.Oid != t.Oid {
+			var err error
+			if x, err = types.CastImplicit(x, rt, t, e.s.loc()); err != nil {
+				return nil, err
+			}
+		}
+		if types.Compare(t, x, a[1]) == 0 {
 			return nil, nil
 		}
 		return a[0], nil
@@ -334,7 +347,7 @@ func compileExtreme(sign int) builtin {
 		if err != nil {
 			return nil, err
 		}
-		t, err := c.commonType(n.FnName.L, args)
+		t, err := c.commonType(strings.ToUpper(n.FnName.L), args)
 		if err != nil {
 			return nil, err
 		}
@@ -408,7 +421,10 @@ func runeIndex(s, sub string) int64 {
 }
 
 // compileSubstr is substr(s, start [, length]).
-var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, func(_ *env, a []any) (any, error) {
+var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, substrText)
+
+// substrText is substr(s, start [, length]) on its arguments' datums.
+func substrText(_ *env, a []any) (any, error) {
 	r := []rune(a[0].(string))
 	start := a[1].(int64)
 	end := int64(len(r)) + 1
@@ -423,7 +439,7 @@ var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, typ
 		return "", nil
 	}
 	return string(r[start-1 : end-1]), nil
-})
+}
 
 func trimFunc(left, right bool) builtin {
 	return optArgs(1, types.Text, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {

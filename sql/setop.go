@@ -369,9 +369,9 @@ func (c *compiler) setOp(op ast.SetOprType, l, r queryPlan) (*setOpPlan, error) 
 		case lt == rt:
 			t = lt
 		default:
-			var ok bool
-			if t, ok = unify(lt, rt); !ok {
-				return nil, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", p.kind, lt, rt)
+			var err error
+			if t, err = selectCommonType(p.kind, []types.T{lt, rt}); err != nil {
+				return nil, err
 			}
 		}
 		if !p.all || p.kind != "UNION" {
@@ -390,8 +390,7 @@ func (c *compiler) setOp(op ast.SetOprType, l, r queryPlan) (*setOpPlan, error) 
 				continue
 			}
 			same = false
-			var err error
-			if conv[i], err = c.coerce(conv[i], p.cols[i].Type); err != nil {
+			if err := c.toCommonType(p.kind, conv[i:i+1], p.cols[i].Type); err != nil {
 				return nil, err
 			}
 		}

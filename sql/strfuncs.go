@@ -488,6 +488,67 @@ func compileSimilarToEscape(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}}, nil
 }
 
+// compileSubstring is substring in its three forms: substring(s, start
+// [, count]) (s FROM start FOR count) by position; substring(s, pattern)
+// (s FROM pattern) with a POSIX regular expression; and substring(s,
+// pattern, escape) (s SIMILAR pattern ESCAPE escape, or s FROM pattern FOR
+// escape) with a SQL one. As in PostgreSQL's overload resolution, a number
+// after s means a position, and untyped literals alone mean a pattern,
+// text being the preferred type.
+func compileSubstring(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	if len(n.Args) < 2 || len(n.Args) > 3 {
+		return nil, argCountErr(n, nil)
+	}
+	args, err := compileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	positional := false
+	for _, a := range args[1:] {
+		positional = positional || numRank(a.typ().Oid) > 0
+	}
+	if positional {
+		params := []types.T{tText, tInt4, tInt4}[:len(args)]
+		for i, p := range params {
+			if !castsImplicitly(args[i].typ(), p) {
+				return nil, noFunction("substring", args)
+			}
+		}
+		if err := c.coerceArgs("substring", args, params); err != nil {
+			return nil, err
+		}
+		return &funcExpr{name: "substring", t: types.Text, args: args, strict: true, fn: substrText}, nil
+	}
+	if err := c.coerceArgs("substring", args, sigTTT[:len(args)]); err != nil {
+		return nil, err
+	}
+	var cache regexCache
+	return &funcExpr{name: "substring", t: types.Text, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+		pattern := a[1].(string)
+		if len(a) == 3 {
+			var err error
+			if pattern, err = similarToRegex(pattern, a[2].(string)); err != nil {
+				return nil, err
+			}
+		}
+		re, err := cache.get("substring", pattern, "", false)
+		if err != nil {
+			return nil, err
+		}
+		s := a[0].(string)
+		m := re.find(s, 0)
+		// The first group's match if the pattern has groups, else the
+		// whole match; NULL if that group took no part.
+		if m == nil || len(m) > 2 && m[2] < 0 {
+			return nil, nil
+		}
+		if len(m) > 2 {
+			return s[m[2]:m[3]], nil
+		}
+		return s[m[0]:m[1]], nil
+	}}, nil
+}
+
 // translate replaces each character of s found in from by the character
 // at the same place in to, or drops it if to is shorter.
 func translate(s, from, to string) string {

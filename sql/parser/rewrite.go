@@ -93,6 +93,13 @@ func (p *stmtParser) fold(seq []item) ([]item, error) {
 			}
 			out = append(out, overlayItem(t, g))
 			i++
+		case isWord(it, "substring") && t.call && parenGroup(at(seq, i+1)) != nil:
+			g := seq[i+1].(*group)
+			if err := p.foldInside(g); err != nil {
+				return nil, err
+			}
+			out = append(out, substringItem(t, g))
+			i++
 		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && !t.keyword && typeHead(t.val)):
 			typ, next, ok := parseType(seq, i)
 			if s := tokOf(at(seq, next)); ok && s != nil && s.kind == tkString {
@@ -136,6 +143,25 @@ func overlayItem(t *token, g *group) item {
 		parts = append(parts, ", ", g.kids[cuts[k]+1:cuts[k+1]])
 	}
 	return &synth{anchor: t, space: t.space, parts: append(parts, ")")}
+}
+
+// substringItem rewrites substring(s SIMILAR p ESCAPE e), which TiDB
+// cannot parse, as substring(s, p, e); other forms stay.
+func substringItem(t *token, g *group) item {
+	sim, esc := -1, -1
+	for k, kid := range g.kids {
+		switch {
+		case isWord(kid, "similar") && sim < 0:
+			sim = k
+		case isWord(kid, "escape") && sim >= 0 && esc < 0:
+			esc = k
+		}
+	}
+	if sim <= 0 || esc < 0 || isWord(at(g.kids, sim+1), "to") {
+		return &synth{anchor: t, space: t.space, parts: []any{"substring", g}}
+	}
+	return &synth{anchor: t, space: t.space, parts: []any{"substring(", g.kids[:sim], ", ",
+		g.kids[sim+1 : esc], ", ", g.kids[esc+1:], ")"}}
 }
 
 // foldInside folds the groups and synthesized runs inside it.

@@ -67,6 +67,7 @@ const (
 	InvalidUseOfEscapeCharacter      = "2200C"
 	CharacterNotInRepertoire         = "22021"
 	NullValueNotAllowed              = "22004"
+	InvalidArgumentForWidthBucket    = "2201G"
 	InvalidParameterValueArray       = "2202E"
 	NotNullViolation                 = "23502"
 	GeneratedAlways                  = "428C9"
