@@ -423,15 +423,16 @@ func (st *aggState) accumulate(vals []any) error {
 	case "bool_or":
 		st.acc = (st.acc != nil && st.acc.(bool)) || v.(bool)
 	case "string_agg", "group_concat":
-		s := v.(string)
-		if st.acc != nil {
-			sep := ""
-			if len(vals) > 1 && vals[1] != nil {
-				sep = vals[1].(string)
-			}
-			s = st.acc.(string) + sep + s
+		// A builder, not a string: appending to a string copies it, which
+		// made the aggregate quadratic in its input.
+		b, _ := st.acc.(*strings.Builder)
+		if b == nil {
+			b = new(strings.Builder)
+			st.acc = b
+		} else if len(vals) > 1 && vals[1] != nil {
+			b.WriteString(vals[1].(string))
 		}
-		st.acc = s
+		b.WriteString(v.(string))
 	case "array_agg":
 		arr, _ := st.acc.([]any)
 		st.acc = append(arr, v)
@@ -489,11 +490,19 @@ func (st *aggState) addSum(v any) error {
 	return nil
 }
 
-func (st *aggState) result() (any, error) {
+// result is the aggregate's value over what it took in so far. One
+// without ORDER BY may take more input after, as a window's running
+// aggregate does. x's cancellation stops an ordered one's sort and fold.
+func (st *aggState) result(x *execCtx) (any, error) {
 	c := st.call
 	if st.ordered != nil {
-		sortRows(st.ordered, c.order)
+		if err := sortRowsCanceling(x, st.ordered, c.order); err != nil {
+			return nil, err
+		}
 		for _, vals := range st.ordered {
+			if err := x.canceled(); err != nil {
+				return nil, err
+			}
 			if err := st.accumulate(vals); err != nil {
 				return nil, err
 			}
@@ -501,6 +510,11 @@ func (st *aggState) result() (any, error) {
 		st.ordered = nil
 	}
 	switch c.fn {
+	case "string_agg", "group_concat":
+		if b, ok := st.acc.(*strings.Builder); ok {
+			return b.String(), nil
+		}
+		return nil, nil
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		return st.jsonResult()
 	case "count":

@@ -779,7 +779,7 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 				return nil, err
 			}
 		}
-		v, err := st.result()
+		v, err := st.result(x)
 		if err != nil {
 			return nil, err
 		}
