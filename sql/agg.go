@@ -412,6 +412,9 @@ func (st *aggState) accumulate(vals []any) error {
 	v := vals[0]
 	st.count++
 	switch c.fn {
+	case "count":
+		// The count is all it keeps: no moments, whose squares of large
+		// floats would overflow.
 	case "sum", "avg":
 		return st.addSum(v)
 	case "min", "max":
