@@ -418,7 +418,7 @@ func (st *aggState) accumulate(vals []any) error {
 	case "sum", "avg":
 		return st.addSum(v)
 	case "min", "max":
-		if st.acc == nil || (types.Compare(c.t, v, st.acc) < 0) == (c.fn == "min") {
+		if st.acc == nil || c.replacesExtreme(v, st.acc) {
 			st.acc = v
 		}
 	case "bool_and", "every":
@@ -445,6 +445,13 @@ func (st *aggState) accumulate(vals []any) error {
 		return st.accumulateStat(vals)
 	}
 	return nil
+}
+
+// replacesExtreme reports whether v, a later input than acc, takes its
+// place as min or max: max takes the later of two equal inputs, min keeps
+// the earlier.
+func (c *aggCall) replacesExtreme(v, acc any) bool {
+	return (types.Compare(c.t, v, acc) < 0) == (c.fn == "min")
 }
 
 // keepsNulls reports whether an aggregate takes NULL inputs in.
