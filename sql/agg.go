@@ -448,10 +448,15 @@ func (st *aggState) accumulate(vals []any) error {
 }
 
 // replacesExtreme reports whether v, a later input than acc, takes its
-// place as min or max: max takes the later of two equal inputs, min keeps
-// the earlier.
+// place as min or max. Of two equal inputs both take the later, as
+// PostgreSQL's numeric_smaller and the like do, which shows when equal
+// values print differently (1.0 and 1.00, '1 day' and '24 hours').
 func (c *aggCall) replacesExtreme(v, acc any) bool {
-	return (types.Compare(c.t, v, acc) < 0) == (c.fn == "min")
+	cmp := types.Compare(c.t, v, acc)
+	if c.fn == "min" {
+		return cmp <= 0
+	}
+	return cmp >= 0
 }
 
 // keepsNulls reports whether an aggregate takes NULL inputs in.
