@@ -456,10 +456,13 @@ func (st *aggState) accumulate(vals []any) error {
 	v := vals[0]
 	st.count++
 	switch c.fn {
+	case "count":
+		// The count is all it keeps: no moments, whose squares of large
+		// floats would overflow.
 	case "sum", "avg":
 		return st.addSum(v)
 	case "min", "max":
-		if st.acc == nil || (types.Compare(c.t, v, st.acc) < 0) == (c.fn == "min") {
+		if st.acc == nil || c.replacesExtreme(v, st.acc) {
 			st.acc = v
 		}
 	case "bool_and", "every":
@@ -467,15 +470,16 @@ func (st *aggState) accumulate(vals []any) error {
 	case "bool_or":
 		st.acc = (st.acc != nil && st.acc.(bool)) || v.(bool)
 	case "string_agg", "group_concat":
-		s := v.(string)
-		if st.acc != nil {
-			sep := ""
-			if len(vals) > 1 && vals[1] != nil {
-				sep = vals[1].(string)
-			}
-			s = st.acc.(string) + sep + s
+		// A builder, not a string: appending to a string copies it, which
+		// made the aggregate quadratic in its input.
+		b, _ := st.acc.(*strings.Builder)
+		if b == nil {
+			b = new(strings.Builder)
+			st.acc = b
+		} else if len(vals) > 1 && vals[1] != nil {
+			b.WriteString(vals[1].(string))
 		}
-		st.acc = s
+		b.WriteString(v.(string))
 	case "array_agg":
 		arr, _ := st.acc.([]any)
 		st.acc = append(arr, v)
@@ -485,6 +489,18 @@ func (st *aggState) accumulate(vals []any) error {
 		return st.accumulateStat(vals)
 	}
 	return nil
+}
+
+// replacesExtreme reports whether v, a later input than acc, takes its
+// place as min or max. Of two equal inputs both take the later, as
+// PostgreSQL's numeric_smaller and the like do, which shows when equal
+// values print differently (1.0 and 1.00, '1 day' and '24 hours').
+func (c *aggCall) replacesExtreme(v, acc any) bool {
+	cmp := types.Compare(c.t, v, acc)
+	if c.fn == "min" {
+		return cmp <= 0
+	}
+	return cmp >= 0
 }
 
 // keepsNulls reports whether an aggregate takes NULL inputs in.
@@ -533,11 +549,19 @@ func (st *aggState) addSum(v any) error {
 	return nil
 }
 
-func (st *aggState) result() (any, error) {
+// result is the aggregate's value over what it took in so far. One
+// without ORDER BY may take more input after, as a window's running
+// aggregate does. x's cancellation stops an ordered one's sort and fold.
+func (st *aggState) result(x *execCtx) (any, error) {
 	c := st.call
 	if st.ordered != nil {
-		sortRows(st.ordered, c.order)
+		if err := sortRowsCanceling(x, st.ordered, c.order); err != nil {
+			return nil, err
+		}
 		for _, vals := range st.ordered {
+			if err := x.canceled(); err != nil {
+				return nil, err
+			}
 			if err := st.accumulate(vals); err != nil {
 				return nil, err
 			}
@@ -545,6 +569,11 @@ func (st *aggState) result() (any, error) {
 		st.ordered = nil
 	}
 	switch c.fn {
+	case "string_agg", "group_concat":
+		if b, ok := st.acc.(*strings.Builder); ok {
+			return b.String(), nil
+		}
+		return nil, nil
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		return st.jsonResult()
 	case "count":

@@ -210,35 +210,84 @@ type sortKey struct {
 // sortRows sorts rows by keys, as PostgreSQL orders: NULLs last ascending
 // and first descending, unless NULLS FIRST/LAST says otherwise.
 func sortRows(rows [][]any, keys []sortKey) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		for _, k := range keys {
-			a, b := rows[i][k.idx], rows[j][k.idx]
-			var c int
-			switch {
-			case a == nil && b == nil:
-				continue
-			case a == nil:
-				c = 1
-				if k.nullsFirst {
-					c = -1
-				}
-			case b == nil:
+	sort.SliceStable(rows, func(i, j int) bool { return compareRows(rows[i], rows[j], keys) < 0 })
+}
+
+// compareRows orders two rows by keys, as sortRows does.
+func compareRows(a, b []any, keys []sortKey) int {
+	for _, k := range keys {
+		x, y := a[k.idx], b[k.idx]
+		var c int
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil:
+			c = 1
+			if k.nullsFirst {
 				c = -1
-				if k.nullsFirst {
-					c = 1
-				}
-			default:
-				c = types.Compare(k.t, a, b)
-				if k.desc {
-					c = -c
-				}
 			}
-			if c != 0 {
-				return c < 0
+		case y == nil:
+			c = -1
+			if k.nullsFirst {
+				c = 1
+			}
+		default:
+			c = types.Compare(k.t, x, y)
+			if k.desc {
+				c = -c
 			}
 		}
-		return false
-	})
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// sortRowsCanceling sorts rows stably as sortRows does, but gives up with
+// the statement's error once it is canceled. It is a bottom-up merge sort,
+// which can look at the context between any two steps, where the sort
+// package's sorts cannot be stopped.
+func sortRowsCanceling(x *execCtx, rows [][]any, keys []sortKey) error {
+	const run = 16 // rows sorted by insertion before the merging starts
+	n := len(rows)
+	for lo := 0; lo < n; lo += run {
+		chunk := rows[lo:min(lo+run, n)]
+		for i := 1; i < len(chunk); i++ {
+			for j := i; j > 0 && compareRows(chunk[j-1], chunk[j], keys) > 0; j-- {
+				chunk[j-1], chunk[j] = chunk[j], chunk[j-1]
+			}
+		}
+		if err := x.canceled(); err != nil {
+			return err
+		}
+	}
+	if n <= run {
+		return nil
+	}
+	src, dst := rows, make([][]any, n)
+	for width := run; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			i, j := lo, mid
+			for k := lo; k < hi; k++ {
+				// Ties take the left run's row first, which keeps the sort stable.
+				if j == hi || i < mid && compareRows(src[i], src[j], keys) <= 0 {
+					dst[k], i = src[i], i+1
+				} else {
+					dst[k], j = src[j], j+1
+				}
+				if err := x.canceled(); err != nil {
+					return err
+				}
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &rows[0] {
+		copy(rows, src)
+	}
+	return nil
 }
 
 // drain reads every row of it.

@@ -1344,7 +1344,7 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
 	for i, g := range order {
 		row := append(make([]any, 0, len(g.keys)+len(g.states)), g.keys...)
 		for _, st := range g.states {
-			v, err := st.result()
+			v, err := st.result(x)
 			if err != nil {
 				return nil, err
 			}

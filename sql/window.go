@@ -29,7 +29,8 @@ import (
 //     default, with ORDER BY, the partition's rows up to the current row and
 //     its peers; without ORDER BY, the whole partition. ROWS frames may
 //     bound either end by UNBOUNDED, CURRENT ROW or a constant offset; RANGE
-//     frames by UNBOUNDED or CURRENT ROW.
+//     frames by those or by an offset from the one ORDER BY value.
+//     winagg.go follows a frame as it moves from row to row.
 //
 // Windows of a grouped query, named windows and DISTINCT are not supported.
 
@@ -477,6 +478,9 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 		}
 		out := make([]any, len(part))
 		for j := lo; j < hi; j++ {
+			if err := x.canceled(); err != nil {
+				return nil, err
+			}
 			v, err := b.conv.eval(x.env([]any{part[j][at]}))
 			if err != nil {
 				return nil, err
@@ -507,6 +511,9 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 		}
 		out := make([]int, len(part))
 		for i, row := range part {
+			if err := x.canceled(); err != nil {
+				return nil, err
+			}
 			if row[at] == nil {
 				out[i] = peers[i]
 				if !start {
@@ -596,6 +603,9 @@ func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
 	nk := len(exprs)
 	keyed := make([][]any, len(rows))
 	for i, r := range rows {
+		if err := x.canceled(); err != nil {
+			return nil, err
+		}
 		e := x.env(r)
 		k := make([]any, nk+1)
 		for j, pe := range exprs {
@@ -613,7 +623,9 @@ func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
 		keys = append(keys, sortKey{idx: j, t: pe.typ()})
 	}
 	keys = append(keys, call.order...)
-	sortRows(keyed, keys)
+	if err := sortRowsCanceling(x, keyed, keys); err != nil {
+		return nil, err
+	}
 
 	vals := make([]any, len(rows))
 	argAt := len(call.partition) + len(call.orderBy)
@@ -747,6 +759,9 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 	}
 	if call.agg == nil { // first_value, last_value, nth_value
 		for i := range part {
+			if err := x.canceled(); err != nil {
+				return nil, err
+			}
 			from, to := frame(i)
 			switch {
 			case call.fn == "nth_value":
@@ -769,32 +784,7 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 		}
 		return out, nil
 	}
-	// Aggregates. A frame that starts at the partition's first row only
-	// grows from row to row, so one state serves them all; any other is
-	// aggregated afresh for each row.
-	running := call.frame.start.kind == boundUnbounded
-	st := &aggState{call: call.agg}
-	added := 0
-	for i := range part {
-		from, to := frame(i)
-		if !running {
-			st, added = &aggState{call: call.agg}, from
-		}
-		for ; added < to; added++ {
-			if call.filter != nil && !isTrue(part[added][argAt+len(call.args)]) {
-				continue
-			}
-			if err := st.add(part[added][argAt : argAt+len(call.args)]); err != nil {
-				return nil, err
-			}
-		}
-		v, err := st.result()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
+	return call.frameAggregates(x, part, argAt, frame)
 }
 
 // ntile is window_ntile: it splits the partition into n buckets as even as
