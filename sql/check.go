@@ -279,7 +279,7 @@ var mutableFuncs = map[string]bool{
 }
 
 // callsMutable reports whether n calls one of mutableFuncs.
-func callsMutable(n ast.ExprNode) bool {
+func callsMutable(n ast.Node) bool {
 	v := &mutableCallFinder{}
 	n.Accept(v)
 	return v.found

@@ -40,6 +40,21 @@ type level struct {
 	// refs and outerRefs count the column references compiled at this
 	// level that resolved here and in an enclosing level.
 	refs, outerRefs int
+	// params are the enclosing rows' columns that the level, or a level
+	// inside it, reads: what a correlated subquery's result depends on.
+	params []outerParam
+}
+
+// outerParam is a column of an enclosing query's row, found from the env
+// a subquery is evaluated in: hops levels further out, column idx.
+type outerParam struct {
+	hops, idx int
+}
+
+func (l *level) addParam(p outerParam) {
+	if !slices.Contains(l.params, p) {
+		l.params = append(l.params, p)
+	}
 }
 
 func (c *compiler) depth() int {
@@ -103,8 +118,9 @@ func (c *compiler) column(n *ast.ColumnNameExpr) (expr, error) {
 			oi, t = g, o.agg.groupTypes[g]
 		}
 		c.lvl.outerRefs++
-		for cc := c; cc != o; cc = cc.outer {
+		for cc, h := c, d; cc != o; cc, h = cc.outer, h-1 {
 			cc.lvl.correlated = true
+			cc.lvl.addParam(outerParam{hops: h - 1, idx: oi})
 		}
 		return &outerColExpr{t: t, depth: d, idx: oi}, nil
 	}
@@ -217,6 +233,9 @@ func (o *outerColExpr) eval(e *env) (any, error) {
 type subquery struct {
 	plan queryPlan
 	lvl  *level // the subquery's own level
+	// memo says a correlated subquery's results may be remembered by the
+	// values of its params (see memoized): it calls no volatile function.
+	memo bool
 }
 
 // planSubquery plans the query of a subquery expression.
@@ -230,7 +249,7 @@ func (c *compiler) planSubquery(n ast.ExprNode) (*subquery, error) {
 	if err != nil {
 		return nil, err
 	}
-	sq := &subquery{plan: plan, lvl: inner.lvl}
+	sq := &subquery{plan: plan, lvl: inner.lvl, memo: !callsMutable(sub.Query)}
 	if c.subs != nil {
 		*c.subs = append(*c.subs, sq)
 	}
@@ -241,7 +260,16 @@ func (c *compiler) planSubquery(n ast.ExprNode) (*subquery, error) {
 // every time if the subquery is correlated, else once per execution of the
 // level it is anchored to.
 func (sq *subquery) result(e *env, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+	return sq.resultFor(e, nil, f)
+}
+
+// resultFor is result for an f whose answer depends, besides the
+// subquery's rows, on the values extra.
+func (sq *subquery) resultFor(e *env, extra []any, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
 	if sq.lvl.correlated {
+		if sq.memo {
+			return sq.memoized(e, extra, f)
+		}
 		return sq.run(e, f)
 	}
 	x := e.x.up(sq.lvl.depth - 1 - sq.lvl.anchor)
@@ -425,7 +453,7 @@ func (q *quantifiedSubquery) eval(e *env) (any, error) {
 	}
 	if q.sq.lvl.correlated {
 		// Stream: the answer is often known before the last row.
-		v, err := q.sq.result(e, func(x *execCtx, it rowIter) (any, error) {
+		v, err := q.sq.resultFor(e, l, func(x *execCtx, it rowIter) (any, error) {
 			res := any(q.all)
 			for {
 				row, err := it.next()
