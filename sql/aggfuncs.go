@@ -684,11 +684,13 @@ func (p *selectPlan) planDistinctOn(c *compiler, items []ast.ExprNode) error {
 // firstOfEach keeps the first row of each DISTINCT ON group, in ORDER BY
 // order, or without ORDER BY in the order of the DISTINCT ON keys, as
 // PostgreSQL's sort-based plan leaves them.
-func (p *selectPlan) firstOfEach(rows [][]any) [][]any {
-	if len(p.order) > 0 {
-		sortRows(rows, p.order)
-	} else {
-		sortRows(rows, p.distinctOn)
+func (p *selectPlan) firstOfEach(x *execCtx, rows [][]any) ([][]any, error) {
+	keys := p.order
+	if len(keys) == 0 {
+		keys = p.distinctOn
+	}
+	if err := sortRowsCanceling(x, rows, keys); err != nil {
+		return nil, err
 	}
 	seen := make(map[string]bool)
 	out := rows[:0]
@@ -702,5 +704,5 @@ func (p *selectPlan) firstOfEach(rows [][]any) [][]any {
 			out = append(out, row)
 		}
 	}
-	return out
+	return out, nil
 }

@@ -3,7 +3,6 @@ package sql
 import (
 	"bytes"
 	"context"
-	"sort"
 
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
@@ -207,13 +206,8 @@ type sortKey struct {
 	nullsFirst bool
 }
 
-// sortRows sorts rows by keys, as PostgreSQL orders: NULLs last ascending
-// and first descending, unless NULLS FIRST/LAST says otherwise.
-func sortRows(rows [][]any, keys []sortKey) {
-	sort.SliceStable(rows, func(i, j int) bool { return compareRows(rows[i], rows[j], keys) < 0 })
-}
-
-// compareRows orders two rows by keys, as sortRows does.
+// compareRows orders two rows by keys, as PostgreSQL orders: NULLs last
+// ascending and first descending, unless NULLS FIRST/LAST says otherwise.
 func compareRows(a, b []any, keys []sortKey) int {
 	for _, k := range keys {
 		x, y := a[k.idx], b[k.idx]
@@ -244,10 +238,10 @@ func compareRows(a, b []any, keys []sortKey) int {
 	return 0
 }
 
-// sortRowsCanceling sorts rows stably as sortRows does, but gives up with
-// the statement's error once it is canceled. It is a bottom-up merge sort,
-// which can look at the context between any two steps, where the sort
-// package's sorts cannot be stopped.
+// sortRowsCanceling sorts rows stably by keys (see compareRows), and gives
+// up with the statement's error once it is canceled. It is a bottom-up
+// merge sort, which can look at the context between any two steps, where
+// the sort package's sorts cannot be stopped.
 func sortRowsCanceling(x *execCtx, rows [][]any, keys []sortKey) error {
 	const run = 16 // rows sorted by insertion before the merging starts
 	n := len(rows)

@@ -1191,13 +1191,17 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	if p.distinctOn != nil {
-		rows = p.firstOfEach(rows)
+		if rows, err = p.firstOfEach(x, rows); err != nil {
+			return nil, err
+		}
 	}
 	if p.distinct {
 		rows = distinctRows(rows, p.exprs[:p.visible])
 	}
 	if len(p.order) > 0 {
-		sortRows(rows, p.order)
+		if err := sortRowsCanceling(x, rows, p.order); err != nil {
+			return nil, err
+		}
 	}
 	if p.locking != nil {
 		return window(x, &lockIter{in: &sliceIter{rows: rows}, x: x, p: p}, p.limit, p.offset)

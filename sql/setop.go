@@ -187,7 +187,9 @@ func (q *setOpQuery) open(x *execCtx) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		sortRows(rows, q.order)
+		if err := sortRowsCanceling(x, rows, q.order); err != nil {
+			return nil, err
+		}
 		it = &sliceIter{rows: rows}
 	}
 	return window(x, it, q.limit, q.offset)
