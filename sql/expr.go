@@ -469,24 +469,25 @@ func intRange(t types.T) (int64, int64, string) {
 
 func intArith(op byte, t types.T, l, r int64) (any, error) {
 	lo, hi, name := intRange(t)
-	overflow := pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", name)
+	// Made only when returned: arithmetic runs per row.
+	overflow := func() error { return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", name) }
 	var v int64
 	switch op {
 	case '+':
 		v = l + r
 		if (r > 0 && v < l) || (r < 0 && v > l) {
-			return nil, overflow
+			return nil, overflow()
 		}
 	case '-':
 		v = l - r
 		if (r < 0 && v < l) || (r > 0 && v > l) {
-			return nil, overflow
+			return nil, overflow()
 		}
 	case '*':
 		if l != 0 && r != 0 {
 			v = l * r
 			if v/r != l || (l == -1 && r == math.MinInt64) || (r == -1 && l == math.MinInt64) {
-				return nil, overflow
+				return nil, overflow()
 			}
 		}
 	case '/', '%':
@@ -498,7 +499,7 @@ func intArith(op byte, t types.T, l, r int64) (any, error) {
 				return int64(0), nil
 			}
 			if l == lo {
-				return nil, overflow
+				return nil, overflow()
 			}
 			return -l, nil
 		}
@@ -509,7 +510,7 @@ func intArith(op byte, t types.T, l, r int64) (any, error) {
 		}
 	}
 	if v < lo || v > hi {
-		return nil, overflow
+		return nil, overflow()
 	}
 	return v, nil
 }

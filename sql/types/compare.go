@@ -18,13 +18,9 @@ import (
 // month of 30 days ('1 mon' = '30 days'); arrays compare element by
 // element, a NULL element above any other, then by length.
 func Compare(t T, a, b any) int {
-	if elem, ok := t.Elem(); ok {
-		return compareArrays(elem, a.([]any), b.([]any))
-	}
-	if IsEnum(t.Oid) {
-		return cmp.Compare(a.(Enum).Sort, b.(Enum).Sort)
-	}
 	switch t.Oid {
+	case OidText, OidVarchar:
+		return strings.Compare(a.(string), b.(string))
 	case OidBool:
 		x, y := a.(bool), b.(bool)
 		switch {
@@ -68,6 +64,14 @@ func Compare(t T, a, b any) int {
 	case OidRecord:
 		fields, _ := t.Fields()
 		return compareRecords(fields, a.([]any), b.([]any))
+	}
+	// The rarer types, found by lookup: arrays and enums; then the rest
+	// of the string types.
+	if elem, ok := t.Elem(); ok {
+		return compareArrays(elem, a.([]any), b.([]any))
+	}
+	if IsEnum(t.Oid) {
+		return cmp.Compare(a.(Enum).Sort, b.(Enum).Sort)
 	}
 	return strings.Compare(a.(string), b.(string))
 }
