@@ -737,6 +737,11 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 			return nil, err
 		}
 	}
+	if p.windows != nil {
+		if err := p.windows.deferredErr(); err != nil {
+			return nil, err
+		}
+	}
 	if locking(n) {
 		if err := p.planLocking(n, sc); err != nil {
 			return nil, err

@@ -40,10 +40,14 @@ type winPlan struct {
 	base  int // the first added column's index in the row
 	calls []*winCall
 	refs  []*colExpr // the reads of the added columns, which place moves
+	// clauseErrs are the ungrouped columns of the windows' clauses, which
+	// planSelect reports once the select list and ORDER BY are planned.
+	clauseErrs []error
 }
 
 type winCall struct {
 	key       string // the call as SQL, as the select list names it
+	argErr    error  // an ungrouped column in the arguments, reported where read
 	fn        string
 	t         types.T // the result type
 	args      []expr
@@ -108,14 +112,28 @@ func (p *selectPlan) planWindows(out, in *compiler, n *ast.SelectStmt) (*compile
 		over = out
 	}
 	w := &winPlan{base: len(in.scope.cols)}
+	// PostgreSQL reports a column a grouped query reads ungrouped after any
+	// other error, in the order of the select list (where a call stands
+	// for its arguments) and ORDER BY, then of the windows' clauses. Such
+	// errors wait here until the select list or the end of planning.
+	deferred := func(err error) bool { return p.agg != nil && pgerr.Code(err) == pgerr.GroupingError }
 	for _, wf := range found {
 		key := restore(wf)
 		if slices.ContainsFunc(w.calls, func(c *winCall) bool { return c.key == key }) {
 			continue
 		}
 		call, err := planWindowCall(over, wf)
-		if err != nil {
+		switch {
+		case deferred(err):
+			call = &winCall{argErr: err}
+		case err != nil:
 			return nil, err
+		default:
+			if err := call.planSpec(over, &wf.Spec); deferred(err) {
+				w.clauseErrs = append(w.clauseErrs, err)
+			} else if err != nil {
+				return nil, err
+			}
 		}
 		call.key = key
 		w.calls = append(w.calls, call)
@@ -142,6 +160,20 @@ func (w *winPlan) place(base int) {
 		ref.idx += base - w.base
 	}
 	w.base = base
+}
+
+// deferredErr returns the first ungrouped column error that planWindows
+// held back and no read of a call has reported.
+func (w *winPlan) deferredErr() error {
+	for _, call := range w.calls {
+		if call.argErr != nil {
+			return call.argErr
+		}
+	}
+	if len(w.clauseErrs) > 0 {
+		return w.clauseErrs[0]
+	}
+	return nil
 }
 
 // noWindows returns PostgreSQL's error for a window call in n, an
@@ -293,16 +325,19 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			return nil, err
 		}
 	}
+	return call, nil
+}
 
-	spec := wf.Spec
+// planSpec plans call's window: PARTITION BY, ORDER BY and the frame.
+func (call *winCall) planSpec(in *compiler, spec *ast.WindowSpec) error {
 	if spec.Name.L != "" || spec.Ref.L != "" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "named windows are not supported")
+		return pgerr.New(pgerr.FeatureNotSupported, "named windows are not supported")
 	}
 	if spec.PartitionBy != nil {
 		for _, item := range spec.PartitionBy.Items {
 			e, err := in.compile(windowKey(item.Expr))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			call.partition = append(call.partition, e)
 		}
@@ -317,10 +352,10 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			}
 			oe, err := in.compile(e)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if oe, err = in.resolveUnknown(oe); err != nil {
-				return nil, err
+				return err
 			}
 			k.idx, k.t = len(call.partition)+len(call.orderBy), oe.typ()
 			call.order = append(call.order, k)
@@ -333,10 +368,10 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 	if spec.Frame != nil {
 		var err error
 		if call.frame, err = planFrame(in, spec.Frame, call); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return call, nil
+	return nil
 }
 
 // windowKey undoes TiDB's reading of a bare integer in a BY list as a
@@ -624,6 +659,9 @@ func (c *compiler) windowRef(n *ast.WindowFuncExpr) (expr, error) {
 	key := restore(n)
 	for i, call := range c.win.calls {
 		if call.key == key {
+			if call.argErr != nil {
+				return nil, call.argErr
+			}
 			ref := &colExpr{t: call.t, idx: c.win.base + i}
 			c.win.refs = append(c.win.refs, ref)
 			return ref, nil
