@@ -116,6 +116,9 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 		nodes = append([]ast.ExprNode{d.Args[0]}, nodes[1:]...)
 	}
 	nodes, cond := aggFilter(nodes)
+	if err := nestedInAggregate(nodes, cond); err != nil {
+		return nil, err
+	}
 	if cond != nil {
 		var err error
 		if call.filter, err = a.input.compile(cond); err != nil {
@@ -174,6 +177,26 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	}
 	a.calls = append(a.calls, call)
 	return &colExpr{t: call.t, idx: len(a.groupExprs) + len(a.calls) - 1}, nil
+}
+
+// nestedInAggregate returns PostgreSQL's error for an aggregate's
+// arguments or FILTER that call a window function or an aggregate of the
+// same query: its arguments are read row by row, before either exists.
+func nestedInAggregate(args []ast.ExprNode, cond ast.ExprNode) error {
+	for _, a := range append(slices.Clip(args), cond) {
+		if a != nil && hasWindow(a) {
+			return pgerr.New(pgerr.GroupingError, "aggregate function calls cannot contain window function calls")
+		}
+	}
+	if cond != nil && hasAggregateIn(cond) {
+		return pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in FILTER")
+	}
+	for _, a := range args {
+		if hasAggregateIn(a) {
+			return pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested")
+		}
+	}
+	return nil
 }
 
 // asAggregate turns a call of an aggregate TiDB does not know, and so

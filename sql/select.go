@@ -56,7 +56,8 @@ type selectPlan struct {
 	// untyped lists the output columns that are untyped literals or NULLs,
 	// which a set operation types from its other inputs.
 	untyped []int
-	// windows and srfs are the steps that extend each row after WHERE:
+	// windows and srfs are the steps that extend each row after WHERE, or
+	// in a grouped query after HAVING:
 	// window functions, then set-returning functions of the select list.
 	windows *winPlan
 	srfs    *srfPlan
@@ -616,6 +617,9 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		return nil, err
 	}
 	in := c.withScope(sc)
+	if err := noWindows(n.Where, "WHERE"); err != nil {
+		return nil, err
+	}
 	if n.Where != nil {
 		if p.where, err = in.compileAs(n.Where, types.Bool); err != nil {
 			return nil, err
@@ -648,6 +652,9 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				if err != nil {
 					return nil, err
 				}
+				if err := noWindows(gn, "GROUP BY"); err != nil {
+					return nil, err
+				}
 				ge, err := in.compile(gn)
 				if err != nil {
 					return nil, err
@@ -665,6 +672,9 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		out.agg = agg
 		p.agg = agg
 		if n.Having != nil {
+			if err := noWindows(n.Having.Expr, "HAVING"); err != nil {
+				return nil, err
+			}
 			if p.having, err = out.compileAs(n.Having.Expr, types.Bool); err != nil {
 				return nil, err
 			}
@@ -727,6 +737,11 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 			return nil, err
 		}
 	}
+	if p.windows != nil {
+		if err := p.windows.deferredErr(); err != nil {
+			return nil, err
+		}
+	}
 	if locking(n) {
 		if err := p.planLocking(n, sc); err != nil {
 			return nil, err
@@ -737,6 +752,10 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	}
 	if p.limit, p.offset, err = c.planLimit(n.Limit); err != nil {
 		return nil, err
+	}
+	if p.windows != nil && p.agg != nil {
+		// Every aggregate is planned: the windows' columns follow them.
+		p.windows.place(len(p.agg.groupExprs) + len(p.agg.calls))
 	}
 	return p, nil
 }
@@ -960,12 +979,19 @@ func orderItem(item *ast.ByItem) (ast.ExprNode, sortKey) {
 }
 
 func hasAggregate(fields *ast.FieldList) bool {
-	found := false
 	for _, f := range fields.Fields {
-		if f.Expr != nil {
-			f.Expr.Accept(&aggFinder{found: &found})
+		if f.Expr != nil && hasAggregateIn(f.Expr) {
+			return true
 		}
 	}
+	return false
+}
+
+// hasAggregateIn reports whether n calls an aggregate, outside its
+// subqueries.
+func hasAggregateIn(n ast.Node) bool {
+	found := false
+	n.Accept(&aggFinder{found: &found})
 	return found
 }
 
@@ -1116,16 +1142,16 @@ func (p *selectPlan) explain(indent string) string {
 		sb.WriteString(indent + "Unique\n")
 		indent += "  "
 	}
-	if p.agg != nil {
-		sb.WriteString(indent + "HashAggregate\n")
-		indent += "  "
-	}
 	if p.srfs != nil {
 		sb.WriteString(indent + "ProjectSet\n")
 		indent += "  "
 	}
 	if p.windows != nil {
 		sb.WriteString(indent + "WindowAgg\n")
+		indent += "  "
+	}
+	if p.agg != nil {
+		sb.WriteString(indent + "HashAggregate\n")
 		indent += "  "
 	}
 	sb.WriteString(p.src.explain(indent))
@@ -1158,14 +1184,8 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	if p.where != nil {
 		it = &filterIter{in: it, x: x, pred: p.where}
 	}
-	if p.windows != nil {
-		if it, err = p.windows.apply(x, it); err != nil {
-			return nil, err
-		}
-	}
-	if p.srfs != nil {
-		it = p.srfs.apply(x, it)
-	}
+	// Grouping and HAVING, then the windows over what they kept, then the
+	// set-returning functions (which a grouped or windowed query has not).
 	if p.agg != nil {
 		rows, err := p.aggregate(x, it)
 		if err != nil {
@@ -1175,6 +1195,14 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 		if p.having != nil {
 			it = &filterIter{in: it, x: x, pred: p.having}
 		}
+	}
+	if p.windows != nil {
+		if it, err = p.windows.apply(x, it); err != nil {
+			return nil, err
+		}
+	}
+	if p.srfs != nil {
+		it = p.srfs.apply(x, it)
 	}
 	it = &projectIter{in: it, x: x, exprs: p.exprs}
 	if !p.distinct && p.distinctOn == nil && len(p.order) == 0 {

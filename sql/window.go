@@ -32,16 +32,22 @@ import (
 //     frames by those or by an offset from the one ORDER BY value.
 //     winagg.go follows a frame as it moves from row to row.
 //
-// Windows of a grouped query, named windows and DISTINCT are not supported.
+// In a grouped query they run after grouping and HAVING, on the groups.
+// Named windows and DISTINCT are not supported.
 
 // winPlan is a query's window step.
 type winPlan struct {
 	base  int // the first added column's index in the row
 	calls []*winCall
+	refs  []*colExpr // the reads of the added columns, which place moves
+	// clauseErrs are the ungrouped columns of the windows' clauses, which
+	// planSelect reports once the select list and ORDER BY are planned.
+	clauseErrs []error
 }
 
 type winCall struct {
 	key       string // the call as SQL, as the select list names it
+	argErr    error  // an ungrouped column in the arguments, reported where read
 	fn        string
 	t         types.T // the result type
 	args      []expr
@@ -76,42 +82,115 @@ const (
 	boundOffset
 )
 
-// planWindows plans the window calls of n's select list, and returns the
-// compiler that compiles the select list over the rows they extend.
+// planWindows plans the window calls of n's select list and ORDER BY, and
+// returns the compiler that compiles those over the rows they extend.
+//
+// In a grouped query the windows run after grouping and HAVING, over the
+// grouped rows, as in PostgreSQL: their arguments and clauses compile with
+// out, over what the query groups by and its aggregates (sum(count(*))
+// OVER () sums a count of each group). The grouped row's width is known
+// only once every aggregate of the query is planned, so the columns the
+// windows add are placed then (see place).
 func (p *selectPlan) planWindows(out, in *compiler, n *ast.SelectStmt) (*compiler, error) {
 	var found []*ast.WindowFuncExpr
+	finder := &windowFinder{found: &found}
 	for _, f := range n.Fields.Fields {
 		if f.Expr != nil {
-			f.Expr.Accept(&windowFinder{found: &found})
+			f.Expr.Accept(finder)
+		}
+	}
+	if n.OrderBy != nil {
+		for _, item := range n.OrderBy.Items {
+			item.Expr.Accept(finder)
 		}
 	}
 	if len(found) == 0 {
 		return out, nil
 	}
+	over := in
 	if p.agg != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "window functions in a grouped query are not supported")
+		over = out
 	}
 	w := &winPlan{base: len(in.scope.cols)}
+	// PostgreSQL reports a column a grouped query reads ungrouped after any
+	// other error, in the order of the select list (where a call stands
+	// for its arguments) and ORDER BY, then of the windows' clauses. Such
+	// errors wait here until the select list or the end of planning.
+	deferred := func(err error) bool { return p.agg != nil && pgerr.Code(err) == pgerr.GroupingError }
 	for _, wf := range found {
 		key := restore(wf)
 		if slices.ContainsFunc(w.calls, func(c *winCall) bool { return c.key == key }) {
 			continue
 		}
-		call, err := planWindowCall(in, wf)
-		if err != nil {
+		call, err := planWindowCall(over, wf)
+		switch {
+		case deferred(err):
+			call = &winCall{argErr: err}
+		case err != nil:
 			return nil, err
+		default:
+			if err := call.planSpec(over, &wf.Spec); deferred(err) {
+				w.clauseErrs = append(w.clauseErrs, err)
+			} else if err != nil {
+				return nil, err
+			}
 		}
 		call.key = key
 		w.calls = append(w.calls, call)
 	}
-	// The added columns have no names: only the calls read them.
-	for _, call := range w.calls {
-		in.scope.cols = append(in.scope.cols, scopeCol{t: call.t})
+	if p.agg != nil {
+		// Until placed, the columns have indexes no other column has.
+		w.base = -len(w.calls)
+	} else {
+		// The added columns have no names: only the calls read them.
+		for _, call := range w.calls {
+			in.scope.cols = append(in.scope.cols, scopeCol{t: call.t})
+		}
 	}
 	p.windows = w
 	cc := *out
 	cc.win = w
 	return &cc, nil
+}
+
+// place moves the columns the windows add to base: in a grouped query,
+// past the group values and every aggregate.
+func (w *winPlan) place(base int) {
+	for _, ref := range w.refs {
+		ref.idx += base - w.base
+	}
+	w.base = base
+}
+
+// deferredErr returns the first ungrouped column error that planWindows
+// held back and no read of a call has reported.
+func (w *winPlan) deferredErr() error {
+	for _, call := range w.calls {
+		if call.argErr != nil {
+			return call.argErr
+		}
+	}
+	if len(w.clauseErrs) > 0 {
+		return w.clauseErrs[0]
+	}
+	return nil
+}
+
+// noWindows returns PostgreSQL's error for a window call in n, an
+// expression of a clause that cannot have them.
+func noWindows(n ast.Node, clause string) error {
+	if n == nil || !hasWindow(n) {
+		return nil
+	}
+	return pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", clause)
+}
+
+// hasWindow reports whether n calls a window function, outside its
+// subqueries.
+func hasWindow(n ast.Node) bool {
+	var found []*ast.WindowFuncExpr
+	n.Accept(&windowFinder{found: &found})
+	return len(found) > 0
 }
 
 // planWindowCall plans one call: its function and arguments, its window and
@@ -132,6 +211,20 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		}
 	}
 	argNodes, cond := aggFilter(argNodes)
+	for _, a := range argNodes {
+		if hasWindow(a) {
+			return nil, pgerr.New(pgerr.WindowingError, "window function calls cannot be nested")
+		}
+	}
+	if err := noWindows(cond, "FILTER"); err != nil {
+		return nil, err
+	}
+	if cond != nil && hasAggregateIn(cond) {
+		return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in FILTER")
+	}
+	if hasWindow(&wf.Spec) {
+		return nil, pgerr.New(pgerr.WindowingError, "window functions are not allowed in window definitions")
+	}
 	args := make([]expr, len(argNodes))
 	for i, a := range argNodes {
 		var err error
@@ -232,16 +325,19 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			return nil, err
 		}
 	}
+	return call, nil
+}
 
-	spec := wf.Spec
+// planSpec plans call's window: PARTITION BY, ORDER BY and the frame.
+func (call *winCall) planSpec(in *compiler, spec *ast.WindowSpec) error {
 	if spec.Name.L != "" || spec.Ref.L != "" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "named windows are not supported")
+		return pgerr.New(pgerr.FeatureNotSupported, "named windows are not supported")
 	}
 	if spec.PartitionBy != nil {
 		for _, item := range spec.PartitionBy.Items {
 			e, err := in.compile(windowKey(item.Expr))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			call.partition = append(call.partition, e)
 		}
@@ -256,10 +352,10 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			}
 			oe, err := in.compile(e)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if oe, err = in.resolveUnknown(oe); err != nil {
-				return nil, err
+				return err
 			}
 			k.idx, k.t = len(call.partition)+len(call.orderBy), oe.typ()
 			call.order = append(call.order, k)
@@ -272,10 +368,10 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 	if spec.Frame != nil {
 		var err error
 		if call.frame, err = planFrame(in, spec.Frame, call); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return call, nil
+	return nil
 }
 
 // windowKey undoes TiDB's reading of a bare integer in a BY list as a
@@ -563,7 +659,12 @@ func (c *compiler) windowRef(n *ast.WindowFuncExpr) (expr, error) {
 	key := restore(n)
 	for i, call := range c.win.calls {
 		if call.key == key {
-			return &colExpr{t: call.t, idx: c.win.base + i}, nil
+			if call.argErr != nil {
+				return nil, call.argErr
+			}
+			ref := &colExpr{t: call.t, idx: c.win.base + i}
+			c.win.refs = append(c.win.refs, ref)
+			return ref, nil
 		}
 	}
 	return nil, pgerr.New(pgerr.WindowingError, "window function %s is not allowed here", n.Name)
