@@ -647,7 +647,7 @@ var keywordFuncs = map[string]string{"nullif": "NULLIF", "greatest": "GREATEST",
 // sqlValueFuncs print as the SQL keywords they are written as.
 var sqlValueFuncs = map[string]string{
 	"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE", "localtimestamp": "LOCALTIMESTAMP",
-	"current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "CURRENT_USER",
+	"localtime": "LOCALTIME", "current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "CURRENT_USER",
 	"current_schema": "CURRENT_SCHEMA",
 }
 
@@ -788,7 +788,7 @@ func (d deparser) print(e expr) (string, bool) {
 			}
 			return cast(x)
 		case *funcExpr:
-			if kw, ok := sqlValueFuncs[x.name]; ok {
+			if kw, ok := sqlValueFuncs[x.name]; ok && len(x.args) == 0 {
 				return kw, precPrimary
 			}
 			name := x.name
