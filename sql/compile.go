@@ -489,10 +489,14 @@ func (c *compiler) unary(n *ast.UnaryOperationExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.typ().Oid == types.OidUnknown {
+		switch e.typ().Oid {
+		case types.OidUnknown:
 			if e, err = c.coerce(e, types.Numeric); err != nil {
 				return nil, err
 			}
+		case types.OidTime:
+			// -time is -interval, by time's implicit cast.
+			e = &castExpr{e: e, from: e.typ(), to: types.IntervalType}
 		}
 		return &negExpr{e: e}, nil
 	case opcode.Plus:

@@ -1105,6 +1105,8 @@ func columnTypeInfo(t types.T) row {
 		r["data_type"], r["udt_name"] = "USER-DEFINED", t.String()
 	}
 	switch t.Oid {
+	case types.OidTime:
+		r["data_type"] = "time without time zone"
 	case types.OidTimestamp:
 		r["data_type"] = "timestamp without time zone"
 	case types.OidTimestamptz:

@@ -54,6 +54,7 @@ func decodeTimeOnly(s string, loc *time.Location) (int64, dtErr, error) {
 		var e dtErr
 		switch f.kind {
 		case fDate:
+			isoTime = false
 			switch {
 			case i == 0 && last >= 1 && (fields[last].kind == fDate || fields[1].kind == fTime):
 				// A date is taken only first, before a time or a zone name.
