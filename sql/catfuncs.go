@@ -791,6 +791,12 @@ func (d deparser) print(e expr) (string, bool) {
 			if kw, ok := sqlValueFuncs[x.name]; ok && len(x.args) == 0 {
 				return kw, precPrimary
 			}
+			if kw, ok := sqlValueFuncs[x.name]; ok && len(x.args) == 1 {
+				// LOCALTIME(p): the precision is a constant.
+				if p, ok := x.args[0].(*constExpr); ok && p.v != nil {
+					return kw + "(" + strconv.FormatInt(p.v.(int64), 10) + ")", precPrimary
+				}
+			}
 			name := x.name
 			if upper, ok := keywordFuncs[name]; ok {
 				name = upper

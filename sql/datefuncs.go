@@ -32,6 +32,7 @@ var dateBuiltins = map[string]builtin{
 	"make_date":        compileMakeDate,
 	"make_time":        compileMakeTime,
 	"localtime":        compileLocalTime,
+	"localtimestamp":   compileLocalTime,
 	"current_time":     compileCurrentTime,
 	"make_timestamp":   compileMakeTimestamp,
 	"make_timestamptz": compileMakeTimestamp,
@@ -1014,11 +1015,15 @@ func compileMakeTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	}}, nil
 }
 
-// compileLocalTime is LOCALTIME and LOCALTIME(p): the time of day at the
-// start of the transaction in the session's time zone, rounded to p
-// fractional digits and typed time(p).
+// compileLocalTime is LOCALTIME[(p)] and LOCALTIMESTAMP[(p)]: the time of
+// day, or the date and time, at the start of the transaction in the
+// session's time zone, rounded to p fractional digits and typed time(p) or
+// timestamp(p).
 func compileLocalTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	t := types.TimeType
+	t, typ := types.TimeType, "TIME"
+	if n.FnName.L == "localtimestamp" {
+		t, typ = types.Timestamp, "TIMESTAMP"
+	}
 	var args []expr
 	switch len(n.Args) {
 	case 0:
@@ -1029,20 +1034,23 @@ func compileLocalTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 		v, err := p.eval(&env{ctx: context.Background(), s: c.s})
 		if !constant(p) || err != nil || v == nil {
-			return nil, pgerr.New(pgerr.SyntaxError, "LOCALTIME precision must be an integer constant")
+			return nil, pgerr.New(pgerr.SyntaxError, "%s precision must be an integer constant", strings.ToUpper(n.FnName.L))
 		}
 		prec := v.(int64)
 		if prec < 0 {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "TIME(%d) precision must not be negative", prec)
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", typ, prec)
 		}
 		t.Mod = int32(min(prec, 6))
 		args = []expr{&constExpr{t: types.Int4, v: prec}}
 	default:
 		return nil, argCountErr(n, nil)
 	}
-	return &funcExpr{name: "localtime", t: t, args: args, strict: true, fn: func(e *env, _ []any) (any, error) {
+	return &funcExpr{name: n.FnName.L, t: t, args: args, strict: true, fn: func(e *env, _ []any) (any, error) {
 		wall := types.WallClock(e.s.txnTime().Truncate(time.Microsecond), e.s.loc())
-		return types.Coerce(t, types.TimeOfDay(wall))
+		if t.Oid == types.OidTime {
+			return types.Coerce(t, types.TimeOfDay(wall))
+		}
+		return types.Coerce(t, wall)
 	}}, nil
 }
 

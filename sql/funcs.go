@@ -155,10 +155,6 @@ func init() {
 		"transaction_timestamp": timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
 		"statement_timestamp":   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.stmtStart }),
 		"clock_timestamp":       timeFunc(types.Timestamptz, func(*env) time.Time { return time.Now() }),
-		"localtimestamp": timeFunc(types.Timestamp, func(e *env) time.Time {
-			t := e.s.txnTime().In(e.s.loc())
-			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1000*1000, time.UTC)
-		}),
 		"current_date": timeFunc(types.Date, func(e *env) time.Time {
 			t := e.s.txnTime().In(e.s.loc())
 			return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
