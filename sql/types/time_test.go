@@ -109,3 +109,13 @@ func TestTimeZoneNeedsDate(t *testing.T) {
 		t.Error("fixedZone misjudges America/New_York, Etc/GMT+5 or UTC")
 	}
 }
+
+// TestTimetzUnsupported: time with time zone is still refused, by all its
+// names, with 0A000.
+func TestTimetzUnsupported(t *testing.T) {
+	for _, name := range []string{"timetz", "time with time zone", "time(3) with time zone", "timetz[]"} {
+		if _, err := ParseTypeName(name); codeOf(err) != pgerr.FeatureNotSupported {
+			t.Errorf("%s: %v, want 0A000", name, err)
+		}
+	}
+}
