@@ -769,7 +769,7 @@ func compileIsFinite(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	switch o := args[0].typ().Oid; {
 	case o == types.OidUnknown:
 		return nil, notUnique("isfinite", args)
-	case timeRank(o) == 0 && o != types.OidInterval:
+	case timeRank(o) == 0 && o != types.OidInterval && o != types.OidTime:
 		return nil, noFunction("isfinite", args)
 	}
 	return &funcExpr{name: "isfinite", t: types.Bool, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
