@@ -13,8 +13,8 @@ import (
 
 // compileExtract is EXTRACT(field FROM x), which the parser writes as
 // epochdb_extract('field', x), and date_part('field', x): a field of a
-// date, a timestamp, a timestamptz (in the session time zone) or an
-// interval. EXTRACT gives numeric, date_part float8, as in PostgreSQL 15.
+// date, a time, a timestamp, a timestamptz (in the session time zone) or
+// an interval. EXTRACT gives numeric, date_part float8, as in PostgreSQL 15.
 func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if len(n.Args) != 2 {
 		return nil, argCountErr(n, nil)

@@ -269,7 +269,7 @@ func appendTime(buf []byte, us int64) []byte {
 
 // decodeTimeBinary is time_recv.
 func decodeTimeBinary(us int64) (any, error) {
-	if us < 0 || us > usPerDay {
+	if us < 0 || us > TimeEnd {
 		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "time out of range")
 	}
 	return us, nil
