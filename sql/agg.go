@@ -343,6 +343,12 @@ func (call *aggCall) typeCheck(c *compiler) error {
 	if arg, err = c.resolveUnknown(arg); err != nil {
 		return err
 	}
+	if arg.typ().Oid == types.OidTime && (call.fn == "sum" || call.fn == "avg") {
+		// There is no sum(time): it is sum(interval), by time's implicit cast.
+		if arg, err = c.coerce(arg, types.IntervalType); err != nil {
+			return err
+		}
+	}
 	call.args[0] = arg
 	at := arg.typ()
 	switch call.fn {
@@ -375,6 +381,7 @@ func (call *aggCall) typeCheck(c *compiler) error {
 		case at.Oid == types.OidVarchar || at.Oid == types.OidName:
 			call.t = types.Text // they have no min and max of their own
 		case numRank(at.Oid) > 0, timeRank(at.Oid) > 0, isString(at.Oid), at.Oid == types.OidInterval, at.Oid == types.OidOid,
+			at.Oid == types.OidTime,
 			types.IsEnum(at.Oid):
 			call.t = types.T{Oid: at.Oid, Mod: at.Mod}
 		default:

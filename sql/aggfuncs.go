@@ -232,6 +232,12 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 		if call.fn == "percentile_cont" {
 			switch {
 			case kt.Oid == types.OidInterval:
+			case kt.Oid == types.OidTime:
+				// Interpolated as intervals, by time's implicit cast.
+				if key, err = c.coerce(key, types.IntervalType); err != nil {
+					return err
+				}
+				kt = types.IntervalType
 			case numRank(kt.Oid) > 0:
 				if key, err = c.coerce(key, types.Float8); err != nil {
 					return err

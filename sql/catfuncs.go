@@ -649,7 +649,7 @@ var keywordFuncs = map[string]string{"nullif": "NULLIF", "greatest": "GREATEST",
 // sqlValueFuncs print as the SQL keywords they are written as.
 var sqlValueFuncs = map[string]string{
 	"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE", "localtimestamp": "LOCALTIMESTAMP",
-	"current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "CURRENT_USER",
+	"localtime": "LOCALTIME", "current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "CURRENT_USER",
 	"current_schema": "CURRENT_SCHEMA",
 }
 
@@ -790,8 +790,14 @@ func (d deparser) print(e expr) (string, bool) {
 			}
 			return cast(x)
 		case *funcExpr:
-			if kw, ok := sqlValueFuncs[x.name]; ok {
+			if kw, ok := sqlValueFuncs[x.name]; ok && len(x.args) == 0 {
 				return kw, precPrimary
+			}
+			if kw, ok := sqlValueFuncs[x.name]; ok && len(x.args) == 1 {
+				// LOCALTIME(p): the precision is a constant.
+				if p, ok := x.args[0].(*constExpr); ok && p.v != nil {
+					return kw + "(" + strconv.FormatInt(p.v.(int64), 10) + ")", precPrimary
+				}
 			}
 			name := x.name
 			if upper, ok := keywordFuncs[name]; ok {

@@ -306,6 +306,10 @@ func comparisonType(a, b types.T) (types.T, bool) {
 	if a.Oid == types.OidBpchar && b.Oid == types.OidVarchar || a.Oid == types.OidVarchar && b.Oid == types.OidBpchar {
 		return types.T{Oid: types.OidBpchar, Mod: -1}, true
 	}
+	if a.Oid == types.OidTime && b.Oid == types.OidInterval || a.Oid == types.OidInterval && b.Oid == types.OidTime {
+		// time converts to interval implicitly, though UNION does not mix them.
+		return types.IntervalType, true
+	}
 	return unify(a, b)
 }
 
@@ -373,7 +377,26 @@ func implicitOK(from, to types.T) bool {
 	if isString(from.Oid) && isString(to.Oid) {
 		return true
 	}
+	if from.Oid == types.OidTime && to.Oid == types.OidInterval {
+		return true
+	}
 	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0 || oidCoercible(from, to) || arrayCoercible(from, to)
+}
+
+// assignmentOnly reports whether PostgreSQL has a cast from from to to
+// that it applies in assignment but not in expressions: to a string type
+// through text, between json and jsonb, and to time from the types that
+// carry a time of day.
+func assignmentOnly(from, to types.T) bool {
+	switch {
+	case isString(to.Oid):
+		return from.Oid != types.OidUnknown && !implicitOK(from, to)
+	case isJSON(from.Oid) && isJSON(to.Oid):
+		return from.Oid != to.Oid
+	case to.Oid == types.OidTime:
+		return from.Oid == types.OidTimestamp || from.Oid == types.OidTimestamptz || from.Oid == types.OidInterval
+	}
+	return false
 }
 
 // coerce converts e to t: an unknown literal is parsed as t now, an
@@ -418,10 +441,9 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 }
 
 // assign converts e to a column's type t for INSERT or UPDATE: as coerce
-// does, and also from any type to a string type through its text form,
-// which PostgreSQL allows in assignment only.
+// does, and also with the casts PostgreSQL allows in assignment only.
 func (c *compiler) assign(e expr, t types.T) (expr, error) {
-	if et := e.typ(); isString(t.Oid) && et.Oid != types.OidUnknown && !implicitOK(et, t) || isJSON(et.Oid) && isJSON(t.Oid) && et.Oid != t.Oid {
+	if et := e.typ(); assignmentOnly(et, t) {
 		return &castExpr{e: e, from: et, to: t}, nil
 	}
 	return c.coerce(e, t)
@@ -467,10 +489,14 @@ func (c *compiler) unary(n *ast.UnaryOperationExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.typ().Oid == types.OidUnknown {
+		switch e.typ().Oid {
+		case types.OidUnknown:
 			if e, err = c.coerce(e, types.Numeric); err != nil {
 				return nil, err
 			}
+		case types.OidTime:
+			// -time is -interval, by time's implicit cast.
+			e = &castExpr{e: e, from: e.typ(), to: types.IntervalType}
 		}
 		return &negExpr{e: e}, nil
 	case opcode.Plus:
@@ -554,6 +580,9 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	if op == '-' && lt.Oid == types.OidJSONB {
 		return c.jsonbMinus(l, r)
 	}
+	if lt.Oid == types.OidTime || rt.Oid == types.OidTime {
+		return c.timeArith(op, l, r)
+	}
 	if lu, ru := lt.Oid == types.OidUnknown, rt.Oid == types.OidUnknown; op == '-' && lt.Oid != rt.Oid &&
 		(timeRank(lt.Oid) > 0 || lu) && (timeRank(rt.Oid) > 0 || ru) && !(lu && ru) {
 		// timestamp - date and the like: PostgreSQL casts the date (or
@@ -590,6 +619,43 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 		return nil, err
 	}
 	return &arithExpr{op: op, t: t, l: l, r: r}, nil
+}
+
+// timeArith is arithmetic with a time operand. An untyped literal beside
+// it is an interval for + and a time for -, as PostgreSQL resolves it;
+// where time has no operator of its own, it converts to interval
+// implicitly (date - time is date - interval).
+func (c *compiler) timeArith(op byte, l, r expr) (expr, error) {
+	var err error
+	switch {
+	case isUnknown(l) && op == '+':
+		l, err = c.coerce(l, types.IntervalType)
+	case isUnknown(l):
+		l, err = c.coerce(l, types.TimeType)
+	case isUnknown(r) && op == '+':
+		r, err = c.coerce(r, types.IntervalType)
+	case isUnknown(r):
+		r, err = c.coerce(r, types.TimeType)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := dateTimeArith(op, l.typ(), r.typ()); ok {
+		f.op = op
+		return c.call2(f, l, r)
+	}
+	toInterval := func(e expr) expr {
+		if e.typ().Oid == types.OidTime {
+			return &castExpr{e: e, from: e.typ(), to: types.IntervalType}
+		}
+		return e
+	}
+	li, ri := toInterval(l), toInterval(r)
+	if f, ok := dateTimeArith(op, li.typ(), ri.typ()); ok {
+		f.op = op
+		return c.call2(f, li, ri)
+	}
+	return nil, noOperator(string(op), l.typ(), r.typ())
 }
 
 func noOperator(op string, l, r types.T) error {

@@ -677,6 +677,8 @@ func compileToChar(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		t = types.Timestamptz
 	case o == types.OidInt2:
 		t = types.Int4
+	case o == types.OidTime:
+		t = types.IntervalType // to_char(interval), by time's implicit cast
 	case o == types.OidTimestamp || o == types.OidTimestamptz || o == types.OidInterval || numRank(o) > 0:
 		t = types.T{Oid: o, Mod: -1}
 	default:

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -29,6 +30,10 @@ var dateBuiltins = map[string]builtin{
 	"justify_hours":    intervalFunc("justify_hours", justifyHours),
 	"justify_interval": intervalFunc("justify_interval", justifyInterval),
 	"make_date":        compileMakeDate,
+	"make_time":        compileMakeTime,
+	"localtime":        compileLocalTime,
+	"localtimestamp":   compileLocalTime,
+	"current_time":     compileCurrentTime,
 	"make_timestamp":   compileMakeTimestamp,
 	"make_timestamptz": compileMakeTimestamp,
 	"make_interval":    compileMakeInterval,
@@ -395,6 +400,8 @@ func compileDateTrunc(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		return nil, noFunction("date_trunc", args)
 	case o == types.OidTimestamp || o == types.OidTimestamptz || o == types.OidInterval:
 		t = types.T{Oid: o, Mod: -1}
+	case o == types.OidTime:
+		t = types.IntervalType // date_trunc(text, interval), by time's implicit cast
 	case o == types.OidDate:
 		t = types.Timestamptz
 	case o == types.OidUnknown:
@@ -762,7 +769,7 @@ func compileIsFinite(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	switch o := args[0].typ().Oid; {
 	case o == types.OidUnknown:
 		return nil, notUnique("isfinite", args)
-	case timeRank(o) == 0 && o != types.OidInterval:
+	case timeRank(o) == 0 && o != types.OidInterval && o != types.OidTime:
 		return nil, noFunction("isfinite", args)
 	}
 	return &funcExpr{name: "isfinite", t: types.Bool, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
@@ -778,7 +785,7 @@ func intervalFunc(name string, f func(types.Interval) (types.Interval, error)) b
 		if err != nil {
 			return nil, err
 		}
-		if len(args) != 1 || args[0].typ().Oid != types.OidInterval && !isUnknown(args[0]) {
+		if o := args[0].typ().Oid; len(args) != 1 || o != types.OidInterval && o != types.OidTime && o != types.OidUnknown {
 			return nil, noFunction(name, args)
 		}
 		if err := c.coerceAll(args, types.IntervalType); err != nil {
@@ -995,6 +1002,62 @@ func compileMakeDate(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 		return types.FromDays(int32(days)), nil
 	}}, nil
+}
+
+// compileMakeTime is make_time(hour, min, sec).
+func compileMakeTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	args, err := namedCall(c, n, []param{{"hour", types.Int4, nil}, {"min", types.Int4, nil}, {"sec", types.Float8, nil}})
+	if err != nil {
+		return nil, err
+	}
+	return &funcExpr{name: "make_time", t: types.TimeType, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+		return types.MakeTime(a[0].(int64), a[1].(int64), a[2].(float64))
+	}}, nil
+}
+
+// compileLocalTime is LOCALTIME[(p)] and LOCALTIMESTAMP[(p)]: the time of
+// day, or the date and time, at the start of the transaction in the
+// session's time zone, rounded to p fractional digits and typed time(p) or
+// timestamp(p).
+func compileLocalTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	t, typ := types.TimeType, "TIME"
+	if n.FnName.L == "localtimestamp" {
+		t, typ = types.Timestamp, "TIMESTAMP"
+	}
+	var args []expr
+	switch len(n.Args) {
+	case 0:
+	case 1:
+		p, err := c.compileAs(n.Args[0], types.Int4)
+		if err != nil {
+			return nil, err
+		}
+		v, err := p.eval(&env{ctx: context.Background(), s: c.s})
+		if !constant(p) || err != nil || v == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "%s precision must be an integer constant", strings.ToUpper(n.FnName.L))
+		}
+		prec := v.(int64)
+		if prec < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", typ, prec)
+		}
+		t.Mod = int32(min(prec, 6))
+		args = []expr{&constExpr{t: types.Int4, v: prec}}
+	default:
+		return nil, argCountErr(n, nil)
+	}
+	return &funcExpr{name: n.FnName.L, t: t, args: args, strict: true, fn: func(e *env, _ []any) (any, error) {
+		wall := types.WallClock(e.s.txnTime().Truncate(time.Microsecond), e.s.loc())
+		if t.Oid == types.OidTime {
+			return types.Coerce(t, types.TimeOfDay(wall))
+		}
+		return types.Coerce(t, wall)
+	}}, nil
+}
+
+// compileCurrentTime refuses CURRENT_TIME, which is a time with time zone.
+func compileCurrentTime(*compiler, *ast.FuncCallExpr) (expr, error) {
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported").
+		WithHint("Use LOCALTIME for the time of day as time without time zone.")
 }
 
 // validDate is ValidateDate for a whole date with a negative year meaning

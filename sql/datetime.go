@@ -13,8 +13,8 @@ import (
 
 // compileExtract is EXTRACT(field FROM x), which the parser writes as
 // epochdb_extract('field', x), and date_part('field', x): a field of a
-// date, a timestamp, a timestamptz (in the session time zone) or an
-// interval. EXTRACT gives numeric, date_part float8, as in PostgreSQL 15.
+// date, a time, a timestamp, a timestamptz (in the session time zone) or
+// an interval. EXTRACT gives numeric, date_part float8, as in PostgreSQL 15.
 func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if len(n.Args) != 2 {
 		return nil, argCountErr(n, nil)
@@ -34,7 +34,7 @@ func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 	}
 	xt := x.typ()
-	if timeRank(xt.Oid) == 0 && xt.Oid != types.OidInterval {
+	if timeRank(xt.Oid) == 0 && xt.Oid != types.OidInterval && xt.Oid != types.OidTime {
 		return nil, pgerr.New(pgerr.UndefinedFunction, "function date_part(text, %s) does not exist", xt).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
@@ -54,6 +54,8 @@ func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		var err error
 		if iv, ok := a[1].(types.Interval); ok {
 			v, err = intervalPart(name, iv)
+		} else if xt.Oid == types.OidTime {
+			v, err = timeOfDayPart(name, a[1].(int64))
 		} else if t := a[1].(time.Time); types.IsInfinite(t) {
 			v, err = infinitePart(name, t.Equal(types.TimeNegInfinity), xt)
 			if v == nil && err == nil {
@@ -196,6 +198,28 @@ func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.
 		}
 	}
 	return nil, errUnit(field, typ)
+}
+
+// timeOfDayPart is one field of a time: the clock fields and epoch, the
+// seconds since midnight.
+func timeOfDayPart(field string, us int64) (*apd.Decimal, error) {
+	const usPerMinute = 60_000_000
+	secUS := us % usPerMinute
+	switch field {
+	case "hour":
+		return apd.New(us/(60*usPerMinute), 0), nil
+	case "minute":
+		return apd.New(us/usPerMinute%60, 0), nil
+	case "second":
+		return apd.New(secUS, -6), nil
+	case "milliseconds":
+		return apd.New(secUS, -3), nil
+	case "microseconds":
+		return apd.New(secUS, 0), nil
+	case "epoch":
+		return apd.New(us, -6), nil
+	}
+	return nil, errUnit(field, types.TimeType)
 }
 
 // intervalPart is one field of an interval. Hours are not folded into

@@ -155,10 +155,6 @@ func init() {
 		"transaction_timestamp": timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
 		"statement_timestamp":   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.stmtStart }),
 		"clock_timestamp":       timeFunc(types.Timestamptz, func(*env) time.Time { return time.Now() }),
-		"localtimestamp": timeFunc(types.Timestamp, func(e *env) time.Time {
-			t := e.s.txnTime().In(e.s.loc())
-			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1000*1000, time.UTC)
-		}),
 		"current_date": timeFunc(types.Date, func(e *env) time.Time {
 			t := e.s.txnTime().In(e.s.loc())
 			return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
@@ -876,10 +872,14 @@ func setval(e *env, s *Sequence, a []any) (any, error) {
 }
 
 // dateTimeArith returns the implementation of date and time arithmetic,
-// or false if neither operand is a date, time or interval.
+// or false if neither operand is a date, time or interval. time's
+// operators are time ± interval, time - time and date + time; the others
+// that take a time take it as an interval, which the caller converts it to.
 func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
-	if op == '+' && (l.Oid == types.OidInterval && timeRank(r.Oid) > 0 || r.Oid == types.OidDate && numRank(l.Oid) > 0 && numRank(l.Oid) <= 2) {
-		// interval + timestamp and integer + date are the other way round.
+	if op == '+' && (l.Oid == types.OidInterval && (timeRank(r.Oid) > 0 || r.Oid == types.OidTime) ||
+		r.Oid == types.OidDate && (numRank(l.Oid) > 0 && numRank(l.Oid) <= 2 || l.Oid == types.OidTime)) {
+		// interval + timestamp, integer + date and time + date are the
+		// other way round.
 		f, ok := dateTimeArith(op, r, l)
 		if ok {
 			fn := f.fn
@@ -888,6 +888,34 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 		return f, ok
 	}
 	switch {
+	case (op == '+' || op == '-') && l.Oid == types.OidTime && r.Oid == types.OidInterval:
+		return &funcExpr{name: "time_pl_interval", t: types.TimeType, fn: func(_ *env, a []any) (any, error) {
+			iv := a[1].(types.Interval)
+			if op == '-' {
+				iv.Micros = -iv.Micros
+			}
+			return types.AddToTime(a[0].(int64), iv), nil
+		}}, true
+	case op == '-' && l.Oid == types.OidTime && r.Oid == types.OidTime:
+		return &funcExpr{name: "time_mi_time", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
+			return types.Interval{Micros: a[0].(int64) - a[1].(int64)}, nil
+		}}, true
+	case op == '+' && l.Oid == types.OidDate && r.Oid == types.OidTime:
+		return &funcExpr{name: "datetime_pl", t: types.Timestamp, fn: func(_ *env, a []any) (any, error) {
+			date := a[0].(time.Time)
+			if types.IsInfinite(date) {
+				return date, nil
+			}
+			ts, err := types.Cast(date, types.Date, types.Timestamp, nil)
+			if err != nil {
+				return nil, err
+			}
+			us := types.Micros(ts.(time.Time)) + a[1].(int64)
+			if !types.TimestampInRange(us) {
+				return nil, errTimestampRange()
+			}
+			return types.FromMicros(us), nil
+		}}, true
 	case op == '-' && l.Oid == types.OidDate && r.Oid == types.OidDate:
 		return &funcExpr{name: "date_mi", t: types.Int4, fn: func(_ *env, a []any) (any, error) {
 			x, y := a[0].(time.Time), a[1].(time.Time)

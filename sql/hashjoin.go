@@ -30,7 +30,7 @@ type hashKey struct {
 func hashable(t types.T) bool {
 	switch t.Oid {
 	case types.OidInt2, types.OidInt4, types.OidInt8, types.OidText, types.OidVarchar, types.OidName,
-		types.OidBool, types.OidUUID, types.OidDate, types.OidOid:
+		types.OidBool, types.OidUUID, types.OidDate, types.OidTime, types.OidOid:
 		return true
 	}
 	return false

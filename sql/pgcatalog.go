@@ -519,7 +519,7 @@ func pgTypeRows(s *Session) []row {
 			base = ti.Elem
 		}
 		switch base {
-		case types.OidBpchar, types.OidVarchar, types.OidNumeric, types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
+		case types.OidBpchar, types.OidVarchar, types.OidNumeric, types.OidTime, types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
 			in, _ := types.Lookup(base)
 			r["typmodin"], r["typmodout"] = regproc(in.Name+"typmodin"), regproc(in.Name+"typmodout")
 		}
@@ -1105,6 +1105,8 @@ func columnTypeInfo(t types.T) row {
 		r["data_type"], r["udt_name"] = "USER-DEFINED", t.String()
 	}
 	switch t.Oid {
+	case types.OidTime:
+		r["data_type"] = "time without time zone"
 	case types.OidTimestamp:
 		r["data_type"] = "timestamp without time zone"
 	case types.OidTimestamptz:
@@ -1134,7 +1136,7 @@ func columnTypeInfo(t types.T) row {
 		}
 	case types.OidDate:
 		r["datetime_precision"] = 0
-	case types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
+	case types.OidTime, types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
 		r["datetime_precision"] = 6
 		if t.Mod >= 0 {
 			r["datetime_precision"] = int(t.Mod & 0xffff)

@@ -175,6 +175,7 @@ var btreeOpclasses = map[types.Oid]opclass{
 	types.OidText: {3126, 1994, "text_ops", "text_ops"}, types.OidBpchar: {10004, 426, "bpchar_ops", "bpchar_ops"},
 	types.OidDate: {3122, 434, "date_ops", "datetime_ops"}, types.OidTimestamp: {3128, 434, "timestamp_ops", "datetime_ops"},
 	types.OidTimestamptz: {3127, 434, "timestamptz_ops", "datetime_ops"},
+	types.OidTime:        {10038, 1996, "time_ops", "time_ops"},
 	types.OidInterval:    {10022, 1982, "interval_ops", "interval_ops"},
 	types.OidNumeric:     {3125, 1988, "numeric_ops", "numeric_ops"}, types.OidUUID: {10065, 2968, "uuid_ops", "uuid_ops"},
 	types.OidJSONB:    {10088, 4033, "jsonb_ops", "jsonb_ops"},

@@ -55,6 +55,8 @@ const builtinProcs = `
 1047 varcharout 2275 1043 i
 1084 date_in 1082 2275 s
 1085 date_out 2275 1082 s
+1143 time_in 1083 2275,26,23 s
+1144 time_out 2275 1083 i
 1150 timestamptz_in 1184 2275,26,23 s
 1151 timestamptz_out 2275 1184 s
 1160 interval_in 1186 2275,26,23 s
@@ -135,6 +137,8 @@ const builtinProcs = `
 2461 numeric_send 17 1700 i
 2468 date_recv 1082 2281 i
 2469 date_send 17 1082 i
+2470 time_recv 1083 2281,26,23 i
+2471 time_send 17 1083 i
 2474 timestamp_recv 1114 2281,26,23 i
 2475 timestamp_send 17 1114 i
 2476 timestamptz_recv 1184 2281,26,23 i
@@ -151,6 +155,8 @@ const builtinProcs = `
 2906 timestamptypmodout 2275 23 i
 2907 timestamptztypmodin 23 1263 i
 2908 timestamptztypmodout 2275 23 i
+2909 timetypmodin 23 1263 i
+2910 timetypmodout 2275 23 i
 2913 bpchartypmodin 23 1263 i
 2914 bpchartypmodout 2275 23 i
 2915 varchartypmodin 23 1263 i

@@ -275,6 +275,8 @@ func (c *compiler) generateSeries(n *ast.FuncCallExpr) (*tableFunc, error) {
 		t = types.Int4 // literals and smallints pick the int4 version
 	case t.Oid == types.OidFloat4 || t.Oid == types.OidFloat8:
 		t = types.Numeric
+	case t.Oid == types.OidTime:
+		return nil, noFunction("generate_series", args)
 	case t.Oid != types.OidInt4 && t.Oid != types.OidInt8 && t.Oid != types.OidNumeric:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "generate_series over %s is not supported", t)
 	}

@@ -456,7 +456,7 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 		return frameBound{}, pgerr.New(pgerr.InvalidColumnReference, "argument of RANGE must not contain variables")
 	}
 	ot := call.orderBy[0].typ()
-	isTime := timeRank(ot.Oid) > 0
+	isTime := timeRank(ot.Oid) > 0 || ot.Oid == types.OidTime
 	if numRank(ot.Oid) == 0 && !isTime {
 		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", ot)
 	}
@@ -497,6 +497,15 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 	}
 	var conv expr = &colExpr{t: ot, idx: 0}
 	offset := expr(&constExpr{t: offT, v: v})
+	if ot.Oid == types.OidTime {
+		// As in_range_time_interval: the offset's months and days do not
+		// count, and the limit does not wrap around midnight, so the
+		// comparison is between intervals.
+		offset = &constExpr{t: offT, v: types.Interval{Micros: v.(types.Interval).Micros}}
+		if conv, err = in.coerce(conv, types.IntervalType); err != nil {
+			return frameBound{}, err
+		}
+	}
 	if integer(ot.Oid) {
 		// Numeric, so that 2147483647 + 10 is a limit, not an error.
 		if conv, err = in.coerce(conv, types.Numeric); err != nil {

@@ -631,11 +631,12 @@ func columnList(name *token) *synth {
 // tidbDefault wraps a DEFAULT expression that TiDB's column grammar does
 // not take. It accepts only literals and function calls there, so anything
 // else becomes the argument of epochdb_default, which the planner
-// evaluates as its argument. So does now(), which that grammar would
-// store as CURRENT_TIMESTAMP, a different expression to pg_get_expr.
+// evaluates as its argument. So do now(), LOCALTIME(p) and
+// LOCALTIMESTAMP(p), which that grammar would store as CURRENT_TIMESTAMP,
+// a different expression (of another type) to pg_get_expr.
 func tidbDefault(def []item) item {
 	if simpleDefault(def) || len(def) == 1 && isCall(def[0]) ||
-		len(def) == 2 && isFuncName(tokOf(def[0])) && tokOf(def[0]).call && !isWord(def[0], "now") {
+		len(def) == 2 && isFuncName(tokOf(def[0])) && tokOf(def[0]).call && !isWord(def[0], "now", "localtime", "localtimestamp") {
 		return &synth{anchor: firstTok(def[0]), space: true, parts: []any{def}}
 	}
 	return &synth{anchor: firstTok(def[0]), space: true, parts: []any{"epochdb_default(", def, ")"}}

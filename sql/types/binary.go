@@ -140,6 +140,11 @@ func decodeBinary(t T, b []byte) (any, error) {
 			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
 		}
 		return fromPGDays(d), nil
+	case OidTime:
+		if err := fixed(8); err != nil {
+			return nil, err
+		}
+		return decodeTimeBinary(int64(binary.BigEndian.Uint64(b)))
 	case OidTimestamp, OidTimestamptz:
 		if err := fixed(8); err != nil {
 			return nil, err
@@ -320,7 +325,7 @@ func AppendBinary(buf []byte, t T, v any) []byte {
 		return binary.BigEndian.AppendUint16(buf, uint16(v.(int64)))
 	case OidInt4, OidOid:
 		return binary.BigEndian.AppendUint32(buf, uint32(v.(int64)))
-	case OidInt8:
+	case OidInt8, OidTime:
 		return binary.BigEndian.AppendUint64(buf, uint64(v.(int64)))
 	case OidFloat4:
 		// A NaN's payload means nothing; send the NaN PostgreSQL sends.

@@ -98,6 +98,8 @@ func cast(v any, from, to T, loc *time.Location) (any, error) {
 		return castFromJSON(v.(*JSON), from, to)
 	case fromArray || toArray:
 		return nil, errCannotCast(from, to)
+	case from.Oid == OidTime || to.Oid == OidTime:
+		return castTime(v, from, to, loc)
 	}
 
 	switch f := v.(type) {

@@ -44,6 +44,7 @@ var builtins = []Info{
 	{Oid: OidBpchar, Name: "bpchar", Len: -1, Category: 'S', Array: OidBpcharArray, Input: "bpcharin", Output: "bpcharout", Receive: "bpcharrecv", Send: "bpcharsend"},
 	{Oid: OidVarchar, Name: "varchar", Len: -1, Category: 'S', Array: OidVarcharArray, Input: "varcharin", Output: "varcharout", Receive: "varcharrecv", Send: "varcharsend"},
 	{Oid: OidDate, Name: "date", Len: 4, ByVal: true, Category: 'D', Array: OidDateArray, Input: "date_in", Output: "date_out", Receive: "date_recv", Send: "date_send"},
+	{Oid: OidTime, Name: "time", Len: 8, ByVal: true, Category: 'D', Array: OidTimeArray, Input: "time_in", Output: "time_out", Receive: "time_recv", Send: "time_send"},
 	{Oid: OidTimestamp, Name: "timestamp", Len: 8, ByVal: true, Category: 'D', Array: OidTimestampArray, Input: "timestamp_in", Output: "timestamp_out", Receive: "timestamp_recv", Send: "timestamp_send"},
 	{Oid: OidTimestamptz, Name: "timestamptz", Len: 8, ByVal: true, Category: 'D', Preferred: true, Array: OidTimestamptzArray, Input: "timestamptz_in", Output: "timestamptz_out", Receive: "timestamptz_recv", Send: "timestamptz_send"},
 	{Oid: OidInterval, Name: "interval", Len: 16, Category: 'T', Preferred: true, Array: OidIntervalArray, Input: "interval_in", Output: "interval_out", Receive: "interval_recv", Send: "interval_send"},

@@ -113,6 +113,14 @@ func coerce(t T, v any, explicit bool) (any, error) {
 		if _, ok := v.(time.Time); !ok {
 			return nil, errDatum(t, v)
 		}
+	case OidTime:
+		us, ok := v.(int64)
+		if !ok {
+			return nil, errDatum(t, v)
+		}
+		if p := timePrecision(t); p >= 0 && p < maxTimePrecision {
+			return roundMicros(us, p), nil
+		}
 	case OidTimestamp, OidTimestamptz:
 		ts, ok := v.(time.Time)
 		if !ok {

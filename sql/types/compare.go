@@ -30,7 +30,7 @@ func Compare(t T, a, b any) int {
 			return -1
 		}
 		return 1
-	case OidInt2, OidInt4, OidInt8, OidOid:
+	case OidInt2, OidInt4, OidInt8, OidOid, OidTime:
 		return cmp.Compare(a.(int64), b.(int64))
 	case OidFloat4, OidFloat8:
 		// cmp.Compare puts NaN first; PostgreSQL puts it last.

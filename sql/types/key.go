@@ -113,7 +113,7 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 			return append(buf, 1)
 		}
 		return append(buf, 0)
-	case OidInt2, OidInt4, OidInt8, OidOid:
+	case OidInt2, OidInt4, OidInt8, OidOid, OidTime:
 		return appendKeyInt(buf, v.(int64))
 	case OidFloat4, OidFloat8:
 		return appendKeyFloat(buf, v.(float64))
@@ -384,7 +384,7 @@ func (r *keyReader) value(t T) (any, error) {
 			return nil, errKey(t)
 		}
 		return c == 1, nil
-	case OidInt2, OidInt4, OidInt8, OidOid:
+	case OidInt2, OidInt4, OidInt8, OidOid, OidTime:
 		n, ok := r.int()
 		if !ok {
 			return nil, errKey(t)

@@ -53,6 +53,11 @@ func (t T) String() string {
 		}
 		p, s := numericMod(t.Mod)
 		return "numeric(" + strconv.Itoa(p) + "," + strconv.Itoa(s) + ")"
+	case OidTime:
+		if t.Mod < 0 {
+			return "time without time zone"
+		}
+		return "time(" + strconv.Itoa(int(t.Mod)) + ") without time zone"
 	case OidTimestamp:
 		if t.Mod < 0 {
 			return "timestamp without time zone"
@@ -95,7 +100,8 @@ func charLen(t T) int {
 	return int(t.Mod - 4)
 }
 
-// timePrecision returns p of timestamp(p), timestamptz(p) or interval(p), or -1.
+// timePrecision returns p of time(p), timestamp(p), timestamptz(p) or
+// interval(p), or -1.
 func timePrecision(t T) int {
 	if t.Mod < 0 {
 		return -1
@@ -123,6 +129,7 @@ var typeAliases = map[string]Oid{
 	"character varying":           OidVarchar,
 	"char varying":                OidVarchar,
 	"national character varying":  OidVarchar,
+	"time without time zone":      OidTime,
 	"timestamp without time zone": OidTimestamp,
 	"timestamp with time zone":    OidTimestamptz,
 	`"char"`:                      OidChar,
@@ -143,7 +150,7 @@ var typeNames = func() map[string]Oid {
 // unsupportedTypes are PostgreSQL types epochdb does not have, so that
 // using one says so instead of claiming the type does not exist.
 var unsupportedTypes = map[string]bool{
-	"time": true, "timetz": true, "time with time zone": true, "time without time zone": true,
+	"timetz": true, "time with time zone": true,
 	"xml": true, "money": true, "bit": true, "varbit": true, "bit varying": true,
 	"inet": true, "cidr": true, "macaddr": true, "macaddr8": true, "tsvector": true, "tsquery": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
@@ -283,15 +290,18 @@ func applyTypeModifiers(oid Oid, name string, mods []int, given bool) (T, error)
 			return T{}, pgerr.New(pgerr.InvalidParameterValue, "NUMERIC scale %d must be between -%d and %d", s, maxNumericPrec, maxNumericPrec)
 		}
 		t.Mod = int32(p<<16|s&0x7ff) + 4
-	case OidTimestamp, OidTimestamptz, OidInterval:
+	case OidTime, OidTimestamp, OidTimestamptz, OidInterval:
 		if len(mods) != 1 {
 			return T{}, pgerr.New(pgerr.InvalidParameterValue, "invalid type modifier")
 		}
 		p := mods[0]
 		if p < 0 {
 			typ := "TIMESTAMP"
-			if oid == OidInterval {
+			switch oid {
+			case OidInterval:
 				typ = "INTERVAL"
+			case OidTime:
+				typ = "TIME"
 			}
 			return T{}, pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", typ, p)
 		}

@@ -14,9 +14,9 @@ var randomTypes = []T{
 	Bool, Int2, Int4, Int8, OidType, Float4, Float8,
 	Numeric, {OidNumeric, 10<<16 | 3 + 4}, {OidNumeric, 5<<16 | 0x7ff&-2 + 4},
 	Text, Varchar, {OidVarchar, 5 + 4}, Bpchar, {OidBpchar, 4 + 4}, Name, Char,
-	Bytea, Date, Timestamp, Timestamptz, {OidTimestamp, 2}, IntervalType, UUIDType,
+	Bytea, Date, TimeType, {OidTime, 3}, Timestamp, Timestamptz, {OidTimestamp, 2}, IntervalType, UUIDType,
 	Int8Array, TextArray, {OidNumericArray, -1}, {OidFloat8Array, -1}, {OidBpcharArray, 3 + 4},
-	{OidIntervalArray, -1}, {OidByteaArray, -1},
+	{OidIntervalArray, -1}, {OidByteaArray, -1}, {OidTimeArray, -1},
 }
 
 // randomDatum returns a value of type t that Coerce accepts unchanged,
@@ -95,6 +95,9 @@ func randomDatum(r *rand.Rand, t T) any {
 			return TimeNegInfinity
 		}
 		return fromPGDays(int32(minDateDays + r.Int64N(endDateDays-minDateDays)))
+	case OidTime:
+		v, _ := Coerce(t, pick(r, 0, usPerDay, usPerDay-1, r.Int64N(usPerDay+1)))
+		return v
 	case OidTimestamp, OidTimestamptz:
 		switch r.IntN(8) {
 		case 0:

@@ -81,7 +81,7 @@ func appendRowValue(buf []byte, t T, v any) []byte {
 			return append(buf, 1)
 		}
 		return append(buf, 0)
-	case OidInt2, OidInt4, OidInt8, OidOid:
+	case OidInt2, OidInt4, OidInt8, OidOid, OidTime:
 		return binary.AppendVarint(buf, v.(int64))
 	case OidFloat4:
 		return binary.LittleEndian.AppendUint32(buf, math.Float32bits(float32(v.(float64))))
@@ -237,7 +237,7 @@ func (r *rowReader) value(t T) (any, bool) {
 	case OidBool:
 		b, ok := r.next(1)
 		return ok && b[0] == 1, ok
-	case OidInt2, OidInt4, OidInt8, OidOid:
+	case OidInt2, OidInt4, OidInt8, OidOid, OidTime:
 		return r.varint()
 	case OidFloat4:
 		b, ok := r.next(4)

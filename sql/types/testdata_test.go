@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,8 +114,19 @@ func writeDataFile(t *testing.T, path string, lines []dataLine) {
 // runDataFile calls run for each case of a testdata file with its fields
 // but the expected one, and compares its result with the expected one. With
 // -rewrite it first replaces the expectations with what oracle returns, the
-// SQL query whose result PostgreSQL should give.
+// SQL query whose result PostgreSQL should give. The cases of path may go on
+// in files named path_something, which keep one type's cases together.
 func runDataFile(t *testing.T, path string, oracle func(fields []string) string, run func(t *testing.T, loc *time.Location, fields []string) string) {
+	more, err := filepath.Glob(path + "_*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append([]string{path}, more...) {
+		runOneDataFile(t, p, oracle, run)
+	}
+}
+
+func runOneDataFile(t *testing.T, path string, oracle func(fields []string) string, run func(t *testing.T, loc *time.Location, fields []string) string) {
 	lines := readDataFile(t, path)
 	if *rewrite {
 		for i, l := range lines {
@@ -133,7 +145,7 @@ func runDataFile(t *testing.T, path string, oracle func(fields []string) string,
 			t.Fatalf("%s:%d: %v", path, l.lineNo, err)
 		}
 		args, want := l.fields[:len(l.fields)-1], l.fields[len(l.fields)-1]
-		t.Run(fmt.Sprintf("%d", l.lineNo), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s:%d", filepath.Base(path), l.lineNo), func(t *testing.T) {
 			if got := run(t, loc, args); got != want {
 				t.Errorf("%s:%d: %q\n got: %s\nwant: %s", path, l.lineNo, args, got, want)
 			}

@@ -69,6 +69,8 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 		return parseBytea(s)
 	case OidDate:
 		return parseDate(s, loc)
+	case OidTime:
+		return parseTime(s, loc)
 	case OidTimestamp:
 		return parseTimestamp(s, false, loc)
 	case OidTimestamptz:
@@ -124,6 +126,8 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 		return hex.AppendEncode(buf, v.([]byte))
 	case OidDate:
 		return appendDate(buf, v.(time.Time))
+	case OidTime:
+		return appendTime(buf, v.(int64))
 	case OidTimestamp:
 		return appendTimestamp(buf, v.(time.Time), nil)
 	case OidTimestamptz:

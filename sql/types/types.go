@@ -16,6 +16,7 @@
 //	"char"                            string of at most one byte
 //	bytea                             []byte
 //	date                              time.Time, midnight UTC of that day
+//	time                              int64 microseconds since midnight, 0 to 24:00:00
 //	timestamp                         time.Time in UTC holding the wall-clock reading
 //	timestamptz                       time.Time in UTC, the instant
 //	  'infinity', '-infinity'           TimeInfinity, TimeNegInfinity (all three)
@@ -36,6 +37,7 @@
 //	catalog.go  the built-in pg_type rows: Lookup, All, Elem, ArrayOf
 //	text.go     text input and output (PostgreSQL's typinput/typoutput)
 //	datetime.go date and timestamp text formats, time zones
+//	timeofday.go the time type: its text format, casts and arithmetic
 //	interval.go interval text formats
 //	numeric.go  numeric rounding and PostgreSQL's numeric limits
 //	binary.go   binary send/recv formats
@@ -116,6 +118,7 @@ const (
 	OidCharArray        Oid = 1002
 	OidTimestampArray   Oid = 1115
 	OidDateArray        Oid = 1182
+	OidTimeArray        Oid = 1183
 	OidTimestamptzArray Oid = 1185
 	OidIntervalArray    Oid = 1187
 	OidNumericArray     Oid = 1231
@@ -127,7 +130,7 @@ const (
 // T is a SQL type: its OID and its type modifier, as PostgreSQL keeps them
 // (atttypmod): -1 for none; n+4 for varchar(n) and char(n);
 // ((precision<<16)|(scale&0x7ff))+4 for numeric(p,s), the scale being an
-// 11-bit signed field; p for timestamp(p) and timestamptz(p);
+// 11-bit signed field; p for time(p), timestamp(p) and timestamptz(p);
 // (0x7fff<<16)|p for interval(p) (all fields allowed, precision p). An
 // array type carries its element's modifier, as atttypmod does.
 type T struct {
@@ -150,6 +153,7 @@ var (
 	Bpchar       = T{OidBpchar, -1}
 	Name         = T{OidName, -1}
 	Date         = T{OidDate, -1}
+	TimeType     = T{OidTime, -1}
 	Timestamp    = T{OidTimestamp, -1}
 	Timestamptz  = T{OidTimestamptz, -1}
 	IntervalType = T{OidInterval, -1}
