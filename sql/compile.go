@@ -87,6 +87,9 @@ type compiler struct {
 	// rowSubqueries are the subqueries of UPDATE's SET (a, b) = (SELECT
 	// ...), by the parser's key, shared by the columns that read them.
 	rowSubqueries map[int64]*rowSubquery
+	// clause names the clause being compiled, when errors about what it
+	// may not hold name it, as PostgreSQL's do: "RETURNING".
+	clause string
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {
@@ -160,6 +163,9 @@ func (c *compiler) compile(n ast.ExprNode) (expr, error) {
 		return c.call(n)
 	case *ast.AggregateFuncExpr:
 		if c.agg == nil {
+			if c.clause != "" {
+				return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clause)
+			}
 			return nil, pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed here")
 		}
 		return c.agg.add(c, n)
@@ -575,6 +581,48 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
 
+// unknownBesideDatetime types an untyped literal operand of an arithmetic
+// operator whose other operand is an interval, timestamp or date, as
+// PostgreSQL's operator resolution does: the one operator that takes the
+// other type there decides (timestamp + '1 day' is timestamp + interval,
+// interval * '2' is interval * float8), and date + '...' has two.
+// Other operands come back as they are.
+func (c *compiler) unknownBesideDatetime(op byte, l, r expr) (expr, expr, error) {
+	known, left := r.typ(), false
+	if r.typ().Oid == types.OidUnknown {
+		known, left = l.typ(), true
+	}
+	var to types.T
+	switch known.Oid {
+	case types.OidInterval:
+		switch {
+		case op == '+' || op == '-':
+			to = types.IntervalType
+		case op == '*' || op == '/' && left:
+			to = types.Float8
+		}
+	case types.OidTimestamp, types.OidTimestamptz:
+		if op == '+' {
+			to = types.IntervalType
+		}
+	case types.OidDate:
+		if op == '+' {
+			return nil, nil, pgerr.New(pgerr.AmbiguousOperator, "operator is not unique: %s + %s", l.typ(), r.typ()).
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+		}
+	}
+	if to.Oid == 0 {
+		return l, r, nil
+	}
+	var err error
+	if left {
+		r, err = c.coerce(r, to)
+	} else {
+		l, err = c.coerce(l, to)
+	}
+	return l, r, err
+}
+
 func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	lt, rt := l.typ(), r.typ()
 	if op == '-' && lt.Oid == types.OidJSONB {
@@ -582,6 +630,13 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	}
 	if lt.Oid == types.OidTime || rt.Oid == types.OidTime {
 		return c.timeArith(op, l, r)
+	}
+	if lt.Oid == types.OidUnknown != (rt.Oid == types.OidUnknown) {
+		var err error
+		if l, r, err = c.unknownBesideDatetime(op, l, r); err != nil {
+			return nil, err
+		}
+		lt, rt = l.typ(), r.typ()
 	}
 	if lu, ru := lt.Oid == types.OidUnknown, rt.Oid == types.OidUnknown; op == '-' && lt.Oid != rt.Oid &&
 		(timeRank(lt.Oid) > 0 || lu) && (timeRank(rt.Oid) > 0 || ru) && !(lu && ru) {

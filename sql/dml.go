@@ -83,6 +83,7 @@ func (c *compiler) planReturning(p *writePlan, sc *scope, list *ast.FieldList) e
 	}
 	sp := &selectPlan{}
 	in := c.withScope(sc)
+	in.clause = "RETURNING"
 	for _, f := range list.Fields {
 		if f.WildCard != nil {
 			if err := sp.expandStar(sc, f.WildCard.Table.O); err != nil {
@@ -120,6 +121,16 @@ func (p *writePlan) project(x *execCtx, row []any) ([]any, error) {
 	return out, nil
 }
 
+// namesTable reports whether a select list has a column reference
+// qualified by table.
+func namesTable(list *ast.FieldList, table string) bool {
+	found := false
+	list.Accept(&columnVisitor{visit: func(cn *ast.ColumnNameExpr) {
+		found = found || cn.Name.Schema.L == "" && cn.Name.Table.L == table
+	}})
+	return found
+}
+
 // planInsert plans INSERT ... VALUES / SELECT / DEFAULT VALUES.
 func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePlan, error) {
 	returning, oc := st.Returning, st.OnConflict
@@ -143,6 +154,10 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 	}
 	p := &writePlan{verb: "INSERT", t: t}
 	if err := c.planReturning(p, tableScope(t, alias), returning); err != nil {
+		if oc != nil && pgerr.Code(err) == pgerr.UndefinedTable && returning != nil && namesTable(returning, "excluded") {
+			// Only DO UPDATE's SET and WHERE see the row that was proposed.
+			return nil, pgerr.New(pgerr.UndefinedTable, "invalid reference to FROM-clause entry for table \"excluded\"")
+		}
 		return nil, err
 	}
 	if oc != nil {
