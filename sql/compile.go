@@ -87,6 +87,9 @@ type compiler struct {
 	// rowSubqueries are the subqueries of UPDATE's SET (a, b) = (SELECT
 	// ...), by the parser's key, shared by the columns that read them.
 	rowSubqueries map[int64]*rowSubquery
+	// withDML are the data-modifying statements of the statement's own
+	// WITH clause; nil below its top level (see dmlcte.go).
+	withDML []*parser.Statement
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {

@@ -135,6 +135,9 @@ func (p *stmtParser) createView(i int, orReplace bool) error {
 	if v.Query, err = c.nested(c.toks[c.i:], p.after, isQuery); err != nil {
 		return err
 	}
+	if v.Query.WithDML != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "views must not contain data-modifying statements in WITH")
+	}
 	p.st.Cmd = v
 	return nil
 }
