@@ -1565,6 +1565,12 @@ func (p *stmtParser) explain() error {
 	if err != nil {
 		return err
 	}
+	if p.st.WithDML != nil {
+		return p.unsupported(tokOf(seq[0]), "EXPLAIN of a statement with a data-modifying WITH query is not supported")
+	}
+	if main > 0 && isWord(at(inner, main), "insert") {
+		return p.unsupported(tokOf(inner[main]), "EXPLAIN of WITH ... INSERT is not supported")
+	}
 	var items []item
 	switch {
 	case main >= len(inner):
