@@ -90,6 +90,9 @@ type compiler struct {
 	// clause names the clause being compiled, when errors about what it
 	// may not hold name it, as PostgreSQL's do: "RETURNING".
 	clause string
+	// withDML are the data-modifying statements of the statement's own
+	// WITH clause; nil below its top level (see dmlcte.go).
+	withDML []*parser.Statement
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {

@@ -543,9 +543,14 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	var it rowIter
 	var err error
-	if cp.query != nil {
+	switch {
+	case cp.query != nil && pt.p.dml != nil:
+		var rows [][]any
+		rows, err = s.runWritingQuery(x, cp.query, pt.p.dml)
+		it = &sliceIter{rows: rows}
+	case cp.query != nil:
 		it, err = cp.query.open(x)
-	} else {
+	default:
 		var src rowIter
 		src, err = (&tableScan{t: cp.t, access: access{kind: "seq"}}).open(x)
 		if err == nil {

@@ -3,6 +3,7 @@ package sql
 import (
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -31,6 +32,8 @@ type cte struct {
 	cols  []Column
 	plan  queryPlan
 	depth int // of the level that defines it
+	// write is the statement of a data-modifying WITH query, or nil.
+	write *writePlan
 
 	// phase tells references made while a recursive query is planned
 	// where they are: in the non-recursive term, which may not read the
@@ -77,7 +80,9 @@ func (c *compiler) planWith(w *ast.WithClause) (*compiler, []*cte, error) {
 		}
 		d := &cte{name: name, depth: c.depth()}
 		var err error
-		if w.IsRecursive && readsTable(n.Query.Query, name) {
+		if i, ok := parser.DMLIndex(n.Query.Query); ok && c.withDML != nil {
+			err = cc.planDMLCTE(d, n, i, w.IsRecursive)
+		} else if w.IsRecursive && readsTable(n.Query.Query, name) {
 			err = cc.planRecursive(d, n)
 		} else {
 			if d.plan, err = cc.planQuery(n.Query.Query); err == nil {
@@ -353,18 +358,9 @@ type cteScan struct {
 }
 
 func (s *cteScan) open(x *execCtx) (rowIter, error) {
-	x = x.up(s.up)
-	r, ok := x.cache[s.d].(*cteRows)
-	if !ok {
-		it, err := s.d.plan.open(x)
-		if err != nil {
-			return nil, err
-		}
-		r = &cteRows{more: it}
-		if x.cache == nil {
-			x.cache = make(map[any]any)
-		}
-		x.cache[s.d] = r
+	r, err := s.d.rowsIn(x.up(s.up))
+	if err != nil {
+		return nil, err
 	}
 	i := 0
 	return &funcIter{f: func() ([]any, error) {
@@ -372,6 +368,24 @@ func (s *cteScan) open(x *execCtx) (rowIter, error) {
 		i++
 		return row, err
 	}}, nil
+}
+
+// rowsIn returns d's rows in x, the execution of the level that defines
+// it, starting the query the first time.
+func (d *cte) rowsIn(x *execCtx) (*cteRows, error) {
+	if r, ok := x.cache[d].(*cteRows); ok {
+		return r, nil
+	}
+	it, err := d.plan.open(x)
+	if err != nil {
+		return nil, err
+	}
+	r := &cteRows{more: it}
+	if x.cache == nil {
+		x.cache = make(map[any]any)
+	}
+	x.cache[d] = r
+	return r, nil
 }
 
 func (s *cteScan) explain(indent string) string {
@@ -400,6 +414,9 @@ func (c *compiler) planCTEScan(d *cte, alias string) (source, *scope, error) {
 			return nil, nil, pgerr.New(pgerr.InvalidRecursion, "recursive reference to query %q must not appear more than once", d.name)
 		}
 		return &workScan{d: d, alias: alias}, queryScope(d.cols, alias), nil
+	}
+	if d.write != nil && d.write.returning == nil {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "WITH query %q does not have a RETURNING clause", d.name)
 	}
 	for cc := c; cc.depth() > d.depth; cc = cc.outer {
 		cc.lvl.anchor = max(cc.lvl.anchor, d.depth)

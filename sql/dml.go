@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,6 +137,13 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 	returning, oc := st.Returning, st.OnConflict
 	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
+	}
+	if st.With != nil {
+		// WITH ... INSERT: the WITH queries are visible to all of it.
+		var err error
+		if c, _, err = c.planWith(st.With); err != nil {
+			return nil, err
+		}
 	}
 	t, alias, err := c.targetTable(n.Table, "INSERT")
 	if err != nil {
@@ -816,7 +824,8 @@ func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
 		}
 	}
 	for _, cand := range candidates {
-		if err := s.modifyRow(x, t, cand[len(t.Columns)].([]byte), pred, update, done); err != nil {
+		err := s.modifyRow(x, t, cand[len(t.Columns)].([]byte), true, pred, update, done)
+		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
 			return err
 		}
 	}
@@ -825,11 +834,18 @@ func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
 
 // modifyRow updates (or, with update nil, deletes) the row at key, if it
 // still exists and pred (nil: true) holds on its newest version, which it
-// locks first; done is called with the row as written.
-func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, pred func(old []any) (bool, error),
+// locks first; done is called with the row as written. With once, the row
+// is a target of the statement's own UPDATE or DELETE, and another part of
+// the statement (a data-modifying WITH query) having written it fails with
+// txn.ErrWrittenByStatement; a foreign key's action changes it regardless.
+func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, once bool, pred func(old []any) (bool, error),
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	var old, row []any
-	err := x.tx.Mutate(x.ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+	mutate := x.tx.Mutate
+	if once {
+		mutate = x.tx.MutateOnce
+	}
+	err := mutate(x.ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
 		if !exists {
 			return nil, txn.Keep, nil // deleted meanwhile
 		}

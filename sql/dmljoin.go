@@ -1,10 +1,12 @@
 package sql
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -107,7 +109,8 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 		if update != nil {
 			up = func(old []any) ([]any, error) { return update(join(old)) }
 		}
-		if err := s.modifyRow(x, t, key, pred, up, func(row []any) error { return done(join(row)) }); err != nil {
+		err := s.modifyRow(x, t, key, true, pred, up, func(row []any) error { return done(join(row)) })
+		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
 			return err
 		}
 	}

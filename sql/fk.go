@@ -629,7 +629,7 @@ func (x *execCtx) referentialAction(parent *Table, ref fkRef, action byte, old, 
 	want, _ := referencedKey(ref, old)
 	still := func(cur []any) (bool, error) { return references(ref, cur, want), nil }
 	for _, key := range keys {
-		if err := x.s.modifyRow(x, child, key, still, update, func([]any) error { return nil }); err != nil {
+		if err := x.s.modifyRow(x, child, key, false, still, update, func([]any) error { return nil }); err != nil {
 			return err
 		}
 	}

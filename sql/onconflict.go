@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -170,8 +171,7 @@ func (r *conflictRun) insert(x *execCtx, t *Table, row []any) (bool, error) {
 // the row no longer exists.
 func (r *conflictRun) update(x *execCtx, t *Table, key []byte, row []any, done func(updated []any) error) (bool, error) {
 	if r.affected[string(key)] {
-		return false, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
-			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
+		return false, errAffectedTwice()
 	}
 	// Rows carry their key after the columns, and so do scopes.
 	n, w := len(t.Columns), len(t.Columns)+1
@@ -192,7 +192,7 @@ func (r *conflictRun) update(x *execCtx, t *Table, key []byte, row []any, done f
 		return isTrue(v), err
 	}
 	updated := false
-	err := x.s.modifyRow(x, t, key, pred, func(old []any) ([]any, error) {
+	err := x.s.modifyRow(x, t, key, true, pred, func(old []any) ([]any, error) {
 		next := append([]any(nil), old...)
 		e := eval(old)
 		for _, st := range r.oc.sets {
@@ -208,6 +208,10 @@ func (r *conflictRun) update(x *execCtx, t *Table, key []byte, row []any, done f
 		r.affected[string(written[n].([]byte))] = true
 		return done(written)
 	})
+	if errors.Is(err, txn.ErrWrittenByStatement) {
+		// A data-modifying WITH query of the statement wrote the row.
+		return false, errAffectedTwice()
+	}
 	if err != nil || !found {
 		return found, err
 	}
@@ -215,6 +219,11 @@ func (r *conflictRun) update(x *execCtx, t *Table, key []byte, row []any, done f
 		r.skipped++
 	}
 	return true, nil
+}
+
+func errAffectedTwice() error {
+	return pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+		WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 }
 
 // conflictingRow returns the key of the row that row conflicts with in an

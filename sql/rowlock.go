@@ -262,7 +262,7 @@ func (it *lockIter) lock(src []any) (keep, changed bool, err error) {
 			return false, false, pgerr.New(pgerr.LockNotAvailable, "could not obtain lock on row in relation %q", target.t.Name)
 		case err != nil:
 			return false, false, pgerr.Convert(err)
-		case !got.Exists:
+		case !got.Exists, got.ByStatement:
 			return false, false, nil
 		case got.Changed:
 			fresh, err := target.t.decodeRow(key, got.Value)

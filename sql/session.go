@@ -100,6 +100,7 @@ type Session struct {
 	planReads      []uint32              // the tables the statement being planned reads
 	planDepth      int                   // how many plan calls are under way
 	planLocks      string                // the first locking clause the statement being planned has
+	planDML        []*cte                // the data-modifying WITH queries of the statement being planned
 	checkCache     map[*Table][]expr     // compiled CHECK constraints, by table
 	genCache       map[*Table][]expr     // compiled generation expressions, by table and column
 	predCache      map[predicateKey]expr // compiled partial index predicates
@@ -435,12 +436,12 @@ func (s *Session) endTxn(commit bool) error {
 func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 	for {
 		waited := false
-		if t := writeTarget(p); t != nil {
+		for _, t := range writeTargets(p) {
 			w, err := s.e.locks.lockUse(ctx, s.tx, t.ID, useWrite)
 			if err != nil {
 				return err
 			}
-			waited = w
+			waited = waited || w
 		}
 		for _, id := range p.reads {
 			w, err := s.e.locks.lockUse(ctx, s.tx, id, useRead)
@@ -465,17 +466,22 @@ func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 	}
 }
 
-// writeTarget is the table p's plan writes, or nil.
-func writeTarget(p *Prepared) *Table {
+// writeTargets are the tables p's plan writes: its own target, and those
+// of its data-modifying WITH queries.
+func writeTargets(p *Prepared) []*Table {
+	var out []*Table
 	switch plan := p.plan.(type) {
 	case *writePlan:
-		return plan.t
+		out = append(out, plan.t)
 	case *copyPlan:
 		if plan.cmd.From {
-			return plan.t
+			out = append(out, plan.t)
 		}
 	}
-	return nil
+	for _, d := range p.dml {
+		out = append(out, d.write.t)
+	}
+	return out
 }
 
 // Sync ends an implicit transaction: commit, or roll back if a statement
@@ -496,6 +502,7 @@ type Prepared struct {
 	cat    *Catalog
 	reads  []uint32 // the tables the plan reads (see lockTables)
 	locks  string   // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
+	dml    []*cte   // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
 }
 
@@ -573,13 +580,15 @@ func (s *Session) plan(p *Prepared) error {
 	if s.planDepth == 0 {
 		s.planReads = s.planReads[:0] // CREATE VIEW plans outside plan
 		s.planLocks = ""
+		s.planDML = s.planDML[:0]
 	}
-	mark := len(s.planReads)
+	mark, dmlMark := len(s.planReads), len(s.planDML)
 	s.planDepth++
 	defer func() {
 		s.planDepth--
 		p.reads = slices.Clone(s.planReads[mark:])
 		p.locks = s.planLocks
+		p.dml = slices.Clone(s.planDML[dmlMark:])
 	}()
 	if _, ok := p.st.Cmd.(*parser.Prepare); ok {
 		// The $n inside PREPARE belong to the prepared statement.
@@ -588,7 +597,7 @@ func (s *Session) plan(p *Prepared) error {
 	if p.params == nil {
 		p.params = make([]types.T, p.st.NumParams)
 	}
-	c := &compiler{s: s, params: &p.params, order: p.st.ParamOrder}
+	c := &compiler{s: s, params: &p.params, order: p.st.ParamOrder, withDML: p.st.WithDML}
 	var err error
 	switch n := p.st.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
@@ -596,19 +605,9 @@ func (s *Session) plan(p *Prepared) error {
 		if qp, err = c.planQuery(n); err == nil {
 			p.plan, p.cols = qp, qp.columns()
 		}
-	case *ast.InsertStmt:
+	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		var wp *writePlan
-		if wp, err = c.planInsert(n, p.st); err == nil {
-			p.plan, p.cols = wp, wp.cols
-		}
-	case *ast.UpdateStmt:
-		var wp *writePlan
-		if wp, err = c.planUpdate(n, p.st.Returning); err == nil {
-			p.plan, p.cols = wp, wp.cols
-		}
-	case *ast.DeleteStmt:
-		var wp *writePlan
-		if wp, err = c.planDelete(n, p.st.Returning); err == nil {
+		if wp, err = c.planWrite(p.st); err == nil {
 			p.plan, p.cols = wp, wp.cols
 		}
 	case *ast.ExplainStmt:
@@ -801,6 +800,16 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	pt.x = x
 	switch plan := pt.p.plan.(type) {
 	case queryPlan:
+		if pt.p.dml != nil {
+			// The query writes: all of it runs now, as PostgreSQL runs
+			// a portal whose WITH clause modifies data.
+			rows, err := s.runWritingQuery(x, plan, pt.p.dml)
+			if err != nil {
+				return "", pgerr.Convert(err)
+			}
+			pt.rows = &sliceIter{rows: rows}
+			return "", nil
+		}
 		it, err := plan.open(x)
 		if err != nil {
 			return "", pgerr.Convert(err)
@@ -810,6 +819,9 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	case *writePlan:
 		x.fk = &fkState{}
 		rows, n, err := plan.run(x)
+		if err == nil {
+			err = finishDML(x, pt.p.dml)
+		}
 		if err == nil {
 			err = x.flushFK()
 		}
@@ -838,6 +850,9 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 func writes(p *Prepared) string {
 	if w, ok := p.plan.(*writePlan); ok {
 		return w.verb
+	}
+	if p.dml != nil {
+		return "SELECT" // a query whose WITH clause modifies data
 	}
 	if p.locks != "" {
 		return "SELECT " + p.locks // a FOR UPDATE in a subquery locks rows too

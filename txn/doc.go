@@ -47,6 +47,14 @@
 // row whose newest committed version is newer than the snapshot fails with
 // ErrSerialization (40001).
 //
+// Versions carry the number of the statement that wrote them, like
+// PostgreSQL's command ids: a statement reads its transaction's earlier
+// statements' writes, never its own. A statement made of parts that write
+// on their own (data-modifying WITH queries beside the main statement)
+// gives each part a number of its own (StatementPart) while all of them
+// read as the statement does; MutateOnce and LockRow then tell a row that
+// another part wrote, which the caller leaves alone.
+//
 // SERIALIZABLE is REPEATABLE READ that also records the key ranges it
 // reads through its snapshot: a point read its key, a scan the range up to
 // where it stopped. A serializable transaction that wrote commits under a

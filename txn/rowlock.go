@@ -40,6 +40,11 @@ type Locked struct {
 	// Changed says that Value is newer than tx's snapshot: the caller
 	// re-checks its condition on it, as an UPDATE would.
 	Changed bool
+	// ByStatement says another part of the statement in progress (see
+	// StatementPart) wrote the row, which the caller passes over, as
+	// PostgreSQL's locking clause does a row its command modified. The
+	// row is locked all the same: tx wrote it.
+	ByStatement bool
 }
 
 // LockRow locks the row at key for tx until tx ends, as SELECT ... FOR
@@ -85,7 +90,9 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 			return Locked{}, nil
 		}
 		out := Locked{Value: base.Value, Exists: true}
-		if !tx.owns(base.Status) {
+		if tx.owns(base.Status) {
+			out.ByStatement = base.Cmd >= tx.stmtCmd && base.Cmd != tx.cmd
+		} else {
 			ts, _ := base.Status.CommitTS()
 			out.Changed = ts > tx.snap
 		}

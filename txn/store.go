@@ -32,6 +32,10 @@ var (
 	ErrClosed = errors.New("txn: store closed")
 	// ErrTooLarge: a key and value together exceed MaxEntry (54000).
 	ErrTooLarge = errors.New("row is too big")
+	// ErrWrittenByStatement: MutateOnce met a row that another part of
+	// the statement in progress wrote. The caller leaves the row alone,
+	// as PostgreSQL does a row its command already modified.
+	ErrWrittenByStatement = errors.New("txn: row already written by this statement")
 )
 
 // MaxEntry bounds a key and value together, so that every entry fits one

@@ -69,8 +69,11 @@ type Tx struct {
 
 	snap  uint64
 	guard *reclaim.Guard
-	// cmd numbers the statements of the transaction (see NextStatement).
-	cmd uint32
+	// cmd tags the versions tx writes: the number of the statement in
+	// progress, or of the part of it that runs (see NextStatement and
+	// StatementPart). stmtCmd is the first number of the statement in
+	// progress, lastCmd the highest number handed out.
+	cmd, stmtCmd, lastCmd uint32
 
 	writes   []*memtable.Version // every version this transaction pushed
 	locks    []*memtable.Version // its row locks (see LockRow)
@@ -123,10 +126,23 @@ func (tx *Tx) NextStatement() {
 	if tx.ended {
 		return
 	}
-	tx.cmd++
+	tx.lastCmd++
+	tx.cmd, tx.stmtCmd = tx.lastCmd, tx.lastCmd
 	if tx.iso == ReadCommitted {
 		tx.takeSnapshot()
 	}
+}
+
+// StatementPart starts a part of the statement in progress that writes
+// rows on its own, such as a data-modifying WITH query, and returns the
+// function that ends it. The part reads what the statement reads; its
+// writes get a number of their own, so that MutateOnce can tell them from
+// the writes of the other parts.
+func (tx *Tx) StatementPart() (end func()) {
+	prev := tx.cmd
+	tx.lastCmd++
+	tx.cmd = tx.lastCmd
+	return func() { tx.cmd = prev }
 }
 
 // visible returns the version of row that tx's snapshot sees: its own newest
@@ -137,7 +153,7 @@ func (tx *Tx) visible(row *memtable.Row) *memtable.Version {
 			continue
 		}
 		if tx.owns(v.Status) {
-			if v.Cmd < tx.cmd {
+			if v.Cmd < tx.stmtCmd {
 				return v
 			}
 			continue // written by the statement in progress
@@ -355,7 +371,7 @@ func (tx *Tx) Delete(ctx context.Context, key []byte) error {
 // committed version newer than the snapshot fails with ErrSerialization.
 // fn runs with the row locked and must not touch the store.
 func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.Lock, false)
+	return tx.mutate(ctx, key, fn, tx.s.mem.Lock, false, false)
 }
 
 // MutateNew is Mutate for a key the caller expects to be new, such as a
@@ -365,11 +381,19 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 // only a write waits for the lock (an INSERT that meets an existing,
 // locked row fails or does nothing at once, as in PostgreSQL).
 func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.LockNew, true)
+	return tx.mutate(ctx, key, fn, tx.s.mem.LockNew, true, false)
+}
+
+// MutateOnce is Mutate for a row that one statement changes at most once,
+// as PostgreSQL's UPDATE and DELETE change their target rows: if another
+// part of the statement in progress (see StatementPart) already wrote key,
+// it calls no fn, writes nothing and returns ErrWrittenByStatement.
+func (tx *Tx) MutateOnce(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	return tx.mutate(ctx, key, fn, tx.s.mem.Lock, false, true)
 }
 
 func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error),
-	lock func(key []byte) *memtable.Row, peek bool) error {
+	lock func(key []byte) *memtable.Row, peek, once bool) error {
 	if tx.ended {
 		return ErrDone
 	}
@@ -405,6 +429,10 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 				row.Unlock()
 				return ErrSerialization
 			}
+		}
+		if once && base != nil && tx.owns(base.Status) && base.Cmd >= tx.stmtCmd && base.Cmd != tx.cmd {
+			row.Unlock()
+			return ErrWrittenByStatement
 		}
 		exists := base != nil && !base.Tombstone
 		var cur []byte

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"strconv"
@@ -780,8 +781,13 @@ func parseDeclare(c *cursor) (any, error) {
 	if err := c.expect("for"); err != nil {
 		return nil, err
 	}
-	d.Query, err = c.nested(c.toks[c.i:], c.p.after, isQuery)
-	return d, err
+	if d.Query, err = c.nested(c.toks[c.i:], c.p.after, isQuery); err != nil {
+		return nil, err
+	}
+	if d.Query.WithDML != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR must not contain data-modifying statements in WITH")
+	}
+	return d, nil
 }
 
 // nested parses the statement inside a command, such as DECLARE's query,

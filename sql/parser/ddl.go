@@ -135,6 +135,9 @@ func (p *stmtParser) createView(i int, orReplace bool) error {
 	if v.Query, err = c.nested(c.toks[c.i:], p.after, isQuery); err != nil {
 		return err
 	}
+	if v.Query.WithDML != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "views must not contain data-modifying statements in WITH")
+	}
 	p.st.Cmd = v
 	return nil
 }
@@ -1562,6 +1565,12 @@ func (p *stmtParser) explain() error {
 	inner, main, err := p.with(seq[i:])
 	if err != nil {
 		return err
+	}
+	if p.st.WithDML != nil {
+		return p.unsupported(tokOf(seq[0]), "EXPLAIN of a statement with a data-modifying WITH query is not supported")
+	}
+	if main > 0 && isWord(at(inner, main), "insert") {
+		return p.unsupported(tokOf(inner[main]), "EXPLAIN of WITH ... INSERT is not supported")
 	}
 	var items []item
 	switch {

@@ -3,12 +3,16 @@ package parser
 import (
 	"fmt"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"slices"
 )
 
 // dml parses INSERT, UPDATE and DELETE.
 func (p *stmtParser) dml() error {
 	seq, err := p.buildTree(p.toks)
 	if err != nil {
+		return err
+	}
+	if err := p.noNestedDML(seq); err != nil {
 		return err
 	}
 	return p.dmlTree(seq, 0)
@@ -22,6 +26,26 @@ func isDelete(n ast.StmtNode) bool { _, ok := n.(*ast.DeleteStmt); return ok }
 // clause may precede. RETURNING and ON CONFLICT, which TiDB lacks, are cut
 // off and parsed on their own.
 func (p *stmtParser) dmlTree(seq []item, main int) error {
+	if main > 0 && isWord(seq[main], "insert") {
+		// TiDB's INSERT takes no WITH clause: TiDB parses it as that of
+		// a SELECT, and the planner takes it from Statement.With.
+		t := tokOf(seq[main])
+		with := append(slices.Clip(seq[:main]), &synth{anchor: t, space: true, parts: []any{"SELECT 1"}})
+		items, err := p.rewrite(with)
+		if err != nil {
+			return err
+		}
+		n, err := p.tidb(items, isQuery)
+		if err != nil {
+			return err
+		}
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok || sel.With == nil {
+			return p.syntaxError(&p.toks[0])
+		}
+		p.st.With = sel.With
+		seq, main = seq[main:], 0
+	}
 	var returning, conflict []item
 	for i := main; i < len(seq); i++ {
 		if isWord(seq[i], "returning") {
@@ -61,9 +85,6 @@ func (p *stmtParser) dmlTree(seq []item, main int) error {
 // CONFLICT.
 func (p *stmtParser) dmlItems(seq []item, main int) ([]item, stmtKind, error) {
 	verb := tokOf(seq[main])
-	if main > 0 && verb.val == "insert" {
-		return nil, nil, p.unsupported(verb, "WITH ... INSERT is not supported")
-	}
 	var kind stmtKind
 	i := main + 1
 	switch verb.val {

@@ -1,5 +1,7 @@
 package parser
 
+import "github.com/epochdb/epochdb/sql/pgerr"
+
 // Materialized views: CREATE MATERIALIZED VIEW, REFRESH MATERIALIZED
 // VIEW and DROP MATERIALIZED VIEW.
 
@@ -68,6 +70,9 @@ func (p *stmtParser) createMatView(i int) error {
 	}
 	if m.Query, err = c.nested(c.toks[c.i:end], after, isQuery); err != nil {
 		return err
+	}
+	if m.Query.WithDML != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "materialized views must not use data-modifying statements in WITH")
 	}
 	p.st.Cmd = m
 	return nil

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,9 +24,9 @@ type Statement struct {
 	// NumParams is the highest $n the statement references, or 0.
 	NumParams int
 	// ParamOrder[i] is the 0-based parameter index ($n-1) of the i-th '?'
-	// marker: ast.ParamMarkerExpr.Order == i. The markers of AST come
-	// first, then those of OnConflict, then those of Returning, each in
-	// text order.
+	// marker: ast.ParamMarkerExpr.Order == i. The markers of With come
+	// first, then those of AST, then those of OnConflict, then those of
+	// Returning, each in text order.
 	ParamOrder []int
 	// AST is set for statements TiDB parses.
 	AST ast.StmtNode
@@ -60,6 +61,14 @@ type Statement struct {
 	// IndexPredicate is a partial index's WHERE clause, as the select list
 	// of a SELECT: CREATE INDEX ... WHERE pred reads as SELECT pred.
 	IndexPredicate *Statement
+	// With is INSERT's leading WITH clause, which TiDB's INSERT cannot
+	// have; the other statements' ASTs hold theirs.
+	With *ast.WithClause
+	// WithDML are the data-modifying statements (INSERT, UPDATE, DELETE)
+	// of the statement's own WITH clause, in order. TiDB sees the body of
+	// the i-th as SELECT epochdb_dml_cte(i) (see DMLIndex). Each has its
+	// own ParamOrder.
+	WithDML []*Statement
 
 	// tidbSQL is the text given to TiDB: the statement, then ON CONFLICT's
 	// UPDATE, then RETURNING's SELECT. Tests print it.
@@ -151,6 +160,10 @@ type stmtParser struct {
 	toks  []token
 	after *token // the ';' that ends the statement, or nil at the end of the query
 	st    *Statement
+	// nested says the statement is part of another: a data-modifying
+	// WITH query's, which may not have data-modifying WITH queries of its
+	// own.
+	nested bool
 }
 
 func (p *stmtParser) parse() error {
@@ -213,6 +226,9 @@ func (p *stmtParser) query() error {
 	if err != nil {
 		return err
 	}
+	if err := p.noNestedDML(seq); err != nil {
+		return err
+	}
 	if main < len(seq) && isWord(seq[main], "insert", "update", "delete") {
 		return p.dmlTree(seq, main)
 	}
@@ -270,10 +286,19 @@ func (p *stmtParser) with(seq []item) ([]item, int, error) {
 		case isWord(at(seq, i), "materialized"):
 			i++
 		}
-		if parenGroup(at(seq, i)) == nil {
+		g := parenGroup(at(seq, i))
+		if g == nil {
 			return nil, 0, p.errorAt(seq, i)
 		}
-		out = append(out, seq[i])
+		if p.dmlBody(g.kids) {
+			body, err := p.withDML(g, &out)
+			if err != nil {
+				return nil, 0, err
+			}
+			out = append(out, body)
+		} else {
+			out = append(out, g)
+		}
 		i++
 		if isWord(at(seq, i), "search", "cycle") {
 			return nil, 0, p.unsupported(tokOf(seq[i]), "%s in WITH is not supported", upper(tokOf(seq[i]).val))
@@ -286,6 +311,107 @@ func (p *stmtParser) with(seq []item) ([]item, int, error) {
 	}
 	main := len(out)
 	return append(out, seq[i:]...), main, nil
+}
+
+// dmlBody reports whether the body of a WITH query, or any parenthesized
+// query, is an INSERT, UPDATE or DELETE, with a WITH clause of its own or
+// without.
+func (p *stmtParser) dmlBody(kids []item) bool {
+	if isWord(at(kids, 0), "with") {
+		scan := &stmtParser{q: p.q, toks: p.toks, nested: true, st: &Statement{}}
+		if _, main, err := scan.with(kids); err == nil {
+			return isWord(at(kids, main), "insert", "update", "delete")
+		}
+		return false
+	}
+	return isWord(at(kids, 0), "insert", "update", "delete")
+}
+
+// withDML parses the data-modifying statement of a top-level WITH query,
+// whose name and AS end out, into WithDML, and returns the body TiDB is
+// given instead: SELECT epochdb_dml_cte(i). PostgreSQL allows such a WITH
+// query only in the WITH clause of the statement itself.
+func (p *stmtParser) withDML(g *group, out *[]item) (item, error) {
+	name := tokOf((*out)[len(*out)-2])
+	if p.nested {
+		return nil, p.unsupported(name, "WITH clause containing a data-modifying statement must be at the top level")
+	}
+	lo, hi := tokenIndex(p.toks, g.open)+1, tokenIndex(p.toks, g.close)
+	sub := &stmtParser{q: p.q, toks: p.toks[lo:hi], nested: true}
+	first, last := sub.toks[0], sub.toks[len(sub.toks)-1]
+	sub.st = &Statement{SQL: p.q[first.pos:last.end], Pos: first.pos}
+	seq, main, err := sub.with(g.kids)
+	if err != nil {
+		return nil, err
+	}
+	if err := sub.noNestedDML(seq); err != nil {
+		return nil, err
+	}
+	if err := sub.dmlTree(seq, main); err != nil {
+		return nil, err
+	}
+	p.st.WithDML = append(p.st.WithDML, sub.st)
+	return &synth{anchor: g.open, space: g.open.space,
+		parts: []any{fmt.Sprintf("(SELECT %s(%d))", DMLMarker, len(p.st.WithDML)-1)}}, nil
+}
+
+// noNestedDML fails on a data-modifying WITH query anywhere in seq: in a
+// subquery, or a WITH query's own WITH clause. The statement's own WITH
+// clause has had its data-modifying queries taken out.
+func (p *stmtParser) noNestedDML(seq []item) error {
+	for i, it := range seq {
+		g, ok := it.(*group)
+		if !ok {
+			continue
+		}
+		if g.paren() && isWord(at(seq, i-1), "as", "materialized") && p.dmlBody(g.kids) {
+			name := tokOf(at(seq, i-1))
+			for j := i - 1; j >= 0 && isWord(seq[j], "as", "not", "materialized"); j-- {
+				name = tokOf(at(seq, j-1))
+			}
+			if name == nil {
+				name = g.open
+			}
+			return p.unsupported(name, "WITH clause containing a data-modifying statement must be at the top level")
+		}
+		if err := p.noNestedDML(g.kids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tokenIndex returns the index of t in toks.
+func tokenIndex(toks []token, t *token) int {
+	for i := range toks {
+		if &toks[i] == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// DMLMarker names the function whose call, SELECT epochdb_dml_cte(i), is
+// the body TiDB sees of the statement's i-th data-modifying WITH query
+// (Statement.WithDML[i]).
+const DMLMarker = "epochdb_dml_cte"
+
+// DMLIndex returns i if n is the body SELECT epochdb_dml_cte(i).
+func DMLIndex(n ast.Node) (int, bool) {
+	sel, ok := n.(*ast.SelectStmt)
+	if !ok || sel.From != nil || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		return 0, false
+	}
+	call, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	if !ok || call.FnName.L != DMLMarker || len(call.Args) != 1 {
+		return 0, false
+	}
+	v, ok := call.Args[0].(*driver.ValueExpr)
+	if !ok {
+		return 0, false
+	}
+	i, ok := v.GetValue().(int64)
+	return int(i), ok
 }
 
 // The kinds of AST a statement may produce; TiDB parsing a PostgreSQL

@@ -143,6 +143,9 @@ func describe(b *strings.Builder, st *Statement, indent string) {
 		b.WriteString(indent + fmt.Sprintf(format, args...) + "\n")
 	}
 	labels := []string{"tidb"}
+	if st.With != nil {
+		labels = []string{"tidb with", "tidb"}
+	}
 	if st.OnConflict != nil && !st.OnConflict.DoNothing {
 		labels = append(labels, "tidb on conflict")
 	}
@@ -154,6 +157,10 @@ func describe(b *strings.Builder, st *Statement, indent string) {
 	}
 	if st.AST != nil {
 		line("ast: %s", restore(st.AST))
+	}
+	for i, sub := range st.WithDML {
+		line("with dml %d: %s", i, sub.SQL)
+		describe(b, sub, indent+"  ")
 	}
 	if st.NumParams > 0 || len(st.ParamOrder) > 0 {
 		line("params: %d, order %v", st.NumParams, st.ParamOrder)
