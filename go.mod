@@ -7,6 +7,7 @@ require (
 	github.com/cockroachdb/errors v1.14.0
 	github.com/google/btree v1.1.3
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/klauspost/compress v1.20.4
 	github.com/lib/pq v1.12.3
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
 	golang.org/x/sys v0.39.0

@@ -1,0 +1,372 @@
+package sstable
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/cockroachdb/errors"
+)
+
+// A data block holds entries in file order, each key prefix-compressed
+// against the one before it, and ends with its restart array:
+//
+//	entry 0 | entry 1 | ... | entry n-1 | restart[0] ... restart[r-1] | r
+//
+// restart[i] and r are little-endian uint32s; restart[i] is the offset of an
+// entry whose key is stored whole (shared = 0). See doc.go for the entry.
+
+// entryOverhead estimates the bytes an entry adds beyond its key and value,
+// to decide whether it still fits in the block being built.
+const entryOverhead = 16
+
+const (
+	metaKindMask   = 0x03
+	metaUnresolved = 0x04
+)
+
+// errBadEntry marks an entry or restart array that does not parse although
+// its block's checksum matched.
+var errBadEntry = errors.New("malformed block contents")
+
+// blockWriter builds one data block.
+type blockWriter struct {
+	restartInterval int
+	buf             []byte
+	restarts        []uint32
+	counter         int // entries since the last restart
+	lastKey         []byte
+}
+
+func (w *blockWriter) empty() bool { return len(w.restarts) == 0 }
+
+// size is the block's length if it were finished now.
+func (w *blockWriter) size() int { return len(w.buf) + 4*len(w.restarts) + 4 }
+
+func (w *blockWriter) add(e *Entry) {
+	shared := 0
+	if w.empty() || w.counter >= w.restartInterval {
+		w.restarts = append(w.restarts, uint32(len(w.buf)))
+		w.counter = 0
+	} else {
+		shared = commonPrefix(w.lastKey, e.Key)
+	}
+	w.counter++
+	b := w.buf
+	b = binary.AppendUvarint(b, uint64(shared))
+	b = binary.AppendUvarint(b, uint64(len(e.Key)-shared))
+	b = binary.AppendUvarint(b, uint64(len(e.Value)))
+	b = append(b, e.Key[shared:]...)
+	b = binary.AppendUvarint(b, e.Seq)
+	meta := byte(e.Kind)
+	if e.Txn != 0 {
+		meta |= metaUnresolved
+	}
+	b = append(b, meta, e.Flags)
+	if e.Txn != 0 {
+		b = binary.AppendUvarint(b, e.Txn)
+		b = binary.AppendUvarint(b, uint64(e.Cmd))
+	} else {
+		b = binary.AppendUvarint(b, e.TS)
+	}
+	w.buf = append(b, e.Value...)
+	w.lastKey = append(w.lastKey[:0], e.Key...)
+}
+
+// finish appends the restart array and returns the block. It stays valid
+// until reset.
+func (w *blockWriter) finish() []byte {
+	for _, r := range w.restarts {
+		w.buf = binary.LittleEndian.AppendUint32(w.buf, r)
+	}
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(w.restarts)))
+	return w.buf
+}
+
+func (w *blockWriter) reset() {
+	w.buf = w.buf[:0]
+	w.restarts = w.restarts[:0]
+	w.counter = 0
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// checkBlock validates a data block's restart array once, when it is read
+// from disk, so that iterators over the (possibly cached) block can trust
+// every restart offset. It returns the length of the entries region.
+func checkBlock(b []byte) (int, error) {
+	if len(b) < 4 {
+		return 0, errors.Wrap(errBadEntry, "block shorter than its restart count")
+	}
+	n := uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))
+	if n == 0 || n > uint64(len(b)-4)/4 {
+		return 0, errors.Wrapf(errBadEntry, "restart count %d out of range", n)
+	}
+	end := len(b) - 4 - 4*int(n)
+	prev := -1
+	for i := range int(n) {
+		r := int(binary.LittleEndian.Uint32(b[end+4*i:]))
+		if r <= prev || r >= end || (i == 0 && r != 0) {
+			return 0, errors.Wrapf(errBadEntry, "restart %d at offset %d out of order", i, r)
+		}
+		prev = r
+	}
+	return end, nil
+}
+
+// blockIter walks one data block that checkBlock accepted. It decodes into
+// e, whose Key is the iterator's own buffer and whose Value aliases the block.
+type blockIter struct {
+	data        []byte // the entries region
+	restarts    []byte // the restart offsets, 4 bytes each
+	numRestarts int
+	offset      int // start of the current entry; len(data) past the end
+	next        int // start of the entry after it
+	key         []byte
+	e           *Entry
+	err         error
+	// While moving backwards, back holds the entries of the current restart
+	// run that precede the current one, and backKeys their keys, because a
+	// prefix-compressed key can only be rebuilt going forwards.
+	back     []backEntry
+	backKeys []byte
+}
+
+type backEntry struct {
+	offset, keyEnd int
+}
+
+func (it *blockIter) init(block []byte, end int, e *Entry) {
+	n := (len(block) - 4 - end) / 4
+	*it = blockIter{
+		data:        block[:end],
+		restarts:    block[end : end+4*n],
+		numRestarts: n,
+		offset:      end,
+		next:        end,
+		key:         it.key[:0],
+		e:           e,
+		back:        it.back[:0],
+		backKeys:    it.backKeys[:0],
+	}
+}
+
+func (it *blockIter) restart(i int) int {
+	return int(binary.LittleEndian.Uint32(it.restarts[4*i:]))
+}
+
+// uvarint decodes a uvarint at it.data[p:], with a fast path for one byte.
+func (it *blockIter) uvarint(p int) (uint64, int) {
+	if p < len(it.data) && it.data[p] < 0x80 {
+		return uint64(it.data[p]), p + 1
+	}
+	v, n := binary.Uvarint(it.data[min(p, len(it.data)):])
+	if n <= 0 {
+		return 0, -1
+	}
+	return v, p + n
+}
+
+// decodeHeader parses the lengths at the start of the entry at p and
+// returns them with the offset of the key delta, or ok=false.
+func (it *blockIter) decodeHeader(p int) (shared, unshared, vlen, keyAt int, ok bool) {
+	s, p := it.uvarint(p)
+	if p < 0 {
+		return 0, 0, 0, 0, false
+	}
+	u, p := it.uvarint(p)
+	if p < 0 {
+		return 0, 0, 0, 0, false
+	}
+	v, p := it.uvarint(p)
+	if p < 0 || u > uint64(len(it.data)-p) || v > uint64(len(it.data)) {
+		return 0, 0, 0, 0, false
+	}
+	return int(s), int(u), int(v), p, true
+}
+
+// decodeRest parses the fields after the key delta, which starts at keyAt,
+// into it.e, and sets it.next.
+func (it *blockIter) decodeRest(keyAt, unshared, vlen int) bool {
+	e := it.e
+	p := keyAt + unshared
+	seq, p := it.uvarint(p)
+	if p < 0 || p+2 > len(it.data) {
+		return false
+	}
+	meta, flags := it.data[p], it.data[p+1]
+	p += 2
+	if meta&^(metaKindMask|metaUnresolved) != 0 || meta&metaKindMask == 0 {
+		return false
+	}
+	e.Seq, e.Kind, e.Flags = seq, Kind(meta&metaKindMask), flags
+	if meta&metaUnresolved != 0 {
+		var cmd uint64
+		e.TS = 0
+		if e.Txn, p = it.uvarint(p); p < 0 {
+			return false
+		}
+		if cmd, p = it.uvarint(p); p < 0 || cmd > 1<<32-1 || e.Txn == 0 {
+			return false
+		}
+		e.Cmd = uint32(cmd)
+	} else {
+		e.Txn, e.Cmd = 0, 0
+		if e.TS, p = it.uvarint(p); p < 0 || e.TS == 0 {
+			return false
+		}
+	}
+	if vlen > len(it.data)-p || (vlen != 0 && e.Kind != KindValue) {
+		return false
+	}
+	e.Value = nil
+	if vlen > 0 {
+		e.Value = it.data[p : p+vlen : p+vlen]
+	}
+	it.next = p + vlen
+	return true
+}
+
+// decodeAt decodes the entry at p, whose predecessor's key is in it.key.
+func (it *blockIter) decodeAt(p int) bool {
+	shared, unshared, vlen, keyAt, ok := it.decodeHeader(p)
+	if !ok || shared > len(it.key) {
+		return it.fail(p)
+	}
+	it.key = append(it.key[:shared], it.data[keyAt:keyAt+unshared]...)
+	if !it.decodeRest(keyAt, unshared, vlen) {
+		return it.fail(p)
+	}
+	it.offset = p
+	it.e.Key = it.key
+	return true
+}
+
+func (it *blockIter) fail(p int) bool {
+	it.err = errors.Wrapf(errBadEntry, "entry at block offset %d", p)
+	it.offset, it.next = len(it.data), len(it.data)
+	return false
+}
+
+// restartKey returns the whole key stored at restart i.
+func (it *blockIter) restartKey(i int) ([]byte, bool) {
+	p := it.restart(i)
+	shared, unshared, _, keyAt, ok := it.decodeHeader(p)
+	if !ok || shared != 0 {
+		it.fail(p)
+		return nil, false
+	}
+	return it.data[keyAt : keyAt+unshared], true
+}
+
+func (it *blockIter) first() bool {
+	it.back = it.back[:0]
+	it.key = it.key[:0]
+	if len(it.data) == 0 {
+		return false
+	}
+	return it.decodeAt(0)
+}
+
+func (it *blockIter) nextEntry() bool {
+	it.back = it.back[:0]
+	if it.next >= len(it.data) {
+		it.offset = len(it.data)
+		return false
+	}
+	return it.decodeAt(it.next)
+}
+
+// seekGE positions at the first entry whose key is >= key.
+func (it *blockIter) seekGE(key []byte) bool {
+	it.back = it.back[:0]
+	// Find the last restart whose key is < key; the answer is at or after it.
+	lo, hi := 0, it.numRestarts
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		k, ok := it.restartKey(m)
+		if !ok {
+			return false
+		}
+		if bytes.Compare(k, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	start := 0
+	if lo > 0 {
+		start = it.restart(lo - 1)
+	}
+	it.key = it.key[:0]
+	for ok := it.decodeAt(start); ok; ok = it.nextEntry() {
+		if bytes.Compare(it.key, key) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// seekLT positions at the last entry whose key is < key.
+func (it *blockIter) seekLT(key []byte) bool {
+	if !it.seekGE(key) && it.err != nil {
+		return false
+	}
+	return it.prev()
+}
+
+func (it *blockIter) last() bool {
+	it.back = it.back[:0]
+	it.offset = len(it.data)
+	return it.prev()
+}
+
+// prev moves to the entry before it.offset (which may be the end).
+func (it *blockIter) prev() bool {
+	if len(it.back) == 0 {
+		if it.offset == 0 {
+			return false
+		}
+		// Rebuild the run of entries from the restart before it.offset.
+		lo, hi := 0, it.numRestarts
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if it.restart(m) < it.offset {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		stop := it.offset
+		it.key = it.key[:0]
+		it.backKeys = it.backKeys[:0]
+		for p := it.restart(lo - 1); p < stop; p = it.next {
+			if !it.decodeAt(p) {
+				return false
+			}
+			it.backKeys = append(it.backKeys, it.key...)
+			it.back = append(it.back, backEntry{offset: p, keyEnd: len(it.backKeys)})
+		}
+	}
+	b := it.back[len(it.back)-1]
+	it.back = it.back[:len(it.back)-1]
+	keyStart := 0
+	if len(it.back) > 0 {
+		keyStart = it.back[len(it.back)-1].keyEnd
+	}
+	_, unshared, vlen, keyAt, _ := it.decodeHeader(b.offset)
+	it.key = append(it.key[:0], it.backKeys[keyStart:b.keyEnd]...)
+	it.decodeRest(keyAt, unshared, vlen)
+	it.offset = b.offset
+	it.e.Key = it.key
+	return true
+}
