@@ -38,6 +38,9 @@ type Memtable struct {
 	mu   sync.RWMutex // guards tree
 	tree *btree.BTreeG[item]
 	size atomic.Int64 // bytes of linked rows and versions
+	// flushed is set once the memtable's versions are published in an
+	// sstable and the memtable has left the store's read state.
+	flushed atomic.Bool
 }
 
 // item is a tree slot. It carries the row's key beside the row, so that a
@@ -58,6 +61,13 @@ func New() *Memtable {
 // Size is the memtable's size in bytes: keys, values and overheads of every
 // row and version still linked.
 func (m *Memtable) Size() int64 { return m.size.Load() }
+
+// MarkFlushed records that the memtable's contents live in an sstable now.
+func (m *Memtable) MarkFlushed() { m.flushed.Store(true) }
+
+// Flushed reports whether MarkFlushed was called: whoever keeps pointers
+// into the memtable may drop them.
+func (m *Memtable) Flushed() bool { return m.flushed.Load() }
 
 // Len is the number of rows.
 func (m *Memtable) Len() int {
@@ -154,6 +164,58 @@ func (m *Memtable) Ascend(start, end []byte, fn func(*Row) bool) {
 	}
 }
 
+// Iter walks rows in key order, collecting them in small batches under the
+// tree's read lock, so that its user may take row locks, write, or block
+// between steps. Rows inserted behind it are not seen; rows removed after
+// a batch was collected still are.
+type Iter struct {
+	m         *Memtable
+	end       []byte
+	rows      []*Row
+	i         int
+	from      []byte
+	inclusive bool
+	done      bool
+}
+
+// NewIter returns an iterator over the rows with start <= key < end (a nil
+// end means no upper bound), positioned before the first.
+func (m *Memtable) NewIter(start, end []byte) *Iter {
+	return &Iter{m: m, end: end, from: start, inclusive: true}
+}
+
+// Next returns the next row, or nil at the end.
+func (it *Iter) Next() *Row {
+	const batch = 128
+	if it.i == len(it.rows) {
+		if it.done {
+			return nil
+		}
+		it.rows, it.i = it.rows[:0], 0
+		it.m.mu.RLock()
+		it.m.tree.AscendGreaterOrEqual(item{key: it.from}, func(x item) bool {
+			if !it.inclusive && bytes.Equal(x.key, it.from) {
+				return true
+			}
+			if it.end != nil && bytes.Compare(x.key, it.end) >= 0 {
+				return false
+			}
+			it.rows = append(it.rows, x.row)
+			return len(it.rows) < batch
+		})
+		it.m.mu.RUnlock()
+		if len(it.rows) < batch {
+			it.done = true
+		}
+		if len(it.rows) == 0 {
+			return nil
+		}
+		it.from, it.inclusive = it.rows[len(it.rows)-1].key, false
+	}
+	it.i++
+	return it.rows[it.i-1]
+}
+
 // Row is one key and its version chain.
 type Row struct {
 	m       *Memtable
@@ -162,6 +224,9 @@ type Row struct {
 	head    atomic.Pointer[Version]
 	removed bool
 }
+
+// Memtable is the memtable the row belongs to.
+func (r *Row) Memtable() *Memtable { return r.m }
 
 // Key is the row's key. It must not be modified.
 func (r *Row) Key() []byte { return r.key }

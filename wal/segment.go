@@ -47,6 +47,29 @@ func Segments(fs vfs.FS, dir string) ([]uint64, error) {
 	return segs, nil
 }
 
+// RemoveSegments deletes the segments numbered below first, oldest first,
+// and syncs the directory: a crash part-way leaves a log that still starts
+// at a segment and has no hole.
+func RemoveSegments(fs vfs.FS, dir string, first uint64) (removed int, err error) {
+	segs, err := Segments(fs, dir)
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range segs {
+		if n >= first {
+			break
+		}
+		if err := fs.Remove(fs.PathJoin(dir, SegmentName(n))); err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	if removed > 0 {
+		err = fs.SyncDir(dir)
+	}
+	return removed, err
+}
+
 // Pos is a position in the log.
 type Pos struct {
 	Segment uint64

@@ -79,6 +79,10 @@ type Writer struct {
 	publish  []func()  // publish hooks of the commits in pending, in log order
 	group    *group    // the group that pending's commits will be flushed in
 	syncWant bool      // pending holds a commit (or a Sync request)
+	// rotateWant asks the flusher to start a new segment once it has
+	// written and published pending; rotated receives the new number.
+	rotateWant bool
+	rotated    []chan uint64
 	err      error     // set once, when the writer is poisoned or closed
 	closing  bool
 	closeErr error // what the first Close returned
@@ -170,6 +174,31 @@ func (w *Writer) Commit(build func(buf []byte) []byte, publish func()) error {
 // Sync makes everything appended so far durable.
 func (w *Writer) Sync() error {
 	return w.commit(func(b []byte) []byte { return b }, nil)
+}
+
+// Rotate makes everything appended so far durable, publishes it, and starts
+// a new segment, whose number it returns. Every record appended before
+// Rotate was called is in an older segment, and every commit in them has
+// been published when it returns; every record appended after it returns is
+// in the new segment or a later one. A memtable flush uses that segment as
+// its cut: the log before it holds nothing the flushed memtable lacks.
+func (w *Writer) Rotate() (uint64, error) {
+	done := make(chan uint64, 1)
+	w.mu.Lock()
+	if err := w.errLocked(); err != nil {
+		w.mu.Unlock()
+		return 0, err
+	}
+	w.syncWant, w.rotateWant = true, true
+	w.rotated = append(w.rotated, done)
+	g := w.group
+	w.work.Signal()
+	w.mu.Unlock()
+	<-g.done
+	if g.err != nil {
+		return 0, g.err
+	}
+	return <-done, nil
 }
 
 func (w *Writer) commit(build func(buf []byte) []byte, publish func()) error {
@@ -283,7 +312,9 @@ func (w *Writer) flusher() {
 			return
 		}
 		buf, pubs, g, wantSync := w.pending, w.publish, w.group, w.syncWant
+		rotated := w.rotated
 		w.pending, w.publish, w.group, w.syncWant = w.spare, w.sparePubs, newGroup(), false
+		w.rotateWant, w.rotated = false, nil
 		w.room.Broadcast()
 		w.mu.Unlock()
 
@@ -294,6 +325,15 @@ func (w *Writer) flusher() {
 		for _, p := range pubs {
 			if p != nil {
 				p()
+			}
+		}
+		if len(rotated) > 0 {
+			if err := w.rotate(); err != nil {
+				w.poison(err, g)
+				return
+			}
+			for _, c := range rotated {
+				c <- w.seg.Load()
 			}
 		}
 		close(g.done)
@@ -366,14 +406,30 @@ func (w *Writer) forceSync() error {
 // ready.
 func (w *Writer) maybeRotate() error {
 	full := w.segSize >= w.opts.SegmentSize
-	var next preparedSegment
 	select {
-	case next = <-w.prepared:
+	case next := <-w.prepared:
+		return w.switchTo(next)
 	default:
 		if !full {
 			return nil
 		}
 	}
+	return w.switchTo(preparedSegment{})
+}
+
+// rotate starts the next segment now, on a prepared one if one is ready.
+func (w *Writer) rotate() error {
+	var next preparedSegment
+	select {
+	case next = <-w.prepared:
+	default:
+	}
+	return w.switchTo(next)
+}
+
+// switchTo closes the current segment and makes the next number current,
+// on next's file if it has one, else on a new file.
+func (w *Writer) switchTo(next preparedSegment) error {
 	// The old segment is synced, and trimmed to its records, before the new
 	// one exists: only the newest segment may ever have a torn tail.
 	// Even under NoSync: an older segment with a torn tail would read as
