@@ -223,10 +223,11 @@ func (s *Session) lockTableForDDL(ctx context.Context, d *ddl, t *Table, exclusi
 		return nil
 	}
 	data := indexPrefix(t.DataID, 0)[:5]
-	if d.tx.ChangedAfterSnapshot(data, prefixEnd(data)) {
-		return txn.ErrSerialization
+	changed, err := d.tx.ChangedAfterSnapshot(data, prefixEnd(data))
+	if err == nil && changed {
+		err = txn.ErrSerialization
 	}
-	return nil
+	return err
 }
 
 // noteRead records that the statement being planned reads table id.

@@ -63,77 +63,89 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 	if tx.ended {
 		return Locked{}, ErrDone
 	}
+	s := tx.s
 	for {
-		row := tx.s.mem.Lock(key)
-		base, held, holder := tx.lockState(row, mode)
+		s.memMu.RLock()
+		rs := s.state.Load()
+		row := rs.mem.Lock(key)
+		var w walker
+		w.startPoint(rs, key, row)
+		base, held, holder := tx.lockState(&w, mode)
+		if w.err != nil {
+			leaveRow(row)
+			s.memMu.RUnlock()
+			return Locked{}, w.err
+		}
 		if holder != 0 {
-			row.Unlock()
+			leaveRow(row)
+			s.memMu.RUnlock()
 			if nowait {
 				return Locked{}, ErrLockNotAvailable
 			}
-			if err := tx.s.waitFor(ctx, tx, holder, true); err != nil {
+			if err := s.waitFor(ctx, tx, holder, true); err != nil {
 				return Locked{}, err
 			}
 			continue
 		}
-		if base != nil && base.Tombstone && !tx.owns(base.Status) && tx.iso != ReadCommitted {
-			if ts, _ := base.Status.CommitTS(); ts > tx.snap {
-				row.Unlock()
+		if base != nil && base.tombstone() && !tx.owns(base.status()) && tx.iso != ReadCommitted {
+			if ts, _ := base.commitTS(); ts > tx.snap {
+				leaveRow(row)
+				s.memMu.RUnlock()
 				return Locked{}, ErrSerialization // deleted since the snapshot
 			}
 		}
-		if base == nil || base.Tombstone {
-			if row.Head() == nil {
-				row.Remove() // Lock created it for us; leave nothing behind
-			}
-			row.Unlock()
+		if base == nil || base.tombstone() {
+			leaveRow(row)
+			s.memMu.RUnlock()
 			return Locked{}, nil
 		}
-		out := Locked{Value: base.Value, Exists: true}
-		if tx.owns(base.Status) {
-			out.ByStatement = base.Cmd >= tx.stmtCmd && base.Cmd != tx.cmd
+		out := Locked{Value: base.value(), Exists: true}
+		if tx.owns(base.status()) {
+			out.ByStatement = base.cmdNo() >= tx.stmtCmd && base.cmdNo() != tx.cmd
 		} else {
-			ts, _ := base.Status.CommitTS()
+			ts, _ := base.commitTS()
 			out.Changed = ts > tx.snap
 		}
 		if out.Changed && tx.iso != ReadCommitted {
-			row.Unlock()
+			leaveRow(row)
+			s.memMu.RUnlock()
 			return Locked{}, ErrSerialization
 		}
 		if !held {
 			v := &memtable.Version{Status: tx.cur, Cmd: tx.cmd, Lock: uint8(mode)}
 			row.Push(v)
-			tx.locks = append(tx.locks, v)
+			tx.locks.add(v)
 		}
 		row.Unlock()
+		s.memMu.RUnlock()
 		return out, nil
 	}
 }
 
-// lockState reads a locked row's chain for a lock of mode: base is the
-// newest value (committed, or tx's own), held says tx already holds the
-// row at least that strongly, and holder, if not 0, is a transaction that
-// must end first.
-func (tx *Tx) lockState(row *memtable.Row, mode LockMode) (base *memtable.Version, held bool, holder uint64) {
-	for v := row.Head(); v != nil; v = v.Next() {
+// lockState reads a key's versions for a lock of mode: base is the newest
+// value (committed, or tx's own), held says tx already holds the row at
+// least that strongly, and holder, if not 0, is a transaction that must
+// end first. base is valid until w steps again.
+func (tx *Tx) lockState(w *walker, mode LockMode) (base *ver, held bool, holder uint64) {
+	for v := w.step(); v != nil; v = w.step() {
 		switch {
-		case v.Status.Aborted():
-		case v.Lock != 0:
+		case v.aborted():
+		case v.lock() != 0:
 			switch {
-			case !v.Status.InProgress():
-			case tx.owns(v.Status):
-				held = held || LockMode(v.Lock) >= mode
-			case LockMode(v.Lock).conflicts(mode):
-				return nil, false, v.Status.TopID()
+			case !v.inProgress():
+			case tx.owns(v.status()):
+				held = held || LockMode(v.lock()) >= mode
+			case LockMode(v.lock()).conflicts(mode):
+				return nil, false, v.topID()
 			}
-		case tx.owns(v.Status):
+		case tx.owns(v.status()):
 			return v, true, 0 // a write holds the row more strongly than any lock
 		default:
-			if _, committed := v.Status.CommitTS(); !committed {
-				if mode == LockKeyShare && v.NoKey {
+			if _, committed := v.commitTS(); !committed {
+				if mode == LockKeyShare && v.keepsKey() {
 					continue // it keeps the key KEY SHARE protects: lock what it builds on
 				}
-				return nil, false, v.Status.TopID()
+				return nil, false, v.topID()
 			}
 			return v, held, 0
 		}
@@ -141,23 +153,24 @@ func (tx *Tx) lockState(row *memtable.Row, mode LockMode) (base *memtable.Versio
 	return nil, held, 0
 }
 
-// writeBase finds what a write of row builds on: its newest value, and,
+// writeBase finds what a write of a key builds on: its newest value, and,
 // if another transaction holds a row lock or a provisional version of it,
 // the transaction to wait for. locked says the holder has only a row
 // lock, above base; a provisional version of another transaction is no
-// base. tx's own locks and aborted versions are passed over.
-func (tx *Tx) writeBase(row *memtable.Row) (base *memtable.Version, holder uint64, locked bool) {
-	for v := row.Head(); v != nil; v = v.Next() {
+// base. tx's own locks and aborted versions are passed over. base is valid
+// until w steps again.
+func (tx *Tx) writeBase(w *walker) (base *ver, holder uint64, locked bool) {
+	for v := w.step(); v != nil; v = w.step() {
 		switch {
-		case v.Status.Aborted():
-		case v.Lock != 0:
-			keyShare := LockMode(v.Lock) == LockKeyShare
-			if holder == 0 && v.Status.InProgress() && !tx.owns(v.Status) && !(keyShare && tx.keysKept) {
-				holder, locked = v.Status.TopID(), true
+		case v.aborted():
+		case v.lock() != 0:
+			keyShare := LockMode(v.lock()) == LockKeyShare
+			if holder == 0 && v.inProgress() && !tx.owns(v.status()) && !(keyShare && tx.keysKept) {
+				holder, locked = v.topID(), true
 			}
 		case holder != 0:
-			if _, committed := v.Status.CommitTS(); !committed && !tx.owns(v.Status) {
-				return nil, v.Status.TopID(), false
+			if _, committed := v.commitTS(); !committed && !tx.owns(v.status()) {
+				return nil, v.topID(), false
 			}
 			return v, holder, true
 		default:
@@ -170,14 +183,15 @@ func (tx *Tx) writeBase(row *memtable.Row) (base *memtable.Version, holder uint6
 // retireLocks hands tx's lock versions to reclaim once tx has ended and
 // they mean nothing: a reader may still be stepping over them.
 func (tx *Tx) retireLocks() {
-	if len(tx.locks) == 0 {
+	if len(tx.locks.vs) == 0 {
+		tx.locks.reset()
 		return
 	}
 	now := tx.s.epochs.Current()
-	for _, v := range tx.locks {
+	for _, v := range tx.locks.vs {
 		tx.s.retire(v, now)
 	}
-	tx.locks = nil
+	tx.locks.reset()
 }
 
 // KeepKeys says whether tx's writes from now on leave the key columns of

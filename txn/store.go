@@ -65,9 +65,17 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 	opts      Options
-	mem       *memtable.Memtable
 	log       *wal.Writer
 	epochs    *reclaim.Manager
+
+	// state is what readers read: the memtables and the files. It is
+	// replaced, never changed in place.
+	state atomic.Pointer[readState]
+	// memMu orders writers against the swap of the mutable memtable:
+	// writers hold it shared from locking a row to pushing on it, and a
+	// swap holds it exclusively. Two writers of one key thus always lock
+	// the same row.
+	memMu sync.RWMutex
 
 	nextTxn atomic.Uint64
 	// lastTS is the newest commit timestamp handed out. It is read and
@@ -111,11 +119,11 @@ func Open(dir string, opts Options) (*Store, error) {
 		fs:       opts.FS,
 		dir:      dir,
 		opts:     opts,
-		mem:      memtable.New(),
 		epochs:   reclaim.New(opts.Reclaim),
 		active:   make(map[uint64]*Tx),
 		waitsFor: make(map[uint64]uint64),
 	}
+	s.state.Store(&readState{mem: memtable.New()})
 	s.walDir = WALDir(s.fs, dir)
 	if err := s.fs.MkdirAll(s.walDir, 0o755); err != nil {
 		return nil, err
@@ -198,9 +206,9 @@ func (s *Store) recover() (uint64, error) {
 		return 0, errors.Wrap(err, "replaying the write-ahead log")
 	}
 	// No reader exists yet, so a row whose newest version is a tombstone
-	// hides nothing and can go.
+	// that hides nothing can go.
 	var dead []*memtable.Row
-	s.mem.Ascend(nil, nil, func(r *memtable.Row) bool {
+	s.state.Load().mem.Ascend(nil, nil, func(r *memtable.Row) bool {
 		if r.Head().Tombstone {
 			dead = append(dead, r)
 		}
@@ -208,7 +216,9 @@ func (s *Store) recover() (uint64, error) {
 	})
 	for _, r := range dead {
 		if r.Lock() {
-			r.Remove()
+			if s.hidesNothing(r) {
+				r.Remove()
+			}
 			r.Unlock()
 		}
 	}
@@ -225,7 +235,7 @@ func (s *Store) recover() (uint64, error) {
 // replay installs one committed entry, keeping only the newest committed
 // version of each key: there are no readers during recovery.
 func (s *Store) replay(rec *wal.Record, st *memtable.Status, ts uint64) {
-	row := s.mem.Lock(rec.Key)
+	row := s.state.Load().mem.Lock(rec.Key)
 	defer row.Unlock()
 	if head := row.Head(); head != nil {
 		if hts, _ := head.Status.CommitTS(); head.Status != st && hts > ts {
@@ -370,8 +380,8 @@ func (s *Store) retire(v *memtable.Version, born reclaim.Epoch) {
 }
 
 // unlink removes a freed version (if v is not nil) from row's chain, and
-// drops the row once it holds nothing a reader could need: nothing, or a lone
-// committed tombstone.
+// drops the row once it holds nothing a reader could need: nothing, or a
+// lone committed tombstone that hides nothing (see hidesNothing).
 func (s *Store) unlink(row *memtable.Row, v *memtable.Version) {
 	if !row.Lock() {
 		return
@@ -385,9 +395,21 @@ func (s *Store) unlink(row *memtable.Row, v *memtable.Version) {
 		row.Remove()
 		return
 	}
-	if _, committed := h.Status.CommitTS(); committed && h.Tombstone && h.Next() == nil {
+	if _, committed := h.Status.CommitTS(); committed && h.Tombstone && h.Next() == nil && s.hidesNothing(row) {
 		row.Remove()
 	}
+}
+
+// hidesNothing reports whether a tombstone at the head of row, in the
+// mutable memtable, has no older version of its key to hide anywhere: no
+// frozen memtable, and no file that may hold the key. Only then may the
+// row go; otherwise the tombstone goes to a file with its memtable, and
+// compaction drops it where nothing lies below. The caller holds the row
+// lock. A file can gain the key only from a frozen memtable or another
+// file, so the answer cannot change under the lock.
+func (s *Store) hidesNothing(row *memtable.Row) bool {
+	rs := s.state.Load()
+	return row.Memtable() == rs.mem && len(rs.frozen) == 0 && (rs.files == nil || !rs.files.mayContain(row.Key()))
 }
 
 // Stats describe the store.
@@ -405,14 +427,37 @@ func (s *Store) Stats() Stats {
 	s.lockMu.Lock()
 	active := len(s.active)
 	s.lockMu.Unlock()
-	return Stats{
+	rs := s.state.Load()
+	st := Stats{
 		WAL:           s.log.Stats(),
 		Reclaim:       s.epochs.Stats(),
-		MemtableBytes: s.mem.Size(),
-		MemtableRows:  s.mem.Len(),
+		MemtableBytes: rs.mem.Size(),
+		MemtableRows:  rs.mem.Len(),
 		ActiveTxns:    active,
 		VisibleTS:     s.visible.Load(),
 	}
+	for _, f := range rs.frozen {
+		st.MemtableBytes += f.mem.Size()
+		st.MemtableRows += f.mem.Len()
+	}
+	return st
+}
+
+// readState is one consistent view of where the data lives: the mutable
+// memtable, the frozen memtables awaiting their flush (newest first), and
+// the files. A reader loads it once per operation.
+type readState struct {
+	mem    *memtable.Memtable
+	frozen []*frozenMem
+	files  *fileSet
+}
+
+// frozenMem is a memtable that takes no more writes.
+type frozenMem struct {
+	mem *memtable.Memtable
+	// cut is the log segment started when it was frozen: the log before
+	// cut holds nothing that this memtable and the older sources lack.
+	cut uint64
 }
 
 // Reclaim exposes the epoch manager, for tools and tests that inspect or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"sort"
 
 	"github.com/cockroachdb/errors"
 	"github.com/epochdb/epochdb/memtable"
@@ -75,8 +76,8 @@ type Tx struct {
 	// progress, lastCmd the highest number handed out.
 	cmd, stmtCmd, lastCmd uint32
 
-	writes   []*memtable.Version // every version this transaction pushed
-	locks    []*memtable.Version // its row locks (see LockRow)
+	writes   pushed // the versions this transaction pushed
+	locks    pushed // its row locks (see LockRow)
 	keysKept bool                // its writes keep their rows' keys (see KeepKeys)
 	walBuf   []byte              // entries not yet handed to the log
 	streamed bool                // some entries went to the log before the commit record
@@ -145,20 +146,22 @@ func (tx *Tx) StatementPart() (end func()) {
 	return func() { tx.cmd = prev }
 }
 
-// visible returns the version of row that tx's snapshot sees: its own newest
-// write, or the newest version committed at or before the snapshot.
-func (tx *Tx) visible(row *memtable.Row) *memtable.Version {
-	for v := row.Head(); v != nil; v = v.Next() {
-		if v.Lock != 0 {
+// visibleIn steps w to the version that tx's snapshot sees: its own
+// newest write of an earlier statement, or the newest version committed at
+// or before the snapshot. It returns nil if there is none, or if a file
+// could not be read (w.err).
+func (tx *Tx) visibleIn(w *walker) *ver {
+	for v := w.step(); v != nil; v = w.step() {
+		if v.lock() != 0 {
 			continue
 		}
-		if tx.owns(v.Status) {
-			if v.Cmd < tx.stmtCmd {
+		if st := v.status(); tx.owns(st) {
+			if v.cmdNo() < tx.stmtCmd {
 				return v
 			}
 			continue // written by the statement in progress
 		}
-		if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
+		if ts, ok := v.commitTS(); ok && ts <= tx.snap {
 			return v
 		}
 	}
@@ -174,15 +177,17 @@ func (tx *Tx) Get(key []byte) ([]byte, bool, error) {
 	if tx.iso == Serializable {
 		tx.noteRead(key, append(key[:len(key):len(key)], 0))
 	}
-	row := tx.s.mem.Get(key)
-	if row == nil {
+	rs := tx.s.state.Load()
+	var w walker
+	w.startPoint(rs, key, rs.mem.Get(key))
+	v := tx.visibleIn(&w)
+	if w.err != nil {
+		return nil, false, w.err
+	}
+	if v == nil || v.tombstone() {
 		return nil, false, nil
 	}
-	v := tx.visible(row)
-	if v == nil || v.Tombstone {
-		return nil, false, nil
-	}
-	return v.Value, true, nil
+	return v.value(), true, nil
 }
 
 // ChangedAfterSnapshot reports whether any key in [start, end) has a version
@@ -190,22 +195,24 @@ func (tx *Tx) Get(key []byte) ([]byte, bool, error) {
 // the snapshot, or another transaction's provisional one. A REPEATABLE READ
 // transaction about to rewrite a whole range asks it, since what it would
 // read is not what is there.
-func (tx *Tx) ChangedAfterSnapshot(start, end []byte) bool {
-	changed := false
-	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
-		for v := row.Head(); v != nil; v = v.Next() {
-			if v.Lock != 0 || tx.owns(v.Status) || v.Status.Aborted() {
+func (tx *Tx) ChangedAfterSnapshot(start, end []byte) (bool, error) {
+	sc := newScanner(tx.s.state.Load(), start, end)
+	defer sc.close()
+	for w := sc.next(); w != nil; w = sc.next() {
+		for v := w.step(); v != nil; v = w.step() {
+			if v.lock() != 0 || tx.owns(v.status()) || v.aborted() {
 				continue
 			}
-			if ts, ok := v.Status.CommitTS(); ok && ts <= tx.snap {
-				return true // the newest other version is in the snapshot
+			if ts, ok := v.commitTS(); ok && ts <= tx.snap {
+				break // the newest other version is in the snapshot
 			}
-			changed = true
-			return false
+			return true, nil
 		}
-		return true
-	})
-	return changed
+		if w.err != nil {
+			return false, w.err
+		}
+	}
+	return false, sc.err
 }
 
 // Scan calls fn, in key order, for each key in [start, end) that has a value
@@ -216,17 +223,24 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 		return ErrDone
 	}
 	var stopped []byte
-	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
-		v := tx.visible(row)
-		if v == nil || v.Tombstone {
-			return true
+	sc := newScanner(tx.s.state.Load(), start, end)
+	defer sc.close()
+	for w := sc.next(); w != nil; w = sc.next() {
+		v := tx.visibleIn(w)
+		if w.err != nil {
+			return w.err
 		}
-		if !fn(row.Key(), v.Value) {
-			stopped = row.Key()
-			return false
+		if v == nil || v.tombstone() {
+			continue
 		}
-		return true
-	})
+		if !fn(w.key, v.value()) {
+			stopped = w.key
+			break
+		}
+	}
+	if sc.err != nil {
+		return sc.err
+	}
 	if tx.iso == Serializable {
 		if stopped != nil {
 			// What lies past the row fn stopped at was not read.
@@ -282,28 +296,34 @@ func (tx *Tx) Untracked(fn func() error) error {
 // no longer what is there, and tx cannot commit as if it ran alone at its
 // commit. Provisional versions do not count; their writers commit after
 // tx, or not at all.
-func (tx *Tx) readsChanged() bool {
-	changed := false
+func (tx *Tx) readsChanged() (bool, error) {
+	rs := tx.s.state.Load()
 	for _, r := range mergeRanges(tx.reads) {
-		tx.s.mem.Ascend(r.start, r.end, func(row *memtable.Row) bool {
-			for v := row.Head(); v != nil; v = v.Next() {
-				if v.Lock != 0 || tx.owns(v.Status) || v.Status.Aborted() {
+		sc := newScanner(rs, r.start, r.end)
+		for w := sc.next(); w != nil; w = sc.next() {
+			for v := w.step(); v != nil; v = w.step() {
+				if v.lock() != 0 || tx.owns(v.status()) || v.aborted() {
 					continue
 				}
-				ts, committed := v.Status.CommitTS()
-				if !committed {
-					continue
+				if ts, committed := v.commitTS(); committed {
+					if ts > tx.snap {
+						sc.close()
+						return true, nil
+					}
+					break
 				}
-				changed = ts > tx.snap
-				break
 			}
-			return !changed
-		})
-		if changed {
-			return true
+			if w.err != nil {
+				sc.close()
+				return false, w.err
+			}
+		}
+		sc.close()
+		if sc.err != nil {
+			return false, sc.err
 		}
 	}
-	return false
+	return false, nil
 }
 
 // ScanLatest is Scan over the newest committed value of each key, or tx's
@@ -315,21 +335,31 @@ func (tx *Tx) ScanLatest(start, end []byte, fn func(key, value []byte) bool) err
 	if tx.ended {
 		return ErrDone
 	}
-	tx.s.mem.Ascend(start, end, func(row *memtable.Row) bool {
-		for v := row.Head(); v != nil; v = v.Next() {
-			if v.Lock != 0 || v.Status.Aborted() {
-				continue
-			}
-			if _, committed := v.Status.CommitTS(); !committed && !tx.owns(v.Status) {
-				continue
-			}
-			if v.Tombstone {
-				return true
-			}
-			return fn(row.Key(), v.Value)
+	sc := newScanner(tx.s.state.Load(), start, end)
+	defer sc.close()
+	for w := sc.next(); w != nil; w = sc.next() {
+		v := tx.latestIn(w)
+		if w.err != nil {
+			return w.err
 		}
-		return true
-	})
+		if v != nil && !v.tombstone() && !fn(w.key, v.value()) {
+			return nil
+		}
+	}
+	return sc.err
+}
+
+// latestIn steps w to the newest committed version, or tx's own newest
+// write; nil if there is neither.
+func (tx *Tx) latestIn(w *walker) *ver {
+	for v := w.step(); v != nil; v = w.step() {
+		if v.lock() != 0 || v.aborted() {
+			continue
+		}
+		if _, committed := v.commitTS(); committed || tx.owns(v.status()) {
+			return v
+		}
+	}
 	return nil
 }
 
@@ -371,7 +401,7 @@ func (tx *Tx) Delete(ctx context.Context, key []byte) error {
 // committed version newer than the snapshot fails with ErrSerialization.
 // fn runs with the row locked and must not touch the store.
 func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.Lock, false, false)
+	return tx.mutate(ctx, key, fn, (*memtable.Memtable).Lock, false, false)
 }
 
 // MutateNew is Mutate for a key the caller expects to be new, such as a
@@ -381,7 +411,7 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 // only a write waits for the lock (an INSERT that meets an existing,
 // locked row fails or does nothing at once, as in PostgreSQL).
 func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.LockNew, true, false)
+	return tx.mutate(ctx, key, fn, (*memtable.Memtable).LockNew, true, false)
 }
 
 // MutateOnce is Mutate for a row that one statement changes at most once,
@@ -389,65 +419,79 @@ func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exi
 // part of the statement in progress (see StatementPart) already wrote key,
 // it calls no fn, writes nothing and returns ErrWrittenByStatement.
 func (tx *Tx) MutateOnce(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
-	return tx.mutate(ctx, key, fn, tx.s.mem.Lock, false, true)
+	return tx.mutate(ctx, key, fn, (*memtable.Memtable).Lock, false, true)
 }
 
 func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error),
-	lock func(key []byte) *memtable.Row, peek, once bool) error {
+	lock func(m *memtable.Memtable, key []byte) *memtable.Row, peek, once bool) error {
 	if tx.ended {
 		return ErrDone
 	}
 	if err := tx.s.log.Err(); err != nil {
 		return err
 	}
+	s := tx.s
 	for {
-		row := lock(key)
-		base, holder, locked := tx.writeBase(row)
+		s.memMu.RLock()
+		rs := s.state.Load()
+		row := lock(rs.mem, key)
+		var w walker
+		w.startPoint(rs, key, row)
+		base, holder, locked := tx.writeBase(&w)
+		if w.err != nil {
+			leaveRow(row)
+			s.memMu.RUnlock()
+			return w.err
+		}
 		if holder != 0 && locked && peek {
 			if keep, err := tx.keepsUnder(row, base, fn); keep {
-				row.Unlock()
+				leaveRow(row)
+				s.memMu.RUnlock()
 				return err
 			}
 		}
 		if holder != 0 {
-			row.Unlock()
-			if err := tx.s.waitFor(ctx, tx, holder, true); err != nil {
+			leaveRow(row)
+			s.memMu.RUnlock()
+			if err := s.waitFor(ctx, tx, holder, true); err != nil {
 				return err
 			}
 			continue
 		}
-		if base != nil && !tx.owns(base.Status) {
-			ts, committed := base.Status.CommitTS()
+		if base != nil && !tx.owns(base.status()) {
+			ts, committed := base.commitTS()
 			if !committed {
-				row.Unlock()
-				if err := tx.s.waitFor(ctx, tx, base.Status.TopID(), true); err != nil {
+				top := base.topID()
+				leaveRow(row)
+				s.memMu.RUnlock()
+				if err := s.waitFor(ctx, tx, top, true); err != nil {
 					return err
 				}
 				continue
 			}
 			if tx.iso != ReadCommitted && ts > tx.snap {
-				row.Unlock()
+				leaveRow(row)
+				s.memMu.RUnlock()
 				return ErrSerialization
 			}
 		}
-		if once && base != nil && tx.owns(base.Status) && base.Cmd >= tx.stmtCmd && base.Cmd != tx.cmd {
-			row.Unlock()
+		if once && base != nil && tx.owns(base.status()) && base.cmdNo() >= tx.stmtCmd && base.cmdNo() != tx.cmd {
+			leaveRow(row)
+			s.memMu.RUnlock()
 			return ErrWrittenByStatement
 		}
-		exists := base != nil && !base.Tombstone
+		exists := base != nil && !base.tombstone()
 		var cur []byte
 		if exists {
-			cur = base.Value
+			cur = base.value()
 		}
 		val, op, err := callLocked(row, fn, cur, exists)
 		if err == nil && op == Put && len(key)+len(val) > MaxEntry {
 			err = errors.WithDetailf(ErrTooLarge, "key and value are %d bytes; the limit is %d", len(key)+len(val), MaxEntry)
 		}
 		if err != nil || op == Keep {
-			if row.Head() == nil {
-				row.Remove() // Lock created it for us; leave nothing behind
-			}
-			row.Unlock()
+			leaveRow(row)
+			s.memMu.RUnlock()
 			return err
 		}
 		v := &memtable.Version{Status: tx.cur, Cmd: tx.cmd, Tombstone: op == Delete, NoKey: tx.keysKept && op == Put}
@@ -459,33 +503,43 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		}
 		row.Push(v)
 		row.Unlock()
-		tx.writes = append(tx.writes, v)
+		s.memMu.RUnlock()
+		tx.noteWrite(v)
 		if tx.walBuf == nil {
-			if b, ok := tx.s.walBufs.Get().(*[]byte); ok {
+			if b, ok := s.walBufs.Get().(*[]byte); ok {
 				tx.walBuf = *b
 			}
 		}
 		tx.walBuf = wal.AppendEntry(tx.walBuf, tx.cur.ID, key, v.Value, v.Tombstone)
-		if len(tx.walBuf) >= tx.s.opts.StreamThreshold {
+		if len(tx.walBuf) >= s.opts.StreamThreshold {
 			return tx.stream()
 		}
 		return nil
 	}
 }
 
+// leaveRow unlocks a row that the caller locked and did not write,
+// removing it if locking created it: an empty row is left behind nowhere.
+func leaveRow(row *memtable.Row) {
+	if row.Head() == nil {
+		row.Remove()
+	}
+	row.Unlock()
+}
+
 // keepsUnder asks fn what it would write over base, a committed value
 // under another transaction's row lock, and reports whether that is
 // nothing (Keep, or an error), which needs no wait for the lock.
-func (tx *Tx) keepsUnder(row *memtable.Row, base *memtable.Version, fn func(cur []byte, exists bool) ([]byte, Op, error)) (bool, error) {
-	if base != nil && !tx.owns(base.Status) && tx.iso != ReadCommitted {
-		if ts, _ := base.Status.CommitTS(); ts > tx.snap {
+func (tx *Tx) keepsUnder(row *memtable.Row, base *ver, fn func(cur []byte, exists bool) ([]byte, Op, error)) (bool, error) {
+	if base != nil && !tx.owns(base.status()) && tx.iso != ReadCommitted {
+		if ts, _ := base.commitTS(); ts > tx.snap {
 			return true, ErrSerialization
 		}
 	}
-	exists := base != nil && !base.Tombstone
+	exists := base != nil && !base.tombstone()
 	var cur []byte
 	if exists {
-		cur = base.Value
+		cur = base.value()
 	}
 	_, op, err := callLocked(row, fn, cur, exists)
 	return op == Keep || err != nil, err
@@ -528,21 +582,27 @@ func (tx *Tx) Commit() error {
 		return ErrDone
 	}
 	s := tx.s
-	if tx.iso == Serializable && len(tx.writes) > 0 {
+	if tx.iso == Serializable && tx.writes.len() > 0 {
 		// Serializable transactions that write commit one at a time, each
 		// checking its reads against all that committed before it: each is
 		// then as if it ran alone at its commit. One that only reads is as
 		// if it ran alone at its snapshot, and needs no check.
 		s.serialMu.Lock()
 		defer s.serialMu.Unlock()
-		if tx.readsChanged() {
+		changed, err := tx.readsChanged()
+		if err != nil || changed {
 			_ = tx.Rollback()
+			if err != nil {
+				return err
+			}
 			return ErrSerializationRW
 		}
 	}
 	tx.ended = true
 	defer tx.guard.Unpin()
-	if len(tx.writes) == 0 {
+	tx.writes.dropFlushed()
+	tx.locks.dropFlushed()
+	if tx.writes.len() == 0 {
 		// Nothing to publish; the flips end the row locks, which its
 		// subtransactions may hold too.
 		for _, sub := range tx.subs {
@@ -554,7 +614,7 @@ func (tx *Tx) Commit() error {
 		return nil
 	}
 	born := s.epochs.Current()
-	for _, v := range tx.writes {
+	for _, v := range tx.writes.vs {
 		v.Born = uint64(born)
 	}
 	// Decide what the commit makes obsolete while the row locks still hold
@@ -623,9 +683,10 @@ func (tx *Tx) abort() {
 	tx.status.Abort()
 	tx.s.release(tx)
 	now := tx.s.epochs.Current()
-	for _, v := range tx.writes {
+	for _, v := range tx.writes.vs {
 		tx.s.retire(v, now)
 	}
+	tx.writes.reset()
 	tx.retireLocks()
 }
 
@@ -636,16 +697,18 @@ type retirement struct {
 	free  func()
 }
 
-// superseded lists what tx's commit makes obsolete: for each row, the
-// committed version below tx's newest write (visible to older snapshots
-// until the commit), and tx's own earlier writes of the row (never visible
-// to anyone else). A tombstone with nothing below it is listed too, so that
-// the row can go. It runs before the commit, while tx's provisional
-// versions lock the rows, so no chain it reads can change under it.
+// superseded lists what tx's commit makes obsolete in memory: for each
+// row, the committed version below tx's newest write (visible to older
+// snapshots until the commit), and tx's own earlier writes of the row
+// (never visible to anyone else). A tombstone with nothing below it is
+// listed too, so that the row can go if it hides nothing. Versions in
+// older memtables and files are left to compaction. It runs before the commit, while tx's
+// provisional versions lock the rows, so no chain it reads can change
+// under it.
 func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 	s := tx.s
 	var out []retirement
-	for _, v := range tx.writes {
+	for _, v := range tx.writes.vs {
 		row := v.Row()
 		if tx.overwritten(v) {
 			out = append(out, retirement{born, v.Size(), func() { s.unlink(row, v) }})
@@ -675,10 +738,60 @@ func (tx *Tx) overwritten(v *memtable.Version) bool {
 	return false
 }
 
-// owns reports whether tx wrote under st and has not rolled that back.
+// owns reports whether tx wrote under st and has not rolled that back. A
+// nil st (a resolved version in a file) is never tx's.
 func (tx *Tx) owns(st *memtable.Status) bool {
-	return (st == tx.status || st.Top == tx.status) && !st.Aborted()
+	return st != nil && (st == tx.status || st.Top == tx.status) && !st.Aborted()
 }
+
+// noteWrite records a version tx pushed.
+func (tx *Tx) noteWrite(v *memtable.Version) { tx.writes.add(v) }
+
+// pushed lists versions a transaction pushed, oldest first, by position.
+// Those in flushed memtables are dropped from the front, where they are,
+// since memtables are flushed in the order they took writes: their copies
+// in files resolve through their statuses, and holding them would keep a
+// flushed memtable's memory alive under a transaction that outgrows memory.
+type pushed struct {
+	vs      []*memtable.Version
+	dropped int // how many were dropped from the front
+}
+
+func (p *pushed) add(v *memtable.Version) {
+	p.vs = append(p.vs, v)
+	if len(p.vs)%1024 == 0 {
+		p.dropFlushed()
+	}
+}
+
+// len is the number of versions pushed, dropped ones included.
+func (p *pushed) len() int { return p.dropped + len(p.vs) }
+
+// dropFlushed forgets the versions whose memtables were flushed.
+func (p *pushed) dropFlushed() {
+	if len(p.vs) == 0 || !p.vs[0].Row().Memtable().Flushed() {
+		return
+	}
+	n := sort.Search(len(p.vs), func(i int) bool { return !p.vs[i].Row().Memtable().Flushed() })
+	clear(p.vs[:n])
+	p.vs = p.vs[n:]
+	p.dropped += n
+}
+
+// since returns the versions still in memory at position n or later.
+func (p *pushed) since(n int) []*memtable.Version {
+	return p.vs[min(max(n-p.dropped, 0), len(p.vs)):]
+}
+
+// truncate forgets the versions at position n or later.
+func (p *pushed) truncate(n int) {
+	i := min(max(n-p.dropped, 0), len(p.vs))
+	clear(p.vs[i:])
+	p.vs = p.vs[:i]
+	p.dropped = min(p.dropped, n)
+}
+
+func (p *pushed) reset() { *p = pushed{} }
 
 // savepoint is an open savepoint: its subtransaction, and where its writes
 // start in tx.writes.
@@ -697,7 +810,7 @@ func (tx *Tx) Savepoint() (int, error) {
 	}
 	sub := memtable.NewStatus(tx.s.nextTxn.Add(1) - 1)
 	sub.Top = tx.status
-	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: len(tx.writes), locks: len(tx.locks)})
+	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: tx.writes.len(), locks: tx.locks.len()})
 	tx.subs = append(tx.subs, sub)
 	tx.cur = sub
 	return len(tx.savepoints), nil
@@ -722,21 +835,19 @@ func (tx *Tx) RollbackTo(depth int) error {
 		sub.Abort()
 		streamedAborts = wal.AppendAbort(streamedAborts, sub.ID)
 	}
-	for _, v := range tx.writes[sp.writes:] {
+	for _, v := range tx.writes.since(sp.writes) {
 		tx.s.retire(v, now)
 	}
-	clear(tx.writes[sp.writes:])
-	tx.writes = tx.writes[:sp.writes]
+	tx.writes.truncate(sp.writes)
 	// The savepoint's row locks ended with its subtransactions. No reader
 	// ever reads a lock version, and one stepping over it keeps its next
 	// pointer, so it leaves its chain now rather than when reclaim frees
 	// what this transaction's own pin holds back: a loop of savepoints
 	// must not grow the chain.
-	for _, v := range tx.locks[sp.locks:] {
+	for _, v := range tx.locks.since(sp.locks) {
 		tx.s.unlink(v.Row(), v)
 	}
-	clear(tx.locks[sp.locks:])
-	tx.locks = tx.locks[:sp.locks]
+	tx.locks.truncate(sp.locks)
 	tx.subs = slices.DeleteFunc(tx.subs, (*memtable.Status).Aborted)
 	tx.savepoints = tx.savepoints[:depth-1]
 	tx.s.lockMu.Lock()

@@ -1,0 +1,87 @@
+package txn
+
+import (
+	"bytes"
+
+	"github.com/epochdb/epochdb/memtable"
+)
+
+// scanner walks the keys of [start, end) in one read state in key order,
+// merging the memtables' rows and the files' entries, and hands out a
+// walker over each key's versions.
+type scanner struct {
+	rs    *readState
+	iters []*memtable.Iter // the mutable memtable's, then the frozen ones', newest first
+	heads []*memtable.Row
+	disk  *diskScan // nil when the read state has no files
+	w     walker
+	err   error
+}
+
+func newScanner(rs *readState, start, end []byte) *scanner {
+	sc := &scanner{rs: rs}
+	sc.iters = append(sc.iters, rs.mem.NewIter(start, end))
+	for _, f := range rs.frozen {
+		sc.iters = append(sc.iters, f.mem.NewIter(start, end))
+	}
+	for _, it := range sc.iters {
+		sc.heads = append(sc.heads, it.Next())
+	}
+	if rs.files != nil {
+		sc.disk = rs.files.scan(start, end)
+	}
+	return sc
+}
+
+// next moves to the next key and returns a walker over its versions, or
+// nil at the end or on a read error (sc.err). The walker's key stays valid
+// after the scanner moves on.
+func (sc *scanner) next() *walker {
+	var key []byte
+	for _, h := range sc.heads {
+		if h != nil && (key == nil || bytes.Compare(h.Key(), key) < 0) {
+			key = h.Key()
+		}
+	}
+	fromDisk := false
+	if sc.disk != nil {
+		if dk := sc.disk.key(); dk != nil && (key == nil || bytes.Compare(dk, key) <= 0) {
+			fromDisk = key == nil || bytes.Compare(dk, key) < 0
+			if fromDisk {
+				key = bytes.Clone(dk) // the disk iterator reuses its key
+			}
+		}
+	}
+	if key == nil {
+		if sc.disk != nil {
+			sc.err = sc.disk.err()
+		}
+		return nil
+	}
+	w := &sc.w
+	*w = walker{rs: sc.rs, key: key, rows: w.rows[:0], disk: w.disk[:0], diskDone: true}
+	if !fromDisk {
+		for i, h := range sc.heads {
+			if h != nil && bytes.Equal(h.Key(), key) {
+				w.rows = append(w.rows, h)
+				sc.heads[i] = sc.iters[i].Next()
+			}
+		}
+	}
+	if sc.disk != nil {
+		if dk := sc.disk.key(); dk != nil && bytes.Equal(dk, key) {
+			w.disk = sc.disk.collect(w.disk)
+		}
+		if err := sc.disk.err(); err != nil {
+			sc.err = err
+			return nil
+		}
+	}
+	return w
+}
+
+func (sc *scanner) close() {
+	if sc.disk != nil {
+		sc.disk.close()
+	}
+}
