@@ -78,10 +78,10 @@ type Tx struct {
 
 	writes   pushed // the versions this transaction pushed
 	locks    pushed // its row locks (see LockRow)
-	keysKept bool                // its writes keep their rows' keys (see KeepKeys)
-	walBuf   []byte              // entries not yet handed to the log
-	streamed bool                // some entries went to the log before the commit record
-	commitTS uint64              // set in the log's build hook
+	keysKept bool   // its writes keep their rows' keys (see KeepKeys)
+	walBuf   []byte // entries not yet handed to the log
+	streamed bool   // some entries went to the log before the commit record
+	commitTS uint64 // set in the log's build hook
 	ended    bool
 	// reads are the key ranges a SERIALIZABLE transaction read through
 	// its snapshot, for Commit to check, except while untracked.

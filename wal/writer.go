@@ -83,9 +83,9 @@ type Writer struct {
 	// written and published pending; rotated receives the new number.
 	rotateWant bool
 	rotated    []chan uint64
-	err      error     // set once, when the writer is poisoned or closed
-	closing  bool
-	closeErr error // what the first Close returned
+	err        error // set once, when the writer is poisoned or closed
+	closing    bool
+	closeErr   error // what the first Close returned
 
 	// Owned by the flusher goroutine.
 	file         vfs.File
