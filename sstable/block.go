@@ -51,23 +51,27 @@ func (w *blockWriter) add(e *Entry) {
 		shared = commonPrefix(w.lastKey, e.Key)
 	}
 	w.counter++
-	b := w.buf
-	b = binary.AppendUvarint(b, uint64(shared))
-	b = binary.AppendUvarint(b, uint64(len(e.Key)-shared))
-	b = binary.AppendUvarint(b, uint64(len(e.Value)))
-	b = append(b, e.Key[shared:]...)
-	b = binary.AppendUvarint(b, e.Seq)
+	// The fields after the key go to a scratch area first, so that the
+	// header can say how long they are and a seek can skip them.
+	var f [2*binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2]byte
+	fb := binary.AppendUvarint(f[:0], e.Seq)
 	meta := byte(e.Kind)
 	if e.Txn != 0 {
 		meta |= metaUnresolved
 	}
-	b = append(b, meta, e.Flags)
+	fb = append(fb, meta, e.Flags)
 	if e.Txn != 0 {
-		b = binary.AppendUvarint(b, e.Txn)
-		b = binary.AppendUvarint(b, uint64(e.Cmd))
+		fb = binary.AppendUvarint(fb, e.Txn)
+		fb = binary.AppendUvarint(fb, uint64(e.Cmd))
 	} else {
-		b = binary.AppendUvarint(b, e.TS)
+		fb = binary.AppendUvarint(fb, e.TS)
 	}
+	b := w.buf
+	b = binary.AppendUvarint(b, uint64(shared))
+	b = binary.AppendUvarint(b, uint64(len(e.Key)-shared))
+	b = binary.AppendUvarint(b, uint64(len(fb)+len(e.Value)))
+	b = append(b, e.Key[shared:]...)
+	b = append(b, fb...)
 	w.buf = append(b, e.Value...)
 	w.lastKey = append(w.lastKey[:0], e.Key...)
 }
@@ -130,6 +134,7 @@ type blockIter struct {
 	restarts    []byte // the restart offsets, 4 bytes each
 	numRestarts int
 	offset      int // start of the current entry; len(data) past the end
+	restAt      int // start of the current entry's fields after its key
 	next        int // start of the entry after it
 	key         []byte
 	e           *Entry
@@ -164,91 +169,101 @@ func (it *blockIter) restart(i int) int {
 	return int(binary.LittleEndian.Uint32(it.restarts[4*i:]))
 }
 
-// uvarint decodes a uvarint at it.data[p:], with a fast path for one byte.
+// uvarint decodes the uvarint at it.data[p:]; it returns p < 0 if there is
+// none. The one-byte case is inlined into the callers.
 func (it *blockIter) uvarint(p int) (uint64, int) {
 	if p < len(it.data) && it.data[p] < 0x80 {
 		return uint64(it.data[p]), p + 1
 	}
-	v, n := binary.Uvarint(it.data[min(p, len(it.data)):])
+	return it.uvarintSlow(p)
+}
+
+func (it *blockIter) uvarintSlow(p int) (uint64, int) {
+	if p >= len(it.data) {
+		return 0, -1
+	}
+	v, n := binary.Uvarint(it.data[p:])
 	if n <= 0 {
 		return 0, -1
 	}
 	return v, p + n
 }
 
-// decodeHeader parses the lengths at the start of the entry at p and
-// returns them with the offset of the key delta, or ok=false.
-func (it *blockIter) decodeHeader(p int) (shared, unshared, vlen, keyAt int, ok bool) {
+// decodeHeader parses the header of the entry at p: how much of the
+// previous key it shares, and where its key delta and its fields start and
+// end. ok is false if the header does not fit the block.
+func (it *blockIter) decodeHeader(p int) (shared, keyAt, restAt, next int, ok bool) {
 	s, p := it.uvarint(p)
 	if p < 0 {
-		return 0, 0, 0, 0, false
+		return
 	}
 	u, p := it.uvarint(p)
 	if p < 0 {
-		return 0, 0, 0, 0, false
+		return
 	}
-	v, p := it.uvarint(p)
-	if p < 0 || u > uint64(len(it.data)-p) || v > uint64(len(it.data)) {
-		return 0, 0, 0, 0, false
+	r, p := it.uvarint(p)
+	if p < 0 || u > uint64(len(it.data)-p) || r > uint64(len(it.data)-p)-u || s > uint64(len(it.data)) {
+		return
 	}
-	return int(s), int(u), int(v), p, true
+	return int(s), p, p + int(u), p + int(u) + int(r), true
 }
 
-// decodeRest parses the fields after the key delta, which starts at keyAt,
-// into it.e, and sets it.next.
-func (it *blockIter) decodeRest(keyAt, unshared, vlen int) bool {
+// decodeKey rebuilds the key of the entry at p, whose predecessor's key is
+// in it.key, and makes it current without decoding its fields.
+func (it *blockIter) decodeKey(p int) bool {
+	shared, keyAt, restAt, next, ok := it.decodeHeader(p)
+	if !ok || shared > len(it.key) {
+		return it.fail(p)
+	}
+	it.key = append(it.key[:shared], it.data[keyAt:restAt]...)
+	it.offset, it.restAt, it.next = p, restAt, next
+	return true
+}
+
+// decodeRest decodes the current entry's fields into it.e.
+func (it *blockIter) decodeRest() bool {
 	e := it.e
-	p := keyAt + unshared
+	p, end := it.restAt, it.next
 	seq, p := it.uvarint(p)
-	if p < 0 || p+2 > len(it.data) {
-		return false
+	if p < 0 || p+2 > end {
+		return it.fail(it.offset)
 	}
 	meta, flags := it.data[p], it.data[p+1]
 	p += 2
 	if meta&^(metaKindMask|metaUnresolved) != 0 || meta&metaKindMask == 0 {
-		return false
+		return it.fail(it.offset)
 	}
 	e.Seq, e.Kind, e.Flags = seq, Kind(meta&metaKindMask), flags
 	if meta&metaUnresolved != 0 {
 		var cmd uint64
 		e.TS = 0
 		if e.Txn, p = it.uvarint(p); p < 0 {
-			return false
+			return it.fail(it.offset)
 		}
 		if cmd, p = it.uvarint(p); p < 0 || cmd > 1<<32-1 || e.Txn == 0 {
-			return false
+			return it.fail(it.offset)
 		}
 		e.Cmd = uint32(cmd)
 	} else {
 		e.Txn, e.Cmd = 0, 0
 		if e.TS, p = it.uvarint(p); p < 0 || e.TS == 0 {
-			return false
+			return it.fail(it.offset)
 		}
 	}
-	if vlen > len(it.data)-p || (vlen != 0 && e.Kind != KindValue) {
-		return false
+	if p > end || (p < end && e.Kind != KindValue) {
+		return it.fail(it.offset)
 	}
 	e.Value = nil
-	if vlen > 0 {
-		e.Value = it.data[p : p+vlen : p+vlen]
+	if p < end {
+		e.Value = it.data[p:end:end]
 	}
-	it.next = p + vlen
+	e.Key = it.key
 	return true
 }
 
-// decodeAt decodes the entry at p, whose predecessor's key is in it.key.
+// decodeAt makes the entry at p current and decodes all of it.
 func (it *blockIter) decodeAt(p int) bool {
-	shared, unshared, vlen, keyAt, ok := it.decodeHeader(p)
-	if !ok || shared > len(it.key) {
-		return it.fail(p)
-	}
-	it.key = append(it.key[:shared], it.data[keyAt:keyAt+unshared]...)
-	if !it.decodeRest(keyAt, unshared, vlen) {
-		return it.fail(p)
-	}
-	it.offset = p
-	it.e.Key = it.key
-	return true
+	return it.decodeKey(p) && it.decodeRest()
 }
 
 func (it *blockIter) fail(p int) bool {
@@ -260,12 +275,12 @@ func (it *blockIter) fail(p int) bool {
 // restartKey returns the whole key stored at restart i.
 func (it *blockIter) restartKey(i int) ([]byte, bool) {
 	p := it.restart(i)
-	shared, unshared, _, keyAt, ok := it.decodeHeader(p)
+	shared, keyAt, restAt, _, ok := it.decodeHeader(p)
 	if !ok || shared != 0 {
 		it.fail(p)
 		return nil, false
 	}
-	return it.data[keyAt : keyAt+unshared], true
+	return it.data[keyAt:restAt], true
 }
 
 func (it *blockIter) first() bool {
@@ -289,7 +304,7 @@ func (it *blockIter) nextEntry() bool {
 // seekGE positions at the first entry whose key is >= key.
 func (it *blockIter) seekGE(key []byte) bool {
 	it.back = it.back[:0]
-	// Find the last restart whose key is < key; the answer is at or after it.
+	// Find the last restart whose key is < key; the answer is after it.
 	lo, hi := 0, it.numRestarts
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -303,16 +318,21 @@ func (it *blockIter) seekGE(key []byte) bool {
 			hi = m
 		}
 	}
-	start := 0
+	p := 0
 	if lo > 0 {
-		start = it.restart(lo - 1)
+		p = it.restart(lo - 1)
 	}
 	it.key = it.key[:0]
-	for ok := it.decodeAt(start); ok; ok = it.nextEntry() {
-		if bytes.Compare(it.key, key) >= 0 {
-			return true
+	for p < len(it.data) {
+		if !it.decodeKey(p) {
+			return false
 		}
+		if bytes.Compare(it.key, key) >= 0 {
+			return it.decodeRest()
+		}
+		p = it.next
 	}
+	it.offset = len(it.data)
 	return false
 }
 
@@ -336,7 +356,7 @@ func (it *blockIter) prev() bool {
 		if it.offset == 0 {
 			return false
 		}
-		// Rebuild the run of entries from the restart before it.offset.
+		// Rebuild the keys of the run from the restart before it.offset.
 		lo, hi := 0, it.numRestarts
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
@@ -350,7 +370,7 @@ func (it *blockIter) prev() bool {
 		it.key = it.key[:0]
 		it.backKeys = it.backKeys[:0]
 		for p := it.restart(lo - 1); p < stop; p = it.next {
-			if !it.decodeAt(p) {
+			if !it.decodeKey(p) {
 				return false
 			}
 			it.backKeys = append(it.backKeys, it.key...)
@@ -363,10 +383,8 @@ func (it *blockIter) prev() bool {
 	if len(it.back) > 0 {
 		keyStart = it.back[len(it.back)-1].keyEnd
 	}
-	_, unshared, vlen, keyAt, _ := it.decodeHeader(b.offset)
+	_, _, restAt, next, _ := it.decodeHeader(b.offset)
 	it.key = append(it.key[:0], it.backKeys[keyStart:b.keyEnd]...)
-	it.decodeRest(keyAt, unshared, vlen)
-	it.offset = b.offset
-	it.e.Key = it.key
-	return true
+	it.offset, it.restAt, it.next = b.offset, restAt, next
+	return it.decodeRest()
 }

@@ -19,7 +19,7 @@ func hash64(b []byte) uint64 {
 		p1 = 0x9e3779b97f4a7c15
 		p2 = 0xc2b2ae3d27d4eb4f
 	)
-	h := uint64(len(b)) * p1
+	h := p2 ^ uint64(len(b))*p1
 	mix := func(h, v uint64) uint64 {
 		v *= p2
 		v = bits.RotateLeft64(v, 31)
