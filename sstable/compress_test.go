@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/epochdb/epochdb/internal/vfs"
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 )
@@ -74,6 +75,92 @@ func BenchmarkCompression(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// blockTypes returns the trailer type byte of every data block of r.
+func blockTypes(t *testing.T, r *Reader) map[byte]int {
+	t.Helper()
+	types := map[byte]int{}
+	for _, e := range r.index {
+		var b [1]byte
+		if _, err := r.f.ReadAt(b[:], int64(e.handle.offset+e.handle.length)); err != nil {
+			t.Fatal(err)
+		}
+		types[b[0]]++
+	}
+	return types
+}
+
+func TestCompressionChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []Compression{S2Compression, ZstdCompression, DefaultCompression} {
+		typ := map[Compression]byte{S2Compression: blockS2, ZstdCompression: blockZstd,
+			DefaultCompression: map[Compression]byte{S2Compression: blockS2, ZstdCompression: blockZstd}[defaultCompression]}[c]
+		t.Run(c.String(), func(t *testing.T) {
+			fs := vfs.NewMem()
+			writeTable(t, fs, "random.sst", randomValues(3000, rng), WriterOptions{Compression: c})
+			writeTable(t, fs, "pgbench.sst", pgbenchAccounts(3000), WriterOptions{Compression: c})
+			r := openTable(t, fs, "random.sst", 1, nil)
+			if got := blockTypes(t, r); len(got) != 1 || got[blockRaw] == 0 {
+				t.Errorf("incompressible rows: block types %v, want all raw", got)
+			}
+			if p := r.Properties(); p.DataBytes < p.RawValueBytes {
+				t.Errorf("incompressible rows stored in %d bytes, less than their %d value bytes", p.DataBytes, p.RawValueBytes)
+			}
+			r = openTable(t, fs, "pgbench.sst", 2, nil)
+			if got := blockTypes(t, r); len(got) != 1 || got[typ] == 0 {
+				t.Errorf("pgbench rows: block types %v, want all %d", got, typ)
+			}
+			if p := r.Properties(); p.DataBytes*5 > p.RawKeyBytes+p.RawValueBytes {
+				t.Errorf("pgbench rows: %d bytes stored for %d raw", p.DataBytes, p.RawKeyBytes+p.RawValueBytes)
+			}
+		})
+	}
+}
+
+// TestCompressionThreshold checks the 12.5% rule on blocks whose
+// compressibility is dialled from none to a lot: a block is stored
+// compressed exactly when that saves at least an eighth of it.
+func TestCompressionThreshold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	const n = 32 << 10
+	for _, c := range []Compression{S2Compression, ZstdCompression} {
+		var sawRaw, sawCompressed bool
+		for pct := 0; pct <= 40; pct++ {
+			raw := make([]byte, n)
+			for i := range raw[:n*(100-pct)/100] {
+				raw[i] = byte(rng.Uint32())
+			}
+			stored, typ, _ := compressBlock(c, raw, nil)
+			var alone []byte
+			if c == S2Compression {
+				alone = s2.Encode(nil, raw)
+			} else {
+				alone = zstdEncoder().EncodeAll(raw, nil)
+			}
+			pays := len(alone) <= n-n/8
+			switch {
+			case pays && (typ == blockRaw || len(stored) != len(alone)):
+				t.Errorf("%s, %d%% zeros: %d → %d bytes pays but was stored as type %d", c, pct, n, len(alone), typ)
+			case !pays && (typ != blockRaw || !bytes.Equal(stored, raw)):
+				t.Errorf("%s, %d%% zeros: %d → %d bytes does not pay but was stored as type %d", c, pct, n, len(alone), typ)
+			}
+			if pct <= 5 && typ != blockRaw || pct >= 25 && typ == blockRaw {
+				t.Errorf("%s, %d%% zeros: type %d", c, pct, typ)
+			}
+			sawRaw = sawRaw || typ == blockRaw
+			sawCompressed = sawCompressed || typ != blockRaw
+			if typ != blockRaw {
+				back, err := decompressBlock(typ, stored)
+				if err != nil || !bytes.Equal(back, raw) {
+					t.Fatalf("%s: round trip failed: %v", c, err)
+				}
+			}
+		}
+		if !sawRaw || !sawCompressed {
+			t.Errorf("%s: the dial never crossed the threshold", c)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package sstable
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -99,15 +100,17 @@ func randomValue(rng *rand.Rand) []byte {
 	switch r := rng.IntN(100); {
 	case r < 10:
 		n = 0
-	case r < 97:
+	case r < 99:
 		n = rng.IntN(200)
 	default:
-		n = 40<<10 + rng.IntN(60<<10) // larger than a block
+		n = 33<<10 + rng.IntN(16<<10) // larger than a block
 	}
 	v := make([]byte, n)
 	if rng.IntN(2) == 0 {
-		for i := range v {
-			v[i] = byte(rng.Uint32())
+		for i := 0; i < n; i += 8 {
+			var w [8]byte
+			binary.LittleEndian.PutUint64(w[:], rng.Uint64())
+			copy(v[i:], w[:])
 		}
 	} else {
 		for i := range v {
@@ -123,8 +126,8 @@ func randomEntries(rng *rand.Rand, nkeys int) []Entry {
 	var es []Entry
 	for _, k := range randomKeys(rng, nkeys) {
 		nv := 1 + rng.IntN(3)
-		if rng.IntN(20) == 0 {
-			nv = 100 + rng.IntN(400)
+		if rng.IntN(40) == 0 {
+			nv = 100 + rng.IntN(300)
 		}
 		seqs := map[uint64]bool{}
 		for len(seqs) < nv {
@@ -254,6 +257,9 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.nkeys), 7))
 			model := randomEntries(rng, tc.nkeys)
+			if tc.nkeys >= 1000 {
+				checkModelCoverage(t, model)
+			}
 			fs := vfs.NewMem()
 			props := writeTable(t, fs, "t.sst", model, tc.opts)
 			var c *Cache
@@ -372,6 +378,77 @@ func testGet(t *testing.T, r *Reader, model []Entry, rng *rand.Rand) {
 			if !sameEntry(&got[i], &want[i]) {
 				t.Fatalf("Get(%x) version %d: %s, want %s", p, i, entryString(&got[i]), entryString(&want[i]))
 			}
+		}
+	}
+}
+
+// checkModelCoverage makes sure a random model has the hard cases: values
+// larger than a block, keys whose versions span blocks, keys that are
+// prefixes of other keys, and every kind, resolved and not.
+func checkModelCoverage(t *testing.T, model []Entry) {
+	t.Helper()
+	var large, prefix bool
+	kinds := map[string]bool{}
+	versions := 0
+	maxVersions := 0
+	for i, e := range model {
+		large = large || len(e.Value) > defaultBlockSize
+		kinds[fmt.Sprint(e.Kind, e.Resolved())] = true
+		if i > 0 && bytes.Equal(model[i-1].Key, e.Key) {
+			versions++
+		} else {
+			versions = 1
+			prefix = prefix || i > 0 && bytes.HasPrefix(e.Key, model[i-1].Key)
+		}
+		maxVersions = max(maxVersions, versions)
+	}
+	if !large || !prefix || len(kinds) != 6 || maxVersions < 100 {
+		t.Fatalf("model lacks cases: large value %v, prefix key %v, kinds %v, max versions %d",
+			large, prefix, kinds, maxVersions)
+	}
+}
+
+// TestOSFile writes and reads a file on the real file system.
+func TestOSFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	model := randomEntries(rng, 1000)
+	fs := vfs.Default
+	name := fs.PathJoin(t.TempDir(), "000001.sst")
+	writeTable(t, fs, name, model, WriterOptions{})
+	r := openTable(t, fs, name, 1, NewCache(1<<20))
+	st, err := fs.Stat(name)
+	if err != nil || st.Size() != r.Size() {
+		t.Fatalf("size %d, stat %v, %v", r.Size(), st, err)
+	}
+	testIteration(t, r, model, rng)
+	testGet(t, r, model, rng)
+}
+
+// TestValueLifetime checks the documented rule: a Value stays valid and
+// unchanged after the iterator moves on, is closed, and its blocks are
+// evicted from the cache.
+func TestValueLifetime(t *testing.T) {
+	fs := vfs.NewMem()
+	rng := rand.New(rand.NewPCG(10, 10))
+	model := randomValues(5000, rng)
+	writeTable(t, fs, "v.sst", model, WriterOptions{})
+	for _, c := range []*Cache{nil, NewCache(1 << 20)} {
+		r := openTable(t, fs, "v.sst", 1, c)
+		it := r.NewIter()
+		var kept [][]byte
+		for ok := it.First(); ok; ok = it.Next() {
+			kept = append(kept, it.Entry().Value)
+		}
+		it.Close()
+		r.Close()
+		for i := range model {
+			if !bytes.Equal(kept[i], model[i].Value) {
+				t.Fatalf("value %d changed after the iterator moved", i)
+			}
+		}
+		// Appending to a Value must not write into the block.
+		if cap(kept[0]) != len(kept[0]) {
+			t.Fatal("a Value has spare capacity into its block")
 		}
 	}
 }
