@@ -29,7 +29,7 @@ const (
 	defaultRestartInterval = 16
 	defaultBloomBitsPerKey = 10
 	// defaultCompression is the codec doc.go's measurements chose.
-	defaultCompression = ZstdCompression
+	defaultCompression = S2Compression
 )
 
 // Writer writes one sstable, streaming: it holds the data block being built,
