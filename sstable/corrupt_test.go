@@ -265,3 +265,39 @@ func TestAddInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterFailStop checks that a failed write or sync poisons the Writer:
+// the error comes back from every later call and no Finish succeeds.
+func TestWriterFailStop(t *testing.T) {
+	for op, after := range map[vfs.Op]int{vfs.OpWrite: 2, vfs.OpSync: 0} { // Finish syncs once
+		t.Run(op.String(), func(t *testing.T) {
+			fs := vfs.NewFaulty(vfs.NewMem())
+			f, err := fs.Create("x.sst")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := NewWriter(f, WriterOptions{BlockSize: 512})
+			es := pgbenchAccounts(200)
+			fs.FailAfter(op, after)
+			var first error
+			for _, e := range es {
+				if first = w.Add(e); first != nil {
+					break
+				}
+			}
+			if _, err := w.Finish(); first == nil {
+				first = err
+			}
+			if !errors.Is(first, vfs.ErrInjected) {
+				t.Fatalf("error %v, want the injected one", first)
+			}
+			fs.Heal(op)
+			if err := w.Add(Entry{Key: []byte("zz"), Kind: KindTombstone, TS: 1}); !errors.Is(err, vfs.ErrInjected) {
+				t.Fatalf("Add after the failure: %v", err)
+			}
+			if _, err := w.Finish(); !errors.Is(err, vfs.ErrInjected) {
+				t.Fatalf("Finish after the failure: %v", err)
+			}
+		})
+	}
+}

@@ -51,9 +51,17 @@ type Entry struct {
 // a transaction id.
 func (e *Entry) Resolved() bool { return e.Txn == 0 }
 
+// maxEntrySize bounds an entry's key and value together (PostgreSQL bounds a
+// field at 1 GiB too). With BlockSize bounded by the same, a block stays
+// below 4 GiB, so that its restart offsets fit in 32 bits.
+const maxEntrySize = 1 << 30
+
 // validate rejects an entry that the format cannot represent faithfully, so
 // that a round trip never silently changes one.
 func (e *Entry) validate() error {
+	if len(e.Key)+len(e.Value) > maxEntrySize {
+		return errors.Newf("sstable: entry of %d bytes exceeds the limit of %d", len(e.Key)+len(e.Value), maxEntrySize)
+	}
 	switch e.Kind {
 	case KindValue:
 	case KindTombstone, KindLock:

@@ -12,8 +12,8 @@ import (
 // WriterOptions tunes a Writer. The zero value gives the defaults.
 type WriterOptions struct {
 	// BlockSize is the target size of an uncompressed data block; default
-	// 32 KiB. A block holds at least one entry, so a large entry makes a
-	// large block.
+	// 32 KiB, at most 1 GiB. A block holds at least one entry, so a large
+	// entry makes a large block.
 	BlockSize int
 	// RestartInterval is the number of entries between restart points;
 	// default 16.
@@ -37,8 +37,9 @@ const (
 // the whole file. Entries must come in file order. A Writer is not safe for
 // concurrent use.
 //
-// After any error the Writer is poisoned: every later call returns the same
-// error, and the partly written file must be removed by the caller.
+// An entry that Add rejects leaves the Writer as it was. A write or sync
+// error poisons it: every later call returns that error, and the caller
+// must remove the partly written file.
 type Writer struct {
 	f      vfs.File
 	opts   WriterOptions
@@ -63,6 +64,7 @@ func NewWriter(f vfs.File, opts WriterOptions) *Writer {
 	if opts.BlockSize <= 0 {
 		opts.BlockSize = defaultBlockSize
 	}
+	opts.BlockSize = min(opts.BlockSize, maxEntrySize)
 	if opts.RestartInterval <= 0 {
 		opts.RestartInterval = defaultRestartInterval
 	}
