@@ -25,18 +25,25 @@ type Guard struct {
 	epoch Epoch // P, fixed at Pin
 
 	// The fields below are guarded by m.mu.
-	phi        Epoch // Φ: unsealed until Seal
+	phi Epoch // Φ: unsealed until Seal
+	// ts is the MVCC timestamp the reader reads at (see PinAt): until
+	// SealAt, a floor below the snapshot it will take.
+	ts         uint64
 	unpinned   bool
 	prev, next *Guard
 	held       []item // items parked here, charged to this guard in Stats
-	heldBytes  int64
+	heldBytes  int64  // of the versions among them
+	// files among them
+	heldFiles, heldFileBytes int64
 }
 
 // Pin registers a reader at the current epoch. owner names it in Stats, so
 // that a long reader holding garbage back can be found. The caller takes its
 // snapshot after Pin and then calls Seal.
-func (m *Manager) Pin(owner string) *Guard {
-	g := &Guard{m: m, owner: owner, since: m.now(), phi: unsealed}
+func (m *Manager) Pin(owner string) *Guard { return m.pin(owner, 0) }
+
+func (m *Manager) pin(owner string, ts uint64) *Guard {
+	g := &Guard{m: m, owner: owner, since: m.now(), phi: unsealed, ts: ts}
 	m.mu.Lock()
 	g.epoch = m.Current()
 	g.prev = m.tail
@@ -48,6 +55,40 @@ func (m *Manager) Pin(owner string) *Guard {
 	m.tail = g
 	m.mu.Unlock()
 	return g
+}
+
+// PinAt is Pin for a reader about to take an MVCC snapshot: floor is a
+// timestamp the snapshot will not be below (one read before PinAt), and
+// SealAt records the snapshot itself. OldestTS then tells the store which
+// versions a pinned reader may still need, which decides what compaction
+// may drop.
+func (m *Manager) PinAt(owner string, floor uint64) *Guard {
+	return m.pin(owner, floor)
+}
+
+// SealAt is Seal for a guard from PinAt, recording the snapshot's
+// timestamp ts (not below the floor).
+func (g *Guard) SealAt(ts uint64) {
+	m := g.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g.sealLocked()
+	g.ts = max(g.ts, ts)
+}
+
+// OldestTS returns the oldest timestamp that a live guard from PinAt reads
+// at, or now if none is older. now must have been read before the call: a
+// reader that pins after OldestTS takes a snapshot at or after it.
+func (m *Manager) OldestTS(now uint64) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	oldest := now
+	for g := m.head; g != nil; g = g.next {
+		if g.ts != 0 {
+			oldest = min(oldest, g.ts)
+		}
+	}
+	return oldest
 }
 
 // Epoch returns the epoch the guard was pinned at.
@@ -64,6 +105,11 @@ func (g *Guard) Seal() {
 	m := g.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	g.sealLocked()
+}
+
+func (g *Guard) sealLocked() {
+	m := g.m
 	if g.unpinned {
 		panic(ErrUnpinned)
 	}
@@ -108,7 +154,7 @@ func (g *Guard) Unpin() {
 	for _, it := range g.held {
 		frees = m.placeLocked(next, it, frees)
 	}
-	g.held, g.heldBytes = nil, 0
+	g.held, g.heldBytes, g.heldFiles, g.heldFileBytes = nil, 0, 0, 0
 	m.mu.Unlock()
 	runFrees(frees)
 }

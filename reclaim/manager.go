@@ -48,6 +48,9 @@ type Manager struct {
 	peakBytes    int64
 	freedCount   int64
 	freedBytes   int64
+	// The same for files (RetireFile), counted apart.
+	retiredFiles, retiredFileBytes int64
+	freedFiles, freedFileBytes     int64
 }
 
 // item is one retired thing with its lifetime [born, died].
@@ -55,6 +58,7 @@ type item struct {
 	born, died Epoch
 	bytes      int64
 	free       func()
+	file       bool
 }
 
 // New returns a Manager at epoch 1.
@@ -87,6 +91,20 @@ func (m *Manager) Retire(bytes int64, free func()) {
 // see the item remains (see the package documentation), possibly on this
 // goroutine before RetireSpan returns. bytes is the size reported in Stats.
 func (m *Manager) RetireSpan(born Epoch, bytes int64, free func()) {
+	m.retire(item{born: born, bytes: bytes, free: free})
+}
+
+// RetireFile hands over a file that compaction replaced: a reader pinned at
+// or before the current epoch may hold the old file set and be reading it,
+// whatever its snapshot, so the file is freed (free deletes it) only once
+// every such reader has unpinned. It is counted apart from versions in
+// Stats.
+func (m *Manager) RetireFile(bytes int64, free func()) {
+	m.retire(item{bytes: bytes, free: free, file: true})
+}
+
+func (m *Manager) retire(it item) {
+	born, bytes, free := it.born, it.bytes, it.free
 	// Checked here because a nil callback would otherwise panic later on
 	// whichever goroutine happened to free it, far from the bug.
 	if free == nil {
@@ -101,10 +119,16 @@ func (m *Manager) RetireSpan(born Epoch, bytes int64, free func()) {
 		m.mu.Unlock()
 		panic("reclaim: RetireSpan with a birth epoch in the future")
 	}
-	m.pending = append(m.pending, item{born: born, died: died, bytes: bytes, free: free})
-	m.retiredCount++
-	m.retiredBytes += bytes
-	m.peakBytes = max(m.peakBytes, m.retiredBytes)
+	it.died = died
+	m.pending = append(m.pending, it)
+	if it.file {
+		m.retiredFiles++
+		m.retiredFileBytes += bytes
+	} else {
+		m.retiredCount++
+		m.retiredBytes += bytes
+		m.peakBytes = max(m.peakBytes, m.retiredBytes)
+	}
 	m.sinceAdvance++
 	var frees []func()
 	if m.advanceEvery > 0 && m.sinceAdvance >= m.advanceEvery {
@@ -146,14 +170,26 @@ func (m *Manager) placeLocked(from *Guard, it item, frees []func()) []func() {
 	for g := from; g != nil && g.epoch <= it.died; g = g.next {
 		if it.born <= g.phi {
 			g.held = append(g.held, it)
-			g.heldBytes += it.bytes
+			if it.file {
+				g.heldFiles++
+				g.heldFileBytes += it.bytes
+			} else {
+				g.heldBytes += it.bytes
+			}
 			return frees
 		}
 	}
-	m.retiredCount--
-	m.retiredBytes -= it.bytes
-	m.freedCount++
-	m.freedBytes += it.bytes
+	if it.file {
+		m.retiredFiles--
+		m.retiredFileBytes -= it.bytes
+		m.freedFiles++
+		m.freedFileBytes += it.bytes
+	} else {
+		m.retiredCount--
+		m.retiredBytes -= it.bytes
+		m.freedCount++
+		m.freedBytes += it.bytes
+	}
 	return append(frees, it.free)
 }
 
@@ -178,6 +214,10 @@ type Stats struct {
 	PeakRetiredBytes int64
 	// FreedCount and FreedBytes count items handed to their free callback.
 	FreedCount, FreedBytes int64
+	// The same for files retired with RetireFile, which the counts above
+	// leave out.
+	RetiredFiles, RetiredFileBytes int64
+	FreedFiles, FreedFileBytes     int64
 }
 
 // PinInfo describes one live guard: who holds it, since when, and what it
@@ -186,9 +226,11 @@ type PinInfo struct {
 	Owner string
 	Epoch Epoch
 	Since time.Time
-	// HeldCount and HeldBytes count the items parked on this guard. An item
-	// that several guards could see is charged to the oldest of them.
-	HeldCount, HeldBytes int64
+	// HeldCount and HeldBytes count the versions parked on this guard, and
+	// HeldFiles and HeldFileBytes the files. An item that several guards
+	// could see is charged to the oldest of them.
+	HeldCount, HeldBytes     int64
+	HeldFiles, HeldFileBytes int64
 }
 
 // Stats returns a consistent snapshot of the manager's state.
@@ -202,17 +244,23 @@ func (m *Manager) Stats() Stats {
 		PeakRetiredBytes: m.peakBytes,
 		FreedCount:       m.freedCount,
 		FreedBytes:       m.freedBytes,
+		RetiredFiles:     m.retiredFiles,
+		RetiredFileBytes: m.retiredFileBytes,
+		FreedFiles:       m.freedFiles,
+		FreedFileBytes:   m.freedFileBytes,
 	}
 	if m.head != nil {
 		s.OldestPinned = m.head.epoch
 	}
 	for g := m.head; g != nil; g = g.next {
 		s.Pins = append(s.Pins, PinInfo{
-			Owner:     g.owner,
-			Epoch:     g.epoch,
-			Since:     g.since,
-			HeldCount: int64(len(g.held)),
-			HeldBytes: g.heldBytes,
+			Owner:         g.owner,
+			Epoch:         g.epoch,
+			Since:         g.since,
+			HeldCount:     int64(len(g.held)) - g.heldFiles,
+			HeldBytes:     g.heldBytes,
+			HeldFiles:     g.heldFiles,
+			HeldFileBytes: g.heldFileBytes,
 		})
 	}
 	return s

@@ -544,3 +544,32 @@ func BenchmarkRetire(b *testing.B) {
 		g.Unpin()
 	})
 }
+
+// OldestTS is the oldest snapshot a pinned reader may read at: a guard's
+// floor until it seals, then its snapshot; plain pins do not count.
+func TestOldestTS(t *testing.T) {
+	m := New(Options{})
+	if got := m.OldestTS(50); got != 50 {
+		t.Fatalf("OldestTS with no guards = %d, want now (50)", got)
+	}
+	plain := m.Pin("plain")
+	a := m.PinAt("a", 10)
+	b := m.PinAt("b", 30)
+	if got := m.OldestTS(50); got != 10 {
+		t.Fatalf("OldestTS = %d, want a's floor 10", got)
+	}
+	a.SealAt(20)
+	if got := m.OldestTS(50); got != 20 {
+		t.Fatalf("OldestTS after a sealed at 20 = %d, want 20", got)
+	}
+	a.Unpin()
+	b.SealAt(35)
+	if got := m.OldestTS(50); got != 35 {
+		t.Fatalf("OldestTS after a unpinned = %d, want b's 35", got)
+	}
+	b.Unpin()
+	plain.Unpin()
+	if got := m.OldestTS(50); got != 50 {
+		t.Fatalf("OldestTS after every unpin = %d, want 50", got)
+	}
+}

@@ -29,7 +29,7 @@ type FileMeta struct {
 	SmallestKey, LargestKey []byte
 	SmallestSeq, LargestSeq uint64
 	MinTS, MaxTS            uint64
-	Entries                 uint64
+	Entries, Tombstones     uint64
 	// Unresolved lists the transactions with provisional versions in the
 	// file; their outcomes must stay known while the file lives.
 	Unresolved []uint64
@@ -537,6 +537,7 @@ func appendRecord(buf []byte, e *Edit) []byte {
 		u(f.MinTS)
 		u(f.MaxTS)
 		u(f.Entries)
+		u(f.Tombstones)
 		u(uint64(f.Shadowed))
 		u(uint64(len(f.Unresolved)))
 		for _, t := range f.Unresolved {
@@ -592,7 +593,8 @@ func decodeRecord(b []byte) (*Edit, int, error) {
 		case tagAdded:
 			level := int(d.u())
 			f := &FileMeta{Num: d.u(), Size: int64(d.u()), SmallestKey: d.bs(), LargestKey: d.bs(),
-				SmallestSeq: d.u(), LargestSeq: d.u(), MinTS: d.u(), MaxTS: d.u(), Entries: d.u(), Shadowed: int64(d.u())}
+				SmallestSeq: d.u(), LargestSeq: d.u(), MinTS: d.u(), MaxTS: d.u(), Entries: d.u(), Tombstones: d.u(),
+				Shadowed: int64(d.u())}
 			k := d.u()
 			if k > uint64(len(d.p)) {
 				d.bad = true

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"flag"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -8,9 +9,20 @@ import (
 	"github.com/epochdb/epochdb/internal/vfs"
 )
 
+// memtableFlag runs every test's store with a small memtable, so that the
+// same tests cover data that lives in sstables: go test ./txn -memtable 4096.
+var memtableFlag = flag.Int64("memtable", 0, "memtable size for the tests' stores (0: the default)")
+
+// inMemoryOnly is a memtable size no test reaches, for tests of how the
+// memtable reclaims versions, which flushes would move to files.
+const inMemoryOnly = 1 << 40
+
 // newMemStore opens a durable store on a fresh in-memory FS.
 func newMemStore(t testing.TB, opts Options) (*Store, *vfs.MemFS) {
 	t.Helper()
+	if *memtableFlag > 0 && opts.MemtableSize == 0 {
+		opts.MemtableSize = *memtableFlag
+	}
 	fs := vfs.NewMem()
 	if opts.FS == nil {
 		opts.FS = fs

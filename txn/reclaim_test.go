@@ -15,7 +15,7 @@ import (
 // A pinned reader keeps every version it can see, reads them correctly
 // after heavy concurrent updates, and once it unpins they are freed.
 func TestPinnedReaderKeepsItsVersions(t *testing.T) {
-	s, _ := newMemStore(t, Options{})
+	s, _ := newMemStore(t, Options{MemtableSize: inMemoryOnly})
 	ctx := context.Background()
 	const keys = 50
 	setup := s.Begin(ReadCommitted)
@@ -79,7 +79,7 @@ func TestPinnedReaderKeepsItsVersions(t *testing.T) {
 
 // Deleted rows leave the memtable once no reader can see them.
 func TestDeletedRowsAreReclaimed(t *testing.T) {
-	s, _ := newMemStore(t, Options{})
+	s, _ := newMemStore(t, Options{MemtableSize: inMemoryOnly})
 	ctx := context.Background()
 	tx := s.Begin(ReadCommitted)
 	for i := range 100 {
@@ -114,7 +114,7 @@ func TestBoundedGarbage(t *testing.T) {
 	if testing.Short() {
 		updates = 100_000
 	}
-	s, _ := newMemStore(t, Options{WAL: wal.Options{NoSync: true}})
+	s, _ := newMemStore(t, Options{MemtableSize: inMemoryOnly, WAL: wal.Options{NoSync: true}})
 	ctx := context.Background()
 	const writers, rows = 4, 64
 	var done atomic.Int64

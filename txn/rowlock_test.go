@@ -253,7 +253,7 @@ func TestRowLockAroundOwnWrites(t *testing.T) {
 // Lock versions are reclaimed like any other: taking and releasing locks
 // forever leaves the memtable where it was.
 func TestRowLocksAreReclaimed(t *testing.T) {
-	s, _ := newMemStore(t, Options{})
+	s, _ := newMemStore(t, Options{MemtableSize: inMemoryOnly})
 	putCommitted(t, s, "a", "1")
 	before := s.Stats().MemtableBytes
 	var wg sync.WaitGroup

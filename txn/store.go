@@ -3,6 +3,7 @@ package txn
 import (
 	"context"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/epochdb/epochdb/internal/vfs"
 	"github.com/epochdb/epochdb/memtable"
 	"github.com/epochdb/epochdb/reclaim"
+	"github.com/epochdb/epochdb/sstable"
 	"github.com/epochdb/epochdb/wal"
 )
 
@@ -53,6 +55,56 @@ type Options struct {
 	Reclaim         reclaim.Options
 	// Now is the clock that commit timestamps follow. Default time.Now.
 	Now func() time.Time
+
+	// MemtableSize is the size at which the mutable memtable is frozen
+	// and flushed to an sstable. Default 64 MiB.
+	MemtableSize int64
+	// MaxFrozen is how many frozen memtables may await their flush before
+	// writers stall, once the mutable one is full too. Default 2.
+	MaxFrozen int
+	// L0StopWrites stalls writers while L0 holds this many files, until
+	// compaction catches up. Default 20.
+	L0StopWrites int
+	// CacheSize bounds the block cache that all sstables share. Default
+	// 256 MiB.
+	CacheSize int64
+	// Table configures the sstables the store writes.
+	Table sstable.WriterOptions
+	// Compaction shapes the tree (see compact.go).
+	Compaction CompactionOptions
+	// CheckpointInterval flushes the memtable at least this often. Zero
+	// lets the store choose it from MTBF (see checkpoint.go).
+	CheckpointInterval time.Duration
+	// MTBF is the operator's estimate of the mean time between failures,
+	// from which the store computes the checkpoint interval.
+	MTBF time.Duration
+	// Logger receives recovery progress. Nil logs nothing.
+	Logger *slog.Logger
+}
+
+func (o *Options) fillDefaults() {
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	if o.StreamThreshold <= 0 {
+		o.StreamThreshold = 1 << 20
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MemtableSize <= 0 {
+		o.MemtableSize = 64 << 20
+	}
+	if o.MaxFrozen <= 0 {
+		o.MaxFrozen = 2
+	}
+	if o.L0StopWrites <= 0 {
+		o.L0StopWrites = 20
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = 256 << 20
+	}
+	o.Compaction.FillDefaults()
 }
 
 // Store is a transactional key-value store over the log and the memtable.
@@ -76,6 +128,41 @@ type Store struct {
 	// swap holds it exclusively. Two writers of one key thus always lock
 	// the same row.
 	memMu sync.RWMutex
+	// stateMu serializes replacements of state.
+	stateMu sync.Mutex
+
+	// The files: the manifest that publishes them, the cache their blocks
+	// share, and the status table their unresolved versions resolve in.
+	manifest *sstable.Manifest
+	cache    *sstable.Cache
+	statuses *statusTable
+	// editMu serializes manifest edits and guards fileNum.
+	editMu  sync.Mutex
+	fileNum uint64
+	// lastSeq is the newest sequence number given to a file's entry.
+	lastSeq atomic.Uint64
+	// replayed is what the last open replayed of the log.
+	replayed struct {
+		bytes int64
+		took  time.Duration
+	}
+	// flushMu serializes flushes; compactMu compactions.
+	flushMu   sync.Mutex
+	compactMu sync.Mutex
+	compactor compactor
+
+	checkpoints *checkpointer
+	flushWanted chan struct{}
+	stop        chan struct{}
+	maintained  chan struct{}
+	bgFailure   atomic.Pointer[error]
+
+	// Writers stalled for a flush wait on stallCh, which is closed and
+	// replaced at each flush; stallMu guards it and the counters.
+	stallMu    sync.Mutex
+	stallCh    chan struct{}
+	stallCount int64
+	stallTime  time.Duration
 
 	nextTxn atomic.Uint64
 	// lastTS is the newest commit timestamp handed out. It is read and
@@ -103,25 +190,25 @@ type Store struct {
 func WALDir(fs vfs.FS, dir string) string { return fs.PathJoin(dir, "wal") }
 
 // Open opens the store in dir, creating it if needed, and recovers it from
-// its log: afterwards it holds exactly the transactions whose commit records
-// are durable.
+// its manifest and its log: afterwards it holds exactly the transactions
+// whose commit records are durable.
 func Open(dir string, opts Options) (*Store, error) {
-	if opts.FS == nil {
-		opts.FS = vfs.Default
-	}
-	if opts.StreamThreshold <= 0 {
-		opts.StreamThreshold = 1 << 20
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.fillDefaults()
 	s := &Store{
-		fs:       opts.FS,
-		dir:      dir,
-		opts:     opts,
-		epochs:   reclaim.New(opts.Reclaim),
-		active:   make(map[uint64]*Tx),
-		waitsFor: make(map[uint64]uint64),
+		fs:          opts.FS,
+		dir:         dir,
+		opts:        opts,
+		epochs:      reclaim.New(opts.Reclaim),
+		active:      make(map[uint64]*Tx),
+		waitsFor:    make(map[uint64]uint64),
+		statuses:    newStatusTable(),
+		flushWanted: make(chan struct{}, 1),
+		stop:        make(chan struct{}),
+		maintained:  make(chan struct{}),
+		stallCh:     make(chan struct{}),
+	}
+	if opts.CacheSize > 0 {
+		s.cache = sstable.NewCache(opts.CacheSize)
 	}
 	s.state.Store(&readState{mem: memtable.New()})
 	s.walDir = WALDir(s.fs, dir)
@@ -134,32 +221,110 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, errors.Wrapf(err, "database %s is in use by another process", dir)
 	}
 	s.lock = lock
-	// The new directories' entries must be durable before any commit in
-	// them is acknowledged.
-	for _, d := range []string{filepath.Dir(filepath.Clean(dir)), dir} {
-		if err := s.fs.SyncDir(d); err != nil {
-			return nil, err
-		}
-	}
-	next, err := s.recover()
+	next, err := s.open()
 	if err == nil {
 		s.log, err = wal.Create(s.fs, s.walDir, next, opts.WAL)
 	}
 	if err != nil {
+		s.closeFiles()
 		_ = lock.Close()
 		return nil, err
 	}
+	s.checkpoints = newCheckpointer(opts.CheckpointInterval, opts.MTBF, func() uint64 { return s.log.Stats().Bytes })
+	if s.replayed.bytes > 0 {
+		s.checkpoints.replayed(s.replayed.bytes, s.replayed.took)
+	}
+	go s.maintain()
+	s.startCompactor()
 	return s, nil
 }
 
-// recover replays the log into the memtable and returns the number of the
-// segment that new writes go to.
-func (s *Store) recover() (uint64, error) {
+// open reads the manifest, opens its files, and recovers from the log. It
+// returns the number of the segment that new writes go to.
+func (s *Store) open() (uint64, error) {
+	// The new directories' entries must be durable before any commit in
+	// them is acknowledged.
+	for _, d := range []string{filepath.Dir(filepath.Clean(s.dir)), s.dir} {
+		if err := s.fs.SyncDir(d); err != nil {
+			return 0, err
+		}
+	}
+	m, st, err := sstable.OpenManifest(s.fs, s.dir)
+	if err != nil {
+		return 0, errors.Wrapf(err, "opening the manifest of %s", s.dir)
+	}
+	s.manifest = m
+	fs := &fileSet{statuses: s.statuses}
+	for l, files := range st.Version.Levels {
+		for _, meta := range files {
+			t, err := s.openLive(meta)
+			if err != nil {
+				return 0, err
+			}
+			fs.levels[l] = append(fs.levels[l], t)
+		}
+	}
+	rs := s.state.Load()
+	rs.files = fs
+	// What a crash left unreferenced: files of an unfinished flush or
+	// compaction, an old manifest.
+	names, err := s.fs.List(s.dir)
+	if err != nil {
+		return 0, err
+	}
+	for _, name := range m.Obsolete(names) {
+		if err := s.fs.Remove(s.fs.PathJoin(s.dir, name)); err != nil {
+			return 0, err
+		}
+	}
+	s.fileNum = m.State().NextFileNum
+	s.lastSeq.Store(st.LastSeq)
+	return s.recover(st)
+}
+
+// openLive opens a file the manifest names: it must exist and be whole.
+func (s *Store) openLive(meta *sstable.FileMeta) (*table, error) {
+	name := s.fs.PathJoin(s.dir, sstable.FileName(meta.Num))
+	f, err := s.fs.Open(name)
+	if err != nil {
+		return nil, errors.Wrapf(err, "the manifest names %s, which cannot be opened", name)
+	}
+	r, err := sstable.Open(f, name, meta.Num, s.cache)
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if r.Size() != meta.Size {
+		_ = r.Close()
+		return nil, errors.Mark(errors.Newf("%s is %d bytes, but the manifest says %d", name, r.Size(), meta.Size), sstable.ErrCorrupt)
+	}
+	return &table{meta: meta, r: r}, nil
+}
+
+// recover replays the log from the manifest's start into the memtable and
+// returns the number of the segment that new writes go to.
+func (s *Store) recover(st *sstable.State) (uint64, error) {
+	// Segments before the manifest's start are covered by its files; a
+	// crash may have left them between the edit and their deletion.
+	if _, err := wal.RemoveSegments(s.fs, s.walDir, st.LogNum); err != nil {
+		return 0, err
+	}
+	segs, err := wal.Segments(s.fs, s.walDir)
+	if err != nil {
+		return 0, err
+	}
+	if st.LogNum > 1 && len(segs) > 0 && segs[0] > st.LogNum {
+		return 0, &wal.CorruptionError{Segment: st.LogNum,
+			Err: errors.Newf("the manifest needs the log from %s, which is missing", wal.SegmentName(st.LogNum))}
+	}
+	progress := s.newProgress(segs)
+	s.lastTS = st.LastTS
 	// Pass 1: which transactions have a durable commit record, and where
 	// does the log end?
 	commits := make(map[uint64]uint64)
-	var maxTxn uint64
-	res, err := wal.Scan(s.fs, s.walDir, func(_ wal.Pos, rec *wal.Record) error {
+	maxTxn := st.NextTxn - min(st.NextTxn, 1)
+	res, err := wal.Scan(s.fs, s.walDir, func(pos wal.Pos, rec *wal.Record) error {
+		progress.at(pos, 1)
 		maxTxn = max(maxTxn, rec.Txn)
 		switch rec.Kind {
 		case wal.KindCommit:
@@ -181,11 +346,13 @@ func (s *Store) recover() (uint64, error) {
 	if err := wal.TruncateTorn(s.fs, s.walDir, res); err != nil {
 		return 0, errors.Wrap(err, "truncating the torn tail of the write-ahead log")
 	}
+	s.resolveFiles(st, commits)
 
 	// Pass 2: install the entries of committed transactions. Everything
 	// else in the log is ignored, though it is there.
 	statuses := make(map[uint64]*memtable.Status)
-	_, err = wal.Scan(s.fs, s.walDir, func(_ wal.Pos, rec *wal.Record) error {
+	_, err = wal.Scan(s.fs, s.walDir, func(pos wal.Pos, rec *wal.Record) error {
+		progress.at(pos, 2)
 		if rec.Kind != wal.KindEntry {
 			return nil
 		}
@@ -199,12 +366,14 @@ func (s *Store) recover() (uint64, error) {
 			st.Commit(ts)
 			statuses[rec.Txn] = st
 		}
+		progress.records++
 		s.replay(rec, st, ts)
 		return nil
 	})
 	if err != nil {
 		return 0, errors.Wrap(err, "replaying the write-ahead log")
 	}
+	s.replayed.bytes, s.replayed.took = progress.done()
 	// No reader exists yet, so a row whose newest version is a tombstone
 	// that hides nothing can go.
 	var dead []*memtable.Row
@@ -224,12 +393,48 @@ func (s *Store) recover() (uint64, error) {
 	}
 
 	s.visible.Store(s.lastTS)
-	s.nextTxn.Store(maxTxn + 1)
-	var next uint64 = 1
+	s.nextTxn.Store(max(maxTxn+1, st.NextTxn))
+	next := max(st.LogNum, 1)
 	if n := len(res.Segments); n > 0 {
-		next = res.Segments[n-1] + 1
+		next = max(next, res.Segments[n-1]+1)
 	}
 	return next, nil
+}
+
+// resolveFiles fills the status table for the unresolved versions in the
+// files: a writer committed if the manifest or the log says so, and never
+// did otherwise.
+func (s *Store) resolveFiles(st *sstable.State, logCommits map[uint64]uint64) {
+	recorded := make(map[uint64]*memtable.Status)
+	logged := make(map[uint64]*memtable.Status)
+	for _, files := range st.Version.Levels {
+		for _, f := range files {
+			for _, id := range f.Unresolved {
+				status := memtable.NewStatus(id)
+				if ts, ok := st.Commits[id]; ok {
+					status.Commit(ts)
+					recorded[id] = status
+					continue
+				}
+				if ts, ok := logCommits[id]; ok {
+					status.Commit(ts)
+				} else {
+					status.Abort()
+				}
+				logged[id] = status
+			}
+			// One hold per file: release counts files.
+			fileSts := make(map[uint64]*memtable.Status)
+			for _, id := range f.Unresolved {
+				if r := recorded[id]; r != nil {
+					fileSts[id] = r
+				} else {
+					fileSts[id] = logged[id]
+				}
+			}
+			s.statuses.holdFile(fileSts, func(id uint64) bool { return recorded[id] != nil })
+		}
+	}
 }
 
 // replay installs one committed entry, keeping only the newest committed
@@ -258,6 +463,9 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) close() error {
+	close(s.stop)
+	<-s.maintained
+	<-s.compactor.done
 	ckpt := s.log.Sync()
 	if ckpt == nil {
 		next := s.nextTxn.Load()
@@ -267,13 +475,32 @@ func (s *Store) close() error {
 		ckpt = s.log.Sync()
 	}
 	err := s.log.Close()
+	s.closeFiles()
 	if lerr := s.lock.Close(); err == nil {
 		err = lerr
 	}
 	if err != nil {
 		return err
 	}
+	if ckpt == nil {
+		ckpt = s.bgErr()
+	}
 	return ckpt
+}
+
+// closeFiles closes the manifest and every open sstable.
+func (s *Store) closeFiles() {
+	if s.manifest != nil {
+		_ = s.manifest.Close()
+	}
+	if rs := s.state.Load(); rs.files != nil {
+		for _, files := range rs.files.levels {
+			for _, t := range files {
+				_ = t.r.Close()
+			}
+		}
+	}
+	s.compactor.closeRetired()
 }
 
 // Begin starts a transaction.
@@ -420,6 +647,22 @@ type Stats struct {
 	MemtableRows  int
 	ActiveTxns    int
 	VisibleTS     uint64
+
+	FrozenMemtables int
+	// Levels counts the live files and their bytes per level.
+	Levels     [sstable.NumLevels]LevelStats
+	Checkpoint CheckpointStats
+	Compaction CompactionStats
+	Cache      sstable.CacheStats
+	// StatusEntries counts the transactions whose outcomes the status
+	// table keeps for unresolved versions in files.
+	StatusEntries int
+}
+
+// LevelStats describe one level of the tree.
+type LevelStats struct {
+	Files int
+	Bytes int64
 }
 
 // Stats returns the store's statistics.
@@ -440,7 +683,46 @@ func (s *Store) Stats() Stats {
 		st.MemtableBytes += f.mem.Size()
 		st.MemtableRows += f.mem.Len()
 	}
+	st.FrozenMemtables = len(rs.frozen)
+	if rs.files != nil {
+		for l, files := range rs.files.levels {
+			st.Levels[l].Files = len(files)
+			for _, t := range files {
+				st.Levels[l].Bytes += t.meta.Size
+			}
+		}
+	}
+	st.Checkpoint = s.checkpointStats(rs)
+	s.compactor.mu.Lock()
+	st.Compaction = s.compactor.stats
+	s.compactor.mu.Unlock()
+	if s.cache != nil {
+		st.Cache = s.cache.Stats()
+	}
+	st.StatusEntries = s.statuses.len()
 	return st
+}
+
+// checkpointStats adds to the checkpointer's figures what the store knows:
+// the log a crash would replay, and the stalls.
+func (s *Store) checkpointStats(rs *readState) CheckpointStats {
+	c := s.checkpoints.stats()
+	if segs, err := wal.Segments(s.fs, s.walDir); err == nil {
+		for _, seg := range segs {
+			if fi, err := s.fs.Stat(s.fs.PathJoin(s.walDir, wal.SegmentName(seg))); err == nil {
+				c.LogBytesToReplay += fi.Size()
+			}
+		}
+	}
+	if c.ReplaySpeed > 0 {
+		c.ExpectedReplay = time.Duration(float64(c.LogBytesToReplay) / c.ReplaySpeed * float64(time.Second))
+	}
+	s.stallMu.Lock()
+	c.StallCount, c.StallTime = s.stallCount, s.stallTime
+	s.stallMu.Unlock()
+	c.FrozenMemtables = len(rs.frozen)
+	c.MemtableThreshold = s.opts.MemtableSize
+	return c
 }
 
 // readState is one consistent view of where the data lives: the mutable

@@ -109,9 +109,9 @@ func (tx *Tx) takeSnapshot() {
 	if tx.guard != nil {
 		tx.guard.Unpin()
 	}
-	tx.guard = tx.s.epochs.Pin(ownerLabel(tx.id))
+	tx.guard = tx.s.epochs.PinAt(ownerLabel(tx.id), max(tx.s.visible.Load(), 1))
 	tx.snap = tx.s.visible.Load()
-	tx.guard.Seal()
+	tx.guard.SealAt(max(tx.snap, 1))
 }
 
 // NextStatement starts a new statement. Under READ COMMITTED it takes a new
@@ -431,6 +431,9 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		return err
 	}
 	s := tx.s
+	if err := s.maybeStall(ctx); err != nil {
+		return err
+	}
 	for {
 		s.memMu.RLock()
 		rs := s.state.Load()
@@ -504,6 +507,9 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		row.Push(v)
 		row.Unlock()
 		s.memMu.RUnlock()
+		if rs.mem.Size() >= s.opts.MemtableSize {
+			s.requestFlush()
+		}
 		tx.noteWrite(v)
 		if tx.walBuf == nil {
 			if b, ok := s.walBufs.Get().(*[]byte); ok {

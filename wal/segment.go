@@ -47,19 +47,20 @@ func Segments(fs vfs.FS, dir string) ([]uint64, error) {
 	return segs, nil
 }
 
-// RemoveSegments deletes the segments numbered below first, oldest first,
-// and syncs the directory: a crash part-way leaves a log that still starts
-// at a segment and has no hole.
+// RemoveSegments deletes the segments numbered below first, and syncs the
+// directory. A crash before the sync may keep any subset of the removals,
+// so the segments below first may have holes; recovery removes them again
+// before it reads the log, which from first on is whole.
 func RemoveSegments(fs vfs.FS, dir string, first uint64) (removed int, err error) {
-	segs, err := Segments(fs, dir)
+	names, err := fs.List(dir)
 	if err != nil {
 		return 0, err
 	}
-	for _, n := range segs {
-		if n >= first {
-			break
+	for _, name := range names {
+		if n, ok := parseSegmentName(name); !ok || n >= first {
+			continue
 		}
-		if err := fs.Remove(fs.PathJoin(dir, SegmentName(n))); err != nil {
+		if err := fs.Remove(fs.PathJoin(dir, name)); err != nil {
 			return removed, err
 		}
 		removed++
