@@ -178,7 +178,17 @@ func (p *Picker) All(v *Version) *Compaction {
 // if none does, a tombstone compacted into l hides nothing and can go.
 func (v *Version) Overlaps(l int, key []byte) bool {
 	for d := l + 1; d < NumLevels; d++ {
-		if len(overlapping(v.Levels[d], key, key)) > 0 {
+		files := v.Levels[d]
+		if d == 0 {
+			if len(overlapping(files, key, key)) > 0 {
+				return true
+			}
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(files, key, func(f *FileMeta, k []byte) int {
+			return bytes.Compare(f.LargestKey, k)
+		})
+		if i < len(files) && bytes.Compare(files[i].SmallestKey, key) <= 0 {
 			return true
 		}
 	}

@@ -106,35 +106,31 @@ func (s *Store) Compact() error {
 	if err := s.Flush(); err != nil {
 		return err
 	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
 	for {
-		ran, err := s.compactOnce(true)
-		if err != nil {
-			return err
-		}
-		if !ran {
+		c := s.compactor.picker.All(s.state.Load().files.version())
+		if c == nil {
 			break
 		}
-	}
-	// One pass over the last level's files that keep garbage.
-	rs := s.state.Load()
-	var todo []*sstable.FileMeta
-	level := 0
-	for l, files := range rs.files.levels {
-		if len(files) > 0 {
-			level = l
-			todo = todo[:0]
-			for _, t := range files {
-				if t.meta.Shadowed > 0 || len(t.meta.Unresolved) > 0 || t.meta.Tombstones > 0 {
-					todo = append(todo, t.meta)
-				}
-			}
-		}
-	}
-	for _, m := range todo {
-		c := &sstable.Compaction{Level: level, Output: level, Reason: "manual rewrite"}
-		c.Inputs[0] = []*sstable.FileMeta{m}
 		if err := s.runCompaction(c); err != nil {
 			return err
+		}
+	}
+	// One pass over the files of the level that now holds everything, for
+	// what moves down without a merge kept: versions under newer ones,
+	// tombstones, provisional versions since resolved.
+	for l, files := range s.state.Load().files.levels {
+		for _, t := range files {
+			m := t.meta
+			if m.Shadowed == 0 && m.Tombstones == 0 && (len(m.Unresolved) == 0 || !s.stale(m)) {
+				continue
+			}
+			c := &sstable.Compaction{Level: l, Output: l, Reason: "manual rewrite"}
+			c.Inputs[0] = []*sstable.FileMeta{m}
+			if err := s.runCompaction(c); err != nil {
+				return err
+			}
 		}
 	}
 	s.Reclaim().Advance()
@@ -247,8 +243,9 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 			_ = s.fs.Remove(s.fs.PathJoin(s.dir, sstable.FileName(t.meta.Num)))
 		}
 	}
+	v := rs.files.version()
 	emit := func() error {
-		bottom := !rs.files.version().Overlaps(c.Output, key)
+		bottom := !v.Overlaps(c.Output, key)
 		kept, sh, d, r := s.keepVersions(versions, horizon, bottom, held)
 		dropped += d
 		resolved += r
