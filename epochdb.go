@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/epochdb/epochdb/internal/vfs"
 	"github.com/epochdb/epochdb/pgwire"
@@ -40,6 +41,17 @@ type Options struct {
 	Logger *slog.Logger
 	// TLSConfig, if set, lets clients of Serve ask for TLS.
 	TLSConfig *tls.Config
+
+	// MemtableSize is the size at which the memtable is flushed to an
+	// sstable. Default 64 MiB.
+	MemtableSize int64
+	// CacheSize bounds the block cache of the sstables. Default 256 MiB.
+	CacheSize int64
+	// CheckpointInterval flushes the memtable at least this often; zero
+	// derives it from MTBF, or takes 5 minutes without one.
+	CheckpointInterval time.Duration
+	// MTBF is the expected mean time between failures.
+	MTBF time.Duration
 }
 
 // DB is an open database.
@@ -58,7 +70,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	topts := txn.Options{}
+	topts := txn.Options{
+		MemtableSize: opts.MemtableSize, CacheSize: opts.CacheSize,
+		CheckpointInterval: opts.CheckpointInterval, MTBF: opts.MTBF, Logger: opts.Logger,
+	}
 	if opts.InMemory {
 		dir = "/epochdb"
 		topts.FS = vfs.NewMem()

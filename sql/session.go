@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,9 @@ type Engine struct {
 	seqs   *sequences
 	locks  *tableLocks
 	notify *notifyHub
+	// sessions holds the open sessions by pid, for the views that say
+	// which session does what (epochdb_stat_reclaim).
+	sessions sync.Map
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -81,6 +85,12 @@ type Session struct {
 	user     string
 	database string
 	pid      int32
+	// activity is what other sessions' views read of this one: the
+	// statement it runs and its transaction's id.
+	activity struct {
+		query atomic.Pointer[string]
+		txn   atomic.Uint64
+	}
 	noticeFn func(*pgerr.Error)
 	// notifyFn receives the notifications of the channels the session
 	// listens on, from the committing session's goroutine.
@@ -174,11 +184,13 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 		}
 	}
 	clear(s.changed)
+	e.sessions.Store(s, struct{}{})
 	return s, nil
 }
 
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
+	s.e.sessions.Delete(s)
 	s.e.notify.apply(s, []listenOp{{off: true}})
 	if s.tx != nil {
 		_ = s.tx.Rollback()
@@ -380,6 +392,7 @@ func (s *Session) beginTxn(iso string) error {
 		return err
 	}
 	s.tx = s.e.store.Begin(level)
+	s.activity.txn.Store(s.tx.ID())
 	s.txnStart = time.Now()
 	s.readOnly = s.settings["default_transaction_read_only"] == "on"
 	s.queried = false
@@ -695,6 +708,7 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 	if pt.p.st == nil {
 		return "", true, nil
 	}
+	s.activity.query.Store(&pt.p.st.SQL)
 	if pt.x != nil {
 		pt.x.ctx = ctx // the context of the message that started it has ended
 	}
@@ -1120,9 +1134,19 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		if cmd.Analyze && strings.HasPrefix(strings.ToUpper(st.SQL), "ANALYZE") {
 			return "ANALYZE", nil
 		}
-		return "VACUUM", nil
+		if s.explicit {
+			return "", pgerr.New(pgerr.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+		}
+		// The storage is one tree for every table, whatever tables were
+		// named. VACUUM runs the compactions it is due and resolves what
+		// it can; VACUUM FULL compacts all of it into one level, dropping
+		// every version no snapshot needs.
+		if cmd.Full {
+			return "VACUUM", s.e.store.Compact()
+		}
+		return "VACUUM", s.e.store.CompactDue()
 	case *parser.Checkpoint:
-		return "CHECKPOINT", nil
+		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:
 		clear(s.cursors)
 		if cmd.What == "all" || cmd.What == "plans" {
@@ -1248,6 +1272,7 @@ func (s *Session) setIsolation(iso string) error {
 	}
 	s.e.locks.release(s.tx.ID()) // nothing written, but a COPY may have locked
 	s.tx = s.e.store.Begin(level)
+	s.activity.txn.Store(s.tx.ID())
 	return nil
 }
 

@@ -33,10 +33,12 @@ type FileMeta struct {
 	// Unresolved lists the transactions with provisional versions in the
 	// file; their outcomes must stay known while the file lives.
 	Unresolved []uint64
-	// Shadowed counts the bytes of versions in the file under a newer
-	// committed version of their key in the same file: what compaction
-	// drops once no snapshot needs them.
-	Shadowed int64
+	// Shadowed counts the bytes (keys and values, uncompressed) of
+	// versions in the file under a newer committed version of their key in
+	// the same file: what compaction drops once no snapshot needs them.
+	// RawBytes counts all of them, so that Shadowed/RawBytes is the share
+	// of the file that is garbage.
+	Shadowed, RawBytes int64
 }
 
 // FileName is the name of sstable num. Names are never reused, so a file's
@@ -539,6 +541,7 @@ func appendRecord(buf []byte, e *Edit) []byte {
 		u(f.Entries)
 		u(f.Tombstones)
 		u(uint64(f.Shadowed))
+		u(uint64(f.RawBytes))
 		u(uint64(len(f.Unresolved)))
 		for _, t := range f.Unresolved {
 			u(t)
@@ -594,7 +597,7 @@ func decodeRecord(b []byte) (*Edit, int, error) {
 			level := int(d.u())
 			f := &FileMeta{Num: d.u(), Size: int64(d.u()), SmallestKey: d.bs(), LargestKey: d.bs(),
 				SmallestSeq: d.u(), LargestSeq: d.u(), MinTS: d.u(), MaxTS: d.u(), Entries: d.u(), Tombstones: d.u(),
-				Shadowed: int64(d.u())}
+				Shadowed: int64(d.u()), RawBytes: int64(d.u())}
 			k := d.u()
 			if k > uint64(len(d.p)) {
 				d.bad = true

@@ -138,6 +138,21 @@ func (s *Store) Compact() error {
 	return nil
 }
 
+// CompactDue flushes the memtable and runs the compactions the tree is
+// due, until it needs none: what the background would do next, done now.
+func (s *Store) CompactDue() error {
+	if err := s.Flush(); err != nil {
+		return err
+	}
+	for {
+		ran, err := s.compactOnce(false)
+		if err != nil || !ran {
+			s.deleteFreed()
+			return err
+		}
+	}
+}
+
 // Flush freezes the mutable memtable and writes every frozen memtable to a
 // file. It returns once they are published.
 func (s *Store) Flush() error {
@@ -535,3 +550,34 @@ func (fs *fileSet) tables(c *sstable.Compaction) []*table {
 }
 
 var errCompactionInputs = errors.New("txn: compaction input is not in the read state")
+
+// FileInfo describes one sstable, live or awaiting deletion.
+type FileInfo struct {
+	Meta  *sstable.FileMeta
+	Level int
+	// Retired says compaction replaced the file in epoch RetiredEpoch;
+	// it is deleted once no reader pinned at or before that epoch
+	// remains.
+	Retired      bool
+	RetiredEpoch reclaim.Epoch
+}
+
+// Files lists the live files, shallowest level first, then those awaiting
+// deletion.
+func (s *Store) Files() []FileInfo {
+	var out []FileInfo
+	if fs := s.state.Load().files; fs != nil {
+		for l, files := range fs.levels {
+			for _, t := range files {
+				out = append(out, FileInfo{Meta: t.meta, Level: l})
+			}
+		}
+	}
+	cs := &s.compactor
+	cs.mu.Lock()
+	for _, rt := range cs.retired {
+		out = append(out, FileInfo{Meta: rt.t.meta, Level: rt.level, Retired: true, RetiredEpoch: rt.epoch})
+	}
+	cs.mu.Unlock()
+	return out
+}

@@ -36,12 +36,44 @@ import (
 // A crash before step 3 leaves an unreferenced file, which the next open
 // deletes; after it, the log replays from the cut.
 
-// requestFlush asks the maintenance goroutine to freeze the mutable
-// memtable and flush it. It never blocks.
+// requestRotate asks for the mutable memtable to be frozen if it is full.
+// It never blocks.
+func (s *Store) requestRotate() {
+	select {
+	case s.rotateWanted <- struct{}{}:
+	default:
+	}
+}
+
+// requestFlush asks the maintenance goroutine to flush the frozen
+// memtables. It never blocks.
 func (s *Store) requestFlush() {
 	select {
 	case s.flushWanted <- struct{}{}:
 	default:
+	}
+}
+
+// rotateLoop freezes the mutable memtable as soon as it is full, while
+// fewer than MaxFrozen await their flush, so that a long flush does not
+// let the mutable memtable grow past its size; writers stall instead
+// (maybeStall) once MaxFrozen are waiting.
+func (s *Store) rotateLoop() {
+	defer close(s.rotated)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.rotateWanted:
+		}
+		if !s.memtableFull() || len(s.state.Load().frozen) >= s.opts.MaxFrozen {
+			continue
+		}
+		if err := s.rotate(); err != nil {
+			s.fail(err)
+			return
+		}
+		s.requestFlush()
 	}
 }
 
@@ -65,6 +97,7 @@ func (s *Store) maintain() {
 			return
 		}
 		interval = s.checkpoints.interval()
+		s.logInterval(interval)
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
@@ -75,13 +108,30 @@ func (s *Store) maintain() {
 	}
 }
 
+// logInterval logs the checkpoint interval in force, with what it was
+// chosen from, whenever it moves by more than a fifth.
+func (s *Store) logInterval(in time.Duration) {
+	if s.opts.Logger == nil {
+		return
+	}
+	last := s.loggedInterval
+	if last != 0 && in > last*4/5 && in < last*6/5 {
+		return
+	}
+	s.loggedInterval = in
+	c := s.checkpoints.stats()
+	s.opts.Logger.Info("epochdb: checkpoint interval", "in_force", in.Round(time.Millisecond),
+		"recommended", c.Recommended.Round(time.Millisecond), "configured", c.Configured, "mtbf", c.MTBF,
+		"flush_cost", c.LastFlushCost.Round(time.Microsecond), "log_write_rate", int64(c.WriteRate),
+		"replay_speed", int64(c.ReplaySpeed), "replay_measured", c.ReplayMeasured)
+}
+
 // checkpoint freezes the mutable memtable if it is due, on size or on the
 // checkpoint interval (timed), and flushes every frozen memtable.
 func (s *Store) checkpoint(timed bool) error {
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	mem := s.state.Load().mem
-	if mem.Size() >= s.opts.MemtableSize || (timed && mem.Len() > 0) {
+	if timed && s.state.Load().mem.Len() > 0 {
 		if err := s.rotate(); err != nil {
 			return err
 		}
@@ -101,11 +151,23 @@ func (s *Store) flushFrozen() error {
 			return err
 		}
 		s.requestCompaction()
+		// The mutable memtable may have filled while this one flushed.
+		s.requestRotate()
 	}
+}
+
+// memtableFull reports whether the mutable memtable is due to be frozen:
+// by its size, or by the log written since the last freeze.
+func (s *Store) memtableFull() bool {
+	mem := s.state.Load().mem
+	return mem.Size() >= s.opts.MemtableSize ||
+		(int64(s.log.Stats().Bytes-s.lastCut.Load()) >= s.opts.MaxLogSize && mem.Len() > 0)
 }
 
 // rotate is step 1 of a flush.
 func (s *Store) rotate() error {
+	s.rotateMu.Lock()
+	defer s.rotateMu.Unlock()
 	cut, err := s.log.Rotate()
 	if err != nil {
 		return err
@@ -116,7 +178,9 @@ func (s *Store) rotate() error {
 	rs := s.state.Load()
 	n := *rs
 	n.mem = memtable.New()
-	n.frozen = append([]*frozenMem{{mem: rs.mem, cut: cut}}, rs.frozen...)
+	cutBytes := s.log.Stats().Bytes
+	s.lastCut.Store(cutBytes)
+	n.frozen = append([]*frozenMem{{mem: rs.mem, cut: cut, cutBytes: cutBytes}}, rs.frozen...)
 	s.state.Store(&n)
 	s.memMu.Unlock()
 	return nil
@@ -150,6 +214,8 @@ func (s *Store) flush(f *frozenMem) error {
 	s.state.Store(&n)
 	s.stateMu.Unlock()
 	f.mem.MarkFlushed()
+	s.replayFrom.Store(f.cutBytes)
+	s.replayBase.Store(0)
 	s.wakeStalled()
 	if _, err := wal.RemoveSegments(s.fs, s.walDir, f.cut); err != nil {
 		return errors.Wrap(err, "deleting flushed log segments")
@@ -302,7 +368,7 @@ func metaOf(num uint64, size int64, p *sstable.Properties) *sstable.FileMeta {
 		SmallestKey: p.SmallestKey, LargestKey: p.LargestKey,
 		SmallestSeq: p.SmallestSeq, LargestSeq: p.LargestSeq,
 		MinTS: p.MinTS, MaxTS: p.MaxTS, Entries: p.NumEntries, Tombstones: p.NumTombstones,
-		Unresolved: p.UnresolvedTxns,
+		Unresolved: p.UnresolvedTxns, RawBytes: int64(p.RawKeyBytes + p.RawValueBytes),
 	}
 }
 
@@ -345,7 +411,7 @@ func sortLevel(levels []([]*table), level int) {
 func (s *Store) maybeStall(ctx context.Context) error {
 	for {
 		rs := s.state.Load()
-		full := len(rs.frozen) >= s.opts.MaxFrozen && rs.mem.Size() >= s.opts.MemtableSize
+		full := len(rs.frozen) >= s.opts.MaxFrozen && s.memtableFull()
 		if !full && (rs.files == nil || len(rs.files.levels[0]) < s.opts.L0StopWrites) {
 			return nil
 		}
@@ -355,6 +421,7 @@ func (s *Store) maybeStall(ctx context.Context) error {
 		s.stallMu.Lock()
 		woken := s.stallCh
 		s.stallMu.Unlock()
+		s.requestRotate()
 		s.requestFlush()
 		start := time.Now()
 		t := time.NewTimer(100 * time.Millisecond)

@@ -119,7 +119,7 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 		row.Unlock()
 		s.memMu.RUnlock()
 		if rs.mem.Size() >= s.opts.MemtableSize {
-			s.requestFlush()
+			s.requestRotate()
 		}
 		return out, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,11 @@ type Options struct {
 	// MemtableSize is the size at which the mutable memtable is frozen
 	// and flushed to an sstable. Default 64 MiB.
 	MemtableSize int64
+	// MaxLogSize starts a flush once the log written since the last
+	// freeze passes it, however small the memtable (updates of a few hot
+	// rows fill the log but not the memtable), so that the log a crash
+	// replays stays bounded. Default 4 × MemtableSize.
+	MaxLogSize int64
 	// MaxFrozen is how many frozen memtables may await their flush before
 	// writers stall, once the mutable one is full too. Default 2.
 	MaxFrozen int
@@ -94,6 +100,9 @@ func (o *Options) fillDefaults() {
 	}
 	if o.MemtableSize <= 0 {
 		o.MemtableSize = 64 << 20
+	}
+	if o.MaxLogSize <= 0 {
+		o.MaxLogSize = 4 * o.MemtableSize
 	}
 	if o.MaxFrozen <= 0 {
 		o.MaxFrozen = 2
@@ -141,6 +150,11 @@ type Store struct {
 	fileNum uint64
 	// lastSeq is the newest sequence number given to a file's entry.
 	lastSeq atomic.Uint64
+	// replayFrom is the log writer's byte count at the last flushed cut,
+	// and replayBase the bytes of older log that recovery replayed, until
+	// the first flush covers them.
+	replayFrom atomic.Uint64
+	replayBase atomic.Int64
 	// replayed is what the last open replayed of the log.
 	replayed struct {
 		bytes int64
@@ -152,10 +166,19 @@ type Store struct {
 	compactor compactor
 
 	checkpoints *checkpointer
-	flushWanted chan struct{}
-	stop        chan struct{}
-	maintained  chan struct{}
-	bgFailure   atomic.Pointer[error]
+	// loggedInterval is the checkpoint interval last logged; the
+	// maintenance goroutine owns it.
+	loggedInterval time.Duration
+	flushWanted    chan struct{}
+	rotateWanted   chan struct{}
+	// lastCut is the log writer's byte count at the last freeze.
+	lastCut atomic.Uint64
+	rotated chan struct{} // closed when rotateLoop ends
+	// rotateMu serializes rotations.
+	rotateMu   sync.Mutex
+	stop       chan struct{}
+	maintained chan struct{}
+	bgFailure  atomic.Pointer[error]
 
 	// Writers stalled for a flush wait on stallCh, which is closed and
 	// replaced at each flush; stallMu guards it and the counters.
@@ -195,17 +218,19 @@ func WALDir(fs vfs.FS, dir string) string { return fs.PathJoin(dir, "wal") }
 func Open(dir string, opts Options) (*Store, error) {
 	opts.fillDefaults()
 	s := &Store{
-		fs:          opts.FS,
-		dir:         dir,
-		opts:        opts,
-		epochs:      reclaim.New(opts.Reclaim),
-		active:      make(map[uint64]*Tx),
-		waitsFor:    make(map[uint64]uint64),
-		statuses:    newStatusTable(),
-		flushWanted: make(chan struct{}, 1),
-		stop:        make(chan struct{}),
-		maintained:  make(chan struct{}),
-		stallCh:     make(chan struct{}),
+		fs:           opts.FS,
+		dir:          dir,
+		opts:         opts,
+		epochs:       reclaim.New(opts.Reclaim),
+		active:       make(map[uint64]*Tx),
+		waitsFor:     make(map[uint64]uint64),
+		statuses:     newStatusTable(),
+		flushWanted:  make(chan struct{}, 1),
+		rotateWanted: make(chan struct{}, 1),
+		rotated:      make(chan struct{}),
+		stop:         make(chan struct{}),
+		maintained:   make(chan struct{}),
+		stallCh:      make(chan struct{}),
 	}
 	if opts.CacheSize > 0 {
 		s.cache = sstable.NewCache(opts.CacheSize)
@@ -233,8 +258,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	s.checkpoints = newCheckpointer(opts.CheckpointInterval, opts.MTBF, func() uint64 { return s.log.Stats().Bytes })
 	if s.replayed.bytes > 0 {
 		s.checkpoints.replayed(s.replayed.bytes, s.replayed.took)
+		s.replayBase.Store(s.replayed.bytes)
 	}
 	go s.maintain()
+	go s.rotateLoop()
 	s.startCompactor()
 	return s, nil
 }
@@ -465,6 +492,7 @@ func (s *Store) Close() error {
 func (s *Store) close() error {
 	close(s.stop)
 	<-s.maintained
+	<-s.rotated
 	<-s.compactor.done
 	ckpt := s.log.Sync()
 	if ckpt == nil {
@@ -707,13 +735,9 @@ func (s *Store) Stats() Stats {
 // the log a crash would replay, and the stalls.
 func (s *Store) checkpointStats(rs *readState) CheckpointStats {
 	c := s.checkpoints.stats()
-	if segs, err := wal.Segments(s.fs, s.walDir); err == nil {
-		for _, seg := range segs {
-			if fi, err := s.fs.Stat(s.fs.PathJoin(s.walDir, wal.SegmentName(seg))); err == nil {
-				c.LogBytesToReplay += fi.Size()
-			}
-		}
-	}
+	// What a crash would replay: the log from the last flushed cut, and
+	// before the first flush since open, what the open replayed.
+	c.LogBytesToReplay = int64(s.log.Stats().Bytes-s.replayFrom.Load()) + s.replayBase.Load()
 	if c.ReplaySpeed > 0 {
 		c.ExpectedReplay = time.Duration(float64(c.LogBytesToReplay) / c.ReplaySpeed * float64(time.Second))
 	}
@@ -740,6 +764,8 @@ type frozenMem struct {
 	// cut is the log segment started when it was frozen: the log before
 	// cut holds nothing that this memtable and the older sources lack.
 	cut uint64
+	// cutBytes is how many bytes the log writer had written at the cut.
+	cutBytes uint64
 }
 
 // Reclaim exposes the epoch manager, for tools and tests that inspect or
@@ -747,3 +773,14 @@ type frozenMem struct {
 func (s *Store) Reclaim() *reclaim.Manager { return s.epochs }
 
 func ownerLabel(id uint64) string { return "txn " + strconv.FormatUint(id, 10) }
+
+// OwnerTxn returns the transaction that holds a pin, from the owner that
+// Stats shows for it.
+func OwnerTxn(owner string) (uint64, bool) {
+	digits, ok := strings.CutPrefix(owner, "txn ")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(digits, 10, 64)
+	return id, err == nil
+}

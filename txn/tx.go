@@ -508,7 +508,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		row.Unlock()
 		s.memMu.RUnlock()
 		if rs.mem.Size() >= s.opts.MemtableSize {
-			s.requestFlush()
+			s.requestRotate()
 		}
 		tx.noteWrite(v)
 		if tx.walBuf == nil {
@@ -648,6 +648,9 @@ func (tx *Tx) Commit() error {
 	tx.retireLocks()
 	for _, o := range obsolete {
 		s.epochs.RetireSpan(o.born, o.bytes, o.free)
+	}
+	if int64(s.log.Stats().Bytes-s.lastCut.Load()) >= s.opts.MaxLogSize {
+		s.requestRotate()
 	}
 	return nil
 }

@@ -12,7 +12,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/epochdb/epochdb/internal/vfs"
 	"github.com/epochdb/epochdb/txn"
@@ -53,6 +56,12 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&cfg.auth, "auth", "scram-sha-256", "what clients must present with a password: scram-sha-256, md5, or password (cleartext)")
 	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "a PEM certificate (chain) to offer TLS with; needs --tls-key")
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	cfg.memtable, cfg.cache = 64<<20, 256<<20
+	fs.Var((*byteSize)(&cfg.memtable), "memtable-size", "the memtable size at which it is flushed to an sstable (e.g. 64MiB)")
+	fs.Var((*byteSize)(&cfg.cache), "cache-size", "the block cache shared by all sstables (e.g. 256MiB)")
+	fs.DurationVar(&cfg.checkpointInterval, "checkpoint-interval", 0,
+		"flush the memtable at least this often; 0 derives it from --mtbf (see txn/checkpoint.go), else 5m")
+	fs.DurationVar(&cfg.mtbf, "mtbf", 0, "the expected mean time between failures (e.g. 720h), from which the checkpoint interval is computed")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,6 +73,27 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// byteSize is a flag of bytes with an optional unit: 512, 64kB, 64MiB, 1GB.
+// The units are powers of 1024, as PostgreSQL reads memory settings.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(v string) error {
+	num := strings.TrimRightFunc(v, func(r rune) bool { return !unicode.IsDigit(r) })
+	unit := strings.ToLower(strings.TrimSpace(v[len(num):]))
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a size", v)
+	}
+	shift, ok := map[string]uint{"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20, "g": 30, "gb": 30, "gib": 30}[unit]
+	if !ok {
+		return fmt.Errorf("%q: unknown unit %q (use kB, MB or GB)", v, unit)
+	}
+	*b = byteSize(n << shift)
+	return nil
 }
 
 func walDump(args []string, stdout, stderr io.Writer) int {

@@ -21,6 +21,9 @@ type serveConfig struct {
 	auth     string // pgwire.Server.AuthMethod, used with a password
 	// tlsCert and tlsKey are PEM files; with both, clients may ask for TLS.
 	tlsCert, tlsKey string
+	// The storage engine's shape.
+	memtable, cache          int64
+	checkpointInterval, mtbf time.Duration
 }
 
 // shutdownTimeout bounds how long a shutdown waits for running statements
@@ -52,7 +55,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	store, err := txn.Open(cfg.dataDir, txn.Options{})
+	store, err := txn.Open(cfg.dataDir, txn.Options{
+		MemtableSize: cfg.memtable, CacheSize: cfg.cache,
+		CheckpointInterval: cfg.checkpointInterval, MTBF: cfg.mtbf, Logger: log,
+	})
 	if err != nil {
 		l.Close()
 		return fmt.Errorf("open %s: %w", cfg.dataDir, err)

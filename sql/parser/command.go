@@ -66,10 +66,10 @@ type Truncate struct {
 	RestartIdentity, Cascade bool
 }
 
-// Vacuum is VACUUM or ANALYZE; epochdb has nothing for either to do.
+// Vacuum is VACUUM [FULL] or ANALYZE.
 type Vacuum struct {
-	Analyze bool
-	Tables  []string
+	Analyze, Full bool
+	Tables        []string
 }
 
 // Declare is DECLARE name [BINARY] [[NO] SCROLL] CURSOR [WITH | WITHOUT
@@ -673,7 +673,7 @@ func parseVacuum(c *cursor) (any, error) {
 			return nil, err
 		}
 	} else {
-		c.accept("full")
+		v.Full = c.accept("full")
 		c.accept("freeze")
 		c.accept("verbose")
 		v.Analyze = c.accept("analyze", "analyse")
@@ -710,12 +710,16 @@ func (c *cursor) vacuumOptions(v *Vacuum) error {
 				return err
 			}
 		}
-		if t.val == "analyze" || t.val == "analyse" {
+		if t.val == "analyze" || t.val == "analyse" || t.val == "full" {
 			b, ok := parseBool(value)
 			if !ok {
 				return c.p.invalidParam(t, "%s requires a Boolean value", t.val)
 			}
-			v.Analyze = b
+			if t.val == "full" {
+				v.Full = b
+			} else {
+				v.Analyze = b
+			}
 		}
 		if c.punct(")") {
 			return nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/errors"
+	"github.com/epochdb/epochdb/sstable"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/epochdb/epochdb/wal"
 )
@@ -190,6 +191,12 @@ func Convert(err error) *Error {
 		code, msg = QueryCanceled, "canceling statement due to user request"
 	case errors.Is(err, context.DeadlineExceeded):
 		code, msg = QueryCanceled, "canceling statement due to statement timeout"
+	case errors.Is(err, sstable.ErrCorrupt), errors.Is(err, wal.ErrCorrupt):
+		code = DataCorrupted
+		var ce *sstable.CorruptionError
+		if errors.As(err, &ce) {
+			msg = fmt.Sprintf("invalid %s block at offset %d of file %q: %v", ce.Block, ce.Offset, ce.File, ce.Err)
+		}
 	case errors.Is(err, wal.ErrPoisoned):
 		code = IOError
 	case errors.Is(err, txn.ErrClosed), errors.Is(err, wal.ErrClosed):

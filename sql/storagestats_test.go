@@ -1,0 +1,127 @@
+package sql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/epochdb/epochdb"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// serveSmall serves a database on disk whose memtable flushes every few
+// kilobytes, so that a test's rows reach sstables, and returns its URL.
+func serveSmall(t *testing.T) string {
+	t.Helper()
+	db, err := epochdb.Open(t.TempDir(), &epochdb.Options{MemtableSize: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go db.Serve(l)
+	return fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr())
+}
+
+func pgxConnect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	return c
+}
+
+func queryInt(t *testing.T, c *pgx.Conn, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := c.QueryRow(context.Background(), q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// The storage views answer, in SQL, where the data is, what a crash would
+// replay, and which session holds back cleanup and how much.
+func TestStorageViews(t *testing.T) {
+	ctx := context.Background()
+	url := serveSmall(t)
+	a, b := pgxConnect(t, url), pgxConnect(t, url)
+	mustExec(t, a, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+	mustExec(t, a, "INSERT INTO t SELECT g, repeat('x', 80) FROM generate_series(1, 3000) g")
+	mustExec(t, a, "CHECKPOINT")
+	if n := queryInt(t, a, "SELECT count(*) FROM epochdb_stat_files WHERE state = 'live' AND entries > 0"); n == 0 {
+		t.Fatal("epochdb_stat_files lists no live file after a CHECKPOINT")
+	}
+	if n := queryInt(t, a, "SELECT flushes FROM epochdb_stat_checkpoint"); n == 0 {
+		t.Fatal("epochdb_stat_checkpoint counts no flush after a CHECKPOINT")
+	}
+	if n := queryInt(t, a, "SELECT count(*) FROM epochdb_stat_checkpoint WHERE interval_in_force > interval '0'"); n != 1 {
+		t.Fatal("epochdb_stat_checkpoint has no interval in force")
+	}
+
+	// b holds a snapshot through the updates and the compaction.
+	bpid := queryInt(t, b, "SELECT pg_backend_pid()")
+	mustExec(t, b, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	if n := queryInt(t, b, "SELECT count(*) FROM t WHERE v = repeat('x', 80)"); n != 3000 {
+		t.Fatalf("the snapshot sees %d rows", n)
+	}
+	for range 3 {
+		mustExec(t, a, "UPDATE t SET v = repeat('y', 80)")
+	}
+	mustExec(t, a, "VACUUM FULL")
+	if n := queryInt(t, b, "SELECT count(*) FROM t WHERE v = repeat('x', 80)"); n != 3000 {
+		t.Fatalf("after VACUUM FULL the snapshot sees %d of its 3000 rows", n)
+	}
+	var pid, heldFiles, heldBytes int64
+	var query string
+	err := a.QueryRow(ctx, `SELECT pid, held_files, held_file_bytes, query FROM epochdb_stat_reclaim
+		WHERE kind = 'pin' ORDER BY held_file_bytes DESC LIMIT 1`).Scan(&pid, &heldFiles, &heldBytes, &query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid != bpid || heldFiles == 0 || heldBytes == 0 || query == "" {
+		t.Fatalf("the top holder is pid %d holding %d files (%d bytes), running %q; want pid %d, holding the replaced files",
+			pid, heldFiles, heldBytes, query, bpid)
+	}
+	if n := queryInt(t, a, "SELECT count(*) FROM epochdb_stat_files WHERE state = 'awaiting deletion' AND retired_epoch IS NOT NULL"); n == 0 {
+		t.Fatal("epochdb_stat_files shows no file awaiting deletion while a snapshot holds them")
+	}
+	mustExec(t, b, "COMMIT")
+	deadline := time.Now().Add(5 * time.Second)
+	for queryInt(t, a, "SELECT count(*) FROM epochdb_stat_files WHERE state = 'awaiting deletion'") > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the replaced files were not deleted after the snapshot ended")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := queryInt(t, a, "SELECT freed_files FROM epochdb_stat_reclaim WHERE kind = 'total'"); n == 0 {
+		t.Fatal("epochdb_stat_reclaim counts no freed file")
+	}
+	if n := queryInt(t, a, "SELECT count(*) FROM t WHERE v = repeat('y', 80)"); n != 3000 {
+		t.Fatalf("after the compaction t has %d updated rows", n)
+	}
+}
+
+// VACUUM, like PostgreSQL's, refuses to run in a transaction block.
+func TestVacuumInTransactionBlock(t *testing.T) {
+	c := pgxConnect(t, serveSmall(t))
+	mustExec(t, c, "BEGIN")
+	_, err := c.Exec(context.Background(), "VACUUM")
+	if err == nil || !containsCode(err, "25001") {
+		t.Fatalf("VACUUM in a transaction block: %v, want 25001", err)
+	}
+}
+
+func containsCode(err error, code string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code
+}
