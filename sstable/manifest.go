@@ -289,6 +289,16 @@ func OpenManifest(fs vfs.FS, dir string) (*Manifest, *State, error) {
 	return m, st, nil
 }
 
+// ReadManifest returns the state that dir's manifest publishes, without
+// changing anything: for tools that inspect a database, running or not.
+func ReadManifest(fs vfs.FS, dir string) (*State, error) {
+	name, length, err := readCurrent(fs, dir)
+	if err != nil {
+		return nil, err
+	}
+	return replayManifest(fs, fs.PathJoin(dir, name), length)
+}
+
 // State returns the state as of the last applied edit.
 func (m *Manifest) State() *State { return m.st }
 

@@ -2,6 +2,7 @@
 //
 //	epochdb serve [flags]              serve the PostgreSQL protocol
 //	epochdb wal dump --data-dir DIR    print every WAL record and whether it counts
+//	epochdb sstable dump FILE          print every entry of an sstable and whether it counts
 package main
 
 import (
@@ -12,12 +13,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"unicode"
 
 	"github.com/epochdb/epochdb/internal/vfs"
+	"github.com/epochdb/epochdb/sstable"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/epochdb/epochdb/wal"
 )
@@ -25,6 +28,8 @@ import (
 const usage = `usage:
   epochdb serve [flags]               serve the PostgreSQL protocol (see epochdb serve -h)
   epochdb wal dump [--data-dir DIR]   print every WAL record and whether it counts
+  epochdb sstable dump [--data-dir DIR] FILE
+                                      print every entry of an sstable and whether it counts
 `
 
 func main() {
@@ -40,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return serveCmd(ctx, args[1:], stderr)
 	case len(args) >= 2 && args[0] == "wal" && args[1] == "dump":
 		return walDump(args[2:], stdout, stderr)
+	case len(args) >= 2 && args[0] == "sstable" && args[1] == "dump":
+		return sstableDump(args[2:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return 2
@@ -108,4 +115,63 @@ func walDump(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func sstableDump(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sstable dump", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data-dir", "", "the database directory whose manifest and log resolve the file's provisional versions (default: the file's directory)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, "usage: epochdb sstable dump [--data-dir DIR] FILE\n")
+		return 2
+	}
+	file := fs.Arg(0)
+	if *dataDir == "" {
+		*dataDir = filepath.Dir(file)
+	}
+	fate, err := fileFates(*dataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "epochdb: %v\n", err)
+		return 1
+	}
+	if err := sstable.Dump(stdout, vfs.Default, file, fate); err != nil {
+		fmt.Fprintf(stderr, "epochdb: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// fileFates says what an sstable entry means, through the one decision
+// that counts: its writer's commit, which the manifest records for files
+// and the log for what the manifest does not record yet.
+func fileFates(dataDir string) (func(*sstable.Entry) string, error) {
+	st, err := sstable.ReadManifest(vfs.Default, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest of %s: %w", dataDir, err)
+	}
+	logFates, _, err := wal.Fates(vfs.Default, txn.WALDir(vfs.Default, dataDir))
+	if err != nil {
+		return nil, fmt.Errorf("reading the log of %s: %w", dataDir, err)
+	}
+	return func(e *sstable.Entry) string {
+		switch {
+		case e.Txn == 0:
+			return "counts: committed"
+		case e.Kind == sstable.KindLock:
+			return "row lock: holds only while its transaction runs"
+		}
+		if _, ok := st.Commits[e.Txn]; ok {
+			return "counts: its writer committed (manifest)"
+		}
+		switch logFates[e.Txn] {
+		case wal.Committed:
+			return "counts: its writer committed (log)"
+		case wal.RolledBack:
+			return "ignored: rolled back"
+		}
+		return "ignored unless its writer commits: in progress, or ended without a commit record"
+	}, nil
 }
