@@ -406,13 +406,18 @@ func sortLevel(levels []([]*table), level int) {
 
 // maybeStall blocks a writer while the memtables awaiting their flush, or
 // the files in L0 awaiting compaction, pass their limits: writers are
-// slowed, never failed, until the flush or compaction catches up. Memory
-// then stays within about (MaxFrozen + 1) × MemtableSize.
+// slowed, never failed, until the flush or compaction catches up. A writer
+// also waits while the mutable memtable, or the log since it started, is
+// twice its limit: its freeze is late. Memory then stays within about
+// (MaxFrozen + 2) × MemtableSize, and the log a crash replays within
+// (MaxFrozen + 2) × MaxLogSize.
 func (s *Store) maybeStall(ctx context.Context) error {
 	for {
 		rs := s.state.Load()
+		logged := int64(s.log.Stats().Bytes - s.lastCut.Load())
+		late := rs.mem.Size() >= 2*s.opts.MemtableSize || logged >= 2*s.opts.MaxLogSize
 		full := len(rs.frozen) >= s.opts.MaxFrozen && s.memtableFull()
-		if !full && (rs.files == nil || len(rs.files.levels[0]) < s.opts.L0StopWrites) {
+		if !late && !full && (rs.files == nil || len(rs.files.levels[0]) < s.opts.L0StopWrites) {
 			return nil
 		}
 		if err := s.bgErr(); err != nil {
