@@ -25,13 +25,29 @@ import (
 	"github.com/google/btree"
 )
 
-// Overheads added to key and value lengths in byte accounting: roughly the
-// size of the structs and the tree slot, so that many tiny versions are not
-// counted as free.
+// Overheads added to key and value allocations in byte accounting: the
+// Row struct and its tree slot (with the nodes' slack), and the Version
+// struct. With allocated's rounding they match the Go heap the memtable
+// takes to within a few percent (TestSizeIsTheHeap), so that a 64 MiB
+// memtable is 64 MiB of memory.
 const (
-	rowOverhead     = 64
-	versionOverhead = 64
+	rowOverhead     = 136
+	versionOverhead = 80
 )
+
+// allocated approximates what the Go allocator takes for an n-byte slice:
+// n rounded up to its size class.
+func allocated(n int) int64 {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 128:
+		return int64(n+15) &^ 15
+	case n <= 1024:
+		return int64(n+63) &^ 63
+	}
+	return int64(n+511) &^ 511
+}
 
 // Memtable is the ordered key → version-chain index.
 type Memtable struct {
@@ -125,7 +141,7 @@ func (m *Memtable) insert(key []byte) *Row {
 		m.tree.ReplaceOrInsert(old)
 		return old.row
 	}
-	m.size.Add(int64(len(key) + rowOverhead))
+	m.size.Add(allocated(len(key)) + rowOverhead)
 	return r
 }
 
@@ -291,5 +307,5 @@ func (r *Row) Remove() {
 	for v := r.head.Load(); v != nil; v = v.next.Load() {
 		m.size.Add(-v.Size())
 	}
-	m.size.Add(-int64(len(r.key) + rowOverhead))
+	m.size.Add(-(allocated(len(r.key)) + rowOverhead))
 }

@@ -55,7 +55,7 @@ func TestChainAndAccounting(t *testing.T) {
 		t.Fatal("chain is not newest first")
 	}
 	full := m.Size()
-	if want := int64(1+rowOverhead) + v1.Size() + v2.Size(); full != want {
+	if want := allocated(1) + rowOverhead + v1.Size() + v2.Size(); full != want {
 		t.Fatalf("size %d, want %d", full, want)
 	}
 	r.Lock()

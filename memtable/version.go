@@ -39,7 +39,7 @@ func (v *Version) Next() *Version { return v.next.Load() }
 func (v *Version) Row() *Row { return v.row }
 
 // Size is what the version adds to the memtable's byte accounting.
-func (v *Version) Size() int64 { return int64(len(v.Value) + versionOverhead) }
+func (v *Version) Size() int64 { return allocated(len(v.Value)) + versionOverhead }
 
 // Status is the fate of one transaction: the entry of the status table that
 // every version it wrote points to. Its word moves once, from in progress to

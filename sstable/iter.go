@@ -16,6 +16,7 @@ type Iter struct {
 	valid   bool
 	err     error
 	scratch []byte
+	fill    bool // add the blocks it reads to the cache
 }
 
 var _ InternalIterator = (*Iter)(nil)
@@ -25,7 +26,7 @@ func (it *Iter) load(i int) bool {
 	if i == it.idx {
 		return true
 	}
-	b, err := it.r.readData(i, &it.scratch)
+	b, err := it.r.readData(i, &it.scratch, it.fill)
 	if err != nil {
 		it.err, it.idx = err, -1
 		return false

@@ -65,7 +65,7 @@ type indexEntry struct {
 // nil.
 func Open(f vfs.File, name string, fileNum uint64, cache *Cache) (*Reader, error) {
 	r := &Reader{f: f, name: name, fileNum: fileNum, cache: cache}
-	r.getIters.New = func() any { return &Iter{r: r, idx: -1} }
+	r.getIters.New = func() any { return r.NewIter() }
 	st, err := f.Stat()
 	if err != nil {
 		return nil, errors.Wrapf(err, "sstable: stat %s", name)
@@ -207,7 +207,7 @@ func (r *Reader) readMeta(h blockHandle, block string) ([]byte, error) {
 // which is kept for the next read; a raw block is returned in the buffer
 // it was read into, which then belongs to the block. The returned block is
 // never modified by anyone, so entries may alias it.
-func (r *Reader) readData(i int, scratch *[]byte) ([]byte, error) {
+func (r *Reader) readData(i int, scratch *[]byte, fill bool) ([]byte, error) {
 	h := r.index[i].handle
 	if b := r.cache.get(r.fileNum, h.offset); b != nil {
 		return b, nil
@@ -231,7 +231,9 @@ func (r *Reader) readData(i int, scratch *[]byte) ([]byte, error) {
 	if _, err := checkBlock(b); err != nil {
 		return nil, r.corruption("data", int64(h.offset), err)
 	}
-	r.cache.set(r.fileNum, h.offset, b, charge)
+	if fill {
+		r.cache.set(r.fileNum, h.offset, b, charge)
+	}
 	return b, nil
 }
 
@@ -287,7 +289,12 @@ func (r *Reader) Get(key []byte, fn func(*Entry) bool) error {
 }
 
 // NewIter returns an iterator over the whole file, unpositioned.
-func (r *Reader) NewIter() *Iter { return &Iter{r: r, idx: -1} }
+func (r *Reader) NewIter() *Iter { return &Iter{r: r, idx: -1, fill: true} }
+
+// NewCompactionIter is NewIter for a reader that reads the file once, as a
+// compaction does: it uses blocks the cache holds but adds none, so that
+// it does not evict what queries read.
+func (r *Reader) NewCompactionIter() *Iter { return &Iter{r: r, idx: -1} }
 
 // Close closes the file and drops its blocks from the cache. Iterators must
 // be closed first.

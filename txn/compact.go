@@ -216,7 +216,7 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 	var iters []sstable.InternalIterator
 	var readBytes int64
 	for _, t := range inputs {
-		iters = append(iters, t.r.NewIter())
+		iters = append(iters, t.r.NewCompactionIter())
 		readBytes += t.meta.Size
 	}
 	merged := sstable.NewMergingIter(iters...)

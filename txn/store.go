@@ -66,7 +66,8 @@ type Options struct {
 	// replays stays bounded. Default 4 × MemtableSize.
 	MaxLogSize int64
 	// MaxFrozen is how many frozen memtables may await their flush before
-	// writers stall, once the mutable one is full too. Default 2.
+	// writers stall, once the mutable one is full too. Default 1: one
+	// memtable takes writes while the other flushes.
 	MaxFrozen int
 	// L0StopWrites stalls writers while L0 holds this many files, until
 	// compaction catches up. Default 20.
@@ -105,7 +106,7 @@ func (o *Options) fillDefaults() {
 		o.MaxLogSize = 4 * o.MemtableSize
 	}
 	if o.MaxFrozen <= 0 {
-		o.MaxFrozen = 2
+		o.MaxFrozen = 1
 	}
 	if o.L0StopWrites <= 0 {
 		o.L0StopWrites = 20

@@ -63,17 +63,24 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&cfg.auth, "auth", "scram-sha-256", "what clients must present with a password: scram-sha-256, md5, or password (cleartext)")
 	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "a PEM certificate (chain) to offer TLS with; needs --tls-key")
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
-	cfg.memtable, cfg.cache = 64<<20, 256<<20
+	cfg.memtable, cfg.cache, cfg.memoryLimit = 64<<20, 256<<20, -1
 	fs.Var((*byteSize)(&cfg.memtable), "memtable-size", "the memtable size at which it is flushed to an sstable (e.g. 64MiB)")
 	fs.Var((*byteSize)(&cfg.cache), "cache-size", "the block cache shared by all sstables (e.g. 256MiB)")
 	fs.DurationVar(&cfg.checkpointInterval, "checkpoint-interval", 0,
 		"flush the memtable at least this often; 0 derives it from --mtbf (see txn/checkpoint.go), else 5m")
+	fs.Var((*byteSize)(&cfg.memoryLimit), "memory-limit",
+		"a soft limit on the server's memory, which Go's collector works to keep (default: the cache, three memtables and 256MiB; "+
+			"0 for none; GOMEMLIMIT, if set, wins)")
+	fs.StringVar(&cfg.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
 	fs.DurationVar(&cfg.mtbf, "mtbf", 0, "the expected mean time between failures (e.g. 720h), from which the checkpoint interval is computed")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if cfg.password == "" {
 		cfg.password = os.Getenv("EPOCHDB_PASSWORD")
+	}
+	if cfg.memoryLimit < 0 {
+		cfg.memoryLimit = cfg.cache + 3*cfg.memtable + 256<<20
 	}
 	if err := serve(ctx, cfg, slog.New(slog.NewTextHandler(stderr, nil))); err != nil {
 		fmt.Fprintf(stderr, "epochdb: %v\n", err)

@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/epochdb/epochdb/pgwire"
@@ -21,6 +25,10 @@ type serveConfig struct {
 	auth     string // pgwire.Server.AuthMethod, used with a password
 	// tlsCert and tlsKey are PEM files; with both, clients may ask for TLS.
 	tlsCert, tlsKey string
+	// memoryLimit is the soft limit for Go's collector, 0 for none.
+	memoryLimit int64
+	// pprof, if set, is a loopback address to serve runtime profiles on.
+	pprof string
 	// The storage engine's shape.
 	memtable, cache          int64
 	checkpointInterval, mtbf time.Duration
@@ -48,6 +56,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	case cfg.tlsCert != "" || cfg.tlsKey != "":
 		return errors.New("--tls-cert and --tls-key go together")
+	}
+	// The engine's memory is bounded (the memtables, the block cache, the
+	// sessions' work_mem), but Go's collector lets the heap grow to twice
+	// what is live between collections; the soft limit makes it collect
+	// sooner instead, and hand freed memory back to the system.
+	if cfg.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(cfg.memoryLimit)
+		log.Info("epochdb: memory limit", "bytes", cfg.memoryLimit)
+	}
+	if cfg.pprof != "" {
+		if err := servePprof(cfg.pprof, log); err != nil {
+			return err
+		}
 	}
 	// Bind first: a second server on a busy port must fail before it
 	// touches the data directory.
@@ -111,4 +132,25 @@ func listenAddr(listen string, password bool) (*net.TCPAddr, error) {
 			"or listen on a loopback address such as 127.0.0.1:5433", listen)
 	}
 	return addr, nil
+}
+
+// servePprof serves net/http/pprof's profiles on addr, which must be a
+// loopback address: they show the server's memory and goroutines.
+func servePprof(addr string, log *slog.Logger) error {
+	a, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil || !a.IP.IsLoopback() {
+		return fmt.Errorf("--pprof %s: must be a loopback address", addr)
+	}
+	l, err := net.ListenTCP("tcp", a)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go func() { _ = http.Serve(l, mux) }()
+	log.Info("epochdb: serving runtime profiles", "addr", l.Addr().String())
+	return nil
 }
