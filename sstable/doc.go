@@ -151,6 +151,83 @@
 // block at once both read it and one copy is kept. A nil *Cache caches
 // nothing.
 //
+// # The manifest: one pointer decides which files count
+//
+// Which files make up the tree is the seed's manifest swap. A flush or a
+// compaction writes its files and fsyncs them, and they are then
+// physically in the directory; they count only once an Edit naming them is
+// published. The manifest (manifest.go) is an append-only file of CRC-framed
+// edits, and CURRENT is the pointer: one line naming the manifest and the
+// length of it that counts, with a checksum. Apply appends the edit and
+// fsyncs it, writes a new CURRENT beside the old, fsyncs that, renames it
+// over the old one and fsyncs the directory. The rename is the single
+// pointer move. Bytes of the manifest past the published length are there
+// after a crash and never read, exactly as a transaction's log entries
+// without a commit record are there and never replayed; below the length
+// every byte must be valid, and any damage refuses the open
+// (ErrCorruptManifest) rather than guess which files are live. Opening
+// starts a new manifest from a snapshot of the state, so the history
+// replayed at open stays short.
+//
+// An edit records the files added and removed with their key ranges,
+// sequence and timestamp ranges, entry counts and the transactions with
+// unresolved versions in them; the oldest log segment still needed; the
+// counters that must never move back (the next file number, the last
+// sequence number, the next transaction id, the last commit timestamp);
+// and the commits of transactions whose versions in files are unresolved
+// (txn's status table, the commit log of this design). File names are
+// never reused and the manifest describes every file without opening it,
+// so that a new replica can copy the immutable files the manifest names and
+// then the log after LogNum.
+//
+// # Compaction: leveled
+//
+// L0 holds flushed files, which may overlap, newest first; each deeper
+// level holds files with disjoint key ranges, and every version of a key
+// in a shallower level is newer than every version of it deeper down, so
+// a read takes the levels in order. Picker (compact.go) scores L0 by its
+// file count against L0Trigger and every other level by its bytes against
+// a target that grows by Multiplier per level, and compacts the most
+// overfull: all of L0 into L1 (all, or an older L0 file left behind would
+// end up read before the newer ones moved down), or the next file of a
+// level, round-robin by key, into the files it overlaps one level down. A
+// file that overlaps nothing below moves without a rewrite. When nothing
+// is due, a file whose unresolved writers have all ended is rewritten in
+// place, so that its versions resolve and their status entries go.
+//
+// What a compaction keeps of a key is txn's decision (keepVersions): it
+// drops versions of aborted writers and ended row locks, rewrites those of
+// committed writers as resolved, and keeps, below the newest version
+// committed at or before the oldest snapshot a reader holds or may take,
+// nothing: no snapshot can see past it. At the bottom, where no deeper file
+// holds the key, that version goes too if it is a tombstone. The files a
+// compaction replaces are retired to reclaim and deleted only once no
+// reader pinned at an older epoch, which may still be reading them, is
+// left.
+//
+// Leveled rather than tiered, measured (txn's TestAmplification: 1,000,000
+// keys of 16 bytes with 100-byte random values, loaded in random order and
+// then updated three times over, 4 MiB memtables, a 16 MiB L1):
+//
+//	                       after the load   after 3 update passes
+//	write amplification        7.9               14.8
+//	space amplification        1.03              1.16 (134 MB for 115 MB live)
+//	files a point read probes   ≤ 6 (at most 4 in L0, one per deeper level)
+//
+// Tiered (size-tiered, or RocksDB's universal compaction) merges runs of
+// similar size and writes each byte fewer times, typically a third to a
+// half of leveled's write amplification; but until a merge it keeps several
+// versions of a row in as many runs, so its space amplification reaches 2
+// and more under updates (RocksDB's documentation puts universal
+// compaction's worst case at 2× and leveled's at about 1.1×), a merge of
+// the largest runs needs as much free space again, and a point read
+// probes every run. epochdb's workloads are OLTP updates of rows that
+// readers look up by key: the space bound (within 2× of a fresh copy after
+// repeated updates) and the point-read cost decide, and leveled holds both.
+// The write amplification is the price, paid in background CPU on the
+// compaction goroutine, which writers feel only as a stall when L0 passes
+// L0StopWrites.
+//
 // # File format
 //
 // All integers are little-endian; "uvarint" is encoding/binary's.

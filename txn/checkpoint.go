@@ -45,6 +45,7 @@ type checkpointer struct {
 
 	flushCost   time.Duration // C: the last flush's wall time
 	flushBytes  int64         // the last flush's file size
+	flushedSum  int64         // every flush's
 	flushes     int64
 	lastFlush   time.Time
 	replaySpeed float64 // v, bytes per second
@@ -74,6 +75,7 @@ func (c *checkpointer) flushed(d time.Duration, n int64) {
 	defer c.mu.Unlock()
 	c.flushCost, c.flushBytes, c.lastFlush = d, n, time.Now()
 	c.flushes++
+	c.flushedSum += n
 }
 
 // sampleLocked updates the smoothed write rate.
@@ -131,6 +133,7 @@ type CheckpointStats struct {
 	LastFlushBytes int64
 	LastFlush      time.Time
 	Flushes        int64
+	FlushedBytes   int64
 	// WriteRate is the log's recent write rate, bytes per second (w), and
 	// ReplaySpeed the replay speed (v), Measured at the last open or
 	// assumed.
@@ -154,7 +157,7 @@ func (c *checkpointer) stats() CheckpointStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return CheckpointStats{
-		LastFlushCost: c.flushCost, LastFlushBytes: c.flushBytes, LastFlush: c.lastFlush, Flushes: c.flushes,
+		LastFlushCost: c.flushCost, LastFlushBytes: c.flushBytes, LastFlush: c.lastFlush, Flushes: c.flushes, FlushedBytes: c.flushedSum,
 		WriteRate: c.writeRate, ReplaySpeed: c.replaySpeed, ReplayMeasured: c.measured,
 		MTBF: c.mtbf, Recommended: c.recommendedLocked(), Configured: c.set, InForce: in,
 	}

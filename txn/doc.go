@@ -1,6 +1,6 @@
 // Package txn is the transaction layer: the Store that ties the write-ahead
-// log, the memtable and the reclaim manager together, and the Tx through
-// which everything above reads and writes.
+// log, the memtables, the sstables and the reclaim manager together, and
+// the Tx through which everything above reads and writes.
 //
 // # One flip decides
 //
@@ -32,10 +32,60 @@
 //
 // The status table maps an in-progress transaction's id to its state; lock
 // waiters and the deadlock detector use it. Once a transaction ends, its
-// versions resolve through their Status pointer, which holds the outcome, so
-// the table need not keep it. When sstables let provisional versions outlive
-// memory, their statuses will be persisted the same way PostgreSQL keeps its
-// commit log, until compaction rewrites the versions as resolved.
+// versions in memory resolve through their Status pointer, which holds the
+// outcome.
+//
+// Versions also outlive memory. A flush writes each version of a writer
+// that has ended resolved, with its commit timestamp, and each version of
+// a writer still in progress as it is: unresolved, naming the
+// (sub)transaction and its statement number. pgbench -i loads twenty
+// million rows in one transaction, which must not be held in memory until
+// it commits. A reader of an unresolved version asks status.go's table,
+// whose entry is the very Status the writer's commit flips, so the one flip
+// still publishes every version at once, in memory and in files alike, and
+// a flushed provisional version is still its row's write lock. The table
+// keeps an entry while any live file holds an unresolved version of its
+// transaction, and the entry's outcome is durable while it lives, as
+// PostgreSQL's commit log is: the log holds the commit record until a
+// manifest edit records the commit, and the manifest keeps it until
+// compaction has rewritten every such version resolved and the last file
+// holding one is deleted. A transaction with unresolved versions and no
+// recorded commit never committed (after a crash, it was in progress).
+//
+// # Where versions live
+//
+// A key's versions are, newest first, in the mutable memtable, in the
+// frozen memtables awaiting their flush, and in the files, L0 newest first
+// and then each deeper level. A walker (versions.go) steps through them in
+// that order, looking the key up in an older source only when the newer
+// ones did not decide, and every decision above — a snapshot's read, a
+// write's base, a row lock, ScanLatest, SERIALIZABLE's check — reads
+// through it. Writers lock a key's row in the mutable memtable, holding
+// memMu shared so that the swap of the mutable memtable (exclusive) cannot
+// split two writers of one key across two rows.
+//
+// A flush (flush.go) cuts the log (wal.Writer.Rotate), then freezes the
+// mutable memtable; writes its versions to a file; publishes the file, the
+// log's new start and the pending commits in one manifest edit; swaps the
+// frozen memtable for the file in the read state; and deletes the log
+// before the cut. The log before the cut holds nothing the files lack,
+// even a transaction still in progress: its versions pushed before the
+// freeze are in the file, and its entries for later ones are after the
+// cut. A memtable is frozen when it is full, or when the log since the last
+// freeze passes MaxLogSize, or on the checkpoint interval (checkpoint.go),
+// which follows the seed's C/I + I/(2·MTBF) with the redone work measured
+// as replay time. Writers stall, never fail, while MaxFrozen memtables
+// await their flush, while a freeze is late, or while L0 holds too many
+// files: memory and the log a crash replays stay bounded.
+//
+// Compaction (compact.go) merges files down the levels and keeps of each
+// key what a snapshot at or after the horizon — the oldest snapshot a
+// pinned reader reads at, from reclaim's OldestTS — can see. The files it
+// replaces are retired to reclaim (RetireFile): a reader pinned at or
+// before the retirement may hold the old file set and is reading it, so a
+// file is closed and deleted only once every such reader has unpinned.
+// Until then epochdb_stat_reclaim charges its bytes to the oldest pin that
+// holds it.
 //
 // # Isolation
 //
@@ -76,13 +126,21 @@
 //
 // # Recovery
 //
-// Open scans the log twice. The first pass finds the commit records — the
-// only thing that decides — and where the log ends, and truncates a torn
-// tail. The second pass installs the entries of committed transactions in
-// log order, keeping for each key the version with the newest commit
-// timestamp, and ignores every other entry, though it is physically present. New transaction ids and timestamps continue above
-// everything the log holds, so an old uncommitted entry can never be adopted
-// by a new transaction that reuses its id.
+// Open reads the manifest (the files that count, the log's start, the
+// recorded commits), opens its files and deletes what no edit published:
+// files of a flush or compaction the crash cut short. It then scans the log
+// from the manifest's start twice. The first pass finds the commit records
+// — the only thing that decides — and where the log ends, and truncates a
+// torn tail; the commits found resolve, with the manifest's, the
+// unresolved versions in the files. The second pass installs the entries
+// of committed transactions in log order, keeping for each key the version
+// with the newest commit timestamp, and ignores every other entry, though
+// it is physically present. A version both in a file and in the log after
+// the cut (a transaction still running at the flush) is the same version
+// twice, and the newer copy wins. New transaction ids, sequence numbers and
+// timestamps continue above everything the manifest and the log hold, so an
+// old uncommitted entry can never be adopted by a new transaction that
+// reuses its id. Open logs its progress at least every two seconds.
 //
 // # Reclamation
 //

@@ -400,3 +400,88 @@ func TestReopenKeepsFiles(t *testing.T) {
 		t.Fatal("the test wrote to the real file system")
 	}
 }
+
+var ampRows = flag.Int("amp-rows", 0, "run TestAmplification with this many rows (0 skips it)")
+
+// TestAmplification measures the tree's write, space and read
+// amplification under random inserts and then random updates of every
+// row; sstable/doc.go quotes its figures. Run it with -amp-rows 1000000.
+func TestAmplification(t *testing.T) {
+	if *ampRows == 0 {
+		t.Skip("set -amp-rows")
+	}
+	rows := *ampRows
+	opts := Options{MemtableSize: 4 << 20, Compaction: CompactionOptions{LevelBase: 16 << 20, TargetFileSize: 4 << 20}}
+	fs := vfs.NewMem()
+	opts.FS = fs
+	opts.WAL.NoSync = true
+	s, err := Open("/db", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	rng := newRand(1)
+	val := make([]byte, 100)
+	var user int64
+	readAmp := 0
+	pass := func(p int) {
+		perm := rng.Perm(rows)
+		for i := 0; i < rows; i += 1000 {
+			tx := s.Begin(ReadCommitted)
+			for _, r := range perm[i:min(i+1000, rows)] {
+				k := []byte(fmt.Sprintf("%016d", r))
+				for j := range val {
+					val[j] = byte(rng.Uint32())
+				}
+				if err := tx.Put(ctx, k, val); err != nil {
+					t.Fatal(err)
+				}
+				user += int64(len(k) + len(val))
+			}
+			mustCommit(t, tx)
+			if i%50000 == 0 {
+				st := s.Stats()
+				n := st.Levels[0].Files
+				for _, l := range st.Levels[1:] {
+					if l.Files > 0 {
+						n++
+					}
+				}
+				readAmp = max(readAmp, n)
+			}
+		}
+	}
+	for p := range 4 {
+		pass(p)
+		st := s.Stats()
+		var size int64
+		for _, l := range st.Levels {
+			size += l.Bytes
+		}
+		var levels []string
+		for l, ls := range st.Levels {
+			if ls.Files > 0 {
+				levels = append(levels, fmt.Sprintf("L%d %d files %d MB", l, ls.Files, ls.Bytes>>20))
+			}
+		}
+		t.Logf("after pass %d: user bytes %d MB, flushed %d MB in %d flushes, compactions wrote %d MB (write amp %.1f), on disk %d MB: %s",
+			p, user>>20, st.Checkpoint.FlushedBytes>>20, st.Checkpoint.Flushes, st.Compaction.BytesWritten>>20,
+			float64(st.Checkpoint.FlushedBytes+st.Compaction.BytesWritten)/float64(user), size>>20, strings.Join(levels, ", "))
+	}
+	st := s.Stats()
+	var before int64
+	for _, l := range st.Levels {
+		before += l.Bytes
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	st = s.Stats()
+	var after int64
+	for _, l := range st.Levels {
+		after += l.Bytes
+	}
+	t.Logf("read amp (files a point read may probe) at most %d; on disk %d MB before a full compaction, %d MB after: space amp %.2f",
+		readAmp, before>>20, after>>20, float64(before)/float64(after))
+}
