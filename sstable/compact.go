@@ -84,10 +84,11 @@ func (p *Picker) Score(v *Version, l int) float64 {
 }
 
 // Pick returns the next compaction the tree needs, or nil. The most
-// overfull level goes first. When no level is due, a file whose
-// unresolved writers have all ended (stale reports it) is rewritten in
-// place, so that its versions resolve and their status entries can go.
-func (p *Picker) Pick(v *Version, stale func(*FileMeta) bool) *Compaction {
+// overfull level goes first. When no level is due, a file that rewrite
+// reports (one whose unresolved writers have all ended, so that its
+// versions would resolve and their status entries go, or one that holds
+// a dropped range) is rewritten in place.
+func (p *Picker) Pick(v *Version, rewrite func(*FileMeta) bool) *Compaction {
 	best, bestScore := -1, 1.0
 	for l := 0; l < NumLevels-1; l++ {
 		if s := p.Score(v, l); s >= bestScore {
@@ -102,7 +103,7 @@ func (p *Picker) Pick(v *Version, stale func(*FileMeta) bool) *Compaction {
 	}
 	for l := range NumLevels {
 		for _, f := range v.Levels[l] {
-			if len(f.Unresolved) > 0 && stale(f) {
+			if rewrite(f) {
 				c := &Compaction{Level: l, Output: l, Reason: "resolve"}
 				c.Inputs[0] = []*FileMeta{f}
 				if l == 0 {
@@ -154,6 +155,14 @@ func (p *Picker) pickLevel(v *Version, l int) *Compaction {
 // level's data down one level at a time (a level skipped would leave newer
 // versions below older ones) until one level holds it all; nil when done.
 func (p *Picker) All(v *Version) *Compaction {
+	if len(v.Levels[0]) > 0 {
+		// L0's files overlap: they are only ever merged all together, and
+		// into L1 (an L0 file compacted on its own could drop a tombstone
+		// that hides an older L0 file's version).
+		c := p.pickL0(v)
+		c.Reason = "manual"
+		return c
+	}
 	last := 0
 	for l := range NumLevels {
 		if len(v.Levels[l]) > 0 {
@@ -175,7 +184,8 @@ func (p *Picker) All(v *Version) *Compaction {
 }
 
 // Overlaps reports whether any file of v deeper than level l may hold key:
-// if none does, a tombstone compacted into l hides nothing and can go.
+// if none does, a tombstone compacted into l (l >= 1) hides nothing and can
+// go. Compactions never write to L0, whose own files a tombstone may hide.
 func (v *Version) Overlaps(l int, key []byte) bool {
 	for d := l + 1; d < NumLevels; d++ {
 		files := v.Levels[d]

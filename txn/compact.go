@@ -119,11 +119,14 @@ func (s *Store) Compact() error {
 	}
 	// One pass over the files of the level that now holds everything, for
 	// what moves down without a merge kept: versions under newer ones,
-	// tombstones, provisional versions since resolved.
+	// tombstones, provisional versions since resolved, dropped ranges.
 	for l, files := range s.state.Load().files.levels {
+		if l == 0 {
+			continue // All left nothing there but what flushes added since
+		}
 		for _, t := range files {
 			m := t.meta
-			if m.Shadowed == 0 && m.Tombstones == 0 && (len(m.Unresolved) == 0 || !s.stale(m)) {
+			if m.Shadowed == 0 && m.Tombstones == 0 && !s.needsRewrite(m) {
 				continue
 			}
 			c := &sstable.Compaction{Level: l, Output: l, Reason: "manual rewrite"}
@@ -179,12 +182,33 @@ func (s *Store) compactOnce(all bool) (bool, error) {
 	if all {
 		c = s.compactor.picker.All(v)
 	} else {
-		c = s.compactor.picker.Pick(v, s.stale)
+		c = s.compactor.picker.Pick(v, s.needsRewrite)
 	}
 	if c == nil {
 		return false, nil
 	}
 	return true, s.runCompaction(c)
+}
+
+// needsRewrite reports whether rewriting f alone would drop something: it
+// holds unresolved versions whose writers have all ended, or it meets a
+// dropped range that was not yet in force when it was written.
+func (s *Store) needsRewrite(f *sstable.FileMeta) bool {
+	if len(f.Unresolved) > 0 && s.stale(f) {
+		return true
+	}
+	horizon := s.epochs.OldestTS(s.visible.Load())
+	if len(s.drops.effective(horizon, f.SmallestKey, f.LargestKey)) == 0 {
+		return false
+	}
+	for _, files := range s.state.Load().files.levels {
+		for _, t := range files {
+			if t.meta.Num == f.Num {
+				return t.dropsApplied < s.drops.count(horizon)
+			}
+		}
+	}
+	return false
 }
 
 // stale reports whether every writer of f's unresolved versions has
@@ -213,6 +237,9 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 	// What every snapshot still to come, and every pinned reader, may
 	// need: visible is read before the reclaim manager is asked.
 	horizon := s.epochs.OldestTS(s.visible.Load())
+	lo, hi := inputRange(inputs)
+	droppedRanges := s.drops.effective(horizon, lo, hi)
+	dropsApplied := s.drops.count(horizon)
 	var iters []sstable.InternalIterator
 	var readBytes int64
 	for _, t := range inputs {
@@ -244,6 +271,7 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 		}
 		if t != nil {
 			t.meta.Shadowed = shadowed
+			t.dropsApplied = dropsApplied
 			outputs = append(outputs, t)
 		}
 		shadowed = 0
@@ -261,7 +289,7 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 	v := rs.files.version()
 	emit := func() error {
 		bottom := !v.Overlaps(c.Output, key)
-		kept, sh, d, r := s.keepVersions(versions, horizon, bottom, held)
+		kept, sh, d, r := s.keepVersions(versions, horizon, droppedAt(droppedRanges, key), bottom, held)
 		dropped += d
 		resolved += r
 		if len(kept) == 0 {
@@ -337,12 +365,14 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 //   - below the newest version committed at or before the horizon (the
 //     oldest snapshot a reader holds or will take), every version goes: no
 //     snapshot can see past it. That version goes too if it is a tombstone
-//     and no deeper file holds the key (bottom).
+//     and no deeper file holds the key (bottom);
+//   - a version committed at or before dropTS, when the key is in a range
+//     that DropRange gave up at dropTS (at or before the horizon), goes.
 //
 // Versions of writers in progress stay as they are, and their statuses are
 // added to held. It returns the versions kept, the bytes of kept ones
 // under a newer committed version, and the counts dropped and resolved.
-func (s *Store) keepVersions(vs []sstable.Entry, horizon uint64, bottom bool,
+func (s *Store) keepVersions(vs []sstable.Entry, horizon, dropTS uint64, bottom bool,
 	held map[uint64]*memtable.Status) (kept []sstable.Entry, shadowed, dropped, resolved int64) {
 	out := vs[:0]
 	settled := false
@@ -371,6 +401,10 @@ func (s *Store) keepVersions(vs []sstable.Entry, horizon uint64, bottom bool,
 			}
 		} else if e.Kind == sstable.KindLock {
 			dropped++ // resolved locks mean nothing
+			continue
+		}
+		if dropTS != 0 && e.TS <= dropTS {
+			dropped++
 			continue
 		}
 		if e.TS <= horizon {
@@ -410,8 +444,16 @@ func (s *Store) publishCompaction(c *sstable.Compaction, inputs, outputs []*tabl
 	for _, t := range moved {
 		edit.Added = append(edit.Added, sstable.AddedFile{Level: c.Output, Meta: t.meta})
 	}
-	if len(held) > 0 {
-		s.statuses.hold(held)
+	// Each output holds the statuses of its own unresolved writers: a
+	// file's deletion releases one hold for each id it names.
+	for _, t := range outputs {
+		sts := make(map[uint64]*memtable.Status, len(t.meta.Unresolved))
+		for _, id := range t.meta.Unresolved {
+			if sts[id] = held[id]; sts[id] == nil {
+				sts[id] = s.statuses.lookup(id)
+			}
+		}
+		s.statuses.hold(sts)
 	}
 	s.editMu.Lock()
 	err := s.applyEdit(edit)
@@ -515,6 +557,19 @@ func (cs *compactor) closeRetired() {
 		}
 	}
 	cs.retired, cs.deletable = nil, nil
+}
+
+// inputRange is the smallest and largest key of a compaction's inputs.
+func inputRange(inputs []*table) (lo, hi []byte) {
+	for _, t := range inputs {
+		if lo == nil || bytes.Compare(t.meta.SmallestKey, lo) < 0 {
+			lo = t.meta.SmallestKey
+		}
+		if hi == nil || bytes.Compare(t.meta.LargestKey, hi) > 0 {
+			hi = t.meta.LargestKey
+		}
+	}
+	return lo, hi
 }
 
 // version describes fs as the manifest would.

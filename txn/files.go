@@ -18,6 +18,10 @@ const (
 type table struct {
 	meta *sstable.FileMeta
 	r    *sstable.Reader
+	// dropsApplied is how many dropped ranges were in force when a
+	// compaction wrote the file; a file written with fewer may hold
+	// versions of a range dropped since (see needsRewrite).
+	dropsApplied int
 }
 
 func (t *table) covers(key []byte) bool {

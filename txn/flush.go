@@ -160,8 +160,11 @@ func (s *Store) flushFrozen() error {
 // by its size, or by the log written since the last freeze.
 func (s *Store) memtableFull() bool {
 	mem := s.state.Load().mem
-	return mem.Size() >= s.opts.MemtableSize ||
-		(int64(s.log.Stats().Bytes-s.lastCut.Load()) >= s.opts.MaxLogSize && mem.Len() > 0)
+	// The log alone is reason enough, even with the memtable empty: a
+	// large transaction's entries can follow the cut of the memtable that
+	// holds its versions, and freezing an empty memtable moves the log's
+	// start past them.
+	return mem.Size() >= s.opts.MemtableSize || int64(s.log.Stats().Bytes-s.lastCut.Load()) >= s.opts.MaxLogSize
 }
 
 // rotate is step 1 of a flush.

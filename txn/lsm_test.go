@@ -5,7 +5,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -484,4 +486,246 @@ func TestAmplification(t *testing.T) {
 	}
 	t.Logf("read amp (files a point read may probe) at most %d; on disk %d MB before a full compaction, %d MB after: space amp %.2f",
 		readAmp, before>>20, after>>20, float64(before)/float64(after))
+}
+
+func entriesIn(s *Store) (n uint64) {
+	for _, f := range s.Files() {
+		if !f.Retired {
+			n += f.Meta.Entries
+		}
+	}
+	return n
+}
+
+// DropRange gives up a range with one record: snapshots older than its
+// commit still read the range, compaction then removes it whole, a
+// rollback (to a savepoint too) keeps it, and the drop survives a crash.
+func TestDropRange(t *testing.T) {
+	s, fs := newMemStore(t, smallTree())
+	ctx := context.Background()
+	tx := s.Begin(ReadCommitted)
+	for i := range 3000 {
+		_ = tx.Put(ctx, []byte(fmt.Sprintf("a/%05d", i)), []byte(strings.Repeat("x", 20)))
+	}
+	for i := range 100 {
+		_ = tx.Put(ctx, []byte(fmt.Sprintf("b/%05d", i)), []byte("keep"))
+	}
+	mustCommit(t, tx)
+	w := s.Begin(ReadCommitted)
+	if err := w.Put(ctx, []byte{0xff, 'x'}, []byte("v")); !errors.Is(err, ErrReservedKey) {
+		t.Fatalf("a write to a reserved key: %v, want ErrReservedKey", err)
+	}
+	_ = w.Rollback()
+
+	// Rolled back, whole or to a savepoint: nothing is given up.
+	rb := s.Begin(ReadCommitted)
+	_ = rb.DropRange(ctx, []byte("b/"), []byte("b0"))
+	_ = rb.Rollback()
+	sp := s.Begin(ReadCommitted)
+	depth, _ := sp.Savepoint()
+	_ = sp.DropRange(ctx, []byte("b/"), []byte("b0"))
+	_ = sp.RollbackTo(depth)
+	mustCommit(t, sp)
+
+	old := s.Begin(RepeatableRead)
+	d := s.Begin(ReadCommitted)
+	if err := d.DropRange(ctx, []byte("a/"), []byte("a0")); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, d)
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_ = old.Scan([]byte("a/"), []byte("a0"), func(_, _ []byte) bool { n++; return true })
+	if n != 3000 {
+		t.Fatalf("a snapshot older than the drop reads %d of its 3000 rows after a compaction", n)
+	}
+	_ = old.Rollback()
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if got := entriesIn(s); got > 110 {
+		t.Fatalf("%d entries in files after the drop and a compaction; want the 100 kept and the drop records", got)
+	}
+	r := s.Begin(ReadCommitted)
+	if got := scanAll(t, r); len(got) != 100+1 {
+		t.Fatalf("%d keys left; want b's 100 and the drop record", len(got))
+	}
+	_ = r.Rollback()
+
+	// A drop committed just before a crash is still in force after it.
+	d = s.Begin(ReadCommitted)
+	_ = d.DropRange(ctx, []byte("b/"), []byte("b0"))
+	mustCommit(t, d)
+	opts := smallTree()
+	opts.FS = fs.CrashClone(vfs.CrashOptions{})
+	s2, err := Open("/db", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if got := entriesIn(s2); got > 5 {
+		t.Fatalf("%d entries after a crash and a compaction; the recovered drop should remove b's rows", got)
+	}
+}
+
+var modelSeeds = flag.Int("model-seeds", 30, "seeds of TestLSMModel")
+
+// TestLSMModel runs random transactions — large ones whose provisional
+// versions reach files, rollbacks whole and to savepoints, deletes — on a
+// store with tiny memtables and levels, flushing, compacting, reopening and
+// crashing it at random, and checks every read against a model of what
+// committed. REPEATABLE READ snapshots taken along the way must keep
+// reading exactly what they read when they began.
+func TestLSMModel(t *testing.T) {
+	for seed := range *modelSeeds {
+		t.Run(strconv.Itoa(seed), func(t *testing.T) { runModelSeed(t, uint64(seed)) })
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func runModelSeed(t *testing.T, seed uint64) {
+	rng := newRand(seed)
+	fs := vfs.NewMem()
+	opts := Options{
+		FS:           fs,
+		MemtableSize: []int64{1 << 10, 4 << 10, 32 << 10}[rng.IntN(3)],
+		Compaction: CompactionOptions{L0Trigger: 2 + rng.IntN(3), LevelBase: 8 << 10, Multiplier: 2 + rng.IntN(3),
+			TargetFileSize: []int64{1 << 10, 4 << 10}[rng.IntN(2)]},
+		CacheSize: []int64{-1, 64 << 10}[rng.IntN(2)],
+	}
+	opts.WAL.NoPreallocate = true
+	s, err := Open("/db", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	model := map[string]string{}
+	type snap struct {
+		tx   *Tx
+		want map[string]string
+	}
+	var snaps []snap
+	const keys = 600
+	for round := range 60 {
+		tx := s.Begin(ReadCommitted)
+		pending := map[string]*string{}
+		n := 1 + rng.IntN(20)
+		if rng.IntN(6) == 0 {
+			n = 200 + rng.IntN(400) // large: reaches files before it commits
+		}
+		var sp int
+		var spPending map[string]*string
+		for i := range n {
+			if i == n/2 && rng.IntN(3) == 0 {
+				sp, _ = tx.Savepoint()
+				spPending = map[string]*string{}
+				for k, v := range pending {
+					spPending[k] = v
+				}
+			}
+			k := fmt.Sprintf("k%04d", rng.IntN(keys))
+			if rng.IntN(5) == 0 {
+				if err := tx.Delete(ctx, []byte(k)); err != nil {
+					t.Fatal(err)
+				}
+				pending[k] = nil
+			} else {
+				v := fmt.Sprintf("%d.%d.%s", round, i, strings.Repeat("v", rng.IntN(30)))
+				if err := tx.Put(ctx, []byte(k), []byte(v)); err != nil {
+					t.Fatal(err)
+				}
+				pending[k] = &v
+			}
+		}
+		if spPending != nil && rng.IntN(2) == 0 {
+			if err := tx.RollbackTo(sp); err != nil {
+				t.Fatal(err)
+			}
+			pending = spPending
+		}
+		if rng.IntN(8) == 0 {
+			_ = tx.Rollback()
+		} else {
+			mustCommit(t, tx)
+			for k, v := range pending {
+				if v == nil {
+					delete(model, k)
+				} else {
+					model[k] = *v
+				}
+			}
+		}
+		switch rng.IntN(10) {
+		case 0:
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if err := s.Compact(); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			snaps = append(snaps, snap{s.Begin(RepeatableRead), maps.Clone(model)})
+		case 3:
+			// Reopen, cleanly or after a crash; open snapshots end.
+			for _, sn := range snaps {
+				_ = sn.tx.Rollback()
+			}
+			snaps = nil
+			crash := rng.IntN(2) == 0
+			if !crash {
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				fs = fs.CrashClone(vfs.CrashOptions{})
+				_ = s.Close()
+			}
+			opts.FS = fs
+			if s, err = Open("/db", opts); err != nil {
+				t.Fatalf("seed %d round %d: reopen (crash %v): %v", seed, round, crash, err)
+			}
+		}
+		check := func(tx *Tx, want map[string]string, what string) {
+			got := scanAll(t, tx)
+			for k, v := range want {
+				if got[k] != v {
+					t.Fatalf("seed %d round %d: %s: %s = %q, want %q", seed, round, what, k, got[k], v)
+				}
+			}
+			if len(got) != len(want) {
+				var extra []string
+				for k := range got {
+					if _, ok := want[k]; !ok {
+						extra = append(extra, k+"="+got[k])
+					}
+				}
+				t.Fatalf("seed %d round %d: %s: %d keys, want %d; extra %v", seed, round, what, len(got), len(want), extra[:min(5, len(extra))])
+			}
+			for range 20 {
+				k := fmt.Sprintf("k%04d", rng.IntN(keys))
+				v, ok, err := tx.Get([]byte(k))
+				if err != nil || ok != (want[k] != "") || string(v) != want[k] {
+					t.Fatalf("seed %d round %d: %s: Get(%s) = %q, %v, %v; want %q", seed, round, what, k, v, ok, err, want[k])
+				}
+			}
+		}
+		r := s.Begin(ReadCommitted)
+		check(r, model, "the latest state")
+		_ = r.Rollback()
+		for _, sn := range snaps {
+			check(sn.tx, sn.want, "an older snapshot")
+		}
+	}
+	for _, sn := range snaps {
+		_ = sn.tx.Rollback()
+	}
 }

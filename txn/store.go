@@ -166,6 +166,9 @@ type Store struct {
 	compactMu sync.Mutex
 	compactor compactor
 
+	// drops are the committed dropped ranges (DropRange).
+	drops drops
+
 	checkpoints *checkpointer
 	// loggedInterval is the checkpoint interval last logged; the
 	// maintenance goroutine owns it.
@@ -402,6 +405,9 @@ func (s *Store) recover(st *sstable.State) (uint64, error) {
 		return 0, errors.Wrap(err, "replaying the write-ahead log")
 	}
 	s.replayed.bytes, s.replayed.took = progress.done()
+	if err := s.loadDrops(); err != nil {
+		return 0, errors.Wrap(err, "reading the dropped ranges")
+	}
 	// No reader exists yet, so a row whose newest version is a tombstone
 	// that hides nothing can go.
 	var dead []*memtable.Row

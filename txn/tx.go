@@ -83,6 +83,8 @@ type Tx struct {
 	streamed bool   // some entries went to the log before the commit record
 	commitTS uint64 // set in the log's build hook
 	ended    bool
+	// drops are the ranges given up by DropRange.
+	drops []droppedRange
 	// reads are the key ranges a SERIALIZABLE transaction read through
 	// its snapshot, for Commit to check, except while untracked.
 	reads     []readRange
@@ -401,8 +403,13 @@ func (tx *Tx) Delete(ctx context.Context, key []byte) error {
 // committed version newer than the snapshot fails with ErrSerialization.
 // fn runs with the row locked and must not touch the store.
 func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	if reserved(key) {
+		return ErrReservedKey
+	}
 	return tx.mutate(ctx, key, fn, (*memtable.Memtable).Lock, false, false)
 }
+
+func reserved(key []byte) bool { return len(key) > 0 && key[0] == storePrefix }
 
 // MutateNew is Mutate for a key the caller expects to be new, such as a
 // fresh row id or the primary key of an INSERT. It costs less when the key
@@ -411,6 +418,9 @@ func (tx *Tx) Mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 // only a write waits for the lock (an INSERT that meets an existing,
 // locked row fails or does nothing at once, as in PostgreSQL).
 func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	if reserved(key) {
+		return ErrReservedKey
+	}
 	return tx.mutate(ctx, key, fn, (*memtable.Memtable).LockNew, true, false)
 }
 
@@ -419,6 +429,9 @@ func (tx *Tx) MutateNew(ctx context.Context, key []byte, fn func(cur []byte, exi
 // part of the statement in progress (see StatementPart) already wrote key,
 // it calls no fn, writes nothing and returns ErrWrittenByStatement.
 func (tx *Tx) MutateOnce(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	if reserved(key) {
+		return ErrReservedKey
+	}
 	return tx.mutate(ctx, key, fn, (*memtable.Memtable).Lock, false, true)
 }
 
@@ -649,6 +662,7 @@ func (tx *Tx) Commit() error {
 	for _, o := range obsolete {
 		s.epochs.RetireSpan(o.born, o.bytes, o.free)
 	}
+	tx.publishDrops()
 	if int64(s.log.Stats().Bytes-s.lastCut.Load()) >= s.opts.MaxLogSize {
 		s.requestRotate()
 	}
