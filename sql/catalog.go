@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -532,22 +533,20 @@ func (d *ddl) deleteData(ctx context.Context, dataID uint32) error {
 	return d.deleteRange(ctx, indexPrefix(dataID, 0)[:5])
 }
 
-// deleteRange deletes every key that starts with prefix.
+// deleteRange deletes every key that starts with prefix, a batch of keys
+// at a time: the scan, at the statement's snapshot, does not see the
+// deletions, and resumes after the batch's last key.
 func (d *ddl) deleteRange(ctx context.Context, prefix []byte) error {
-	start, end := prefix, prefixEnd(prefix)
-	var keys [][]byte
-	if err := d.tx.Scan(start, end, func(k, _ []byte) bool {
-		keys = append(keys, append([]byte(nil), k...))
-		return true
-	}); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := d.tx.Delete(ctx, k); err != nil {
+	scan := &kvScan{tx: d.tx, start: prefix, end: prefixEnd(prefix)}
+	for {
+		e, ok, err := scan.nextKV()
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.tx.Delete(ctx, bytes.Clone(e.k)); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // sequences hands out sequence values. PostgreSQL's nextval is not

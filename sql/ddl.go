@@ -831,16 +831,6 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 		}
 		t.RowIDSeq = 0
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
-	scan := &tableScan{t: old, access: access{kind: "seq"}}
-	it, err := scan.open(x)
-	if err != nil {
-		return err
-	}
-	rows, err := drain(it)
-	if err != nil {
-		return err
-	}
 	defaults := make([]expr, len(fill))
 	for i, ci := range fill {
 		if t.Columns[ci].Default == "" {
@@ -850,8 +840,29 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 			return err
 		}
 	}
-	for _, r := range rows {
-		row := make([]any, len(t.Columns)+1)
+	// Row by row from the old data id to the new: the two never share a
+	// key, so the scan goes on undisturbed by the writes.
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	defer x.closeTemps()
+	scan := &tableScan{t: old, access: access{kind: "seq"}}
+	it, err := scan.open(x)
+	if err != nil {
+		return err
+	}
+	defer it.close()
+	row := make([]any, len(t.Columns)+1) // reused: insertRow keeps no row
+	for {
+		r, err := it.next()
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			break
+		}
+		if modifyHook != nil {
+			modifyHook()
+		}
+		clear(row)
 		copy(row, r[:len(r)-1])
 		for _, c := range conv {
 			if row[c.col], err = c.e.eval(x.env(r)); err != nil {

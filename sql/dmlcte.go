@@ -84,7 +84,10 @@ func (p *dmlCTEPlan) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sliceIter{rows: rows}, nil
+	if rows == nil {
+		return &sliceIter{}, nil
+	}
+	return storeRows(rows), nil
 }
 
 // finishDML runs the data-modifying WITH queries that the main statement

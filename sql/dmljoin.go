@@ -84,13 +84,18 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 	if err != nil {
 		return err
 	}
-	candidates, err := drain(&filterIter{in: it, x: x, pred: trueIfNil(m.where)})
-	if err != nil {
-		return err
-	}
+	// As in modifyRows, the candidates are written as the join finds them.
+	candidates := &filterIter{in: it, x: x, pred: trueIfNil(m.where)}
+	defer candidates.close()
 	t, width := m.t, m.width
-	seen := make(map[string]bool, len(candidates))
-	for _, cand := range candidates {
+	// The keys of the target rows written: one key each, not a row (a
+	// target row's matches need not come one after another).
+	seen := make(map[string]bool)
+	for {
+		cand, err := candidates.next()
+		if err != nil || cand == nil {
+			return err
+		}
 		key := cand[len(t.Columns)].([]byte)
 		if seen[string(key)] {
 			continue // a target row is written once, with its first match
@@ -109,10 +114,9 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 		if update != nil {
 			up = func(old []any) ([]any, error) { return update(join(old)) }
 		}
-		err := s.modifyRow(x, t, key, true, pred, up, func(row []any) error { return done(join(row)) })
+		err = s.modifyRow(x, t, key, true, pred, up, func(row []any) error { return done(join(row)) })
 		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
 			return err
 		}
 	}
-	return nil
 }

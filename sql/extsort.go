@@ -1,0 +1,288 @@
+package sql
+
+// sorter is an external merge sort, stable, bounded by work_mem. Rows are
+// gathered in memory until their estimated size passes work_mem; then
+// they are sorted and written to a temporary file as a run, and the
+// gathering starts again. At the end, rows that all fit are sorted in
+// memory and never touch a file; otherwise the last rows become a run
+// too, and the runs are merged by a heap that breaks ties by run number,
+// earlier first. A run holds rows that came before every row of a later
+// run, so the merge keeps equal rows in their input order, as the
+// in-memory sort does. Too many runs to read at once (each reader has a
+// buffer, and an open file) are merged a group at a time into longer
+// runs first.
+type sorter struct {
+	x     *execCtx
+	cmp   func(a, b []any) int
+	limit int64
+	mem   int64 // estimated bytes of rows
+	rows  [][]any
+	runs  []*tempFile
+}
+
+func newSorter(x *execCtx, cmp func(a, b []any) int) *sorter {
+	return &sorter{x: x, cmp: cmp, limit: x.workMem()}
+}
+
+// add takes one more row to sort.
+func (s *sorter) add(row []any) error {
+	s.rows = append(s.rows, row)
+	s.mem += rowSize(row) + 8
+	if s.mem > s.limit && len(s.rows) > 1 {
+		return s.spill()
+	}
+	return nil
+}
+
+// addAll adds every row of it, and closes it.
+func (s *sorter) addAll(it rowIter) error {
+	defer it.close()
+	for {
+		row, err := it.next()
+		if err != nil || row == nil {
+			return err
+		}
+		if err := s.add(row); err != nil {
+			return err
+		}
+	}
+}
+
+// spill writes the gathered rows, sorted, as a run.
+func (s *sorter) spill() error {
+	if err := sortCanceling(s.x, s.rows, s.cmp); err != nil {
+		return err
+	}
+	f, err := s.x.newTempFile("sort")
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, f)
+	for _, row := range s.rows {
+		if err := s.x.canceled(); err != nil {
+			return err
+		}
+		if err := f.writeRow(row); err != nil {
+			return err
+		}
+	}
+	s.rows, s.mem = nil, 0
+	return f.flush()
+}
+
+// spilled reports whether the sort has written a run.
+func (s *sorter) spilled() bool { return len(s.runs) > 0 }
+
+// finish returns the rows in order. The sorter is spent; the iterator
+// owns its runs and removes them when closed. On an error, the sorter has
+// removed them.
+func (s *sorter) finish() (rowIter, error) {
+	if len(s.runs) == 0 {
+		rows := s.rows
+		s.rows = nil
+		if err := sortCanceling(s.x, rows, s.cmp); err != nil {
+			return nil, err
+		}
+		return &sliceIter{rows: rows}, nil
+	}
+	if len(s.rows) > 0 {
+		if err := s.spill(); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	runs := s.runs
+	s.runs = nil
+	fanIn := mergeFanIn(s.limit)
+	for len(runs) > fanIn {
+		// One pass: each group of fanIn runs, in order, into one run.
+		var next []*tempFile
+		for lo := 0; lo < len(runs); lo += fanIn {
+			group := runs[lo:min(lo+fanIn, len(runs))]
+			if len(group) == 1 {
+				next = append(next, group[0])
+				continue
+			}
+			f, err := s.mergeInto(group)
+			if err != nil {
+				removeTempFiles(next)
+				removeTempFiles(runs[lo:])
+				return nil, err
+			}
+			next = append(next, f)
+		}
+		runs = next
+	}
+	m, err := newMergeIter(s.x, s.cmp, runs)
+	if err != nil {
+		removeTempFiles(runs)
+		return nil, err
+	}
+	return m, nil
+}
+
+// mergeInto merges runs into a new run, and removes them.
+func (s *sorter) mergeInto(runs []*tempFile) (*tempFile, error) {
+	m, err := newMergeIter(s.x, s.cmp, runs)
+	if err != nil {
+		return nil, err
+	}
+	defer m.close()
+	f, err := s.x.newTempFile("sort")
+	if err != nil {
+		return nil, err
+	}
+	for {
+		row, err := m.next()
+		if err == nil && row != nil {
+			err = f.writeRow(row)
+		}
+		if err != nil {
+			f.remove()
+			return nil, err
+		}
+		if row == nil {
+			break
+		}
+	}
+	if err := f.flush(); err != nil {
+		f.remove()
+		return nil, err
+	}
+	return f, nil
+}
+
+// close removes the sorter's runs, when its rows are no longer wanted.
+func (s *sorter) close() {
+	removeTempFiles(s.runs)
+	s.runs, s.rows = nil, nil
+}
+
+func removeTempFiles(files []*tempFile) {
+	for _, f := range files {
+		f.remove()
+	}
+}
+
+// mergeFanIn is how many runs one merge reads at once: as many read
+// buffers as work_mem holds, at least 4, and few enough files open.
+func mergeFanIn(limit int64) int {
+	return int(min(max(limit/tempBufSize, 4), 64))
+}
+
+// mergeIter merges sorted runs by a heap of their next rows.
+type mergeIter struct {
+	x     *execCtx
+	cmp   func(a, b []any) int
+	runs  []*tempFile
+	srcs  []*tempReader
+	heads []mergeHead // a binary heap, least first
+}
+
+type mergeHead struct {
+	row []any
+	src int
+}
+
+// newMergeIter starts merging runs, which it owns from now on: its close
+// removes them, and so does a failure to start.
+func newMergeIter(x *execCtx, cmp func(a, b []any) int, runs []*tempFile) (*mergeIter, error) {
+	m := &mergeIter{x: x, cmp: cmp, runs: runs}
+	for i, f := range runs {
+		r := f.reader(0)
+		m.srcs = append(m.srcs, r)
+		row, err := r.next()
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		if row != nil {
+			m.heads = append(m.heads, mergeHead{row, i})
+			m.up(len(m.heads) - 1)
+		}
+	}
+	return m, nil
+}
+
+// less orders two heads by their rows, then by run: the earlier run's
+// row first, which keeps the merge stable.
+func (m *mergeIter) less(i, j int) bool {
+	a, b := m.heads[i], m.heads[j]
+	if c := m.cmp(a.row, b.row); c != 0 {
+		return c < 0
+	}
+	return a.src < b.src
+}
+
+func (m *mergeIter) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !m.less(i, p) {
+			return
+		}
+		m.heads[i], m.heads[p] = m.heads[p], m.heads[i]
+		i = p
+	}
+}
+
+func (m *mergeIter) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(m.heads) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(m.heads) && m.less(r, l) {
+			c = r
+		}
+		if !m.less(c, i) {
+			return
+		}
+		m.heads[i], m.heads[c] = m.heads[c], m.heads[i]
+		i = c
+	}
+}
+
+func (m *mergeIter) next() ([]any, error) {
+	if len(m.heads) == 0 {
+		return nil, nil
+	}
+	if err := m.x.canceled(); err != nil {
+		return nil, err
+	}
+	top := m.heads[0]
+	row, err := m.srcs[top.src].next()
+	if err != nil {
+		return nil, err
+	}
+	if row != nil {
+		m.heads[0].row = row
+	} else {
+		last := len(m.heads) - 1
+		m.heads[0] = m.heads[last]
+		m.heads = m.heads[:last]
+	}
+	m.down(0)
+	return top.row, nil
+}
+
+func (m *mergeIter) close() {
+	removeTempFiles(m.runs)
+	m.runs, m.srcs, m.heads = nil, nil, nil
+}
+
+// sortRows returns it's rows sorted by cmp, stably, within work_mem; it
+// closes it.
+func sortRows(x *execCtx, it rowIter, cmp func(a, b []any) int) (rowIter, error) {
+	s := newSorter(x, cmp)
+	if err := s.addAll(it); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s.finish()
+}
+
+// byKeys is the comparison of compareRows by keys.
+func byKeys(keys []sortKey) func(a, b []any) int {
+	return func(a, b []any) int { return compareRows(a, b, keys) }
+}
