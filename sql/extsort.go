@@ -286,3 +286,38 @@ func sortRows(x *execCtx, it rowIter, cmp func(a, b []any) int) (rowIter, error)
 func byKeys(keys []sortKey) func(a, b []any) int {
 	return func(a, b []any) int { return compareRows(a, b, keys) }
 }
+
+// gather reads it's rows while they fit in work_mem. If all of them do,
+// it returns them and closes it; otherwise it returns those it read and
+// it, whose next row is the first one not returned.
+func gather(x *execCtx, it rowIter) (rows [][]any, rest rowIter, err error) {
+	limit := x.workMem()
+	var mem int64
+	for {
+		row, err := it.next()
+		if err != nil {
+			it.close()
+			return nil, nil, err
+		}
+		if row == nil {
+			it.close()
+			return rows, nil, nil
+		}
+		rows = append(rows, row)
+		if mem += rowSize(row) + 8; mem > limit {
+			return rows, it, nil
+		}
+	}
+}
+
+// prepend yields rows, then the rows of it.
+func prepend(rows [][]any, it rowIter) rowIter {
+	return &funcIter{f: func() ([]any, error) {
+		if len(rows) > 0 {
+			row := rows[0]
+			rows = rows[1:]
+			return row, nil
+		}
+		return it.next()
+	}, done: it.close}
+}

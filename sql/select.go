@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -1214,30 +1215,21 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 		}
 		return window(x, it, p.limit, p.offset)
 	}
-	rows, err := drain(it)
-	if err != nil {
+	if it, err = p.ordered(x, it); err != nil {
 		return nil, err
 	}
-	if p.distinctOn != nil {
-		if rows, err = p.firstOfEach(x, rows); err != nil {
-			return nil, err
-		}
-	}
-	if p.distinct {
-		rows = distinctRows(rows, p.exprs[:p.visible])
-	}
-	if len(p.order) > 0 {
-		if err := sortRowsCanceling(x, rows, p.order); err != nil {
-			return nil, err
-		}
-	}
 	if p.locking != nil {
-		return window(x, &lockIter{in: &sliceIter{rows: rows}, x: x, p: p}, p.limit, p.offset)
+		return window(x, &lockIter{in: it, x: x, p: p}, p.limit, p.offset)
 	}
-	for i := range rows {
-		rows[i] = rows[i][:p.visible]
-	}
-	return window(x, &sliceIter{rows: rows}, p.limit, p.offset)
+	visible := it
+	it = &funcIter{f: func() ([]any, error) {
+		row, err := visible.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		return row[:p.visible], nil
+	}, done: visible.close}
+	return window(x, it, p.limit, p.offset)
 }
 
 // window applies OFFSET and LIMIT to it. It reads no more rows than it
@@ -1288,6 +1280,130 @@ func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
 		}
 		return it.next()
 	}, done: it.close}, nil
+}
+
+// ordered returns it's rows in ORDER BY order, without DISTINCT's or
+// DISTINCT ON's duplicates, sorting within work_mem (see sorter).
+func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
+	if p.distinct {
+		return p.distinctRows(x, it)
+	}
+	if p.distinctOn == nil {
+		return sortRows(x, it, byKeys(p.order))
+	}
+	// DISTINCT ON keeps the first row of each group in ORDER BY order, or
+	// without ORDER BY in the order of its keys. The keys ORDER BY leaves
+	// out sort after its own, as in PostgreSQL's plan, so that a group's
+	// rows come together; the sort is stable, so its first row is the
+	// group's first in ORDER BY order.
+	keys := slices.Clip(p.order)
+	for _, k := range p.distinctOn {
+		if !slices.ContainsFunc(keys, func(o sortKey) bool { return o.idx == k.idx }) {
+			keys = append(keys, k)
+		}
+	}
+	sorted, err := sortRows(x, it, byKeys(keys))
+	if err != nil {
+		return nil, err
+	}
+	var last []byte
+	first := true
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			row, err := sorted.next()
+			if row == nil || err != nil {
+				return nil, err
+			}
+			var k []byte
+			for _, key := range p.distinctOn {
+				k = types.AppendKey(k, key.t, row[key.idx], false)
+			}
+			if first || !bytes.Equal(k, last) {
+				first, last = false, k
+				return row, nil
+			}
+		}
+	}, done: sorted.close}, nil
+}
+
+// distinctRows is SELECT DISTINCT: each row's first occurrence, in ORDER
+// BY order, ties (and without ORDER BY, all rows) in the order of those
+// first occurrences. In memory a hash set finds them. Past work_mem, two
+// external sorts do: the first by each row's DISTINCT key and then input
+// position, which puts a row's first occurrence first among its
+// duplicates, and the second, of those, by ORDER BY and then position.
+func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
+	rows, rest, err := gather(x, it)
+	if err != nil {
+		return nil, err
+	}
+	if rest == nil {
+		rows = distinctRows(rows, p.exprs[:p.visible])
+		if len(p.order) > 0 {
+			if err := sortRowsCanceling(x, rows, p.order); err != nil {
+				return nil, err
+			}
+		}
+		return &sliceIter{rows: rows}, nil
+	}
+	width := len(p.exprs)
+	in := prepend(rows, rest)
+	var seq int64
+	keyed := &funcIter{f: func() ([]any, error) {
+		row, err := in.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		var k []byte
+		for i, e := range p.exprs[:p.visible] {
+			k = types.AppendKey(k, e.typ(), row[i], false)
+		}
+		seq++
+		return append(row[:width:width], k, seq), nil
+	}, done: in.close}
+	byKey, err := sortRows(x, keyed, func(a, b []any) int { return bytes.Compare(a[width].([]byte), b[width].([]byte)) })
+	if err != nil {
+		return nil, err
+	}
+	var last []byte
+	firsts := &funcIter{f: func() ([]any, error) {
+		for {
+			row, err := byKey.next()
+			if row == nil || err != nil {
+				return nil, err
+			}
+			if k := row[width].([]byte); last == nil || !bytes.Equal(k, last) {
+				last = k
+				return row, nil
+			}
+		}
+	}, done: byKey.close}
+	sorted, err := sortRows(x, firsts, func(a, b []any) int {
+		if c := compareRows(a, b, p.order); c != 0 {
+			return c
+		}
+		return cmpInt64(a[width+1].(int64), b[width+1].(int64))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &funcIter{f: func() ([]any, error) {
+		row, err := sorted.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		return row[:width], nil
+	}, done: sorted.close}, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func distinctRows(rows [][]any, exprs []expr) [][]any {

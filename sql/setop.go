@@ -183,14 +183,9 @@ func (q *setOpQuery) open(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	if len(q.order) > 0 {
-		rows, err := drain(it)
-		if err != nil {
+		if it, err = sortRows(x, it, byKeys(q.order)); err != nil {
 			return nil, err
 		}
-		if err := sortRowsCanceling(x, rows, q.order); err != nil {
-			return nil, err
-		}
-		it = &sliceIter{rows: rows}
 	}
 	return window(x, it, q.limit, q.offset)
 }
