@@ -256,3 +256,23 @@ func TestExternalSort(t *testing.T) {
 	checkSpill(t, e, s, "SELECT * FROM s", true, false)
 	checkSpill(t, e, s, "SELECT count(*), sum(n), max(t), string_agg(t, ',') FROM s", true, false)
 }
+
+// TestWindowSpill checks that window functions give the in-memory
+// result when their input passes work_mem: partitions, orders, frames
+// and several calls at once.
+func TestWindowSpill(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 3000)
+	for _, q := range []string{
+		"SELECT id, row_number() OVER (PARTITION BY e ORDER BY t, id), rank() OVER (ORDER BY i), dense_rank() OVER (PARTITION BY b ORDER BY n DESC) FROM s",
+		"SELECT id, sum(i) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), avg(n) OVER (PARTITION BY i % 7) FROM s",
+		"SELECT id, lag(t, 2) OVER (ORDER BY ts, id), lead(j) OVER (PARTITION BY e ORDER BY id DESC), first_value(a) OVER (ORDER BY d, id) FROM s",
+		"SELECT id, count(*) FILTER (WHERE b) OVER (ORDER BY n RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING) FROM s WHERE n IS NOT NULL",
+		"SELECT id, ntile(7) OVER (ORDER BY f, id), percent_rank() OVER (PARTITION BY e ORDER BY iv), cume_dist() OVER (ORDER BY bt) FROM s",
+		"SELECT id, row_number() OVER () FROM s ORDER BY t DESC, id LIMIT 40",
+	} {
+		checkSpill(t, e, s, q, true, true)
+	}
+	// Over groups, whose order a spilling GROUP BY does not keep.
+	checkSpill(t, e, s, "SELECT t, count(*), sum(count(*)) OVER (ORDER BY t) FROM s GROUP BY t", false, true)
+}
