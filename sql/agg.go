@@ -20,7 +20,11 @@ type aggPlan struct {
 	groupExprs []expr
 	groupKeys  []string // GROUP BY expressions as SQL, to recognise them above
 	groupTypes []types.T
-	calls      []*aggCall
+	// keyed counts the groupExprs that make a group's key: the GROUP BY
+	// items, without the columns groupDependents adds, which they
+	// determine (and which may be of types without a key encoding).
+	keyed int
+	calls []*aggCall
 }
 
 type aggCall struct {

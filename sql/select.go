@@ -667,6 +667,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				agg.groupKeys = append(agg.groupKeys, restore(gn))
 				agg.groupTypes = append(agg.groupTypes, ge.typ())
 			}
+			agg.keyed = len(agg.groupExprs)
 			agg.groupDependents(in.scope, c.s.catalog())
 		}
 		out = c.withScope(sc)
@@ -1188,11 +1189,9 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	// Grouping and HAVING, then the windows over what they kept, then the
 	// set-returning functions (which a grouped or windowed query has not).
 	if p.agg != nil {
-		rows, err := p.aggregate(x, it)
-		if err != nil {
+		if it, err = p.aggregate(x, it); err != nil {
 			return nil, err
 		}
-		it = &sliceIter{rows: rows}
 		if p.having != nil {
 			it = &filterIter{in: it, x: x, pred: p.having}
 		}
@@ -1420,87 +1419,6 @@ func distinctRows(rows [][]any, exprs []expr) [][]any {
 		}
 	}
 	return out
-}
-
-// aggregate groups the input rows and computes every aggregate call.
-func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
-	defer it.close()
-	a := p.agg
-	type group struct {
-		keys   []any
-		states []*aggState
-	}
-	groups := make(map[string]*group)
-	var order []*group
-	newGroup := func(keys []any) *group {
-		g := &group{keys: keys, states: make([]*aggState, len(a.calls))}
-		for i, c := range a.calls {
-			g.states[i] = &aggState{call: c}
-		}
-		order = append(order, g)
-		return g
-	}
-	for {
-		row, err := it.next()
-		if err == nil {
-			err = x.canceled()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if row == nil {
-			break
-		}
-		e := x.env(row)
-		keys := make([]any, len(a.groupExprs))
-		var k []byte
-		for i, ge := range a.groupExprs {
-			if keys[i], err = ge.eval(e); err != nil {
-				return nil, err
-			}
-			k = types.AppendKey(k, a.groupTypes[i], keys[i], false)
-		}
-		g := groups[string(k)]
-		if g == nil {
-			g = newGroup(keys)
-			groups[string(k)] = g
-		}
-		for i, c := range a.calls {
-			if c.filter != nil {
-				if ok, err := c.filter.eval(e); err != nil || !isTrue(ok) {
-					if err != nil {
-						return nil, err
-					}
-					continue
-				}
-			}
-			vals := make([]any, len(c.args))
-			for j, arg := range c.args {
-				if vals[j], err = arg.eval(e); err != nil {
-					return nil, err
-				}
-			}
-			if err := g.states[i].add(vals); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(order) == 0 && len(a.groupExprs) == 0 {
-		newGroup(nil) // aggregates over no rows still give one row
-	}
-	rows := make([][]any, len(order))
-	for i, g := range order {
-		row := append(make([]any, 0, len(g.keys)+len(g.states)), g.keys...)
-		for _, st := range g.states {
-			v, err := st.result(x)
-			if err != nil {
-				return nil, err
-			}
-			row = append(row, v)
-		}
-		rows[i] = row
-	}
-	return rows, nil
 }
 
 // chooseAccess picks an index for a table scan from WHERE's conjuncts:

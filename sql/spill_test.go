@@ -276,3 +276,27 @@ func TestWindowSpill(t *testing.T) {
 	// Over groups, whose order a spilling GROUP BY does not keep.
 	checkSpill(t, e, s, "SELECT t, count(*), sum(count(*)) OVER (ORDER BY t) FROM s GROUP BY t", false, true)
 }
+
+// TestHashAggSpill checks that GROUP BY gives the in-memory groups when
+// they pass work_mem and spill to partitions (in another order, which
+// only ORDER BY fixes): aggregates of every kind, FILTER, DISTINCT and
+// ORDER BY inside them, HAVING, and keys of several types.
+func TestHashAggSpill(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 4000)
+	for _, q := range []string{
+		"SELECT t, count(*), sum(n), min(d), max(ts), avg(f) FROM s GROUP BY t",
+		"SELECT id % 1500 AS k, string_agg(t, ',' ORDER BY id DESC), array_agg(i), count(DISTINCT e) FROM s GROUP BY k",
+		"SELECT t, u, count(*) FILTER (WHERE b), bool_and(b), jsonb_agg(j) FROM s GROUP BY t, u HAVING count(*) > 0",
+		"SELECT a, iv, sum(i), stddev(i) FROM s GROUP BY a, iv",
+		"SELECT j, e, max(js::text), min(bt::text) FROM s GROUP BY j, e",
+		"SELECT n, count(*) FROM s GROUP BY n HAVING count(*) > 1",
+		"SELECT id, i FROM s GROUP BY id", // a primary key's columns group too
+	} {
+		checkSpill(t, e, s, q, false, true)
+	}
+	checkSpill(t, e, s, "SELECT t, count(*), sum(i) FROM s GROUP BY t ORDER BY t NULLS FIRST", true, true)
+	// One group, or few, need no partitions.
+	checkSpill(t, e, s, "SELECT count(*), sum(i), max(t) FROM s", true, false)
+	checkSpill(t, e, s, "SELECT e, count(*) FROM s GROUP BY e", false, false)
+}
