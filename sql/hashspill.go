@@ -42,9 +42,14 @@ func newPartitions(x *execCtx, level int) *partitions {
 	return &partitions{x: x, level: level}
 }
 
+// maphashPartition is the partition of key at a level.
+func maphashPartition(level int, key []byte) uint64 {
+	return maphash.Bytes(spillSeeds[level], key) % spillParts
+}
+
 // add writes row to the partition of key.
 func (ps *partitions) add(key []byte, row []any) error {
-	i := maphash.Bytes(spillSeeds[ps.level], key) % spillParts
+	i := maphashPartition(ps.level, key)
 	f := ps.files[i]
 	if f == nil {
 		var err error
@@ -59,20 +64,34 @@ func (ps *partitions) add(key []byte, row []any) error {
 // take flushes the partitions and hands over the files written, which
 // the caller removes.
 func (ps *partitions) take() ([]*tempFile, error) {
+	files, err := ps.takeAll()
+	if err != nil {
+		return nil, err
+	}
 	var out []*tempFile
-	for i, f := range ps.files {
-		if f == nil {
-			continue
-		}
-		ps.files[i] = nil
-		out = append(out, f)
-		if err := f.flush(); err != nil {
-			removeTempFiles(out)
-			ps.close()
-			return nil, err
+	for _, f := range files {
+		if f != nil {
+			out = append(out, f)
 		}
 	}
 	return out, nil
+}
+
+// takeAll is take that keeps the partitions' places: nil where no row
+// went.
+func (ps *partitions) takeAll() ([spillParts]*tempFile, error) {
+	for _, f := range ps.files {
+		if f == nil {
+			continue
+		}
+		if err := f.flush(); err != nil {
+			ps.close()
+			return [spillParts]*tempFile{}, err
+		}
+	}
+	files := ps.files
+	ps.files = [spillParts]*tempFile{}
+	return files, nil
 }
 
 func (ps *partitions) close() {

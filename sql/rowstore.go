@@ -115,6 +115,15 @@ func (c *storeCursor) next() ([]any, error) {
 
 func (c *storeCursor) close() {}
 
+// rewind makes the cursor read from the first row again.
+func (c *storeCursor) rewind() {
+	c.i = 0
+	if c.r != nil {
+		c.r.off = 0
+		c.r.br.Reset(readerFunc(c.r.read))
+	}
+}
+
 // storeIter reads a whole rowStore and removes it when closed.
 type storeIter struct {
 	storeCursor

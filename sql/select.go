@@ -279,15 +279,32 @@ func (j *nestedJoin) explain(indent string) string {
 	return indent + kind + "\n" + j.left.explain(indent+"  ") + "\n" + j.right.explain(indent+"  ")
 }
 
+// open runs the join. The right side's rows are read first, and held
+// while they fit in work_mem; past that a hash join partitions both sides
+// (graceJoin) and a join without hash keys reads its right rows from a
+// row store for each left row (storeJoin).
 func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
-	var right [][]any
-	if !j.lateral {
-		var err error
-		if right, err = j.rightRows(x); err != nil {
+	if j.lateral {
+		lit, err := j.left.open(x)
+		if err != nil {
 			return nil, err
 		}
+		return j.loop(x, lit, nil, nil), nil
 	}
-	var err error
+	rit, err := j.right.open(x)
+	if err != nil {
+		return nil, err
+	}
+	right, rest, err := gather(x, rit)
+	if err != nil {
+		return nil, err
+	}
+	if rest != nil {
+		if len(j.hash) > 0 {
+			return j.graceJoin(x, prepend(right, rest))
+		}
+		return j.storeJoin(x, prepend(right, rest))
+	}
 	var buckets map[string][]int
 	if len(j.hash) > 0 {
 		if buckets, err = j.buckets(x, right); err != nil {
@@ -298,6 +315,23 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
+	return j.loop(x, lit, right, buckets), nil
+}
+
+// padLeft is the join's row for a right row no left row matched.
+func (j *nestedJoin) padLeft(x *execCtx, r []any) ([]any, error) {
+	return j.emit(x, append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), r...))
+}
+
+// padRight is the join's row for a left row that matched no right row.
+func (j *nestedJoin) padRight(x *execCtx, l []any) ([]any, error) {
+	return j.emit(x, append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...))
+}
+
+// loop joins the rows of lit with right, each left row meeting its
+// bucket's rows if buckets is set, else every right row (for a lateral
+// join, those its own run of the right side returns).
+func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[string][]int) rowIter {
 	var cur []any
 	var cands []int // with buckets, the right rows cur may meet
 	i, matched := 0, false
@@ -313,7 +347,7 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				for ; r < len(right); r++ {
 					if !rightMatched[r] {
 						r++
-						return j.emit(x, append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), right[r-1]...))
+						return j.padLeft(x, right[r-1])
 					}
 				}
 				return nil, nil
@@ -380,10 +414,10 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 			l := cur
 			cur = nil
 			if j.leftOuter && !matched {
-				return j.emit(x, append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...))
+				return j.padRight(x, l)
 			}
 		}
-	}, done: lit.close}, nil
+	}, done: lit.close}
 }
 
 // rightRows reads the right side's rows.

@@ -218,9 +218,10 @@ func (t *tempFile) reader(from int64) *tempReader {
 	return r
 }
 
-// remove closes and deletes the file; its readers are done.
+// remove closes and deletes the file; its readers are done. A nil file
+// has nothing to remove.
 func (t *tempFile) remove() {
-	if t.set == nil {
+	if t == nil || t.set == nil {
 		return
 	}
 	delete(t.set.live, t)

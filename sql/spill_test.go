@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/epochdb/epochdb/internal/vfs"
 	"github.com/epochdb/epochdb/sql/types"
@@ -174,10 +175,15 @@ func spillTable(t *testing.T, s *Session, n int) {
 // to have written temporary files. Either way none may be left over.
 func checkSpill(t *testing.T, e *Engine, s *Session, sql string, ordered, spills bool) {
 	t.Helper()
+	start := time.Now()
 	want := query(t, s, sql)
+	mid := time.Now()
 	mustRun(t, s, "SET work_mem = '64kB'")
 	files := e.temp.files.Load()
 	got := query(t, s, sql)
+	if testing.Verbose() {
+		t.Logf("%s: %v in memory, %v spilling", sql, mid.Sub(start), time.Since(mid))
+	}
 	spilled := e.temp.files.Load() - files
 	mustRun(t, s, "RESET work_mem")
 	if !ordered {
@@ -299,4 +305,46 @@ func TestHashAggSpill(t *testing.T) {
 	// One group, or few, need no partitions.
 	checkSpill(t, e, s, "SELECT count(*), sum(i), max(t) FROM s", true, false)
 	checkSpill(t, e, s, "SELECT e, count(*) FROM s GROUP BY e", false, false)
+}
+
+// TestJoinSpill checks that joins give the in-memory rows when the right
+// side passes work_mem: hash joins partitioned on both sides (grace hash
+// join), inner and outer, with NULL keys, keys of one value only, USING,
+// and joins without hash keys, whose right side is read from a file for
+// each left row.
+func TestJoinSpill(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 3000)
+	mustRun(t, s, "CREATE TABLE r (k int, t text, pad text)")
+	mustRun(t, s, `INSERT INTO r SELECT CASE WHEN g % 9 = 0 THEN NULL ELSE (g * 13) % 1200 - 500 END,
+		'r' || g, repeat('p', g % 40) FROM generate_series(1, 2500) g`)
+	for _, q := range []string{
+		"SELECT s.id, r.t FROM s JOIN r ON r.k = s.i",
+		"SELECT s.id, r.t FROM s LEFT JOIN r ON r.k = s.i AND r.t <> 'r7'",
+		"SELECT s.id, r.t FROM s RIGHT JOIN r ON r.k = s.i",
+		"SELECT s.id, r.t, r.pad FROM s FULL JOIN r ON r.k = s.i WHERE s.id IS NULL OR s.id % 3 = 0",
+		"SELECT s.id, r.t FROM s JOIN r ON r.k = s.i AND r.t = s.t || 'nothing'",
+		"SELECT count(*), sum(s.id) FROM s JOIN r ON s.b = (r.k % 2 = 0) WHERE s.id <= 200", // few keys: partitions that do not split
+		"SELECT * FROM (SELECT i AS k, t FROM s) a JOIN r USING (k)",
+		"SELECT s.id, x.id FROM s JOIN s x ON x.i = s.i AND x.id < s.id WHERE s.id < 2000",
+		"SELECT s.id, r.t FROM s JOIN r ON r.k < s.i - 990 WHERE s.id <= 150",
+		"SELECT s.id, r.t FROM s LEFT JOIN r ON r.k > s.i + 690 WHERE s.id <= 150",
+		"SELECT s.id, r.t FROM (SELECT * FROM s WHERE id <= 150) s FULL JOIN r ON r.k > s.i + 690",
+		"SELECT s.id, r.t FROM (SELECT * FROM r WHERE k > 680) r RIGHT JOIN s ON r.k > s.i + 690",
+	} {
+		checkSpill(t, e, s, q, false, true)
+	}
+	// UPDATE ... FROM reads its candidates from such a join.
+	mustRun(t, s, "CREATE TABLE r2 AS SELECT * FROM r")
+	mustRun(t, s, "CREATE TABLE s2 AS SELECT * FROM s")
+	want := query(t, s, "UPDATE r SET t = r.t || s.t FROM s WHERE s.i = r.k RETURNING r.k, r.t")
+	mustRun(t, s, "SET work_mem = '64kB'")
+	got := query(t, s, "UPDATE r2 SET t = r2.t || s2.t FROM s2 WHERE s2.i = r2.k RETURNING r2.k, r2.t")
+	mustRun(t, s, "RESET work_mem")
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(got) == 0 {
+		t.Errorf("UPDATE ... FROM at work_mem 64kB returned %d rows, in memory %d, not the same", len(got), len(want))
+	}
+	noTempFiles(t, e)
 }
