@@ -128,13 +128,9 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 	if len(parts) == 0 {
 		return &sliceIter{rows: rows}, nil
 	}
-	type pending struct {
-		f     *tempFile
-		level int
-	}
-	var queue []pending
+	var queue []spillPart
 	for _, f := range parts {
-		queue = append(queue, pending{f, 1})
+		queue = append(queue, spillPart{f, 1})
 	}
 	return &funcIter{f: func() ([]any, error) {
 		for len(rows) == 0 {
@@ -149,7 +145,7 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 				return nil, err
 			}
 			for _, f := range more {
-				queue = append(queue, pending{f, next.level + 1})
+				queue = append(queue, spillPart{f, next.level + 1})
 			}
 		}
 		row := rows[0]
@@ -160,6 +156,13 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 			q.f.remove()
 		}
 	}}, nil
+}
+
+// spillPart is a partition still to do, and the level of partitioning
+// that would split it.
+type spillPart struct {
+	f     *tempFile
+	level int
 }
 
 // spilledRows reads a partition's rows and removes the file at the end.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -347,4 +348,24 @@ func TestJoinSpill(t *testing.T) {
 		t.Errorf("UPDATE ... FROM at work_mem 64kB returned %d rows, in memory %d, not the same", len(got), len(want))
 	}
 	noTempFiles(t, e)
+}
+
+// TestSetOpSpill checks UNION, INTERSECT and EXCEPT, with and without
+// ALL, when their hash tables pass work_mem and spill to partitions.
+func TestSetOpSpill(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 3000)
+	for _, q := range []string{
+		"SELECT i, t FROM s UNION SELECT i + 1, t FROM s",
+		"SELECT e, b FROM s UNION SELECT e, NOT b FROM s", // few rows: nothing to spill
+		"SELECT t, n FROM s WHERE id % 2 = 0 INTERSECT SELECT t, n FROM s WHERE id % 3 = 0",
+		"SELECT i FROM s INTERSECT ALL SELECT i FROM s WHERE id % 4 <> 0",
+		"SELECT t, j FROM s EXCEPT SELECT t, j FROM s WHERE id % 5 = 0",
+		"SELECT i, b FROM s EXCEPT ALL SELECT i, b FROM s WHERE id % 7 <> 0",
+		"SELECT t FROM s UNION SELECT t FROM s EXCEPT SELECT t FROM s WHERE id < 100",
+	} {
+		checkSpill(t, e, s, q, false, !strings.Contains(q, "NOT b"))
+	}
+	// Every row the same: partitions that do not split.
+	checkSpill(t, e, s, "SELECT 1 FROM s INTERSECT ALL SELECT 1 FROM s WHERE id % 2 = 0", false, true)
 }
