@@ -3,14 +3,17 @@ package sql
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/epochdb/epochdb/internal/vfs"
+	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/epochdb/epochdb/wal"
@@ -368,4 +371,118 @@ func TestSetOpSpill(t *testing.T) {
 	}
 	// Every row the same: partitions that do not split.
 	checkSpill(t, e, s, "SELECT 1 FROM s INTERSECT ALL SELECT 1 FROM s WHERE id % 2 = 0", false, true)
+}
+
+// fullFile is a temporary file on a device that fills up after room
+// bytes: later writes fail as a full disk's do.
+type fullFile struct {
+	*os.File
+	room int
+}
+
+func (f *fullFile) Write(p []byte) (int, error) {
+	if len(p) > f.room {
+		n, _ := f.File.Write(p[:f.room])
+		f.room = 0
+		return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
+	}
+	f.room -= len(p)
+	return f.File.Write(p)
+}
+
+// TestTempFilesRemoved checks that a statement's temporary files are gone
+// when it ends however it ends: an error while the rows are gathered, an
+// error while they are read back, cancellation, a panic in the statement
+// or in its reader, and a full disk, which is SQLSTATE 53100 and not a
+// panic. It also reads the spills' counts in pg_stat_database.
+func TestTempFilesRemoved(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 4000)
+	ctx := context.Background()
+	failing := func(sql, code string) {
+		t.Helper()
+		_, err := run(ctx, s, sql)
+		if pgerr.Code(err) != code {
+			t.Errorf("%s: got %v, want SQLSTATE %s", sql, err, code)
+		}
+		noTempFiles(t, e)
+	}
+	mustRun(t, s, "SET work_mem = '64kB'")
+	before := e.temp.files.Load()
+	failing("SELECT id, t FROM s ORDER BY t, 1 / (id - 3990)", pgerr.DivisionByZero)
+	failing("SELECT 1 / (id - 3990) FROM (SELECT id FROM s ORDER BY t) q", pgerr.DivisionByZero)
+	failing("SELECT count(*) FROM (SELECT i FROM s GROUP BY i, t HAVING 1 / (count(*) - 1) > 0) q", pgerr.DivisionByZero)
+	failing("SELECT count(*) FROM s a JOIN s b ON a.i = b.i WHERE 1 / (a.id - 3990) > 0", pgerr.DivisionByZero)
+	if e.temp.files.Load() == before {
+		t.Error("the failing statements wrote no temporary files")
+	}
+
+	// Canceled by statement_timeout, well into a sort that spills.
+	before = e.temp.files.Load()
+	mustRun(t, s, "SET statement_timeout = '300ms'")
+	failing("SELECT a.t, b.t FROM s a, s b ORDER BY a.t, b.t", pgerr.QueryCanceled)
+	mustRun(t, s, "RESET statement_timeout")
+	if e.temp.files.Load() == before {
+		t.Error("the canceled sort wrote no temporary files")
+	}
+
+	// A panic while an UPDATE holds its RETURNING rows in a file: the
+	// statement's end removes them.
+	rows := 0
+	modifyHook = func() {
+		if rows++; rows == 3000 {
+			panic("injected")
+		}
+	}
+	func() {
+		defer func() {
+			modifyHook = nil
+			if r := recover(); r != "injected" {
+				t.Errorf("recovered %v", r)
+			}
+		}()
+		_, _ = run(ctx, s, "UPDATE s SET t = t || '!' RETURNING *")
+	}()
+	_ = s.Sync()
+	noTempFiles(t, e)
+
+	// A panic in the code reading a spilled sort's rows (pgwire's, say):
+	// the portal's Close, which pgwire calls after it, removes the files.
+	ps, err := s.PrepareAll(ctx, "SELECT * FROM s ORDER BY t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := s.Bind(ctx, ps[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_, _, _ = s.Execute(ctx, pt, 0, func([]any) error { panic("in the reader") })
+	}()
+	left, _ := filepath.Glob(filepath.Join(e.opts.TempDir, "epochdb-sort-*"))
+	if len(left) == 0 {
+		t.Error("the sort wrote no runs, or they went before the portal closed")
+	}
+	pt.Close()
+	_ = s.Sync()
+	noTempFiles(t, e)
+
+	// The disk fills up while the sort writes its runs.
+	e.createTemp = func(dir, pattern string) (spillFile, error) {
+		f, err := os.CreateTemp(dir, pattern)
+		if err != nil {
+			return nil, err
+		}
+		return &fullFile{File: f, room: 20 << 10}, nil
+	}
+	failing("SELECT * FROM s ORDER BY t", pgerr.DiskFull)
+	failing("SELECT t, count(*) FROM s GROUP BY t", pgerr.DiskFull)
+	e.createTemp = createTempFile
+
+	// The counts, as pg_stat_database shows them.
+	stats := mustRun(t, s, "SELECT temp_files, temp_bytes FROM pg_stat_database")
+	if len(stats) != 1 || stats[0][0].(int64) != e.temp.files.Load() || stats[0][1].(int64) != e.temp.bytes.Load() || stats[0][1].(int64) == 0 {
+		t.Errorf("pg_stat_database shows %v; the engine counted %d files, %d bytes", stats, e.temp.files.Load(), e.temp.bytes.Load())
+	}
 }
