@@ -547,9 +547,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	var err error
 	switch {
 	case cp.query != nil && pt.p.dml != nil:
-		var rows [][]any
-		rows, err = s.runWritingQuery(x, cp.query, pt.p.dml)
-		it = &sliceIter{rows: rows}
+		it, err = s.runWritingQuery(x, cp.query, pt.p.dml)
 	case cp.query != nil:
 		it, err = cp.query.open(x)
 	default:

@@ -50,6 +50,17 @@ func (x *execCtx) canceled() error {
 	return x.ctx.Err()
 }
 
+// closeCTEs ends the WITH queries x ran, once x is done: a subquery's
+// execution, which may run once per outer row, so that their rows and
+// files do not wait for the statement's end.
+func (x *execCtx) closeCTEs() {
+	for _, v := range x.cache {
+		if r, ok := v.(*cteRows); ok {
+			r.close()
+		}
+	}
+}
+
 func (x *execCtx) env(row []any) *env {
 	return &env{ctx: x.ctx, row: row, params: x.params, s: x.s, x: x}
 }

@@ -367,7 +367,9 @@ func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[st
 				cur, i, matched = l, 0, false
 				if j.lateral {
 					sub := &execCtx{ctx: x.ctx, s: x.s, tx: x.tx, params: x.params, outer: x.env(l), fk: x.fk}
-					if right, err = j.rightRows(sub); err != nil {
+					right, err = j.rightRows(sub)
+					sub.closeCTEs()
+					if err != nil {
 						return nil, err
 					}
 				}

@@ -838,7 +838,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			if err != nil {
 				return "", pgerr.Convert(err)
 			}
-			pt.rows = &sliceIter{rows: rows}
+			pt.rows = rows
 			return "", nil
 		}
 		it, err := plan.open(x)

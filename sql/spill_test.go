@@ -486,3 +486,22 @@ func TestTempFilesRemoved(t *testing.T) {
 		t.Errorf("pg_stat_database shows %v; the engine counted %d files, %d bytes", stats, e.temp.files.Load(), e.temp.bytes.Load())
 	}
 }
+
+// TestCTESpill checks WITH queries whose rows pass work_mem: read by one
+// reader and by two at their own paces, and a recursive query whose
+// working table does.
+func TestCTESpill(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 3000)
+	for _, q := range []string{
+		"WITH w AS (SELECT id, t, j FROM s) SELECT * FROM w",
+		"WITH w AS (SELECT id, t FROM s) SELECT a.id, b.t FROM w a JOIN w b ON a.id = b.id + 1 ORDER BY a.id",
+		"WITH w AS (SELECT id, t FROM s) SELECT (SELECT count(*) FROM w), * FROM w ORDER BY t, id",
+		`WITH RECURSIVE r(n, id, t) AS (SELECT 0, id, t FROM s UNION ALL SELECT n + 1, id, t FROM r WHERE n < 3)
+			SELECT n, count(*), sum(id), max(t) FROM r GROUP BY n ORDER BY n`,
+		`WITH RECURSIVE r(n, t) AS (SELECT 0, t FROM s UNION SELECT n + 1, t FROM r WHERE n < 2)
+			SELECT n, count(*) FROM r GROUP BY n ORDER BY n`,
+	} {
+		checkSpill(t, e, s, q, true, true)
+	}
+}
