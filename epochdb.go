@@ -40,6 +40,9 @@ type Options struct {
 	Logger *slog.Logger
 	// TLSConfig, if set, lets clients of Serve ask for TLS.
 	TLSConfig *tls.Config
+	// TempDir is where statements whose sorts and hash tables pass
+	// work_mem write their temporary files. Default os.TempDir().
+	TempDir string
 }
 
 // DB is an open database.
@@ -71,7 +74,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, err := sql.NewEngine(store, sql.EngineOptions{Superuser: opts.User})
+	engine, err := sql.NewEngine(store, sql.EngineOptions{Superuser: opts.User, TempDir: opts.TempDir})
 	if err != nil {
 		_ = store.Close()
 		return nil, err

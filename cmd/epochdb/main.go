@@ -53,6 +53,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&cfg.auth, "auth", "scram-sha-256", "what clients must present with a password: scram-sha-256, md5, or password (cleartext)")
 	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "a PEM certificate (chain) to offer TLS with; needs --tls-key")
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	fs.StringVar(&cfg.tempDir, "temp-dir", "", "where statements whose sorts and hash tables pass work_mem write temporary files (default the system's)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -21,6 +21,8 @@ type serveConfig struct {
 	auth     string // pgwire.Server.AuthMethod, used with a password
 	// tlsCert and tlsKey are PEM files; with both, clients may ask for TLS.
 	tlsCert, tlsKey string
+	// tempDir holds the temporary files of statements past work_mem.
+	tempDir string
 }
 
 // shutdownTimeout bounds how long a shutdown waits for running statements
@@ -57,7 +59,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		l.Close()
 		return fmt.Errorf("open %s: %w", cfg.dataDir, err)
 	}
-	engine, err := openEngine(store, cfg.user)
+	engine, err := openEngine(store, cfg.user, cfg.tempDir)
 	if err != nil {
 		l.Close()
 		store.Close()
