@@ -74,7 +74,6 @@ func TestWritesStream(t *testing.T) {
 		{"CREATE TABLE w (id int, v text)", "ALTER TABLE w ADD PRIMARY KEY (id)"},
 		{"CREATE TABLE w (id int PRIMARY KEY, v text)", "ALTER TABLE w ALTER COLUMN id TYPE bigint"},
 	}
-	const probeAt = 1000
 	growth := func(t *testing.T, setup, stmt string, n int) int64 {
 		_, s := newTestSession(t)
 		mustRun(t, s, setup)
@@ -99,6 +98,85 @@ func TestWritesStream(t *testing.T) {
 		t.Run(st.stmt, func(t *testing.T) {
 			small, large := growth(t, st.setup, st.stmt, 2*probeAt), growth(t, st.setup, st.stmt, 40*probeAt)
 			// Holding the 38000 rows more would be some 8 MB more.
+			if large-small > 2<<20 {
+				t.Errorf("%d rows in, the heap grew %d bytes over a table of %d rows but %d over one of %d rows",
+					probeAt, small, 2*probeAt, large, 40*probeAt)
+			}
+		})
+	}
+}
+
+// probeContext is a statement's context that measures the heap the
+// probeAt-th time the statement asks whether it is canceled, which a
+// table scan does for each row.
+type probeContext struct {
+	context.Context
+	calls int
+	at    int64
+}
+
+func (c *probeContext) Err() error {
+	if c.calls++; c.calls == probeAt {
+		c.at = heapAfterGC()
+	}
+	return nil
+}
+
+const probeAt = 1000
+
+// TestReadsStream checks that count(*) and other aggregates without
+// GROUP BY, and a SELECT without ORDER BY, hold no copy of the table: a
+// thousand rows into the scan, the live heap has grown as much over a
+// table of 40000 rows as over one of 2000. (ORDER BY or GROUP BY, which
+// hold the rows or groups within work_mem, would grow by some 8 MB.)
+func TestReadsStream(t *testing.T) {
+	growth := func(t *testing.T, stmt string, n int, emitProbe bool) int64 {
+		_, s := newTestSession(t)
+		mustRun(t, s, "CREATE TABLE w (id int PRIMARY KEY, v text)")
+		mustRun(t, s, fmt.Sprintf("INSERT INTO w SELECT g, repeat('x', 100) FROM generate_series(1, %d) g", n))
+		mustRun(t, s, "SELECT count(*) FROM w")
+		ctx := &probeContext{Context: context.Background()}
+		ps, err := s.PrepareAll(ctx, stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := s.Bind(ctx, ps[0], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, at := 0, int64(0)
+		before := heapAfterGC()
+		_, _, err = s.Execute(ctx, pt, 0, func([]any) error {
+			if rows++; rows == probeAt && emitProbe {
+				at = heapAfterGC()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if !emitProbe {
+			at = ctx.at
+		}
+		if at == 0 {
+			t.Fatalf("%s: the probe never ran", stmt)
+		}
+		return at - before
+	}
+	for _, st := range []struct {
+		stmt string
+		emit bool // probe as rows are sent, not as they are scanned
+	}{
+		{"SELECT count(*) FROM w", false},
+		{"SELECT count(*), sum(length(v)), max(v), avg(id) FROM w WHERE id % 2 = 0", false},
+		{"SELECT * FROM w", true},
+		{"SELECT id, v || '!' FROM w WHERE v LIKE 'x%' OFFSET 10", true},
+	} {
+		t.Run(st.stmt, func(t *testing.T) {
+			small, large := growth(t, st.stmt, 2*probeAt, st.emit), growth(t, st.stmt, 40*probeAt, st.emit)
 			if large-small > 2<<20 {
 				t.Errorf("%d rows in, the heap grew %d bytes over a table of %d rows but %d over one of %d rows",
 					probeAt, small, 2*probeAt, large, 40*probeAt)
