@@ -1379,25 +1379,37 @@ func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (str
 	if cur.x != nil {
 		cur.x.ctx = ctx // DECLARE's message has ended
 	}
-	var rows [][]any
-	for cmd.Count < 0 || int64(len(rows)) < cmd.Count {
+	// The rows fetched are held, within work_mem, until the FETCH's
+	// portal sends them; MOVE only counts them.
+	var rows *rowStore
+	if !cmd.Move {
+		rows = newRowStore(pt.x)
+	}
+	var n int64
+	for cmd.Count < 0 || n < cmd.Count {
 		if cur.rows == nil {
 			break
 		}
 		row, err := cur.rows.next()
+		if err == nil && row != nil && rows != nil {
+			err = rows.add(row)
+		}
 		if err != nil {
+			if rows != nil {
+				rows.close()
+			}
 			return "", err
 		}
 		if row == nil {
 			cur.Close()
 			break
 		}
-		rows = append(rows, row)
+		n++
 	}
 	if cmd.Move {
-		return fmt.Sprintf("MOVE %d", len(rows)), nil
+		return fmt.Sprintf("MOVE %d", n), nil
 	}
-	pt.rows, pt.tag = &sliceIter{rows: rows}, fmt.Sprintf("FETCH %d", len(rows))
+	pt.rows, pt.tag = storeRows(rows), fmt.Sprintf("FETCH %d", n)
 	return "", nil
 }
 

@@ -582,4 +582,21 @@ func TestCTESpill(t *testing.T) {
 	} {
 		checkSpill(t, e, s, q, true, true)
 	}
+	// A cursor's sort, and what FETCH holds until it sends it.
+	fetch := func() []string {
+		mustRun(t, s, "BEGIN; DECLARE c CURSOR FOR SELECT id, t, j FROM s ORDER BY t, id")
+		mustRun(t, s, "FETCH 10 FROM c")
+		rows := query(t, s, "FETCH ALL FROM c")
+		mustRun(t, s, "COMMIT")
+		return rows
+	}
+	want := fetch()
+	mustRun(t, s, "SET work_mem = '64kB'")
+	files := e.temp.files.Load()
+	got := fetch()
+	mustRun(t, s, "RESET work_mem")
+	if !slices.Equal(got, want) || len(got) != 2990 || e.temp.files.Load() == files {
+		t.Errorf("FETCH ALL at work_mem 64kB: %d rows, %d in memory, %d temporary files", len(got), len(want), e.temp.files.Load()-files)
+	}
+	noTempFiles(t, e)
 }
