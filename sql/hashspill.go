@@ -202,7 +202,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*tem
 	newGroup := func(keys []any) *group {
 		g := &group{keys: keys, states: make([]*aggState, len(a.calls))}
 		for i, c := range a.calls {
-			g.states[i] = &aggState{call: c}
+			g.states[i] = &aggState{call: c, x: x}
 		}
 		order = append(order, g)
 		return g
