@@ -384,6 +384,9 @@ func TestHashAggSpill(t *testing.T) {
 		checkSpill(t, e, s, q, false, true)
 	}
 	checkSpill(t, e, s, "SELECT t, count(*), sum(i) FROM s GROUP BY t ORDER BY t NULLS FIRST", true, true)
+	// An aggregate's ORDER BY sorts its inputs on disk.
+	checkSpill(t, e, s, "SELECT string_agg(t, ',' ORDER BY t DESC, id), array_agg(id ORDER BY n NULLS FIRST) FROM s", true, true)
+	checkSpill(t, e, s, "SELECT b, json_agg(j ORDER BY d, id) FROM s GROUP BY b", false, true)
 	// One group, or few, need no partitions.
 	checkSpill(t, e, s, "SELECT count(*), sum(i), max(t) FROM s", true, false)
 	checkSpill(t, e, s, "SELECT e, count(*) FROM s GROUP BY e", false, false)
