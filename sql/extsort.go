@@ -1,5 +1,10 @@
 package sql
 
+import (
+	"math"
+	"slices"
+)
+
 // sorter is an external merge sort, stable, bounded by work_mem. Rows are
 // gathered in memory until their estimated size passes work_mem; then
 // they are sorted and written to a temporary file as a run, and the
@@ -11,6 +16,10 @@ package sql
 // in-memory sort does. Too many runs to read at once (each reader has a
 // buffer, and an open file) are merged a group at a time into longer
 // runs first.
+//
+// A sort whose output is cut at a known row count (ORDER BY ... LIMIT)
+// keeps only the best rows so far, in a heap, as PostgreSQL's bounded
+// sort does (see bounded).
 type sorter struct {
 	x     *execCtx
 	cmp   func(a, b []any) int
@@ -18,14 +27,36 @@ type sorter struct {
 	mem   int64 // estimated bytes of rows
 	rows  [][]any
 	runs  []*tempFile
+	top   *topN // while the sort is bounded
 }
 
 func newSorter(x *execCtx, cmp func(a, b []any) int) *sorter {
 	return &sorter{x: x, cmp: cmp, limit: x.workMem()}
 }
 
+// bounded makes the sort keep only the first n rows of its output, while
+// they fit in work_mem.
+func (s *sorter) bounded(n int64) {
+	if n > 0 {
+		s.top = &topN{cmp: s.cmp, n: n}
+	}
+}
+
 // add takes one more row to sort.
 func (s *sorter) add(row []any) error {
+	if s.top != nil {
+		if s.top.add(row) <= s.limit {
+			return nil
+		}
+		// The best rows so far do not fit: they are sorted as any rows
+		// are, in the order they came, and so are the rest.
+		s.rows, s.mem = s.top.inInputOrder(), s.top.mem
+		s.top = nil
+		if s.mem > s.limit && len(s.rows) > 1 {
+			return s.spill()
+		}
+		return nil
+	}
 	s.rows = append(s.rows, row)
 	s.mem += rowSize(row) + 8
 	if s.mem > s.limit && len(s.rows) > 1 {
@@ -77,6 +108,14 @@ func (s *sorter) spilled() bool { return len(s.runs) > 0 }
 // owns its runs and removes them when closed. On an error, the sorter has
 // removed them.
 func (s *sorter) finish() (rowIter, error) {
+	if s.top != nil {
+		rows, err := s.top.sorted(s.x)
+		s.top = nil
+		if err != nil {
+			return nil, err
+		}
+		return &sliceIter{rows: rows}, nil
+	}
 	if len(s.runs) == 0 {
 		rows := s.rows
 		s.rows = nil
@@ -274,7 +313,14 @@ func (m *mergeIter) close() {
 // sortRows returns it's rows sorted by cmp, stably, within work_mem; it
 // closes it.
 func sortRows(x *execCtx, it rowIter, cmp func(a, b []any) int) (rowIter, error) {
+	return sortFirst(x, it, cmp, 0)
+}
+
+// sortFirst is sortRows when only the first n rows of the output are
+// read (0: all of them).
+func sortFirst(x *execCtx, it rowIter, cmp func(a, b []any) int, n int64) (rowIter, error) {
 	s := newSorter(x, cmp)
+	s.bounded(n)
 	if err := s.addAll(it); err != nil {
 		s.close()
 		return nil, err
@@ -320,4 +366,116 @@ func prepend(rows [][]any, it rowIter) rowIter {
 		}
 		return it.next()
 	}, done: it.close}
+}
+
+// topN keeps the n first rows by cmp of those it is given, ties to the
+// earlier row, which is what a stable sort cut after n rows returns: a
+// heap whose root is the last of them, which a better row replaces.
+type topN struct {
+	cmp   func(a, b []any) int
+	n     int64
+	seq   int64
+	mem   int64
+	heads []topRow
+}
+
+type topRow struct {
+	row []any
+	seq int64 // the row's place in the input
+}
+
+// after reports whether a comes after b in the output.
+func (t *topN) after(a, b topRow) bool {
+	if c := t.cmp(a.row, b.row); c != 0 {
+		return c > 0
+	}
+	return a.seq > b.seq
+}
+
+// add takes a row, and returns the estimated bytes of the rows kept.
+func (t *topN) add(row []any) int64 {
+	r := topRow{row, t.seq}
+	t.seq++
+	if int64(len(t.heads)) < t.n {
+		t.heads = append(t.heads, r)
+		t.mem += rowSize(row) + 32
+		for i := len(t.heads) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.after(t.heads[i], t.heads[p]) {
+				break
+			}
+			t.heads[i], t.heads[p] = t.heads[p], t.heads[i]
+			i = p
+		}
+		return t.mem
+	}
+	// r came after every row kept, so it must be strictly better than the
+	// last of them to take its place.
+	if t.cmp(row, t.heads[0].row) >= 0 {
+		return t.mem
+	}
+	t.mem += rowSize(row) - rowSize(t.heads[0].row)
+	t.heads[0] = r
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(t.heads) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(t.heads) && t.after(t.heads[r], t.heads[l]) {
+			c = r
+		}
+		if !t.after(t.heads[c], t.heads[i]) {
+			break
+		}
+		t.heads[i], t.heads[c] = t.heads[c], t.heads[i]
+		i = c
+	}
+	return t.mem
+}
+
+// inInputOrder returns the rows kept in the order they came.
+func (t *topN) inInputOrder() [][]any {
+	slices.SortFunc(t.heads, func(a, b topRow) int { return cmpInt64(a.seq, b.seq) })
+	rows := make([][]any, len(t.heads))
+	for i, h := range t.heads {
+		rows[i] = h.row
+	}
+	return rows
+}
+
+// sorted returns the rows kept in output order.
+func (t *topN) sorted(x *execCtx) ([][]any, error) {
+	rows := t.inInputOrder()
+	return rows, sortCanceling(x, rows, t.cmp)
+}
+
+// rowsRead is how many rows of its input a LIMIT and OFFSET read, or 0 if
+// that is not known before the input is (either is computed from the
+// rows, or is NULL or negative, which window reports) or is every row.
+func rowsRead(x *execCtx, limit, offset expr) int64 {
+	if limit == nil || !rowIndependent(limit) || offset != nil && !rowIndependent(offset) {
+		return 0
+	}
+	v, err := limit.eval(x.env(nil))
+	take, ok := v.(int64)
+	if err != nil || !ok || take < 0 {
+		return 0
+	}
+	var skip int64
+	if offset != nil {
+		v, err := offset.eval(x.env(nil))
+		if err != nil {
+			return 0
+		}
+		if v != nil {
+			if skip = v.(int64); skip < 0 {
+				return 0
+			}
+		}
+	}
+	if take > math.MaxInt64-skip {
+		return 0
+	}
+	return take + skip
 }

@@ -1324,7 +1324,12 @@ func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
 		return p.distinctRows(x, it)
 	}
 	if p.distinctOn == nil {
-		return sortRows(x, it, byKeys(p.order))
+		// Locking may pass rows over, so it needs them all.
+		var n int64
+		if p.locking == nil {
+			n = rowsRead(x, p.limit, p.offset)
+		}
+		return sortFirst(x, it, byKeys(p.order), n)
 	}
 	// DISTINCT ON keeps the first row of each group in ORDER BY order, or
 	// without ORDER BY in the order of its keys. The keys ORDER BY leaves

@@ -480,7 +480,7 @@ func (q *setOpQuery) open(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	if len(q.order) > 0 {
-		if it, err = sortRows(x, it, byKeys(q.order)); err != nil {
+		if it, err = sortFirst(x, it, byKeys(q.order), rowsRead(x, q.limit, q.offset)); err != nil {
 			return nil, err
 		}
 	}

@@ -335,12 +335,14 @@ func TestExternalSort(t *testing.T) {
 		"SELECT DISTINCT ON (i) id, i, t FROM s ORDER BY i, t DESC",
 		"SELECT DISTINCT ON (b, e) id, b, e FROM s ORDER BY b",
 		"SELECT DISTINCT ON (e) e, id FROM s",
-		"SELECT i FROM s UNION ALL SELECT i + 1 FROM s ORDER BY 1 DESC LIMIT 50 OFFSET 100",
+		"SELECT i FROM s UNION ALL SELECT i + 1 FROM s ORDER BY 1 DESC LIMIT 50 OFFSET 1000",
 		"SELECT t, id FROM s WHERE id < 3000 UNION ALL SELECT t, -id FROM s ORDER BY t NULLS FIRST, id",
 	} {
 		checkSpill(t, e, s, q, true, true)
 	}
-	// What needs no sort streams, and writes nothing.
+	// What needs no sort streams, and writes nothing; a sort cut short by
+	// LIMIT keeps only the rows it returns, and writes nothing either.
+	checkSpill(t, e, s, "SELECT id, t FROM s ORDER BY t DESC LIMIT 20 OFFSET 30", true, false)
 	checkSpill(t, e, s, "SELECT * FROM s", true, false)
 	checkSpill(t, e, s, "SELECT count(*), sum(n), max(t), string_agg(t, ',') FROM s", true, false)
 }
@@ -602,4 +604,52 @@ func TestCTESpill(t *testing.T) {
 		t.Errorf("FETCH ALL at work_mem 64kB: %d rows, %d in memory, %d temporary files", len(got), len(want), e.temp.files.Load()-files)
 	}
 	noTempFiles(t, e)
+}
+
+// TestBoundedSort checks that ORDER BY with LIMIT, which keeps only the
+// rows it returns in a heap, returns what the whole sort cut short does:
+// the sort of a subquery, which LIMIT outside it does not bound. Ties
+// keep their input order, and bounds too large for work_mem sort all.
+func TestBoundedSort(t *testing.T) {
+	e, s := newTestSession(t)
+	spillTable(t, s, 3000)
+	for _, c := range []struct{ cols, order, cut string }{
+		{"id, b", "b", "LIMIT 30 OFFSET 1300"},
+		{"id, b", "b DESC NULLS LAST", "LIMIT 1"},
+		{"id, i, t", "i NULLS FIRST, t DESC", "LIMIT 100"},
+		{"id, n, f", "n, f", "LIMIT 7 OFFSET 2990"},
+		{"id, e", "e", "LIMIT 2999"},
+		{"id, e", "e", "LIMIT 5000"},
+		{"id, j", "j DESC", "LIMIT 0"},
+	} {
+		bounded := fmt.Sprintf("SELECT %s FROM s ORDER BY %s %s", c.cols, c.order, c.cut)
+		whole := fmt.Sprintf("SELECT * FROM (SELECT %s FROM s ORDER BY %s) q %s", c.cols, c.order, c.cut)
+		for _, mem := range []string{"64MB", "64kB"} {
+			mustRun(t, s, "SET work_mem = '"+mem+"'")
+			got, want := query(t, s, bounded), query(t, s, whole)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s at work_mem %s: %d rows, not the %d of the whole sort cut short", bounded, mem, len(got), len(want))
+			}
+		}
+		mustRun(t, s, "RESET work_mem")
+	}
+	noTempFiles(t, e)
+	// A parameter bounds the sort too.
+	ctx := context.Background()
+	ps, err := s.Prepare(ctx, "SELECT id FROM s ORDER BY t, id LIMIT $1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := s.Bind(ctx, ps, []any{int64(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []any
+	if _, _, err := s.Execute(ctx, pt, 0, func(r []any) error { ids = append(ids, r[0]); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Sync()
+	if want := mustRun(t, s, "SELECT id FROM (SELECT id, t FROM s ORDER BY t, id) q LIMIT 3"); len(ids) != 3 || ids[0] != want[0][0] || ids[2] != want[2][0] {
+		t.Errorf("LIMIT $1 = 3 returned %v, want %v", ids, want)
+	}
 }
