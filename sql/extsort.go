@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -436,7 +437,7 @@ func (t *topN) add(row []any) int64 {
 
 // inInputOrder returns the rows kept in the order they came.
 func (t *topN) inInputOrder() [][]any {
-	slices.SortFunc(t.heads, func(a, b topRow) int { return cmpInt64(a.seq, b.seq) })
+	slices.SortFunc(t.heads, func(a, b topRow) int { return cmp.Compare(a.seq, b.seq) })
 	rows := make([][]any, len(t.heads))
 	for i, h := range t.heads {
 		rows[i] = h.row

@@ -110,22 +110,14 @@ func (j *nestedJoin) probe(x *execCtx, l []any, buckets map[string][]int) ([]int
 	return buckets[k], nil
 }
 
-// A hash join whose right rows pass work_mem is a grace hash join: both
-// sides go to partitions by the hash of their join keys (the key, then
-// the row, in each record), and each pair of partitions is joined in
-// memory, the right one in buckets, as a join that fits is. A row with a
-// NULL key meets nothing: an outer join's such rows are kept apart and
-// padded. A right partition that still passes work_mem is partitioned
-// again, with its left partition, by another hash. The pairs come out one
-// after another, so the rows do not come in the left side's order.
-
-// joinPair is a partition of each side of a grace hash join, nil where a
-// side has no rows; level is the partitioning that splits it further.
-type joinPair struct {
-	right, left *tempFile
-	level       int
-}
-
+// graceJoin is the hash join whose right rows pass work_mem: both sides
+// go to partitions by the hash of their join keys (the key, then the
+// row, in each record), and each pair of partitions is joined in memory,
+// the right one in buckets, as a join that fits is. A row with a NULL key
+// meets nothing: an outer join's such rows are kept apart and padded. A
+// right partition that still passes work_mem is partitioned again, with
+// its left partition, by another hash. The pairs come out one after
+// another, so the rows do not come in the left side's order.
 func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
 	var nullRight, nullLeft *rowStore
@@ -135,7 +127,7 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 	if j.leftOuter {
 		nullLeft = newRowStore(x)
 	}
-	var queue []joinPair
+	var queue []partPair
 	var cur rowIter
 	closeAll := func() {
 		if cur != nil {
@@ -176,7 +168,7 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 	}
 	for i := range spillParts {
 		if rf[i] != nil || lf[i] != nil {
-			queue = append(queue, joinPair{rf[i], lf[i], 1})
+			queue = append(queue, partPair{rf[i], lf[i], 1})
 		}
 	}
 	return &funcIter{f: func() ([]any, error) {
@@ -196,7 +188,7 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 			case len(queue) > 0:
 				p := queue[0]
 				queue = queue[1:]
-				var more []joinPair
+				var more []partPair
 				var err error
 				if cur, more, err = j.joinPair(x, p); err != nil {
 					return nil, err
@@ -221,14 +213,6 @@ func padded(it rowIter, pad func([]any) ([]any, error)) rowIter {
 		}
 		return pad(row)
 	}, done: it.close}
-}
-
-func (p joinPair) remove() {
-	for _, f := range []*tempFile{p.right, p.left} {
-		if f != nil {
-			f.remove()
-		}
-	}
 }
 
 // partitionSide writes the rows of one side of the join to partitions,
@@ -261,7 +245,7 @@ func (j *nestedJoin) partitionSide(x *execCtx, it rowIter, left bool, ps *partit
 // joinPair joins a pair of partitions: it returns their joined rows, or,
 // if the right one does not fit in work_mem, no rows but the pairs it
 // split the two into.
-func (j *nestedJoin) joinPair(x *execCtx, p joinPair) (rowIter, []joinPair, error) {
+func (j *nestedJoin) joinPair(x *execCtx, p partPair) (rowIter, []partPair, error) {
 	var right [][]any
 	if p.right != nil {
 		recs, rest, err := gather(x, &spilledRows{f: p.right})
@@ -270,7 +254,7 @@ func (j *nestedJoin) joinPair(x *execCtx, p joinPair) (rowIter, []joinPair, erro
 			return nil, nil, err
 		}
 		if rest != nil && p.level <= maxSpillLevel {
-			pairs, err := j.repartition(x, prepend(recs, rest), p)
+			pairs, err := splitPair(x, prepend(recs, rest), p)
 			return nil, pairs, err
 		}
 		if rest != nil {
@@ -310,67 +294,6 @@ func withoutKeys(it rowIter) rowIter {
 		}
 		return rec[1:], nil
 	}, done: it.close}
-}
-
-// repartition splits a pair of partitions, the right one's records in
-// right, by the hash of their keys at the pair's level. A split that
-// leaves every right row in one partition splits nothing, and is not
-// tried again: that partition is joined in memory.
-func (j *nestedJoin) repartition(x *execCtx, right rowIter, p joinPair) ([]joinPair, error) {
-	rps, lps := newPartitions(x, p.level), newPartitions(x, p.level)
-	var counts [spillParts]int
-	total := 0
-	copyIn := func(it rowIter, ps *partitions, count bool) error {
-		defer it.close()
-		for {
-			rec, err := it.next()
-			if err == nil && rec != nil {
-				err = x.canceled()
-			}
-			if err != nil || rec == nil {
-				return err
-			}
-			k := rec[0].([]byte)
-			if count {
-				counts[maphashPartition(p.level, k)]++
-				total++
-			}
-			if err := ps.add(k, rec); err != nil {
-				return err
-			}
-		}
-	}
-	err := copyIn(right, rps, true)
-	if err == nil && p.left != nil {
-		err = copyIn(&spilledRows{f: p.left}, lps, false)
-	} else if p.left != nil {
-		p.left.remove()
-	}
-	var rf, lf [spillParts]*tempFile
-	if err == nil {
-		rf, err = rps.takeAll()
-	}
-	if err == nil {
-		lf, err = lps.takeAll()
-	}
-	if err != nil {
-		removeTempFiles(rf[:])
-		rps.close()
-		lps.close()
-		return nil, err
-	}
-	var pairs []joinPair
-	for i := range spillParts {
-		if rf[i] == nil && lf[i] == nil {
-			continue
-		}
-		level := p.level + 1
-		if counts[i] == total {
-			level = maxSpillLevel + 1 // no split: hold it
-		}
-		pairs = append(pairs, joinPair{rf[i], lf[i], level})
-	}
-	return pairs, nil
 }
 
 // storeJoin is the join without hash keys whose right rows pass

@@ -103,6 +103,82 @@ func (ps *partitions) close() {
 	}
 }
 
+// partPair is a partition of each of two inputs whose rows meet by key
+// (a hash join's sides, INTERSECT's and EXCEPT's), nil where an input has
+// no rows; level is the partitioning that would split it further.
+type partPair struct {
+	right, left *tempFile
+	level       int
+}
+
+func (p partPair) remove() {
+	p.right.remove()
+	p.left.remove()
+}
+
+// splitPair partitions a pair of partitions again, at the pair's level:
+// right yields the right one's records, each its key and then the row,
+// and the left one's are read from its file; both files are removed. A
+// split that leaves every right record in one partition splits nothing,
+// and that partition is not split again.
+func splitPair(x *execCtx, right rowIter, pair partPair) ([]partPair, error) {
+	rps, lps := newPartitions(x, pair.level), newPartitions(x, pair.level)
+	var counts [spillParts]int
+	total := 0
+	copyIn := func(it rowIter, ps *partitions, count bool) error {
+		defer it.close()
+		for {
+			rec, err := it.next()
+			if err == nil && rec != nil {
+				err = x.canceled()
+			}
+			if err != nil || rec == nil {
+				return err
+			}
+			k := rec[0].([]byte)
+			if count {
+				counts[maphashPartition(pair.level, k)]++
+				total++
+			}
+			if err := ps.add(k, rec); err != nil {
+				return err
+			}
+		}
+	}
+	err := copyIn(right, rps, true)
+	switch {
+	case err == nil && pair.left != nil:
+		err = copyIn(&spilledRows{f: pair.left}, lps, false)
+	case pair.left != nil:
+		pair.left.remove()
+	}
+	var rf, lf [spillParts]*tempFile
+	if err == nil {
+		rf, err = rps.takeAll()
+	}
+	if err == nil {
+		lf, err = lps.takeAll()
+	}
+	if err != nil {
+		removeTempFiles(rf[:])
+		rps.close()
+		lps.close()
+		return nil, err
+	}
+	var pairs []partPair
+	for i := range spillParts {
+		if rf[i] == nil && lf[i] == nil {
+			continue
+		}
+		level := pair.level + 1
+		if counts[i] == total {
+			level = maxSpillLevel + 1 // no split: hold it
+		}
+		pairs = append(pairs, partPair{rf[i], lf[i], level})
+	}
+	return pairs, nil
+}
+
 // groupKey is the key of a row's group: the key encodings of its GROUP BY
 // values, equal exactly when the values are.
 func groupKey(buf []byte, ts []types.T, vals []any) []byte {

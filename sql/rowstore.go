@@ -19,11 +19,15 @@ func newRowStore(x *execCtx) *rowStore {
 }
 
 func (s *rowStore) add(row []any) error {
-	s.n++
 	if s.file != nil {
-		return s.file.writeRow(row)
+		if err := s.file.writeRow(row); err != nil {
+			return err
+		}
+		s.n++
+		return nil
 	}
 	s.rows = append(s.rows, row)
+	s.n++
 	s.mem += rowSize(row) + 8
 	if s.mem <= s.limit {
 		return nil

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -1422,7 +1423,7 @@ func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
 		if c := compareRows(a, b, p.order); c != 0 {
 			return c
 		}
-		return cmpInt64(a[width+1].(int64), b[width+1].(int64))
+		return cmp.Compare(a[width+1].(int64), b[width+1].(int64))
 	})
 	if err != nil {
 		return nil, err
@@ -1434,16 +1435,6 @@ func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
 		}
 		return row[:width], nil
 	}, done: sorted.close}, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func distinctRows(rows [][]any, exprs []expr) [][]any {

@@ -157,12 +157,10 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 		lparts.close()
 		return nil, err
 	}
-	var queue []joinPair
+	var queue []partPair
 	for i := range spillParts {
-		if lf[i] != nil {
-			queue = append(queue, joinPair{rf[i], lf[i], 1})
-		} else {
-			rf[i].remove() // right rows with no left rows to meet
+		if rf[i] != nil || lf[i] != nil {
+			queue = append(queue, partPair{rf[i], lf[i], 1})
 		}
 	}
 	var cur rowIter
@@ -181,7 +179,7 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 			}
 			pair := queue[0]
 			queue = queue[1:]
-			var more []joinPair
+			var more []partPair
 			var err error
 			if cur, more, err = p.countPair(x, pair); err != nil {
 				return nil, err
@@ -218,7 +216,11 @@ func (p *setOpPlan) partitionRows(x *execCtx, it rowIter, ps *partitions) error 
 
 // countPair counts a right partition and streams its left partition
 // through the counts, or if the right one does not fit, splits the pair.
-func (p *setOpPlan) countPair(x *execCtx, pair joinPair) (rowIter, []joinPair, error) {
+func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowIter, []partPair, error) {
+	if pair.left == nil {
+		pair.remove() // right rows with no left rows to meet
+		return &sliceIter{}, nil, nil
+	}
 	counts := make(map[string]int)
 	if pair.right != nil {
 		limit := x.workMem()
@@ -242,74 +244,13 @@ func (p *setOpPlan) countPair(x *execCtx, pair joinPair) (rowIter, []joinPair, e
 			}
 			counts[k]++
 			if mem > limit && pair.level <= maxSpillLevel {
-				pairs, err := p.split(x, pair)
+				pairs, err := splitPair(x, &spilledRows{f: pair.right}, pair)
 				return nil, pairs, err
 			}
 		}
 		pair.right.remove()
 	}
 	return p.counted(withoutKeys(&spilledRows{f: pair.left}), counts), nil, nil
-}
-
-// split partitions a pair of partitions again, at the pair's level. A
-// split that leaves every right row in one partition is not tried again.
-func (p *setOpPlan) split(x *execCtx, pair joinPair) ([]joinPair, error) {
-	rps, lps := newPartitions(x, pair.level), newPartitions(x, pair.level)
-	var counts [spillParts]int
-	total := 0
-	copyIn := func(f *tempFile, ps *partitions, count bool) error {
-		it := &spilledRows{f: f}
-		defer it.close()
-		for {
-			rec, err := it.next()
-			if err == nil && rec != nil {
-				err = x.canceled()
-			}
-			if err != nil || rec == nil {
-				return err
-			}
-			k := rec[0].([]byte)
-			if count {
-				counts[maphashPartition(pair.level, k)]++
-				total++
-			}
-			if err := ps.add(k, rec); err != nil {
-				return err
-			}
-		}
-	}
-	err := copyIn(pair.right, rps, true)
-	if err == nil {
-		err = copyIn(pair.left, lps, false)
-	} else {
-		pair.left.remove()
-	}
-	var rf, lf [spillParts]*tempFile
-	if err == nil {
-		rf, err = rps.takeAll()
-	}
-	if err == nil {
-		lf, err = lps.takeAll()
-	}
-	if err != nil {
-		removeTempFiles(rf[:])
-		rps.close()
-		lps.close()
-		return nil, err
-	}
-	var pairs []joinPair
-	for i := range spillParts {
-		if lf[i] == nil {
-			rf[i].remove()
-			continue
-		}
-		level := pair.level + 1
-		if counts[i] == total {
-			level = maxSpillLevel + 1
-		}
-		pairs = append(pairs, joinPair{rf[i], lf[i], level})
-	}
-	return pairs, nil
 }
 
 // union streams the left side, then the right, dropping duplicates

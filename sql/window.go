@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -811,7 +812,7 @@ func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error
 	}
 	defer sorted.close()
 	nk, argAt := call.keyedWidth(), len(call.partition)+len(call.orderBy)
-	out := newSorter(x, func(a, b []any) int { return cmpInt64(a[0].(int64), b[0].(int64)) })
+	out := newSorter(x, func(a, b []any) int { return cmp.Compare(a[0].(int64), b[0].(int64)) })
 	var part [][]any
 	flush := func() error {
 		vals, err := call.partitionValues(x, part, argAt)
