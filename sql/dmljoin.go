@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -88,19 +89,23 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 	candidates := &filterIter{in: it, x: x, pred: trueIfNil(m.where)}
 	defer candidates.close()
 	t, width := m.t, m.width
-	// The keys of the target rows written: one key each, not a row (a
-	// target row's matches need not come one after another).
-	seen := make(map[string]bool)
+	// The target is the join's left side, each of whose rows meets all
+	// its matches before the next row meets any (see nestedJoin), so a
+	// target row's candidates come one after another.
+	var last []byte
 	for {
 		cand, err := candidates.next()
 		if err != nil || cand == nil {
 			return err
 		}
 		key := cand[len(t.Columns)].([]byte)
-		if seen[string(key)] {
+		if last != nil && bytes.Equal(key, last) {
 			continue // a target row is written once, with its first match
 		}
-		seen[string(key)] = true
+		last = key
+		if modifyHook != nil {
+			modifyHook()
+		}
 		other := cand[width:]
 		join := func(row []any) []any { return append(slices.Clip(row[:width]), other...) }
 		var pred func(old []any) (bool, error)

@@ -224,6 +224,10 @@ func plainTableScope(t *Table, alias string) *scope {
 // nestedJoin joins by reading the right side once and looping over it for
 // each left row. LEFT JOIN pads unmatched left rows with NULLs, RIGHT JOIN
 // unmatched right rows, once the left side is done; FULL JOIN both.
+//
+// However it runs (in memory, as a grace hash join, over a row store),
+// each left row meets all of its matches before the next left row meets
+// any: UPDATE ... FROM relies on a target row's matches coming together.
 type nestedJoin struct {
 	left, right           source
 	on                    expr

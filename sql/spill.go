@@ -65,9 +65,9 @@ import (
 // Still held in memory whatever their size: a window partition's keys
 // and arguments while its values are computed; an aggregate's DISTINCT
 // set and an ordered-set aggregate's inputs; the hash sets of IN
-// (subquery), of a recursive UNION and of ON CONFLICT's rows; the target
-// keys an UPDATE ... FROM has written; a LATERAL item's rows for one
-// outer row; the foreign key checks a statement queues for its end.
+// (subquery), of a recursive UNION and of ON CONFLICT's rows; a LATERAL
+// item's rows for one outer row; the foreign key checks a statement
+// queues for its end.
 //
 // A temporary file belongs to the statement that made it: to the
 // execution's tempSet. The operator that wrote it removes it when it is

@@ -59,9 +59,9 @@ func heapAfterGC() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// TestWritesStream checks that UPDATE, DELETE and the rewrite of ALTER
-// TABLE ... ADD PRIMARY KEY hold no copy of the table while they write
-// it: the live heap a little way into the statement grows with the rows
+// TestWritesStream checks that UPDATE (... FROM too), DELETE and the
+// rewrite of ALTER TABLE ... ADD PRIMARY KEY hold no copy of the table
+// while they write it: the live heap a little way into the statement grows with the rows
 // written so far, not with the rows of the table. The same statements
 // over tables of two sizes must be as far above their starting heap
 // after their first thousand rows.
@@ -71,6 +71,8 @@ func TestWritesStream(t *testing.T) {
 		{"CREATE TABLE w (id int PRIMARY KEY, v text)", "UPDATE w SET v = v || 'y' WHERE id > 0 RETURNING id"},
 		{"CREATE TABLE w (id int PRIMARY KEY, v text)", "UPDATE w SET id = -id"},
 		{"CREATE TABLE w (id int PRIMARY KEY, v text)", "DELETE FROM w"},
+		{"CREATE TABLE w (id int PRIMARY KEY, v text); CREATE TABLE x (s text); INSERT INTO x VALUES ('y'), ('z')",
+			"UPDATE w SET v = w.v || x.s FROM x"},
 		{"CREATE TABLE w (id int, v text)", "ALTER TABLE w ADD PRIMARY KEY (id)"},
 		{"CREATE TABLE w (id int PRIMARY KEY, v text)", "ALTER TABLE w ALTER COLUMN id TYPE bigint"},
 	}
