@@ -28,6 +28,7 @@ type sorter struct {
 	mem   int64 // estimated bytes of rows
 	rows  [][]any
 	runs  []*tempFile
+	gens  []int // gens[i]: how many merges made runs[i]
 	top   *topN // while the sort is bounded
 }
 
@@ -99,7 +100,30 @@ func (s *sorter) spill() error {
 		}
 	}
 	s.rows, s.mem = nil, 0
-	return f.flush()
+	s.gens = append(s.gens, 0)
+	if err := f.flush(); err != nil {
+		return err
+	}
+	return s.compact()
+}
+
+// compact merges the last fanIn runs into one while they are of one
+// generation, as a counter carries, so that a long sort has a few runs
+// of each generation open, not one for each work_mem of its input. The
+// runs merged are consecutive, and so in input order, which keeps the
+// sort stable.
+func (s *sorter) compact() error {
+	fanIn := mergeFanIn(s.limit)
+	for n := len(s.runs); n >= fanIn && s.gens[n-fanIn] == s.gens[n-1]; n = len(s.runs) {
+		g := s.gens[n-1]
+		f, err := s.mergeInto(s.runs[n-fanIn:])
+		s.runs, s.gens = s.runs[:n-fanIn], s.gens[:n-fanIn]
+		if err != nil {
+			return err
+		}
+		s.runs, s.gens = append(s.runs, f), append(s.gens, g+1)
+	}
+	return nil
 }
 
 // spilled reports whether the sort has written a run.
@@ -132,7 +156,7 @@ func (s *sorter) finish() (rowIter, error) {
 		}
 	}
 	runs := s.runs
-	s.runs = nil
+	s.runs, s.gens = nil, nil
 	fanIn := mergeFanIn(s.limit)
 	for len(runs) > fanIn {
 		// One pass: each group of fanIn runs, in order, into one run.
@@ -195,7 +219,7 @@ func (s *sorter) mergeInto(runs []*tempFile) (*tempFile, error) {
 // close removes the sorter's runs, when its rows are no longer wanted.
 func (s *sorter) close() {
 	removeTempFiles(s.runs)
-	s.runs, s.rows = nil, nil
+	s.runs, s.gens, s.rows = nil, nil, nil
 }
 
 func removeTempFiles(files []*tempFile) {
