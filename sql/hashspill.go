@@ -220,9 +220,12 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 			if err != nil {
 				return nil, err
 			}
-			for _, f := range more {
-				queue = append(queue, spillPart{f, next.level + 1})
+			// Deeper partitions first, so that few files are open at once.
+			deeper := make([]spillPart, len(more))
+			for i, f := range more {
+				deeper[i] = spillPart{f, next.level + 1}
 			}
+			queue = append(deeper, queue...)
 		}
 		row := rows[0]
 		rows = rows[1:]

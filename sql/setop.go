@@ -287,7 +287,7 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 				if pending, more, err = p.dedupPass(x, part); err != nil {
 					return nil, err
 				}
-				queue = append(queue, more...)
+				queue = append(more, queue...) // deeper first: fewer files open
 				continue
 			}
 			row, err := cur.next()
