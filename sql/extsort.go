@@ -90,7 +90,7 @@ func (s *sorter) spill() error {
 	if err != nil {
 		return err
 	}
-	s.runs = append(s.runs, f)
+	s.runs, s.gens = append(s.runs, f), append(s.gens, 0)
 	for _, row := range s.rows {
 		if err := s.x.canceled(); err != nil {
 			return err
@@ -100,7 +100,6 @@ func (s *sorter) spill() error {
 		}
 	}
 	s.rows, s.mem = nil, 0
-	s.gens = append(s.gens, 0)
 	if err := f.flush(); err != nil {
 		return err
 	}
@@ -125,9 +124,6 @@ func (s *sorter) compact() error {
 	}
 	return nil
 }
-
-// spilled reports whether the sort has written a run.
-func (s *sorter) spilled() bool { return len(s.runs) > 0 }
 
 // finish returns the rows in order. The sorter is spent; the iterator
 // owns its runs and removes them when closed. On an error, the sorter has
@@ -381,12 +377,13 @@ func gather(x *execCtx, it rowIter) (rows [][]any, rest rowIter, err error) {
 	}
 }
 
-// prepend yields rows, then the rows of it.
+// prepend yields rows, then the rows of it. It lets go of each of rows
+// as it yields it.
 func prepend(rows [][]any, it rowIter) rowIter {
 	return &funcIter{f: func() ([]any, error) {
 		if len(rows) > 0 {
 			row := rows[0]
-			rows = rows[1:]
+			rows[0], rows = nil, rows[1:]
 			return row, nil
 		}
 		return it.next()

@@ -228,7 +228,7 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 			queue = append(deeper, queue...)
 		}
 		row := rows[0]
-		rows = rows[1:]
+		rows[0], rows = nil, rows[1:]
 		return row, nil
 	}, done: func() {
 		for _, q := range queue {

@@ -273,7 +273,7 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 		for {
 			if len(pending) > 0 {
 				row := pending[0]
-				pending = pending[1:]
+				pending[0], pending = nil, pending[1:]
 				return row, nil
 			}
 			if cur == nil {
