@@ -23,10 +23,12 @@ import (
 //
 //	EPOCHDB_MEMREPORT_ROWS=2000000 go test ./sql -run TestMemoryReport -v -timeout 30m
 //
-// For each statement it reports the live heap before it, the highest live
-// heap sampled while it ran (a collection every 100ms), the live heap
-// after it; the highest heap, garbage included, sampled every 5ms; and
-// the process's peak RSS during it (VmHWM, reset before each statement).
+// For each statement it reports the live heap before it and after it,
+// and the live heap inside it, by a collection a thousand rows in and
+// halfway through, with the statement paused (a hook in the row loop of
+// UPDATE and the table rewrite, the context's Err for a scan); then the
+// highest heap, garbage included, sampled every 5ms, and the process's
+// peak RSS during it (VmHWM, reset before each statement).
 func TestMemoryReport(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("EPOCHDB_MEMREPORT_ROWS"))
 	if n <= 0 {
@@ -46,15 +48,14 @@ func TestMemoryReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
-	exec := func(sql string) {
+	exec := func(ctx context.Context, sql string) {
 		if _, err := run(ctx, s, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
-	exec("CREATE TABLE pgbench_accounts (aid int NOT NULL, bid int, abalance int, filler char(84))")
+	exec(context.Background(), "CREATE TABLE pgbench_accounts (aid int NOT NULL, bid int, abalance int, filler char(84))")
 	start := time.Now()
-	exec(fmt.Sprintf("INSERT INTO pgbench_accounts SELECT g, (g - 1) / 100000 + 1, 0, '' FROM generate_series(1, %d) g", n))
+	exec(context.Background(), fmt.Sprintf("INSERT INTO pgbench_accounts SELECT g, (g - 1) / 100000 + 1, 0, '' FROM generate_series(1, %d) g", n))
 	t.Logf("loaded %d rows in %v", n, time.Since(start).Round(time.Millisecond))
 	for _, stmt := range []string{
 		"SELECT count(*) FROM pgbench_accounts",
@@ -63,42 +64,67 @@ func TestMemoryReport(t *testing.T) {
 		"UPDATE pgbench_accounts SET abalance = abalance + 1",
 		"SELECT sum(abalance) FROM pgbench_accounts",
 	} {
+		// The probes: at the thousandth row and halfway.
+		var inside []int64
+		calls := 0
+		probe := func() {
+			if calls++; calls == 1000 || calls == n/2 {
+				inside = append(inside, heapAfterGC())
+			}
+		}
+		modifyHook = probe
+		ctx := &hookContext{Context: context.Background(), hook: probe}
+		if strings.HasPrefix(stmt, "ALTER") || strings.HasPrefix(stmt, "UPDATE") {
+			ctx.hook = nil // the row loop's hook counts the rows
+		}
 		before := heapAfterGC()
 		resetPeakRSS()
-		// Two samplers: the heap as it stands (garbage included, which
-		// the collector lets grow to about the live heap again), every
-		// 5ms; and the live heap, by a collection every 100ms.
-		var peak, live uint64
-		var wg sync.WaitGroup
+		var peak uint64
 		done := make(chan struct{})
-		sample := func(every time.Duration, gc bool, into *uint64) {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
 			defer wg.Done()
 			var ms runtime.MemStats
 			for {
-				if gc {
-					runtime.GC()
-				}
 				runtime.ReadMemStats(&ms)
-				*into = max(*into, ms.HeapAlloc)
+				peak = max(peak, ms.HeapAlloc)
 				select {
 				case <-done:
 					return
-				case <-time.After(every):
+				case <-time.After(5 * time.Millisecond):
 				}
 			}
-		}
-		wg.Add(2)
-		go sample(5*time.Millisecond, false, &peak)
-		go sample(100*time.Millisecond, true, &live)
+		}()
 		start := time.Now()
-		exec(stmt)
+		exec(ctx, stmt)
 		took := time.Since(start)
 		close(done)
 		wg.Wait()
+		modifyHook = nil
 		after := heapAfterGC()
-		t.Logf("%-52s %7v  live heap before %4d MiB, at most %4d MiB, after %4d MiB; heap at most %4d MiB; peak RSS %s",
-			stmt, took.Round(time.Millisecond), before>>20, live>>20, after>>20, peak>>20, peakRSS())
+		mib := func(v int64) string { return fmt.Sprintf("%d MiB", v>>20) }
+		var in []string
+		for _, v := range inside {
+			in = append(in, mib(v))
+		}
+		t.Logf("%-52s %8v  live heap before %s, inside %s, after %s; heap at most %s; peak RSS %s",
+			stmt, took.Round(time.Millisecond), mib(before), strings.Join(in, " then "), mib(after), mib(int64(peak)), peakRSS())
 	}
+}
+
+// hookContext calls hook each time a statement asks whether it is
+// canceled, which a scan does for each row.
+type hookContext struct {
+	context.Context
+	hook func()
+}
+
+func (c *hookContext) Err() error {
+	if c.hook != nil {
+		c.hook()
+	}
+	return c.Context.Err()
 }
 
 // resetPeakRSS resets the kernel's record of the process's peak RSS.
