@@ -52,6 +52,9 @@ type Options struct {
 	CheckpointInterval time.Duration
 	// MTBF is the expected mean time between failures.
 	MTBF time.Duration
+	// TempDir is where statements whose sorts and hash tables pass
+	// work_mem write their temporary files. Default os.TempDir().
+	TempDir string
 }
 
 // DB is an open database.
@@ -86,7 +89,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, err := sql.NewEngine(store, sql.EngineOptions{Superuser: opts.User})
+	engine, err := sql.NewEngine(store, sql.EngineOptions{Superuser: opts.User, TempDir: opts.TempDir})
 	if err != nil {
 		_ = store.Close()
 		return nil, err

@@ -20,7 +20,11 @@ type aggPlan struct {
 	groupExprs []expr
 	groupKeys  []string // GROUP BY expressions as SQL, to recognise them above
 	groupTypes []types.T
-	calls      []*aggCall
+	// keyed counts the groupExprs that make a group's key: the GROUP BY
+	// items, without the columns groupDependents adds, which they
+	// determine (and which may be of types without a key encoding).
+	keyed int
+	calls []*aggCall
 }
 
 type aggCall struct {
@@ -445,6 +449,10 @@ type aggState struct {
 	acc     any // running sum / min / max / and / or / string / array
 	seen    map[string]struct{}
 	ordered [][]any // an ordered aggregate's inputs, sorted at the end
+	// sorted takes an ordered aggregate's inputs instead, sorting them
+	// within work_mem, when x, the execution grouping them, is set.
+	x      *execCtx
+	sorted *sorter
 }
 
 func (st *aggState) add(vals []any) error {
@@ -474,10 +482,35 @@ func (st *aggState) add(vals []any) error {
 		st.seen[k] = struct{}{}
 	}
 	if len(c.order) > 0 {
-		st.ordered = append(st.ordered, slices.Clone(vals))
-		return nil
+		if st.x == nil {
+			st.ordered = append(st.ordered, slices.Clone(vals))
+			return nil
+		}
+		if st.sorted == nil {
+			st.sorted = newSorter(st.x, byKeys(c.order))
+		}
+		return st.sorted.add(slices.Clone(vals))
 	}
 	return st.accumulate(vals)
+}
+
+// foldSorted accumulates the inputs sorted took, in their order.
+func (st *aggState) foldSorted() error {
+	it, err := st.sorted.finish()
+	st.sorted = nil
+	if err != nil {
+		return err
+	}
+	defer it.close()
+	for {
+		vals, err := it.next()
+		if err != nil || vals == nil {
+			return err
+		}
+		if err := st.accumulate(vals); err != nil {
+			return err
+		}
+	}
 }
 
 // accumulate folds one input into the state.
@@ -597,6 +630,11 @@ func (st *aggState) result(x *execCtx) (any, error) {
 			}
 		}
 		st.ordered = nil
+	}
+	if st.sorted != nil {
+		if err := st.foldSorted(); err != nil {
+			return nil, err
+		}
 	}
 	switch c.fn {
 	case "string_agg", "group_concat":

@@ -686,29 +686,3 @@ func (p *selectPlan) planDistinctOn(c *compiler, items []ast.ExprNode) error {
 	}
 	return nil
 }
-
-// firstOfEach keeps the first row of each DISTINCT ON group, in ORDER BY
-// order, or without ORDER BY in the order of the DISTINCT ON keys, as
-// PostgreSQL's sort-based plan leaves them.
-func (p *selectPlan) firstOfEach(x *execCtx, rows [][]any) ([][]any, error) {
-	keys := p.order
-	if len(keys) == 0 {
-		keys = p.distinctOn
-	}
-	if err := sortRowsCanceling(x, rows, keys); err != nil {
-		return nil, err
-	}
-	seen := make(map[string]bool)
-	out := rows[:0]
-	for _, row := range rows {
-		var k []byte
-		for _, key := range p.distinctOn {
-			k = types.AppendKey(k, key.t, row[key.idx], false)
-		}
-		if !seen[string(k)] {
-			seen[string(k)] = true
-			out = append(out, row)
-		}
-	}
-	return out, nil
-}

@@ -243,6 +243,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		return 0, err
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	defer x.closeTemps()
 	it, err := plan.open(x)
 	if err != nil {
 		return 0, err

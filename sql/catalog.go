@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -527,27 +528,30 @@ func (d *ddl) dropSequence(ctx context.Context, s *Sequence) error {
 	return nil
 }
 
-// deleteData deletes every row and index entry of a data id.
+// deleteData gives up every row and index entry of a data id, as of the
+// DDL's commit: one record, whatever the table's size (txn.DropRange).
+// Data ids are never used again, and the committed catalog no longer names
+// this one, so no snapshot that sees the commit reads it; older snapshots
+// read it as it was until compaction removes it.
 func (d *ddl) deleteData(ctx context.Context, dataID uint32) error {
-	return d.deleteRange(ctx, indexPrefix(dataID, 0)[:5])
+	prefix := indexPrefix(dataID, 0)[:5]
+	return d.tx.DropRange(ctx, prefix, prefixEnd(prefix))
 }
 
-// deleteRange deletes every key that starts with prefix.
+// deleteRange deletes every key that starts with prefix, a batch of keys
+// at a time: the scan, at the statement's snapshot, does not see the
+// deletions, and resumes after the batch's last key.
 func (d *ddl) deleteRange(ctx context.Context, prefix []byte) error {
-	start, end := prefix, prefixEnd(prefix)
-	var keys [][]byte
-	if err := d.tx.Scan(start, end, func(k, _ []byte) bool {
-		keys = append(keys, append([]byte(nil), k...))
-		return true
-	}); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := d.tx.Delete(ctx, k); err != nil {
+	scan := &kvScan{tx: d.tx, start: prefix, end: prefixEnd(prefix)}
+	for {
+		e, ok, err := scan.nextKV()
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.tx.Delete(ctx, bytes.Clone(e.k)); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // sequences hands out sequence values. PostgreSQL's nextval is not

@@ -172,6 +172,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		named[i] = true
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, fk: &fkState{}}
+	defer x.closeTemps()
 	var count int64
 	var ingest *ingestBatch // deduplicates the rows of an ingest table
 	if t.Ingest != nil {
@@ -541,13 +542,12 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	}
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
+	defer x.closeTemps()
 	var it rowIter
 	var err error
 	switch {
 	case cp.query != nil && pt.p.dml != nil:
-		var rows [][]any
-		rows, err = s.runWritingQuery(x, cp.query, pt.p.dml)
-		it = &sliceIter{rows: rows}
+		it, err = s.runWritingQuery(x, cp.query, pt.p.dml)
 	case cp.query != nil:
 		it, err = cp.query.open(x)
 	default:

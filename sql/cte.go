@@ -258,7 +258,9 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 	if p.distinct {
 		seen = make(map[string]bool)
 	}
-	var next [][]any // this round's rows: the next working table
+	// next holds this round's rows, the next working table; work the one
+	// the recursive term reads now. Both keep to work_mem.
+	next, work := newRowStore(x), (*rowStore)(nil)
 	return &funcIter{f: func() ([]any, error) {
 		for cur != nil {
 			row, err := cur.next()
@@ -268,7 +270,11 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 			if row == nil {
 				cur.close()
 				cur = nil
-				if len(next) == 0 {
+				if work != nil {
+					work.close()
+				}
+				work, next = next, nil
+				if work.len() == 0 {
 					return nil, nil
 				}
 				if err := x.ctx.Err(); err != nil {
@@ -277,7 +283,7 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 				if x.cache == nil {
 					x.cache = make(map[any]any)
 				}
-				x.cache[p.d.workTable], next = next, nil
+				x.cache[p.d.workTable], next = work, newRowStore(x)
 				if cur, err = p.right.open(x); err != nil {
 					return nil, err
 				}
@@ -296,13 +302,20 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 				}
 				seen[string(k)] = true
 			}
-			next = append(next, row)
+			if err := next.add(row); err != nil {
+				return nil, err
+			}
 			return row, nil
 		}
 		return nil, nil
 	}, done: func() {
 		if cur != nil {
 			cur.close()
+		}
+		for _, st := range []*rowStore{work, next} {
+			if st != nil {
+				st.close()
+			}
 		}
 	}}, nil
 }
@@ -315,8 +328,11 @@ type workScan struct {
 }
 
 func (s *workScan) open(x *execCtx) (rowIter, error) {
-	rows, _ := x.cache[s.d.workTable].([][]any)
-	return &sliceIter{rows: rows}, nil
+	work, _ := x.cache[s.d.workTable].(*rowStore)
+	if work == nil {
+		return &sliceIter{}, nil
+	}
+	return work.cursor(), nil
 }
 
 func (s *workScan) explain(indent string) string {
@@ -324,15 +340,17 @@ func (s *workScan) explain(indent string) string {
 }
 
 // cteRows is a WITH query's rows in one execution: those computed so far,
-// which every reader shares, and the running query that computes more.
+// which every reader shares, in a row store (within work_mem), and the
+// running query that computes more.
 type cteRows struct {
-	rows [][]any
+	rows *rowStore
 	more rowIter // nil once every row is computed
 }
 
-// row returns row i, computing rows up to it; nil past the last.
-func (r *cteRows) row(i int) ([]any, error) {
-	for i >= len(r.rows) && r.more != nil {
+// next returns the row c, one of the readers, reads next, computing it if
+// need be; nil past the last.
+func (r *cteRows) next(c *storeCursor) ([]any, error) {
+	for c.i >= r.rows.len() && r.more != nil {
 		row, err := r.more.next()
 		if err != nil {
 			return nil, err
@@ -342,12 +360,20 @@ func (r *cteRows) row(i int) ([]any, error) {
 			r.more = nil
 			break
 		}
-		r.rows = append(r.rows, row)
+		if err := r.rows.add(row); err != nil {
+			return nil, err
+		}
 	}
-	if i < len(r.rows) {
-		return r.rows[i], nil
+	return c.next()
+}
+
+// close ends the query and drops its rows, once the execution is done.
+func (r *cteRows) close() {
+	if r.more != nil {
+		r.more.close()
+		r.more = nil
 	}
-	return nil, nil
+	r.rows.close()
 }
 
 // cteScan reads a WITH query.
@@ -362,12 +388,8 @@ func (s *cteScan) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	i := 0
-	return &funcIter{f: func() ([]any, error) {
-		row, err := r.row(i)
-		i++
-		return row, err
-	}}, nil
+	c := r.rows.cursor()
+	return &funcIter{f: func() ([]any, error) { return r.next(c) }}, nil
 }
 
 // rowsIn returns d's rows in x, the execution of the level that defines
@@ -380,7 +402,7 @@ func (d *cte) rowsIn(x *execCtx) (*cteRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &cteRows{more: it}
+	r := &cteRows{rows: newRowStore(x), more: it}
 	if x.cache == nil {
 		x.cache = make(map[any]any)
 	}

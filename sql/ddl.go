@@ -515,6 +515,16 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
+		// As PostgreSQL gives the table a new relfilenode: the rows stay
+		// under the old data id for the snapshots that still read it, and
+		// go with it once none does.
+		nt := t.clone()
+		if nt.DataID, err = d.nextID(ctx); err != nil {
+			return err
+		}
+		if err := d.putTable(ctx, nt); err != nil {
+			return err
+		}
 		if err := d.deleteData(ctx, t.DataID); err != nil {
 			return err
 		}
@@ -831,16 +841,6 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 		}
 		t.RowIDSeq = 0
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
-	scan := &tableScan{t: old, access: access{kind: "seq"}}
-	it, err := scan.open(x)
-	if err != nil {
-		return err
-	}
-	rows, err := drain(it)
-	if err != nil {
-		return err
-	}
 	defaults := make([]expr, len(fill))
 	for i, ci := range fill {
 		if t.Columns[ci].Default == "" {
@@ -850,8 +850,29 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 			return err
 		}
 	}
-	for _, r := range rows {
-		row := make([]any, len(t.Columns)+1)
+	// Row by row from the old data id to the new: the two never share a
+	// key, so the scan goes on undisturbed by the writes.
+	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	defer x.closeTemps()
+	scan := &tableScan{t: old, access: access{kind: "seq"}}
+	it, err := scan.open(x)
+	if err != nil {
+		return err
+	}
+	defer it.close()
+	row := make([]any, len(t.Columns)+1) // reused: insertRow keeps no row
+	for {
+		r, err := it.next()
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			break
+		}
+		if modifyHook != nil {
+			modifyHook()
+		}
+		clear(row)
 		copy(row, r[:len(r)-1])
 		for _, c := range conv {
 			if row[c.col], err = c.e.eval(x.env(r)); err != nil {

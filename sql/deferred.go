@@ -51,6 +51,7 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*ForeignKey) bool) error {
 		return nil
 	}
 	x := &execCtx{ctx: context.Background(), s: s, tx: tx, fk: &fkState{}}
+	defer x.closeTemps()
 	keep := func(fk *ForeignKey) bool { return only != nil && !only(fk) }
 	// The checks kept are new slices: savepoints hold the old ones.
 	var kept fkState

@@ -15,14 +15,31 @@ import (
 )
 
 // writePlan is a planned INSERT, UPDATE or DELETE. run performs every write
-// and returns the RETURNING rows (if any) and the number of rows affected.
+// and returns the RETURNING rows (nil without RETURNING), which the
+// caller reads and closes, and the number of rows affected.
 type writePlan struct {
 	verb      string
 	t         *Table
 	returning []expr
 	cols      []Column
-	run       func(x *execCtx) (rows [][]any, n int64, err error)
+	run       func(x *execCtx) (rows *rowStore, n int64, err error)
 	explain   func() string
+}
+
+// returned collects the RETURNING rows of a run, within work_mem.
+func (p *writePlan) returned(x *execCtx) *rowStore {
+	if p.returning == nil {
+		return nil
+	}
+	return newRowStore(x)
+}
+
+// failRun ends a run that failed: its RETURNING rows are not wanted.
+func failRun(out *rowStore, err error) (*rowStore, int64, error) {
+	if out != nil {
+		out.close()
+	}
+	return nil, 0, err
 }
 
 // writableTable resolves the table a statement writes; a view is not one.
@@ -202,13 +219,15 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 				return nil, err
 			}
 		}
-		ins.rows = func(x *execCtx) ([][]any, error) {
+		ins.rows = func(x *execCtx) (rowIter, error) {
+			// The rows stream from the query into the table: the query
+			// cannot see them, which the transaction's statement numbers
+			// see to (a statement reads only earlier statements' writes).
 			it, err := qp.open(x)
 			if err != nil {
 				return nil, err
 			}
-			out, err := drain(&projectIter{in: it, x: x, exprs: casts})
-			return out, err
+			return &projectIter{in: it, x: x, exprs: casts}, nil
 		}
 		return ins.plan(p), nil
 	}
@@ -328,7 +347,7 @@ type insert struct {
 	fitted   bool   // fit has seen a row
 	targets  []int  // targets[i] is the table column the i-th value goes to
 	defaults []expr // each column's default (nil: NULL)
-	rows     func(x *execCtx) ([][]any, error)
+	rows     func(x *execCtx) (rowIter, error)
 	conflict *onConflict // ON CONFLICT, or nil
 }
 
@@ -377,7 +396,7 @@ func (ins *insert) fit(n int) error {
 // valuesRows produces n VALUES rows of width values each from consts,
 // except where exprs holds an expression to evaluate at each run. Without
 // any, every run returns the same rows, which the run only reads.
-func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) ([][]any, error) {
+func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowIter, error) {
 	split := func(flat []any) [][]any {
 		rows := make([][]any, n)
 		for r := range rows {
@@ -387,9 +406,9 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) ([][]
 	}
 	if !slices.ContainsFunc(exprs, func(e expr) bool { return e != nil }) {
 		rows := split(consts)
-		return func(*execCtx) ([][]any, error) { return rows, nil }
+		return func(*execCtx) (rowIter, error) { return &sliceIter{rows: rows}, nil }
 	}
-	return func(x *execCtx) ([][]any, error) {
+	return func(x *execCtx) (rowIter, error) {
 		flat := slices.Clone(consts)
 		e := x.env(nil)
 		for i, ex := range exprs {
@@ -400,7 +419,7 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) ([][]
 				}
 			}
 		}
-		return split(flat), nil
+		return &sliceIter{rows: split(flat)}, nil
 	}
 }
 
@@ -413,12 +432,13 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 	for _, ti := range targets {
 		named[ti] = true
 	}
-	p.run = func(x *execCtx) ([][]any, int64, error) {
+	p.run = func(x *execCtx) (*rowStore, int64, error) {
 		vals, err := rows(x)
 		if err != nil {
 			return nil, 0, err
 		}
-		var out [][]any
+		defer vals.close()
+		out := p.returned(x)
 		var ingest *ingestBatch // deduplicates the rows of an ingest table
 		if t.Ingest != nil {
 			ingest = x.s.newIngestBatch(x, t)
@@ -429,7 +449,16 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 		}
 		e := x.env(nil)
 		row := make([]any, len(t.Columns)+1) // reused: nothing keeps a written row
-		for _, v := range vals {
+		var n int64
+		for {
+			v, err := vals.next()
+			if err != nil {
+				return failRun(out, err)
+			}
+			if v == nil {
+				break
+			}
+			n++
 			clear(row)
 			for i, ti := range targets {
 				row[ti] = v[i]
@@ -440,17 +469,17 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 				}
 				if d != nil {
 					if row[i], err = d.eval(e); err != nil {
-						return nil, 0, err
+						return failRun(out, err)
 					}
 				}
 			}
 			if err := x.s.checkRow(t, row); err != nil {
-				return nil, 0, err
+				return failRun(out, err)
 			}
 			if ingest != nil {
 				fresh, err := ingest.admit(row)
 				if err != nil {
-					return nil, 0, err
+					return failRun(out, err)
 				}
 				if !fresh {
 					continue
@@ -463,25 +492,27 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 						if err != nil {
 							return err
 						}
-						out = append(out, r)
+						return out.add(r)
 					}
 					return nil
 				})
 				if err != nil {
-					return nil, 0, err
+					return failRun(out, err)
 				}
 				if !inserted {
 					continue
 				}
 			} else if err := x.s.writeRow(x, t, row); err != nil {
-				return nil, 0, err
+				return failRun(out, err)
 			}
 			if p.returning != nil {
 				r, err := p.project(x, row)
-				if err != nil {
-					return nil, 0, err
+				if err == nil {
+					err = out.add(r)
 				}
-				out = append(out, r)
+				if err != nil {
+					return failRun(out, err)
+				}
 			}
 		}
 		var dups int64
@@ -490,11 +521,11 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 		}
 		if ingest != nil {
 			if err := ingest.finish(); err != nil {
-				return nil, 0, err
+				return failRun(out, err)
 			}
 			dups += ingest.dups
 		}
-		return out, int64(len(vals)) - dups, nil
+		return out, n - dups, nil
 	}
 	p.explain = func() string { return "Insert on " + t.Name }
 	return p
@@ -678,8 +709,8 @@ func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.Tabl
 // runModify makes p.run: modifyRows with update (nil deletes), counting
 // the rows written and projecting RETURNING.
 func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any) ([]any, error)) {
-	p.run = func(x *execCtx) ([][]any, int64, error) {
-		var out [][]any
+	p.run = func(x *execCtx) (*rowStore, int64, error) {
+		out := p.returned(x)
 		var count int64
 		var up func(old []any) ([]any, error)
 		if update != nil {
@@ -702,11 +733,14 @@ func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any
 				if err != nil {
 					return err
 				}
-				out = append(out, r)
+				return out.add(r)
 			}
 			return nil
 		})
-		return out, count, err
+		if err != nil {
+			return failRun(out, err)
+		}
+		return out, count, nil
 	}
 }
 
@@ -806,16 +840,21 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 // the WHERE clause is re-checked on that version (PostgreSQL's EvalPlanQual
 // under READ COMMITTED). update == nil deletes. done is called with the row
 // as written (or deleted).
+//
+// Each candidate is written as the scan finds it, not after the scan:
+// the scan reads at the statement's snapshot, which never shows the
+// statement's own writes (txn's statement numbers), so it cannot meet a
+// row this loop wrote, under its old key or a new one, and finds the
+// rows it would have found had it run first. So memory does not grow
+// with the table.
 func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	it, err := scan.open(x)
 	if err != nil {
 		return err
 	}
-	candidates, err := drain(&filterIter{in: it, x: x, pred: trueIfNil(where)})
-	if err != nil {
-		return err
-	}
+	candidates := &filterIter{in: it, x: x, pred: trueIfNil(where)}
+	defer candidates.close()
 	var pred func(old []any) (bool, error)
 	if where != nil {
 		pred = func(old []any) (bool, error) {
@@ -823,14 +862,24 @@ func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
 			return isTrue(v), err
 		}
 	}
-	for _, cand := range candidates {
-		err := s.modifyRow(x, t, cand[len(t.Columns)].([]byte), true, pred, update, done)
+	for {
+		cand, err := candidates.next()
+		if err != nil || cand == nil {
+			return err
+		}
+		if modifyHook != nil {
+			modifyHook()
+		}
+		err = s.modifyRow(x, t, cand[len(t.Columns)].([]byte), true, pred, update, done)
 		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
 			return err
 		}
 	}
-	return nil
 }
+
+// modifyHook, when set (by tests), runs before each row an UPDATE, a
+// DELETE or a table's rewrite (rebuild) writes.
+var modifyHook func()
 
 // modifyRow updates (or, with update nil, deletes) the row at key, if it
 // still exists and pred (nil: true) holds on its newest version, which it

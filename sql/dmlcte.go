@@ -84,7 +84,10 @@ func (p *dmlCTEPlan) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sliceIter{rows: rows}, nil
+	if rows == nil {
+		return &sliceIter{}, nil
+	}
+	return storeRows(rows), nil
 }
 
 // finishDML runs the data-modifying WITH queries that the main statement
@@ -99,19 +102,26 @@ func finishDML(x *execCtx, dml []*cte) error {
 }
 
 // runWritingQuery runs a query with data-modifying WITH queries to its end
-// and returns its rows.
-func (s *Session) runWritingQuery(x *execCtx, plan queryPlan, dml []*cte) ([][]any, error) {
+// and returns its rows, held within work_mem, for the caller to read and
+// close.
+func (s *Session) runWritingQuery(x *execCtx, plan queryPlan, dml []*cte) (rowIter, error) {
 	x.fk = &fkState{}
 	it, err := plan.open(x)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := drain(it)
+	rows := newRowStore(x)
+	if err := rows.addAll(it); err != nil {
+		rows.close()
+		return nil, err
+	}
+	err = finishDML(x, dml)
+	if err == nil {
+		err = x.flushFK()
+	}
 	if err != nil {
+		rows.close()
 		return nil, err
 	}
-	if err := finishDML(x, dml); err != nil {
-		return nil, err
-	}
-	return rows, x.flushFK()
+	return storeRows(rows), nil
 }

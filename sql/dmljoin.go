@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -84,18 +85,27 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 	if err != nil {
 		return err
 	}
-	candidates, err := drain(&filterIter{in: it, x: x, pred: trueIfNil(m.where)})
-	if err != nil {
-		return err
-	}
+	// As in modifyRows, the candidates are written as the join finds them.
+	candidates := &filterIter{in: it, x: x, pred: trueIfNil(m.where)}
+	defer candidates.close()
 	t, width := m.t, m.width
-	seen := make(map[string]bool, len(candidates))
-	for _, cand := range candidates {
+	// The target is the join's left side, each of whose rows meets all
+	// its matches before the next row meets any (see nestedJoin), so a
+	// target row's candidates come one after another.
+	var last []byte
+	for {
+		cand, err := candidates.next()
+		if err != nil || cand == nil {
+			return err
+		}
 		key := cand[len(t.Columns)].([]byte)
-		if seen[string(key)] {
+		if last != nil && bytes.Equal(key, last) {
 			continue // a target row is written once, with its first match
 		}
-		seen[string(key)] = true
+		last = key
+		if modifyHook != nil {
+			modifyHook()
+		}
 		other := cand[width:]
 		join := func(row []any) []any { return append(slices.Clip(row[:width]), other...) }
 		var pred func(old []any) (bool, error)
@@ -109,10 +119,9 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 		if update != nil {
 			up = func(old []any) ([]any, error) { return update(join(old)) }
 		}
-		err := s.modifyRow(x, t, key, true, pred, up, func(row []any) error { return done(join(row)) })
+		err = s.modifyRow(x, t, key, true, pred, up, func(row []any) error { return done(join(row)) })
 		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
 			return err
 		}
 	}
-	return nil
 }

@@ -34,6 +34,9 @@ type execCtx struct {
 	// fk collects the foreign key checks a writing statement runs when it
 	// ends; nil where writes owe none (DDL's rewrites of existing rows).
 	fk *fkState
+	// temp holds the statement's temporary files, in its outermost
+	// execution (see temps).
+	temp *tempSet
 }
 
 // canceled reports, every 1024 calls, whether the statement has been
@@ -45,6 +48,17 @@ func (x *execCtx) canceled() error {
 		return nil
 	}
 	return x.ctx.Err()
+}
+
+// closeCTEs ends the WITH queries x ran, once x is done: a subquery's
+// execution, which may run once per outer row, so that their rows and
+// files do not wait for the statement's end.
+func (x *execCtx) closeCTEs() {
+	for _, v := range x.cache {
+		if r, ok := v.(*cteRows); ok {
+			r.close()
+		}
+	}
 }
 
 func (x *execCtx) env(row []any) *env {
@@ -239,16 +253,22 @@ func compareRows(a, b []any, keys []sortKey) int {
 }
 
 // sortRowsCanceling sorts rows stably by keys (see compareRows), and gives
-// up with the statement's error once it is canceled. It is a bottom-up
-// merge sort, which can look at the context between any two steps, where
-// the sort package's sorts cannot be stopped.
+// up with the statement's error once it is canceled.
 func sortRowsCanceling(x *execCtx, rows [][]any, keys []sortKey) error {
+	return sortCanceling(x, rows, func(a, b []any) int { return compareRows(a, b, keys) })
+}
+
+// sortCanceling sorts rows stably by cmp, and gives up with the
+// statement's error once it is canceled. It is a bottom-up merge sort,
+// which can look at the context between any two steps, where the sort
+// package's sorts cannot be stopped.
+func sortCanceling(x *execCtx, rows [][]any, cmp func(a, b []any) int) error {
 	const run = 16 // rows sorted by insertion before the merging starts
 	n := len(rows)
 	for lo := 0; lo < n; lo += run {
 		chunk := rows[lo:min(lo+run, n)]
 		for i := 1; i < len(chunk); i++ {
-			for j := i; j > 0 && compareRows(chunk[j-1], chunk[j], keys) > 0; j-- {
+			for j := i; j > 0 && cmp(chunk[j-1], chunk[j]) > 0; j-- {
 				chunk[j-1], chunk[j] = chunk[j], chunk[j-1]
 			}
 		}
@@ -266,7 +286,7 @@ func sortRowsCanceling(x *execCtx, rows [][]any, keys []sortKey) error {
 			i, j := lo, mid
 			for k := lo; k < hi; k++ {
 				// Ties take the left run's row first, which keeps the sort stable.
-				if j == hi || i < mid && compareRows(src[i], src[j], keys) <= 0 {
+				if j == hi || i < mid && cmp(src[i], src[j]) <= 0 {
 					dst[k], i = src[i], i+1
 				} else {
 					dst[k], j = src[j], j+1

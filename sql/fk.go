@@ -710,29 +710,20 @@ func allColumns(t *Table) []int {
 
 // validateForeignKey checks t's existing rows against a new foreign key.
 func (s *Session) validateForeignKey(x *execCtx, t *Table, fk *ForeignKey) error {
-	prefix := indexPrefix(t.DataID, primaryIndex)
-	var rows [][]any
-	var derr error
-	if err := x.tx.Scan(prefix, prefixEnd(prefix), func(k, v []byte) bool {
-		row, err := t.decodeRow(bytes.Clone(k), v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		rows = append(rows, row)
-		return true
-	}); err != nil {
+	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
+	if err != nil {
 		return err
 	}
-	if derr != nil {
-		return derr
-	}
-	for _, row := range rows {
+	defer it.close()
+	for {
+		row, err := it.next()
+		if err != nil || row == nil {
+			return err
+		}
 		if err := x.checkChild(childCheck{t, fk, row}); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // fkByOID finds the foreign key with pg_constraint oid oid.
@@ -809,6 +800,7 @@ func (s *Session) addForeignKeys(ctx context.Context, d *ddl, t *Table, fks []pe
 		return nil
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	defer x.closeTemps()
 	// The checks find parents in the DDL's catalog, where t, which may
 	// reference itself and may have been rebuilt, must be as it will be.
 	d.cat.tables[t.Name], d.cat.byID[t.ID] = t, t

@@ -109,3 +109,280 @@ func (j *nestedJoin) probe(x *execCtx, l []any, buckets map[string][]int) ([]int
 	}
 	return buckets[k], nil
 }
+
+// graceJoin is the hash join whose right rows pass work_mem: both sides
+// go to partitions by the hash of their join keys (the key, then the
+// row, in each record), and each pair of partitions is joined in memory,
+// the right one in buckets, as a join that fits is. A row with a NULL key
+// meets nothing: an outer join's such rows are kept apart and padded. A
+// right partition that still passes work_mem is partitioned again, with
+// its left partition, by another hash. The pairs come out one after
+// another, so the rows do not come in the left side's order.
+func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
+	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
+	var nullRight, nullLeft *rowStore
+	if j.rightOuter {
+		nullRight = newRowStore(x)
+	}
+	if j.leftOuter {
+		nullLeft = newRowStore(x)
+	}
+	var queue []partPair
+	var cur rowIter
+	closeAll := func() {
+		if cur != nil {
+			cur.close()
+			cur = nil
+		}
+		rparts.close()
+		lparts.close()
+		for _, p := range queue {
+			p.remove()
+		}
+		queue = nil
+		for _, st := range []*rowStore{nullRight, nullLeft} {
+			if st != nil {
+				st.close()
+			}
+		}
+	}
+	err := j.partitionSide(x, right, false, rparts, nullRight)
+	var lit rowIter
+	if err == nil {
+		lit, err = j.left.open(x)
+	}
+	if err == nil {
+		err = j.partitionSide(x, lit, true, lparts, nullLeft)
+	}
+	var rf, lf [spillParts]*tempFile
+	if err == nil {
+		rf, err = rparts.takeAll()
+	}
+	if err == nil {
+		lf, err = lparts.takeAll()
+	}
+	if err != nil {
+		removeTempFiles(rf[:])
+		closeAll()
+		return nil, err
+	}
+	for i := range spillParts {
+		if rf[i] != nil || lf[i] != nil {
+			queue = append(queue, partPair{rf[i], lf[i], 1})
+		}
+	}
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			if cur != nil {
+				row, err := cur.next()
+				if row != nil || err != nil {
+					return row, err
+				}
+				cur.close()
+				cur = nil
+			}
+			switch {
+			case nullLeft != nil:
+				cur = padded(storeRows(nullLeft), func(l []any) ([]any, error) { return j.padRight(x, l) })
+				nullLeft = nil
+			case len(queue) > 0:
+				p := queue[0]
+				queue = queue[1:]
+				var more []partPair
+				var err error
+				if cur, more, err = j.joinPair(x, p); err != nil {
+					return nil, err
+				}
+				queue = append(more, queue...)
+			case nullRight != nil:
+				cur = padded(storeRows(nullRight), func(r []any) ([]any, error) { return j.padLeft(x, r) })
+				nullRight = nil
+			default:
+				return nil, nil
+			}
+		}
+	}, done: closeAll}, nil
+}
+
+// padded yields pad of each row of it.
+func padded(it rowIter, pad func([]any) ([]any, error)) rowIter {
+	return &funcIter{f: func() ([]any, error) {
+		row, err := it.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		return pad(row)
+	}, done: it.close}
+}
+
+// partitionSide writes the rows of one side of the join to partitions,
+// each after its key; a row with a NULL key goes to nulls, or nowhere.
+func (j *nestedJoin) partitionSide(x *execCtx, it rowIter, left bool, ps *partitions, nulls *rowStore) error {
+	defer it.close()
+	for {
+		row, err := it.next()
+		if err == nil && row != nil {
+			err = x.canceled()
+		}
+		if err != nil || row == nil {
+			return err
+		}
+		k, ok, err := hashValue(x, row, j.hash, left)
+		switch {
+		case err != nil:
+			return err
+		case !ok && nulls != nil:
+			err = nulls.add(row)
+		case ok:
+			err = ps.add([]byte(k), append([]any{[]byte(k)}, row...))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// joinPair joins a pair of partitions: it returns their joined rows, or,
+// if the right one does not fit in work_mem, no rows but the pairs it
+// split the two into.
+func (j *nestedJoin) joinPair(x *execCtx, p partPair) (rowIter, []partPair, error) {
+	var right [][]any
+	if p.right != nil {
+		recs, rest, err := gather(x, &spilledRows{f: p.right})
+		if err != nil {
+			p.remove()
+			return nil, nil, err
+		}
+		if rest != nil && p.level <= maxSpillLevel {
+			pairs, err := splitPair(x, prepend(recs, rest), p)
+			return nil, pairs, err
+		}
+		if rest != nil {
+			// As deep as partitions go: the rest is held, fit or not.
+			more, err := drain(rest)
+			if err != nil {
+				if p.left != nil {
+					p.left.remove()
+				}
+				return nil, nil, err
+			}
+			recs = append(recs, more...)
+		}
+		right = make([][]any, len(recs))
+		for i, rec := range recs {
+			right[i] = rec[1:]
+		}
+	}
+	var left rowIter = &sliceIter{}
+	if p.left != nil {
+		left = withoutKeys(&spilledRows{f: p.left})
+	}
+	buckets, err := j.buckets(x, right)
+	if err != nil {
+		left.close()
+		return nil, nil, err
+	}
+	return j.loop(x, left, right, buckets), nil, nil
+}
+
+// withoutKeys strips the key from each record of a join partition.
+func withoutKeys(it rowIter) rowIter {
+	return &funcIter{f: func() ([]any, error) {
+		rec, err := it.next()
+		if rec == nil || err != nil {
+			return nil, err
+		}
+		return rec[1:], nil
+	}, done: it.close}
+}
+
+// storeJoin is the join without hash keys whose right rows pass
+// work_mem: they go to a row store, read again for each left row.
+func (j *nestedJoin) storeJoin(x *execCtx, right rowIter) (rowIter, error) {
+	store := newRowStore(x)
+	if err := store.addAll(right); err != nil {
+		store.close()
+		return nil, err
+	}
+	lit, err := j.left.open(x)
+	if err != nil {
+		store.close()
+		return nil, err
+	}
+	var matched []uint64 // a bit per right row, for RIGHT and FULL JOIN
+	if j.rightOuter {
+		matched = make([]uint64, (store.len()+63)/64)
+	}
+	rc := store.cursor()
+	var cur []any
+	curMatched, leftDone := false, false
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			if leftDone {
+				// The right rows no left row matched, padded on the left.
+				for {
+					ri := rc.i
+					r, err := rc.next()
+					if r == nil || err != nil {
+						return nil, err
+					}
+					if matched[ri/64]&(1<<(ri%64)) == 0 {
+						return j.padLeft(x, r)
+					}
+				}
+			}
+			if cur == nil {
+				l, err := lit.next()
+				if err != nil {
+					return nil, err
+				}
+				if l == nil {
+					if !j.rightOuter {
+						return nil, nil
+					}
+					leftDone = true
+					rc.rewind()
+					continue
+				}
+				cur, curMatched = l, false
+				rc.rewind()
+			}
+			for {
+				if err := x.canceled(); err != nil {
+					return nil, err
+				}
+				ri := rc.i
+				r, err := rc.next()
+				if err != nil {
+					return nil, err
+				}
+				if r == nil {
+					break
+				}
+				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), r...)
+				if j.on != nil {
+					v, err := j.on.eval(x.env(row))
+					if err != nil {
+						return nil, err
+					}
+					if !isTrue(v) {
+						continue
+					}
+				}
+				curMatched = true
+				if matched != nil {
+					matched[ri/64] |= 1 << (ri % 64)
+				}
+				return j.emit(x, row)
+			}
+			l := cur
+			cur = nil
+			if j.leftOuter && !curMatched {
+				return j.padRight(x, l)
+			}
+		}
+	}, done: func() {
+		lit.close()
+		store.close()
+	}}, nil
+}

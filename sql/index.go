@@ -80,6 +80,7 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 // eachRow calls fn for each row of t that the DDL transaction sees.
 func (s *Session) eachRow(ctx context.Context, d *ddl, t *Table, fn func(x *execCtx, row []any) error) error {
 	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	defer x.closeTemps()
 	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
 	if err != nil {
 		return err

@@ -118,6 +118,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 // many.
 func (s *Session) fillMatView(ctx context.Context, d *ddl, t *Table, qp queryPlan) (int64, error) {
 	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	defer x.closeTemps()
 	it, err := qp.open(x)
 	if err != nil {
 		return 0, err

@@ -425,6 +425,13 @@ func init() {
 		catalogTable(oidPgCatalog, 12048, "v", "pg_sequences", `schemaname name, sequencename name, sequenceowner name,
 			data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool,
 			cache_size int8, last_value int8`, pgSequencesRows),
+		catalogTable(oidPgCatalog, 12266, "v", "pg_stat_database", `datid oid, datname name, numbackends int4,
+			xact_commit int8, xact_rollback int8, blks_read int8, blks_hit int8, tup_returned int8, tup_fetched int8,
+			tup_inserted int8, tup_updated int8, tup_deleted int8, conflicts int8, temp_files int8, temp_bytes int8,
+			deadlocks int8, checksum_failures int8, checksum_last_failure timestamptz, blk_read_time float8,
+			blk_write_time float8, session_time float8, active_time float8, idle_in_transaction_time float8,
+			sessions int8, sessions_abandoned int8, sessions_fatal int8, sessions_killed int8,
+			stats_reset timestamptz`, pgStatDatabaseRows),
 		catalogTable(oidPgCatalog, 12104, "v", "pg_settings", `name text, setting text, unit text, category text,
 			short_desc text, extra_desc text, context text, vartype text, source text, min_val text, max_val text,
 			enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline int4, pending_restart bool`, pgSettingsRows),
@@ -565,6 +572,22 @@ func pgDatabaseRows(s *Session) []row {
 	return []row{{"oid": oidDatabase, "datname": s.database, "datdba": oidSuperuser, "encoding": 6,
 		"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": oidTablespace,
 		"datcollate": "C", "datctype": "C"}}
+}
+
+// pgStatDatabaseRows are the database's statistics: the temporary files
+// its statements wrote (see spill.go), and their bytes. epochdb keeps no
+// other statistic PostgreSQL's view shows, and those columns are NULL.
+func pgStatDatabaseRows(s *Session) []row {
+	r := row{"datid": oidDatabase, "datname": s.database,
+		"temp_files": s.e.temp.files.Load(), "temp_bytes": s.e.temp.bytes.Load()}
+	for _, col := range []string{"numbackends", "xact_commit", "xact_rollback", "blks_read", "blks_hit",
+		"tup_returned", "tup_fetched", "tup_inserted", "tup_updated", "tup_deleted", "conflicts", "deadlocks",
+		"checksum_failures", "checksum_last_failure", "blk_read_time", "blk_write_time", "session_time",
+		"active_time", "idle_in_transaction_time", "sessions", "sessions_abandoned", "sessions_fatal",
+		"sessions_killed", "stats_reset"} {
+		r[col] = nil
+	}
+	return []row{r}
 }
 
 func pgTablespaceRows(*Session) []row {

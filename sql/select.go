@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -222,6 +224,10 @@ func plainTableScope(t *Table, alias string) *scope {
 // nestedJoin joins by reading the right side once and looping over it for
 // each left row. LEFT JOIN pads unmatched left rows with NULLs, RIGHT JOIN
 // unmatched right rows, once the left side is done; FULL JOIN both.
+//
+// However it runs (in memory, as a grace hash join, over a row store),
+// each left row meets all of its matches before the next left row meets
+// any: UPDATE ... FROM relies on a target row's matches coming together.
 type nestedJoin struct {
 	left, right           source
 	on                    expr
@@ -278,15 +284,32 @@ func (j *nestedJoin) explain(indent string) string {
 	return indent + kind + "\n" + j.left.explain(indent+"  ") + "\n" + j.right.explain(indent+"  ")
 }
 
+// open runs the join. The right side's rows are read first, and held
+// while they fit in work_mem; past that a hash join partitions both sides
+// (graceJoin) and a join without hash keys reads its right rows from a
+// row store for each left row (storeJoin).
 func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
-	var right [][]any
-	if !j.lateral {
-		var err error
-		if right, err = j.rightRows(x); err != nil {
+	if j.lateral {
+		lit, err := j.left.open(x)
+		if err != nil {
 			return nil, err
 		}
+		return j.loop(x, lit, nil, nil), nil
 	}
-	var err error
+	rit, err := j.right.open(x)
+	if err != nil {
+		return nil, err
+	}
+	right, rest, err := gather(x, rit)
+	if err != nil {
+		return nil, err
+	}
+	if rest != nil {
+		if len(j.hash) > 0 {
+			return j.graceJoin(x, prepend(right, rest))
+		}
+		return j.storeJoin(x, prepend(right, rest))
+	}
 	var buckets map[string][]int
 	if len(j.hash) > 0 {
 		if buckets, err = j.buckets(x, right); err != nil {
@@ -297,6 +320,23 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
+	return j.loop(x, lit, right, buckets), nil
+}
+
+// padLeft is the join's row for a right row no left row matched.
+func (j *nestedJoin) padLeft(x *execCtx, r []any) ([]any, error) {
+	return j.emit(x, append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), r...))
+}
+
+// padRight is the join's row for a left row that matched no right row.
+func (j *nestedJoin) padRight(x *execCtx, l []any) ([]any, error) {
+	return j.emit(x, append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...))
+}
+
+// loop joins the rows of lit with right, each left row meeting its
+// bucket's rows if buckets is set, else every right row (for a lateral
+// join, those its own run of the right side returns).
+func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[string][]int) rowIter {
 	var cur []any
 	var cands []int // with buckets, the right rows cur may meet
 	i, matched := 0, false
@@ -312,7 +352,7 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				for ; r < len(right); r++ {
 					if !rightMatched[r] {
 						r++
-						return j.emit(x, append(make([]any, j.leftWidth, j.leftWidth+j.rightWidth), right[r-1]...))
+						return j.padLeft(x, right[r-1])
 					}
 				}
 				return nil, nil
@@ -332,7 +372,9 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 				cur, i, matched = l, 0, false
 				if j.lateral {
 					sub := &execCtx{ctx: x.ctx, s: x.s, tx: x.tx, params: x.params, outer: x.env(l), fk: x.fk}
-					if right, err = j.rightRows(sub); err != nil {
+					right, err = j.rightRows(sub)
+					sub.closeCTEs()
+					if err != nil {
 						return nil, err
 					}
 				}
@@ -379,10 +421,10 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 			l := cur
 			cur = nil
 			if j.leftOuter && !matched {
-				return j.emit(x, append(append(make([]any, 0, len(l)+j.rightWidth), l...), make([]any, j.rightWidth)...))
+				return j.padRight(x, l)
 			}
 		}
-	}, done: lit.close}, nil
+	}, done: lit.close}
 }
 
 // rightRows reads the right side's rows.
@@ -666,6 +708,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				agg.groupKeys = append(agg.groupKeys, restore(gn))
 				agg.groupTypes = append(agg.groupTypes, ge.typ())
 			}
+			agg.keyed = len(agg.groupExprs)
 			agg.groupDependents(in.scope, c.s.catalog())
 		}
 		out = c.withScope(sc)
@@ -1187,11 +1230,9 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 	// Grouping and HAVING, then the windows over what they kept, then the
 	// set-returning functions (which a grouped or windowed query has not).
 	if p.agg != nil {
-		rows, err := p.aggregate(x, it)
-		if err != nil {
+		if it, err = p.aggregate(x, it); err != nil {
 			return nil, err
 		}
-		it = &sliceIter{rows: rows}
 		if p.having != nil {
 			it = &filterIter{in: it, x: x, pred: p.having}
 		}
@@ -1214,30 +1255,21 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 		}
 		return window(x, it, p.limit, p.offset)
 	}
-	rows, err := drain(it)
-	if err != nil {
+	if it, err = p.ordered(x, it); err != nil {
 		return nil, err
 	}
-	if p.distinctOn != nil {
-		if rows, err = p.firstOfEach(x, rows); err != nil {
-			return nil, err
-		}
-	}
-	if p.distinct {
-		rows = distinctRows(rows, p.exprs[:p.visible])
-	}
-	if len(p.order) > 0 {
-		if err := sortRowsCanceling(x, rows, p.order); err != nil {
-			return nil, err
-		}
-	}
 	if p.locking != nil {
-		return window(x, &lockIter{in: &sliceIter{rows: rows}, x: x, p: p}, p.limit, p.offset)
+		return window(x, &lockIter{in: it, x: x, p: p}, p.limit, p.offset)
 	}
-	for i := range rows {
-		rows[i] = rows[i][:p.visible]
-	}
-	return window(x, &sliceIter{rows: rows}, p.limit, p.offset)
+	visible := it
+	it = &funcIter{f: func() ([]any, error) {
+		row, err := visible.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		return row[:p.visible], nil
+	}, done: visible.close}
+	return window(x, it, p.limit, p.offset)
 }
 
 // window applies OFFSET and LIMIT to it. It reads no more rows than it
@@ -1290,6 +1322,125 @@ func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
 	}, done: it.close}, nil
 }
 
+// ordered returns it's rows in ORDER BY order, without DISTINCT's or
+// DISTINCT ON's duplicates, sorting within work_mem (see sorter).
+func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
+	if p.distinct {
+		return p.distinctRows(x, it)
+	}
+	if p.distinctOn == nil {
+		// Locking may pass rows over, so it needs them all.
+		var n int64
+		if p.locking == nil {
+			n = rowsRead(x, p.limit, p.offset)
+		}
+		return sortFirst(x, it, byKeys(p.order), n)
+	}
+	// DISTINCT ON keeps the first row of each group in ORDER BY order, or
+	// without ORDER BY in the order of its keys. The keys ORDER BY leaves
+	// out sort after its own, as in PostgreSQL's plan, so that a group's
+	// rows come together; the sort is stable, so its first row is the
+	// group's first in ORDER BY order.
+	keys := slices.Clip(p.order)
+	for _, k := range p.distinctOn {
+		if !slices.ContainsFunc(keys, func(o sortKey) bool { return o.idx == k.idx }) {
+			keys = append(keys, k)
+		}
+	}
+	sorted, err := sortRows(x, it, byKeys(keys))
+	if err != nil {
+		return nil, err
+	}
+	var last []byte
+	first := true
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			row, err := sorted.next()
+			if row == nil || err != nil {
+				return nil, err
+			}
+			var k []byte
+			for _, key := range p.distinctOn {
+				k = types.AppendKey(k, key.t, row[key.idx], false)
+			}
+			if first || !bytes.Equal(k, last) {
+				first, last = false, k
+				return row, nil
+			}
+		}
+	}, done: sorted.close}, nil
+}
+
+// distinctRows is SELECT DISTINCT: each row's first occurrence, in ORDER
+// BY order, ties (and without ORDER BY, all rows) in the order of those
+// first occurrences. In memory a hash set finds them. Past work_mem, two
+// external sorts do: the first by each row's DISTINCT key and then input
+// position, which puts a row's first occurrence first among its
+// duplicates, and the second, of those, by ORDER BY and then position.
+func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
+	rows, rest, err := gather(x, it)
+	if err != nil {
+		return nil, err
+	}
+	if rest == nil {
+		rows = distinctRows(rows, p.exprs[:p.visible])
+		if len(p.order) > 0 {
+			if err := sortRowsCanceling(x, rows, p.order); err != nil {
+				return nil, err
+			}
+		}
+		return &sliceIter{rows: rows}, nil
+	}
+	width := len(p.exprs)
+	in := prepend(rows, rest)
+	var seq int64
+	keyed := &funcIter{f: func() ([]any, error) {
+		row, err := in.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		var k []byte
+		for i, e := range p.exprs[:p.visible] {
+			k = types.AppendKey(k, e.typ(), row[i], false)
+		}
+		seq++
+		return append(row[:width:width], k, seq), nil
+	}, done: in.close}
+	byKey, err := sortRows(x, keyed, func(a, b []any) int { return bytes.Compare(a[width].([]byte), b[width].([]byte)) })
+	if err != nil {
+		return nil, err
+	}
+	var last []byte
+	firsts := &funcIter{f: func() ([]any, error) {
+		for {
+			row, err := byKey.next()
+			if row == nil || err != nil {
+				return nil, err
+			}
+			if k := row[width].([]byte); last == nil || !bytes.Equal(k, last) {
+				last = k
+				return row, nil
+			}
+		}
+	}, done: byKey.close}
+	sorted, err := sortRows(x, firsts, func(a, b []any) int {
+		if c := compareRows(a, b, p.order); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[width+1].(int64), b[width+1].(int64))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &funcIter{f: func() ([]any, error) {
+		row, err := sorted.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		return row[:width], nil
+	}, done: sorted.close}, nil
+}
+
 func distinctRows(rows [][]any, exprs []expr) [][]any {
 	seen := make(map[string]bool, len(rows))
 	out := rows[:0]
@@ -1304,87 +1455,6 @@ func distinctRows(rows [][]any, exprs []expr) [][]any {
 		}
 	}
 	return out
-}
-
-// aggregate groups the input rows and computes every aggregate call.
-func (p *selectPlan) aggregate(x *execCtx, it rowIter) ([][]any, error) {
-	defer it.close()
-	a := p.agg
-	type group struct {
-		keys   []any
-		states []*aggState
-	}
-	groups := make(map[string]*group)
-	var order []*group
-	newGroup := func(keys []any) *group {
-		g := &group{keys: keys, states: make([]*aggState, len(a.calls))}
-		for i, c := range a.calls {
-			g.states[i] = &aggState{call: c}
-		}
-		order = append(order, g)
-		return g
-	}
-	for {
-		row, err := it.next()
-		if err == nil {
-			err = x.canceled()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if row == nil {
-			break
-		}
-		e := x.env(row)
-		keys := make([]any, len(a.groupExprs))
-		var k []byte
-		for i, ge := range a.groupExprs {
-			if keys[i], err = ge.eval(e); err != nil {
-				return nil, err
-			}
-			k = types.AppendKey(k, a.groupTypes[i], keys[i], false)
-		}
-		g := groups[string(k)]
-		if g == nil {
-			g = newGroup(keys)
-			groups[string(k)] = g
-		}
-		for i, c := range a.calls {
-			if c.filter != nil {
-				if ok, err := c.filter.eval(e); err != nil || !isTrue(ok) {
-					if err != nil {
-						return nil, err
-					}
-					continue
-				}
-			}
-			vals := make([]any, len(c.args))
-			for j, arg := range c.args {
-				if vals[j], err = arg.eval(e); err != nil {
-					return nil, err
-				}
-			}
-			if err := g.states[i].add(vals); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(order) == 0 && len(a.groupExprs) == 0 {
-		newGroup(nil) // aggregates over no rows still give one row
-	}
-	rows := make([][]any, len(order))
-	for i, g := range order {
-		row := append(make([]any, 0, len(g.keys)+len(g.states)), g.keys...)
-		for _, st := range g.states {
-			v, err := st.result(x)
-			if err != nil {
-				return nil, err
-			}
-			row = append(row, v)
-		}
-		rows[i] = row
-	}
-	return rows, nil
 }
 
 // chooseAccess picks an index for a table scan from WHERE's conjuncts:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,9 @@ import (
 type EngineOptions struct {
 	// Superuser is the one role's name. Default "epochdb".
 	Superuser string
+	// TempDir is where statements whose sorts and hash tables outgrow
+	// work_mem write their temporary files. Default os.TempDir().
+	TempDir string
 }
 
 // Engine is the SQL layer over a txn.Store: the catalog, the planner and
@@ -37,6 +41,10 @@ type Engine struct {
 	// sessions holds the open sessions by pid, for the views that say
 	// which session does what (epochdb_stat_reclaim).
 	sessions sync.Map
+	// temp counts the statements' temporary files (see spill.go), which
+	// createTemp makes.
+	temp       tempStats
+	createTemp func(dir, pattern string) (spillFile, error)
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -48,7 +56,11 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 	if opts.Superuser == "" {
 		opts.Superuser = "epochdb"
 	}
-	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks(), notify: newNotifyHub()}
+	if opts.TempDir == "" {
+		opts.TempDir = os.TempDir()
+	}
+	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks(),
+		notify: newNotifyHub(), createTemp: createTempFile}
 	if err := e.reloadCatalog(); err != nil {
 		return nil, err
 	}
@@ -191,6 +203,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
 	s.e.sessions.Delete(s)
+	s.closeCursors()
 	s.e.notify.apply(s, []listenOp{{off: true}})
 	if s.tx != nil {
 		_ = s.tx.Rollback()
@@ -406,7 +419,7 @@ func (s *Session) endTxn(commit bool) error {
 	s.tx, s.explicit, s.failed, s.ddlState, s.savepoints = nil, false, false, nil, nil
 	defer func() { s.deferredFK, s.constraintModes = fkState{}, nil }()
 	s.txnStart = time.Time{}
-	clear(s.cursors)
+	s.closeCursors()
 	if tx == nil {
 		return nil
 	}
@@ -672,12 +685,22 @@ func (pt *Portal) Columns() []Column { return pt.p.cols }
 // Copy says whether executing the portal runs a COPY, and its framing.
 func (pt *Portal) Copy() *CopySpec { return pt.p.copy }
 
-// Close releases the portal's open result.
+// Close releases the portal's open result, and the temporary files of
+// its execution.
 func (pt *Portal) Close() {
 	if pt.rows != nil {
 		pt.rows.close()
 		pt.rows = nil
 	}
+	pt.x.closeTemps()
+}
+
+// closeCursors closes and forgets every cursor.
+func (s *Session) closeCursors() {
+	for _, cur := range s.cursors {
+		cur.Close()
+	}
+	clear(s.cursors)
 }
 
 // Bind binds parameters to a prepared statement.
@@ -812,6 +835,14 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	pt.x = x
+	// A statement that leaves no rows to read is done with its temporary
+	// files when this returns, or panics; one that does, when the portal
+	// closes.
+	defer func() {
+		if pt.rows == nil {
+			x.closeTemps()
+		}
+	}()
 	switch plan := pt.p.plan.(type) {
 	case queryPlan:
 		if pt.p.dml != nil {
@@ -821,7 +852,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			if err != nil {
 				return "", pgerr.Convert(err)
 			}
-			pt.rows = &sliceIter{rows: rows}
+			pt.rows = rows
 			return "", nil
 		}
 		it, err := plan.open(x)
@@ -840,14 +871,17 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			err = x.flushFK()
 		}
 		if err != nil {
+			if rows != nil {
+				rows.close()
+			}
 			return "", pgerr.Convert(err)
 		}
 		tag := fmt.Sprintf("%s %d", plan.verb, n)
 		if plan.verb == "INSERT" {
 			tag = fmt.Sprintf("INSERT 0 %d", n)
 		}
-		if plan.returning != nil {
-			pt.rows, pt.tag = &sliceIter{rows: rows}, tag
+		if rows != nil {
+			pt.rows, pt.tag = storeRows(rows), tag
 			return "", nil
 		}
 		return tag, nil
@@ -1006,7 +1040,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		}
 		s.savepoints = s.savepoints[:depth]
 		s.failed = false
-		clear(s.cursors)
+		s.closeCursors()
 		// Settings changed since the savepoint go back, as in PostgreSQL.
 		sp := s.savepoints[depth-1]
 		for i := range settingList {
@@ -1148,7 +1182,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 	case *parser.Checkpoint:
 		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:
-		clear(s.cursors)
+		s.closeCursors()
 		if cmd.What == "all" || cmd.What == "plans" {
 			clear(s.sqlPrepared)
 		}
@@ -1214,7 +1248,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		return s.fetch(ctx, pt, cmd)
 	case *parser.Close:
 		if cmd.All {
-			clear(s.cursors)
+			s.closeCursors()
 		} else if _, ok := s.cursors[cmd.Name]; !ok {
 			return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
 		} else {
@@ -1370,25 +1404,37 @@ func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (str
 	if cur.x != nil {
 		cur.x.ctx = ctx // DECLARE's message has ended
 	}
-	var rows [][]any
-	for cmd.Count < 0 || int64(len(rows)) < cmd.Count {
+	// The rows fetched are held, within work_mem, until the FETCH's
+	// portal sends them; MOVE only counts them.
+	var rows *rowStore
+	if !cmd.Move {
+		rows = newRowStore(pt.x)
+	}
+	var n int64
+	for cmd.Count < 0 || n < cmd.Count {
 		if cur.rows == nil {
 			break
 		}
 		row, err := cur.rows.next()
+		if err == nil && row != nil && rows != nil {
+			err = rows.add(row)
+		}
 		if err != nil {
+			if rows != nil {
+				rows.close()
+			}
 			return "", err
 		}
 		if row == nil {
 			cur.Close()
 			break
 		}
-		rows = append(rows, row)
+		n++
 	}
 	if cmd.Move {
-		return fmt.Sprintf("MOVE %d", len(rows)), nil
+		return fmt.Sprintf("MOVE %d", n), nil
 	}
-	pt.rows, pt.tag = &sliceIter{rows: rows}, fmt.Sprintf("FETCH %d", len(rows))
+	pt.rows, pt.tag = storeRows(rows), fmt.Sprintf("FETCH %d", n)
 	return "", nil
 }
 

@@ -78,21 +78,30 @@ func (p *setOpPlan) open(x *execCtx) (rowIter, error) {
 		return p.union(x, left), nil
 	}
 	// INTERSECT and EXCEPT count the right side's rows, then stream the
-	// left side's through the counts.
+	// left side's through the counts; past work_mem, a pair of partitions
+	// at a time (see counted).
 	right, err := p.side(x, 1)
 	if err != nil {
 		left.close()
 		return nil, err
 	}
-	rrows, err := drain(right)
+	rrows, rest, err := gather(x, right)
 	if err != nil {
 		left.close()
 		return nil, err
+	}
+	if rest != nil {
+		return p.partitioned(x, prepend(rrows, rest), left)
 	}
 	counts := make(map[string]int, len(rrows))
 	for _, row := range rrows {
 		counts[p.key(row)]++
 	}
+	return p.counted(left, counts), nil
+}
+
+// counted streams the left rows through the right rows' counts.
+func (p *setOpPlan) counted(left rowIter, counts map[string]int) rowIter {
 	intersect := p.kind == "INTERSECT"
 	return &funcIter{f: func() ([]any, error) {
 		for {
@@ -119,19 +128,168 @@ func (p *setOpPlan) open(x *execCtx) (rowIter, error) {
 			}
 			return row, nil
 		}
-	}, done: left.close}, nil
+	}, done: left.close}
+}
+
+// partitioned is INTERSECT or EXCEPT whose right rows pass work_mem: both
+// sides go to partitions by the hash of the whole row (each record the
+// row's key, then the row), and each pair of partitions is counted and
+// streamed on its own; a right partition that still does not fit is split
+// again. Rows come out a pair of partitions at a time.
+func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error) {
+	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
+	err := p.partitionRows(x, right, rparts)
+	if err == nil {
+		err = p.partitionRows(x, left, lparts)
+	} else {
+		left.close()
+	}
+	var rf, lf [spillParts]*tempFile
+	if err == nil {
+		rf, err = rparts.takeAll()
+	}
+	if err == nil {
+		lf, err = lparts.takeAll()
+	}
+	if err != nil {
+		removeTempFiles(rf[:])
+		rparts.close()
+		lparts.close()
+		return nil, err
+	}
+	var queue []partPair
+	for i := range spillParts {
+		if rf[i] != nil || lf[i] != nil {
+			queue = append(queue, partPair{rf[i], lf[i], 1})
+		}
+	}
+	var cur rowIter
+	return &funcIter{f: func() ([]any, error) {
+		for {
+			if cur != nil {
+				row, err := cur.next()
+				if row != nil || err != nil {
+					return row, err
+				}
+				cur.close()
+				cur = nil
+			}
+			if len(queue) == 0 {
+				return nil, nil
+			}
+			pair := queue[0]
+			queue = queue[1:]
+			var more []partPair
+			var err error
+			if cur, more, err = p.countPair(x, pair); err != nil {
+				return nil, err
+			}
+			queue = append(more, queue...)
+		}
+	}, done: func() {
+		if cur != nil {
+			cur.close()
+		}
+		for _, pair := range queue {
+			pair.remove()
+		}
+	}}, nil
+}
+
+// partitionRows writes each row of it, after its key, to its partition.
+func (p *setOpPlan) partitionRows(x *execCtx, it rowIter, ps *partitions) error {
+	defer it.close()
+	for {
+		row, err := it.next()
+		if err == nil && row != nil {
+			err = x.canceled()
+		}
+		if err != nil || row == nil {
+			return err
+		}
+		k := []byte(p.key(row))
+		if err := ps.add(k, append([]any{k}, row...)); err != nil {
+			return err
+		}
+	}
+}
+
+// countPair counts a right partition and streams its left partition
+// through the counts, or if the right one does not fit, splits the pair.
+func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowIter, []partPair, error) {
+	if pair.left == nil {
+		pair.remove() // right rows with no left rows to meet
+		return &sliceIter{}, nil, nil
+	}
+	counts := make(map[string]int)
+	if pair.right != nil {
+		limit := x.workMem()
+		var mem int64
+		r := pair.right.reader(0)
+		for {
+			rec, err := r.next()
+			if err == nil && rec != nil {
+				err = x.canceled()
+			}
+			if err != nil {
+				pair.remove()
+				return nil, nil, err
+			}
+			if rec == nil {
+				break
+			}
+			k := string(rec[0].([]byte))
+			if counts[k] == 0 {
+				mem += 2*int64(len(k)) + 48
+			}
+			counts[k]++
+			if mem > limit && pair.level <= maxSpillLevel {
+				pairs, err := splitPair(x, &spilledRows{f: pair.right}, pair)
+				return nil, pairs, err
+			}
+		}
+		pair.right.remove()
+	}
+	return p.counted(withoutKeys(&spilledRows{f: pair.left}), counts), nil, nil
 }
 
 // union streams the left side, then the right, dropping duplicates
-// unless ALL.
+// unless ALL. Without ALL it keeps a set of the rows it has returned while
+// the set fits in work_mem; past that, a row the set does not hold goes,
+// after its key, to a partition by the key's hash, and once both sides
+// are done each partition is deduplicated on its own (see dedupPass).
 func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 	var seen map[string]bool
 	if !p.all {
 		seen = make(map[string]bool)
 	}
+	limit := x.workMem()
+	var mem int64
+	var parts *partitions
+	var pending [][]any // rows a partition's pass kept
+	var queue []spillPart
 	cur, onRight := left, false
 	return &funcIter{f: func() ([]any, error) {
-		for cur != nil {
+		for {
+			if len(pending) > 0 {
+				row := pending[0]
+				pending[0], pending = nil, pending[1:]
+				return row, nil
+			}
+			if cur == nil {
+				if len(queue) == 0 {
+					return nil, nil
+				}
+				part := queue[0]
+				queue = queue[1:]
+				var more []spillPart
+				var err error
+				if pending, more, err = p.dedupPass(x, part); err != nil {
+					return nil, err
+				}
+				queue = append(more, queue...) // deeper first: fewer files open
+				continue
+			}
 			row, err := cur.next()
 			if err != nil {
 				return nil, err
@@ -144,6 +302,15 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 					if cur, err = p.side(x, 1); err != nil {
 						return nil, err
 					}
+				} else if parts != nil {
+					files, err := parts.take()
+					parts = nil
+					if err != nil {
+						return nil, err
+					}
+					for _, f := range files {
+						queue = append(queue, spillPart{f, 1})
+					}
 				}
 				continue
 			}
@@ -152,16 +319,87 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 				if seen[k] {
 					continue
 				}
+				if parts != nil {
+					kb := []byte(k)
+					if err := parts.add(kb, append([]any{kb}, row...)); err != nil {
+						return nil, err
+					}
+					continue
+				}
 				seen[k] = true
+				if mem += 2*int64(len(k)) + 48; mem > limit {
+					parts = newPartitions(x, 0)
+				}
 			}
 			return row, nil
 		}
-		return nil, nil
 	}, done: func() {
 		if cur != nil {
 			cur.close()
 		}
+		if parts != nil {
+			parts.close()
+		}
+		for _, part := range queue {
+			part.f.remove()
+		}
 	}}
+}
+
+// dedupPass keeps the first of each row of a partition of UNION's rows,
+// as long as the set of them fits in work_mem; the rest go to partitions
+// of the next level.
+func (p *setOpPlan) dedupPass(x *execCtx, part spillPart) ([][]any, []spillPart, error) {
+	it := &spilledRows{f: part.f}
+	defer it.close()
+	seen := make(map[string]bool)
+	limit := x.workMem()
+	var mem int64
+	var rows [][]any
+	var parts *partitions
+	for {
+		rec, err := it.next()
+		if err == nil && rec != nil {
+			err = x.canceled()
+		}
+		if err != nil {
+			if parts != nil {
+				parts.close()
+			}
+			return nil, nil, err
+		}
+		if rec == nil {
+			break
+		}
+		kb := rec[0].([]byte)
+		if seen[string(kb)] {
+			continue
+		}
+		if parts != nil {
+			if err := parts.add(kb, rec); err != nil {
+				parts.close()
+				return nil, nil, err
+			}
+			continue
+		}
+		seen[string(kb)] = true
+		rows = append(rows, rec[1:])
+		if mem += 2*int64(len(kb)) + rowSize(rec) + 48; mem > limit && part.level <= maxSpillLevel {
+			parts = newPartitions(x, part.level)
+		}
+	}
+	if parts == nil {
+		return rows, nil, nil
+	}
+	files, err := parts.take()
+	if err != nil {
+		return nil, nil, err
+	}
+	var more []spillPart
+	for _, f := range files {
+		more = append(more, spillPart{f, part.level + 1})
+	}
+	return rows, more, nil
 }
 
 // setOpQuery is a set operation statement, or a parenthesized part of one,
@@ -183,14 +421,9 @@ func (q *setOpQuery) open(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	if len(q.order) > 0 {
-		rows, err := drain(it)
-		if err != nil {
+		if it, err = sortFirst(x, it, byKeys(q.order), rowsRead(x, q.limit, q.offset)); err != nil {
 			return nil, err
 		}
-		if err := sortRowsCanceling(x, rows, q.order); err != nil {
-			return nil, err
-		}
-		it = &sliceIter{rows: rows}
 	}
 	return window(x, it, q.limit, q.offset)
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -62,8 +63,8 @@ var settingList = []setting{
 	{name: "lc_time", def: "C"},
 	{name: "row_security", def: "on"},
 	{name: "jit", def: "off"},
-	{name: "work_mem", def: "4MB"},
-	{name: "maintenance_work_mem", def: "64MB"},
+	{name: "work_mem", def: "64MB", check: checkKilobytes("work_mem", 64)},
+	{name: "maintenance_work_mem", def: "64MB", check: checkKilobytes("maintenance_work_mem", 1024)},
 	{name: "max_parallel_workers_per_gather", def: "0"},
 	{name: "enable_seqscan", def: "on"},
 	{name: "geqo", def: "on"},
@@ -176,6 +177,142 @@ func millis(v string) time.Duration {
 		if n, ok := strings.CutSuffix(v, u.name); ok {
 			if k, err := strconv.ParseInt(n, 10, 64); err == nil {
 				return time.Duration(k*u.ms) * time.Millisecond
+			}
+		}
+	}
+	return 0
+}
+
+// kilobyteUnits are the units of a memory setting whose base unit is the
+// kilobyte, largest first, as PostgreSQL shows them.
+var kilobyteUnits = []memUnit{{"TB", 1 << 30}, {"GB", 1 << 20}, {"MB", 1 << 10}, {"kB", 1}}
+
+type memUnit struct {
+	name string
+	kb   float64
+}
+
+// checkKilobytes reads a memory setting in kilobytes, as PostgreSQL's
+// parse_int does: a number (an integer in C's notations, or a decimal)
+// and an optional unit, B, kB, MB, GB or TB, spelled exactly so; a plain
+// number is kilobytes. The value is rounded to a whole kilobyte, half to
+// even, and shown in the largest unit that holds it exactly: 1024 is 1MB.
+func checkKilobytes(name string, lo int64) func(string) (string, error) {
+	return func(v string) (string, error) {
+		invalid := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+		text := strings.TrimLeft(v, " \t\n\r\f\v")
+		f, rest, ok := leadingNumber(text)
+		if !ok {
+			return "", invalid
+		}
+		unit := strings.TrimSpace(rest)
+		scale := 1.0
+		switch unit {
+		case "":
+		case "B":
+			scale = 1.0 / 1024
+		default:
+			i := slices.IndexFunc(kilobyteUnits, func(u memUnit) bool { return u.name == unit })
+			if i < 0 {
+				return "", invalid.WithHint(`Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".`)
+			}
+			scale = kilobyteUnits[i].kb
+		}
+		kb := math.RoundToEven(f * scale)
+		if math.IsNaN(kb) || kb > math.MaxInt32 || kb < math.MinInt32 {
+			return "", invalid.WithHint("Value exceeds integer range.")
+		}
+		n := int64(kb)
+		if n < lo || n > math.MaxInt32 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d kB is outside the valid range for parameter \"%s\" (%d .. %d)", n, name, lo, math.MaxInt32)
+		}
+		for _, u := range kilobyteUnits {
+			if k := int64(u.kb); n%k == 0 {
+				return strconv.FormatInt(n/k, 10) + u.name, nil
+			}
+		}
+		return strconv.FormatInt(n, 10) + "kB", nil
+	}
+}
+
+// leadingNumber reads the number at the start of s as parse_int does:
+// first as an integer the way strtol with base 0 reads one (0x for hex, a
+// leading 0 for octal), else as a decimal the way strtod does. It returns
+// the number and what follows it.
+func leadingNumber(s string) (float64, string, bool) {
+	sign, body := "", s
+	if body != "" && (body[0] == '+' || body[0] == '-') {
+		sign, body = body[:1], body[1:]
+	}
+	base, digits := 10, body
+	switch {
+	case len(body) > 2 && (body[:2] == "0x" || body[:2] == "0X") && isDigitIn(body[2], 16):
+		base, digits = 16, body[2:]
+	case len(body) > 1 && body[0] == '0':
+		base = 8
+	}
+	end := 0
+	for end < len(digits) && isDigitIn(digits[end], base) {
+		end++
+	}
+	intEnd := len(s) - len(digits) + end
+	if end > 0 && (intEnd == len(s) || !strings.ContainsRune(".eE", rune(s[intEnd])) || base == 16) {
+		if n, err := strconv.ParseInt(sign+digits[:end], base, 64); err == nil {
+			return float64(n), s[intEnd:], true
+		}
+	}
+	// A decimal (or an integer beyond int64): digits, a fraction, an
+	// exponent.
+	i := len(sign)
+	mant := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i == mant || s[mant:i] == "." {
+		return 0, "", false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	f, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, "", false
+	}
+	return f, s[i:], true
+}
+
+func isDigitIn(c byte, base int) bool {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c-'0') < base
+	case base == 16:
+		return c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+	}
+	return false
+}
+
+// kilobytes reads back a value checkKilobytes showed, in bytes.
+func kilobytes(v string) int64 {
+	for _, u := range kilobyteUnits {
+		if n, ok := strings.CutSuffix(v, u.name); ok {
+			if k, err := strconv.ParseInt(n, 10, 64); err == nil {
+				return k * int64(u.kb) * 1024
 			}
 		}
 	}

@@ -289,6 +289,7 @@ func (sq *subquery) resultFor(e *env, extra []any, f func(x *execCtx, it rowIter
 
 func (sq *subquery) run(e *env, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
 	x := &execCtx{ctx: e.x.ctx, s: e.x.s, tx: e.x.tx, params: e.x.params, outer: e}
+	defer x.closeCTEs()
 	it, err := sq.plan.open(x)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -680,11 +681,15 @@ func (c *compiler) windowRef(n *ast.WindowFuncExpr) (expr, error) {
 }
 
 // apply runs the window step: it reads every input row and returns them
-// with one column added per call, in their input order.
+// with one column added per call, in their input order. Rows that pass
+// work_mem go to applySpilled.
 func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
-	rows, err := drain(it)
+	rows, rest, err := gather(x, it)
 	if err != nil {
 		return nil, err
+	}
+	if rest != nil {
+		return w.applySpilled(x, prepend(rows, rest))
 	}
 	for i, r := range rows {
 		rows[i] = slices.Grow(slices.Clip(r), len(w.calls))
@@ -701,38 +706,157 @@ func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
 	return &sliceIter{rows: rows}, nil
 }
 
-// compute returns the call's value for each row: it orders the rows by
-// partition and the window's order, then walks each partition.
-func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
-	// keyed[i] holds the partition and order values, the arguments, and
-	// last the row's input position.
+// applySpilled is apply for more rows than work_mem holds. The rows go
+// to a row store, in their order. Each call then sorts what it reads of
+// them (see keyed) externally, computes its values a partition at a time,
+// and sorts the values, with the rows' positions, back into input order;
+// the rows are read again beside the values.
+//
+// One partition's keys and arguments are held in memory while its values
+// are computed (frames move over them), so a partition that alone does
+// not fit in work_mem exceeds it.
+func (w *winPlan) applySpilled(x *execCtx, in rowIter) (rowIter, error) {
+	store := newRowStore(x)
+	if err := store.addAll(in); err != nil {
+		store.close()
+		return nil, err
+	}
+	vals := make([]rowIter, 0, len(w.calls))
+	done := func() {
+		for _, v := range vals {
+			v.close()
+		}
+		store.close()
+	}
+	for _, call := range w.calls {
+		v, err := call.computeSpilled(x, store)
+		if err != nil {
+			done()
+			return nil, err
+		}
+		vals = append(vals, v)
+	}
+	cur := store.cursor()
+	return &funcIter{f: func() ([]any, error) {
+		row, err := cur.next()
+		if row == nil || err != nil {
+			return nil, err
+		}
+		row = slices.Grow(slices.Clip(row), len(vals))
+		for _, v := range vals {
+			pv, err := v.next()
+			if err == nil && pv == nil {
+				err = pgerr.New(pgerr.InternalError, "a window function has fewer values than rows")
+			}
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, pv[1])
+		}
+		return row, nil
+	}, done: done}, nil
+}
+
+// keyed returns, for each row of in, the call's partition and order
+// values, its arguments (and FILTER), and last the row's input position;
+// keys orders them by partition, then by the window's order.
+func (call *winCall) keyed(x *execCtx, in rowIter) (rows rowIter, keys []sortKey) {
 	exprs := append(append(slices.Clip(call.partition), call.orderBy...), call.args...)
 	if call.filter != nil {
 		exprs = append(exprs, call.filter) // after the arguments
 	}
 	nk := len(exprs)
-	keyed := make([][]any, len(rows))
-	for i, r := range rows {
+	var pos int64
+	rows = &funcIter{f: func() ([]any, error) {
+		r, err := in.next()
+		if r == nil || err != nil {
+			return nil, err
+		}
 		if err := x.canceled(); err != nil {
 			return nil, err
 		}
 		e := x.env(r)
 		k := make([]any, nk+1)
 		for j, pe := range exprs {
-			v, err := pe.eval(e)
-			if err != nil {
+			if k[j], err = pe.eval(e); err != nil {
 				return nil, err
 			}
-			k[j] = v
 		}
-		k[nk] = int64(i)
-		keyed[i] = k
-	}
-	keys := make([]sortKey, 0, len(call.partition)+len(call.order))
+		k[nk] = pos
+		pos++
+		return k, nil
+	}, done: in.close}
+	keys = make([]sortKey, 0, len(call.partition)+len(call.order))
 	for j, pe := range call.partition {
 		keys = append(keys, sortKey{idx: j, t: pe.typ()})
 	}
-	keys = append(keys, call.order...)
+	return rows, append(keys, call.order...)
+}
+
+// keyedWidth is where keyed puts the input position.
+func (call *winCall) keyedWidth() int {
+	n := len(call.partition) + len(call.orderBy) + len(call.args)
+	if call.filter != nil {
+		n++
+	}
+	return n
+}
+
+// computeSpilled is compute over a row store: it returns the call's
+// values as rows of (input position, value), in input order.
+func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error) {
+	keyed, keys := call.keyed(x, store.cursor())
+	sorted, err := sortRows(x, keyed, byKeys(keys))
+	if err != nil {
+		return nil, err
+	}
+	defer sorted.close()
+	nk, argAt := call.keyedWidth(), len(call.partition)+len(call.orderBy)
+	out := newSorter(x, func(a, b []any) int { return cmp.Compare(a[0].(int64), b[0].(int64)) })
+	var part [][]any
+	flush := func() error {
+		vals, err := call.partitionValues(x, part, argAt)
+		if err != nil {
+			return err
+		}
+		for i, k := range part {
+			if err := out.add([]any{k[nk], vals[i]}); err != nil {
+				return err
+			}
+		}
+		part = nil
+		return nil
+	}
+	for {
+		k, err := sorted.next()
+		if err == nil && k != nil && len(part) > 0 && !sameKeys(part[0], k, keys[:len(call.partition)]) {
+			err = flush()
+		}
+		if err == nil && k == nil && len(part) > 0 {
+			err = flush()
+		}
+		if err != nil {
+			out.close()
+			return nil, err
+		}
+		if k == nil {
+			return out.finish()
+		}
+		part = append(part, k)
+	}
+}
+
+// compute returns the call's value for each row: it orders the rows by
+// partition and the window's order, then walks each partition.
+func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
+	// keyed[i] holds the partition and order values, the arguments, and
+	// last the row's input position.
+	it, keys := call.keyed(x, &sliceIter{rows: rows})
+	keyed, err := drain(it)
+	if err != nil {
+		return nil, err
+	}
+	nk := call.keyedWidth()
 	if err := sortRowsCanceling(x, keyed, keys); err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 )
 
 // openEngine is the one place the server meets the SQL layer's constructor.
-func openEngine(store *txn.Store, superuser string) (pgwire.Engine, error) {
-	eng, err := sql.NewEngine(store, sql.EngineOptions{Superuser: superuser})
+func openEngine(store *txn.Store, superuser, tempDir string) (pgwire.Engine, error) {
+	eng, err := sql.NewEngine(store, sql.EngineOptions{Superuser: superuser, TempDir: tempDir})
 	if err != nil {
 		return nil, err
 	}

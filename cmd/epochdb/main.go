@@ -73,6 +73,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 			"0 for none; GOMEMLIMIT, if set, wins)")
 	fs.StringVar(&cfg.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
 	fs.DurationVar(&cfg.mtbf, "mtbf", 0, "the expected mean time between failures (e.g. 720h), from which the checkpoint interval is computed")
+	fs.StringVar(&cfg.tempDir, "temp-dir", "", "where statements whose sorts and hash tables pass work_mem write temporary files (default the system's)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

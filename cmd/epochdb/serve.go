@@ -32,6 +32,8 @@ type serveConfig struct {
 	// The storage engine's shape.
 	memtable, cache          int64
 	checkpointInterval, mtbf time.Duration
+	// tempDir holds the temporary files of statements past work_mem.
+	tempDir string
 }
 
 // shutdownTimeout bounds how long a shutdown waits for running statements
@@ -84,7 +86,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		l.Close()
 		return fmt.Errorf("open %s: %w", cfg.dataDir, err)
 	}
-	engine, err := openEngine(store, cfg.user)
+	engine, err := openEngine(store, cfg.user, cfg.tempDir)
 	if err != nil {
 		l.Close()
 		store.Close()

@@ -79,6 +79,7 @@ const (
 	QueryCanceled                    = "57014"
 	AdminShutdown                    = "57P01"
 	IOError                          = "58030"
+	DiskFull                         = "53100"
 	ObjectNotInPrerequisiteState     = "55000"
 	ProgramLimitExceeded             = "54000"
 	TooManyConnections               = "53300"
