@@ -5,10 +5,13 @@
 //
 // A case is a benchmark name without its engine=... part and GOMAXPROCS
 // suffix: BenchmarkSyncCommit/engine=pebble/committers=16-2 is the case
-// BenchmarkSyncCommit/committers=16 of engine pebble.
+// BenchmarkSyncCommit/committers=16 of engine pebble. With several units,
+// separated by commas, each case is compared in the first one its lines
+// report, and a column says which.
 //
 //	ratio -unit commits/s -other pebble <raw.txt
 //	ratio -unit rows/s -other postgres <raw.txt
+//	ratio -unit keys/s,reads/s -other pebble <raw.txt
 package main
 
 import (
@@ -24,12 +27,14 @@ import (
 )
 
 func main() {
-	unit := flag.String("unit", "commits/s", "the metric to compare")
+	unit := flag.String("unit", "commits/s", "the metric to compare, or several separated by commas")
 	other := flag.String("other", "pebble", "the engine epochdb is compared with")
 	flag.Parse()
 
-	// samples[case][engine] holds one value per run.
+	units := strings.Split(*unit, ",")
+	// samples[case][engine] holds one value per run, in caseUnit[case].
 	samples := map[string]map[string][]float64{}
+	caseUnit := map[string]string{}
 	var cases []string
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
@@ -39,7 +44,7 @@ func main() {
 		}
 		name, engine := parseName(f[0])
 		for i := 1; i < len(f); i++ {
-			if f[i] != *unit {
+			if !slices.Contains(units, f[i]) || caseUnit[name] != "" && caseUnit[name] != f[i] {
 				continue
 			}
 			v, err := strconv.ParseFloat(f[i-1], 64)
@@ -49,9 +54,11 @@ func main() {
 			}
 			if samples[name] == nil {
 				samples[name] = map[string][]float64{}
+				caseUnit[name] = f[i]
 				cases = append(cases, name)
 			}
 			samples[name][engine] = append(samples[name][engine], v)
+			break
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -60,14 +67,22 @@ func main() {
 	}
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "case\tepochdb %s\t%s %s\tepochdb/%s\truns\t\n", *unit, *other, *unit, *other)
+	if len(units) == 1 {
+		fmt.Fprintf(w, "case\tepochdb %s\t%s %s\tepochdb/%s\truns\t\n", *unit, *other, *unit, *other)
+	} else {
+		fmt.Fprintf(w, "case\tunit\tepochdb\t%s\tepochdb/%s\truns\t\n", *other, *other)
+	}
 	for _, c := range cases {
 		e, o := samples[c]["epochdb"], samples[c][*other]
 		ratio := "-"
 		if len(e) > 0 && len(o) > 0 {
 			ratio = fmt.Sprintf("%.2fx", median(e)/median(o))
 		}
-		fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%s\t%d/%d\t\n", c, median(e), median(o), ratio, len(e), len(o))
+		fmt.Fprintf(w, "%s\t", c)
+		if len(units) > 1 {
+			fmt.Fprintf(w, "%s\t", caseUnit[c])
+		}
+		fmt.Fprintf(w, "%.0f\t%.0f\t%s\t%d/%d\t\n", median(e), median(o), ratio, len(e), len(o))
 	}
 	w.Flush()
 }
