@@ -78,6 +78,9 @@ func (s *Store) compactLoop() {
 			return
 		case <-s.compactor.wake:
 		case <-tick.C:
+			// Retirements advance the epoch only every AdvanceEvery; a
+			// quiet store must still free what its last writes retired.
+			s.epochs.Advance()
 		}
 		s.deleteFreed()
 		for {

@@ -210,7 +210,9 @@ func (s *Store) flush(f *frozenMem) error {
 	s.stateMu.Lock()
 	rs := s.state.Load()
 	n := *rs
-	n.frozen = rs.frozen[:len(rs.frozen)-1]
+	// A new array, so that the flushed memtable is not kept alive past
+	// the end of the slice.
+	n.frozen = slices.Clone(rs.frozen[:len(rs.frozen)-1])
 	if t != nil {
 		n.files = s.withFiles(rs.files, []*table{t}, 0, nil)
 	}

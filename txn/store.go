@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/cockroachdb/errors"
 	"github.com/epochdb/epochdb/internal/vfs"
@@ -638,7 +639,29 @@ func (s *Store) nextCommitTS() uint64 {
 // retire hands v to reclaim: it is obsolete as of now, and was visible to
 // readers from epoch born on. Once freed it is unlinked from its row.
 func (s *Store) retire(v *memtable.Version, born reclaim.Epoch) {
-	s.epochs.RetireSpan(born, v.Size(), func() { s.unlink(v.Row(), v) })
+	s.epochs.RetireSpan(born, v.Size(), s.unlinker(v.Row(), v))
+}
+
+// unlinker returns the free callback that unlinks v (if not nil) from row.
+// It holds both weakly: a retired version waits in reclaim for the readers
+// that might see it, and a strong pointer would keep its whole memtable
+// alive after a flush; once the memtable is flushed and out of every read
+// state, nothing can reach the version, and the callback has nothing to do.
+func (s *Store) unlinker(row *memtable.Row, v *memtable.Version) func() {
+	wr := weak.Make(row)
+	if v == nil {
+		return func() {
+			if r := wr.Value(); r != nil {
+				s.unlink(r, nil)
+			}
+		}
+	}
+	wv := weak.Make(v)
+	return func() {
+		if r, v := wr.Value(), wv.Value(); r != nil && v != nil {
+			s.unlink(r, v)
+		}
+	}
 }
 
 // unlink removes a freed version (if v is not nil) from row's chain, and

@@ -734,7 +734,7 @@ func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 	for _, v := range tx.writes.vs {
 		row := v.Row()
 		if tx.overwritten(v) {
-			out = append(out, retirement{born, v.Size(), func() { s.unlink(row, v) }})
+			out = append(out, retirement{born, v.Size(), s.unlinker(row, v)})
 			continue
 		}
 		prev := v.Next()
@@ -743,9 +743,9 @@ func (tx *Tx) superseded(born reclaim.Epoch) []retirement {
 		}
 		switch {
 		case prev != nil:
-			out = append(out, retirement{reclaim.Epoch(prev.Born), prev.Size(), func() { s.unlink(row, prev) }})
+			out = append(out, retirement{reclaim.Epoch(prev.Born), prev.Size(), s.unlinker(row, prev)})
 		case v.Tombstone:
-			out = append(out, retirement{born, 0, func() { s.unlink(row, nil) }})
+			out = append(out, retirement{born, 0, s.unlinker(row, nil)})
 		}
 	}
 	return out
