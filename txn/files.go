@@ -78,26 +78,45 @@ func findFile(files []*table, key []byte) *table {
 }
 
 // get appends the versions of key in the files to buf, newest first.
-func (fs *fileSet) get(key []byte, buf []ver) ([]ver, error) {
+// With pending, only files that hold versions of writers still in
+// progress are read: what a blind write must wait for.
+func (fs *fileSet) get(key []byte, buf []ver, pending bool) ([]ver, error) {
 	add := func(e *sstable.Entry) bool {
 		buf = append(buf, fs.entryVer(e))
 		return true
 	}
+	read := func(t *table) error {
+		if pending && !fs.inProgress(t) {
+			return nil
+		}
+		return t.r.Get(key, add)
+	}
 	for _, t := range fs.levels[0] {
 		if t.covers(key) {
-			if err := t.r.Get(key, add); err != nil {
+			if err := read(t); err != nil {
 				return buf, err
 			}
 		}
 	}
 	for _, files := range fs.levels[1:] {
 		if t := findFile(files, key); t != nil {
-			if err := t.r.Get(key, add); err != nil {
+			if err := read(t); err != nil {
 				return buf, err
 			}
 		}
 	}
 	return buf, nil
+}
+
+// inProgress reports whether t holds versions or locks of a writer that
+// has not ended.
+func (fs *fileSet) inProgress(t *table) bool {
+	for _, id := range t.meta.Unresolved {
+		if fs.statuses.lookup(id).InProgress() {
+			return true
+		}
+	}
+	return false
 }
 
 // diskScan walks the files' entries with keys in [start, end), merged into
@@ -140,11 +159,10 @@ func (d *diskScan) key() []byte {
 	return k
 }
 
-// collect appends the versions of the current key to buf, newest first,
-// and moves past them.
-func (d *diskScan) collect(buf []ver) []ver {
+// collect appends the versions of the current key, which equals key (a
+// copy that outlives the move), to buf, newest first, and moves past them.
+func (d *diskScan) collect(buf []ver, key []byte) []ver {
 	e := d.it.Entry()
-	key := append([]byte(nil), e.Key...)
 	for d.valid && bytes.Equal(e.Key, key) {
 		buf = append(buf, d.fs.entryVer(e))
 		if d.valid = d.it.Next(); d.valid {

@@ -31,7 +31,8 @@ import (
 //     that the manifest does not record yet.
 //  4. The read state swaps the frozen memtable for the file: one pointer
 //     store, so a reader sees one or the other, never both halves.
-//  5. The log segments before the cut are deleted.
+//  5. The log segments before the cut are deleted, but for one that the
+//     log writes over again as a later segment (wal.Writer.Recycle).
 //
 // A crash before step 3 leaves an unreferenced file, which the next open
 // deletes; after it, the log replays from the cut.
@@ -222,7 +223,7 @@ func (s *Store) flush(f *frozenMem) error {
 	s.replayFrom.Store(f.cutBytes)
 	s.replayBase.Store(0)
 	s.wakeStalled()
-	if _, err := wal.RemoveSegments(s.fs, s.walDir, f.cut); err != nil {
+	if err := s.log.Recycle(f.cut); err != nil {
 		return errors.Wrap(err, "deleting flushed log segments")
 	}
 	var size int64

@@ -16,6 +16,7 @@ type scanner struct {
 	disk  *diskScan // nil when the read state has no files
 	w     walker
 	err   error
+	slab  []byte // see keep
 }
 
 func newScanner(rs *readState, start, end []byte) *scanner {
@@ -48,7 +49,7 @@ func (sc *scanner) next() *walker {
 		if dk := sc.disk.key(); dk != nil && (key == nil || bytes.Compare(dk, key) <= 0) {
 			fromDisk = key == nil || bytes.Compare(dk, key) < 0
 			if fromDisk {
-				key = bytes.Clone(dk) // the disk iterator reuses its key
+				key = sc.keep(dk) // the disk iterator reuses its key
 			}
 		}
 	}
@@ -70,7 +71,7 @@ func (sc *scanner) next() *walker {
 	}
 	if sc.disk != nil {
 		if dk := sc.disk.key(); dk != nil && bytes.Equal(dk, key) {
-			w.disk = sc.disk.collect(w.disk)
+			w.disk = sc.disk.collect(w.disk, key)
 		}
 		if err := sc.disk.err(); err != nil {
 			sc.err = err
@@ -78,6 +79,18 @@ func (sc *scanner) next() *walker {
 		}
 	}
 	return w
+}
+
+// keep copies a key that must outlive the disk iterator's buffer into a
+// slab shared by many keys: a scan then allocates per slab, not per key.
+// The slab lives as long as any key cut from it.
+func (sc *scanner) keep(k []byte) []byte {
+	if cap(sc.slab)-len(sc.slab) < len(k) {
+		sc.slab = make([]byte, 0, max(32<<10, len(k)))
+	}
+	n := len(sc.slab)
+	sc.slab = append(sc.slab, k...)
+	return sc.slab[n : n+len(k) : n+len(k)]
 }
 
 func (sc *scanner) close() {

@@ -85,6 +85,8 @@ type Tx struct {
 	ended    bool
 	// drops are the ranges given up by DropRange.
 	drops []droppedRange
+	// blind is set while a blind Put looks for what it writes over.
+	blind bool
 	// reads are the key ranges a SERIALIZABLE transaction read through
 	// its snapshot, for Commit to check, except while untracked.
 	reads     []readRange
@@ -377,10 +379,21 @@ func (tx *Tx) WaitFor(ctx context.Context, holder uint64) error {
 }
 
 // Put writes value at key, waiting for a concurrent writer of key to end.
+//
+// Under READ COMMITTED a Put is blind, as a storage engine's put is: what
+// it overwrites does not matter, only who holds the row. So it looks the
+// key up once (LockNew's single descent), and in the files only where a
+// writer still in progress has versions or locks: every other version
+// there is resolved, and a resolved version neither blocks it nor fails it.
 func (tx *Tx) Put(ctx context.Context, key, value []byte) error {
-	return tx.Mutate(ctx, key, func([]byte, bool) ([]byte, Op, error) {
-		return value, Put, nil
-	})
+	if reserved(key) {
+		return ErrReservedKey
+	}
+	put := func([]byte, bool) ([]byte, Op, error) { return value, Put, nil }
+	if tx.iso == ReadCommitted {
+		return tx.mutateBlind(ctx, key, put)
+	}
+	return tx.mutate(ctx, key, put, (*memtable.Memtable).Lock, false, false)
 }
 
 // Delete deletes key if it exists, waiting for a concurrent writer of key to
@@ -435,6 +448,12 @@ func (tx *Tx) MutateOnce(ctx context.Context, key []byte, fn func(cur []byte, ex
 	return tx.mutate(ctx, key, fn, (*memtable.Memtable).Lock, false, true)
 }
 
+func (tx *Tx) mutateBlind(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error)) error {
+	tx.blind = true
+	defer func() { tx.blind = false }()
+	return tx.mutate(ctx, key, fn, (*memtable.Memtable).LockNew, false, false)
+}
+
 func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error),
 	lock func(m *memtable.Memtable, key []byte) *memtable.Row, peek, once bool) error {
 	if tx.ended {
@@ -453,6 +472,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		row := lock(rs.mem, key)
 		var w walker
 		w.startPoint(rs, key, row)
+		w.blind = tx.blind
 		base, holder, locked := tx.writeBase(&w)
 		if w.err != nil {
 			leaveRow(row)

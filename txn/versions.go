@@ -100,6 +100,9 @@ type walker struct {
 	rs    *readState
 	key   []byte
 	point bool
+	// blind reads, of the files, only those with versions of writers in
+	// progress (see Tx.Put).
+	blind bool
 
 	rows []*memtable.Row // rows to walk first, in order; nil entries are skipped
 	ri   int
@@ -148,7 +151,7 @@ func (w *walker) step() *ver {
 		if !w.diskDone {
 			w.diskDone = true
 			if w.point && w.rs.files != nil {
-				w.disk, w.err = w.rs.files.get(w.key, w.disk[:0])
+				w.disk, w.err = w.rs.files.get(w.key, w.disk[:0], w.blind)
 			}
 		}
 		if w.di < len(w.disk) {
