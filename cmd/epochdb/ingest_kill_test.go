@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,10 +20,7 @@ import (
 // restart every acknowledged (producer, seq) is present exactly once,
 // nothing unsent is, and every retry is still a duplicate.
 func TestIngestSurvivesKill9(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "epochdb")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildServer(t)
 	dir := t.TempDir()
 	ctx := context.Background()
 	url := func(s *server) string { return fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", s.addr) }

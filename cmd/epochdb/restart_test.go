@@ -34,9 +34,9 @@ type server struct {
 	done chan error
 }
 
-func startServer(t *testing.T, bin, dir string) *server {
+func startServer(t *testing.T, bin, dir string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", dir)
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -92,10 +92,7 @@ func psqlRun(t *testing.T, psql, addr string, args ...string) (string, error) {
 // restart and after a kill -9 restart, for every acknowledged commit.
 func TestRestartKeepsAcknowledgedCommits(t *testing.T) {
 	psql := requireClient(t, "psql")
-	bin := filepath.Join(t.TempDir(), "epochdb")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildServer(t)
 	dir := t.TempDir()
 
 	srv := startServer(t, bin, dir)
