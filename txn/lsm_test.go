@@ -248,16 +248,23 @@ var spaceRows = flag.Int("space-rows", 3000, "rows of TestSpaceIsReclaimed (issu
 func TestSpaceIsReclaimed(t *testing.T) {
 	rows := *spaceRows
 	val := func(pass int) func(int) string {
-		return func(i int) string { return fmt.Sprintf("%08d-%02d-%s", i, pass, strings.Repeat("x", 40)) }
+		// Values of 60 bytes that compress about as well as text.
+		return func(i int) string {
+			return fmt.Sprintf("%08d-%02d-%x", i, pass, uint64(i)*0x9e3779b97f4a7c15^uint64(pass)) + strings.Repeat("x", 27)
+		}
 	}
-	fresh, ffs := newMemStore(t, smallTree())
+	opts := smallTree()
+	if rows > 50_000 {
+		opts = Options{MemtableSize: 8 << 20, CacheSize: 32 << 20}
+	}
+	fresh, ffs := newMemStore(t, opts)
 	putAll(t, fresh, rows, val(0))
 	if err := fresh.Compact(); err != nil {
 		t.Fatal(err)
 	}
 	base := diskBytes(t, ffs, "/db")
 
-	s, fs := newMemStore(t, smallTree())
+	s, fs := newMemStore(t, opts)
 	for pass := range 11 {
 		putAll(t, s, rows, val(pass))
 	}
