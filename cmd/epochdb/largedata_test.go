@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -71,7 +72,12 @@ func TestLargeData(t *testing.T) {
 	start = time.Now()
 	srv = startServer(t, bin, dir, args...)
 	restart := time.Since(start)
-	t.Logf("restart after kill -9: %v, with %d MB of log on disk", restart.Round(time.Millisecond), walBytes>>20)
+	t.Logf("restart after kill -9: %v, with %d MB of log on disk and %d MB in all", restart.Round(time.Millisecond), walBytes>>20, dirBytes(t, dir)>>20)
+	select {
+	case line := <-srv.recovered:
+		t.Logf("the server logged: %s", line)
+	default:
+	}
 	if restart > 10*time.Second {
 		t.Fatalf("restart took %v, over 10 s", restart)
 	}
@@ -135,14 +141,17 @@ func watchPeakRSS(pid int, stop <-chan struct{}) int64 {
 
 func dirBytes(t *testing.T, dir string) int64 {
 	var n int64
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil {
+	err := filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
 			n += fi.Size()
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

@@ -29,9 +29,10 @@ func requireClient(t *testing.T, name string) string {
 
 // server is a real epochdb process.
 type server struct {
-	cmd  *exec.Cmd
-	addr string
-	done chan error
+	cmd       *exec.Cmd
+	addr      string
+	done      chan error
+	recovered chan string // the server's "epochdb: recovered" log line, if it logs one
 }
 
 func startServer(t *testing.T, bin, dir string, args ...string) *server {
@@ -44,7 +45,7 @@ func startServer(t *testing.T, bin, dir string, args ...string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
+	s := &server{cmd: cmd, done: make(chan error, 1), recovered: make(chan string, 1)}
 	addrRE := regexp.MustCompile(`msg="epochdb: serving" addr=(\S+)`)
 	found := make(chan string, 1)
 	go func() {
@@ -52,6 +53,12 @@ func startServer(t *testing.T, bin, dir string, args ...string) *server {
 		for sc.Scan() {
 			if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
+			}
+			if strings.Contains(sc.Text(), `msg="epochdb: recovered"`) {
+				select {
+				case s.recovered <- sc.Text():
+				default:
+				}
 			}
 		}
 		s.done <- cmd.Wait()
