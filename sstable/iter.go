@@ -1,5 +1,7 @@
 package sstable
 
+import "sync"
+
 // Iter walks the entries of one file in file order, in either direction.
 // It is not safe for concurrent use.
 //
@@ -25,6 +27,11 @@ var _ InternalIterator = (*Iter)(nil)
 func (it *Iter) load(i int) bool {
 	if i == it.idx {
 		return true
+	}
+	if it.scratch == nil {
+		if p, ok := scratchPool.Get().(*[]byte); ok {
+			it.scratch = *p
+		}
 	}
 	b, err := it.r.readData(i, &it.scratch, it.fill)
 	if err != nil {
@@ -173,7 +180,20 @@ func (it *Iter) Err() error { return it.err }
 
 // Close releases the iterator's block and returns Err.
 func (it *Iter) Close() error {
+	if it.scratch != nil && cap(it.scratch) <= maxPooledScratch {
+		b := it.scratch[:0]
+		scratchPool.Put(&b)
+	}
 	it.bi = blockIter{}
 	it.idx, it.valid, it.scratch = -1, false, nil
 	return it.err
 }
+
+// scratchPool keeps the buffers that iterators read compressed blocks
+// into, so that a short-lived iterator (a point read's) does not allocate
+// one for each block it misses in the cache. A scratch buffer never
+// becomes a block: readData keeps it only for compressed blocks, which are
+// decompressed into a buffer of their own.
+var scratchPool sync.Pool
+
+const maxPooledScratch = 64 << 10

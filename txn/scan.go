@@ -83,10 +83,12 @@ func (sc *scanner) next() *walker {
 
 // keep copies a key that must outlive the disk iterator's buffer into a
 // slab shared by many keys: a scan then allocates per slab, not per key.
-// The slab lives as long as any key cut from it.
+// The slab lives as long as any key cut from it. Slabs start small and
+// double up to 16 KiB (under the Go allocator's large-object size), so that
+// a point read, which keeps one key, pays for a few hundred bytes.
 func (sc *scanner) keep(k []byte) []byte {
 	if cap(sc.slab)-len(sc.slab) < len(k) {
-		sc.slab = make([]byte, 0, max(32<<10, len(k)))
+		sc.slab = make([]byte, 0, max(min(2*cap(sc.slab), 16<<10), 256, len(k)))
 	}
 	n := len(sc.slab)
 	sc.slab = append(sc.slab, k...)
