@@ -8,7 +8,8 @@
 # It loads pgbench's tables at SCALE (default 10) into each side with
 # pgbench -i, prints each side's size on disk after the load, then
 # alternates ROUNDS (default 2) runs of TIME seconds (default 60) per side,
-# so that a slow minute of the disk does not land on one side only.
+# so that a slow minute of the disk does not land on one side only. ROUNDS=0
+# stops after the load.
 #
 # SIDES (default "epochdb postgres") picks the sides. WALWATCH=1 samples
 # each side's log directory every second through the runs and prints the
@@ -101,6 +102,7 @@ if [[ -n ${WALWATCH:-} ]]; then
 	done
 fi
 
+((rounds > 0)) || exit 0
 echo "pgbench $* -T $secs, $rounds rounds"
 declare -A sum
 for ((r = 1; r <= rounds; r++)); do

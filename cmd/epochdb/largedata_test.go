@@ -103,6 +103,30 @@ func TestLargeData(t *testing.T) {
 	if err != nil || out != want.String() {
 		t.Fatalf("point reads after the restart: %v\n%s", err, firstDiff(out, want.String()))
 	}
+	// The size on disk once compaction has caught up: the load's first
+	// copy of pgbench_accounts, which ADD PRIMARY KEY replaced, is dropped.
+	if out, err := psqlRun(t, psql, srv.addr, "-c", "VACUUM FULL"); err != nil {
+		t.Fatalf("VACUUM FULL: %v\n%s", err, out)
+	}
+	// The replaced files go once no reader is pinned before the swap.
+	for range 40 {
+		out, err := psqlRun(t, psql, srv.addr, "-At", "-c", "SELECT count(*) FROM epochdb_stat_files WHERE state <> 'live'")
+		if err != nil {
+			t.Fatalf("psql: %v\n%s", err, out)
+		}
+		if strings.TrimSpace(out) == "0" {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	out, err = psqlRun(t, psql, srv.addr, "-At", "-c", "SELECT count(*), sum(entries), sum(size_bytes) FROM epochdb_stat_files")
+	if err != nil {
+		t.Fatalf("psql: %v\n%s", err, out)
+	}
+	var entries int64
+	fmt.Sscanf(strings.ReplaceAll(out, "|", " "), "%d %d %d", &files, &entries, &bytes)
+	t.Logf("after VACUUM FULL: %d MB in all, %d MB of it in %d sstables holding %d entries",
+		dirBytes(t, dir)>>20, bytes>>20, files, entries)
 	srv.stop(t, syscall.SIGTERM)
 }
 
