@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,4 +127,70 @@ func TestVacuumInTransactionBlock(t *testing.T) {
 func containsCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
+}
+
+// A damaged data block reaches the client as XX001, naming the file and
+// the offset, never as wrong rows; the server and its other sessions go on.
+func TestCorruptBlockIsXX001(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	serve := func() (*epochdb.DB, string) {
+		db, err := epochdb.Open(dir, &epochdb.Options{MemtableSize: 16 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go db.Serve(l)
+		return db, fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr())
+	}
+	db, url := serve()
+	c := pgxConnect(t, url)
+	mustExec(t, c, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+	// Hex digits compress poorly, so the rows fill files of several KiB
+	// (the small memtable makes small files), most of each its data block.
+	mustExec(t, c, "INSERT INTO t SELECT g, md5(g::text) || md5((g + 1)::text) FROM generate_series(1, 5000) g")
+	mustExec(t, c, "CHECKPOINT")
+	mustExec(t, c, "VACUUM FULL")
+	_ = c.Close(ctx)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Flip a byte in the middle of the largest sstable, inside its data.
+	var victim string
+	var size int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".sst") && fi.Size() > size {
+			victim, size = e.Name(), fi.Size()
+		}
+	}
+	if size < 4<<10 {
+		t.Fatalf("the largest sstable is %q, %d bytes: too small to hold the table's blocks", victim, size)
+	}
+	path := filepath.Join(dir, victim)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[size/2] ^= 0x5a
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	db, url = serve()
+	t.Cleanup(func() { _ = db.Close() })
+	c = pgxConnect(t, url)
+	var n int64
+	err = c.QueryRow(ctx, "SELECT count(*) FROM t WHERE v IS NOT NULL").Scan(&n)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "XX001" || !strings.Contains(pe.Message, victim) || !strings.Contains(pe.Message, "offset") {
+		t.Fatalf("a scan over the damaged block returned %d rows and %v; want XX001 naming %s and the offset", n, err, victim)
+	}
+	if got := queryInt(t, pgxConnect(t, url), "SELECT 1"); got != 1 {
+		t.Fatalf("another session after the corruption error: SELECT 1 = %d", got)
+	}
 }
