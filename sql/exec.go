@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 )
@@ -36,7 +37,7 @@ type execCtx struct {
 	fk *fkState
 	// temp holds the statement's temporary files, in its outermost
 	// execution (see temps).
-	temp *tempSet
+	temp *spill.Set
 }
 
 // canceled reports, every 1024 calls, whether the statement has been

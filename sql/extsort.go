@@ -2,6 +2,7 @@ package sql
 
 import (
 	"cmp"
+	"github.com/epochdb/epochdb/sql/spill"
 	"math"
 	"slices"
 )
@@ -27,7 +28,7 @@ type sorter struct {
 	limit int64
 	mem   int64 // estimated bytes of rows
 	rows  [][]any
-	runs  []*tempFile
+	runs  []*spill.File
 	gens  []int // gens[i]: how many merges made runs[i]
 	top   *topN // while the sort is bounded
 }
@@ -60,7 +61,7 @@ func (s *sorter) add(row []any) error {
 		return nil
 	}
 	s.rows = append(s.rows, row)
-	s.mem += rowSize(row) + 8
+	s.mem += spill.RowSize(row) + 8
 	if s.mem > s.limit && len(s.rows) > 1 {
 		return s.spill()
 	}
@@ -95,12 +96,12 @@ func (s *sorter) spill() error {
 		if err := s.x.canceled(); err != nil {
 			return err
 		}
-		if err := f.writeRow(row); err != nil {
+		if err := f.WriteRow(row); err != nil {
 			return err
 		}
 	}
 	s.rows, s.mem = nil, 0
-	if err := f.flush(); err != nil {
+	if err := f.Flush(); err != nil {
 		return err
 	}
 	return s.compact()
@@ -156,7 +157,7 @@ func (s *sorter) finish() (rowIter, error) {
 	fanIn := mergeFanIn(s.limit)
 	for len(runs) > fanIn {
 		// One pass: each group of fanIn runs, in order, into one run.
-		var next []*tempFile
+		var next []*spill.File
 		for lo := 0; lo < len(runs); lo += fanIn {
 			group := runs[lo:min(lo+fanIn, len(runs))]
 			if len(group) == 1 {
@@ -165,8 +166,8 @@ func (s *sorter) finish() (rowIter, error) {
 			}
 			f, err := s.mergeInto(group)
 			if err != nil {
-				removeTempFiles(next)
-				removeTempFiles(runs[lo:])
+				spill.RemoveAll(next)
+				spill.RemoveAll(runs[lo:])
 				return nil, err
 			}
 			next = append(next, f)
@@ -175,14 +176,14 @@ func (s *sorter) finish() (rowIter, error) {
 	}
 	m, err := newMergeIter(s.x, s.cmp, runs)
 	if err != nil {
-		removeTempFiles(runs)
+		spill.RemoveAll(runs)
 		return nil, err
 	}
 	return m, nil
 }
 
 // mergeInto merges runs into a new run, and removes them.
-func (s *sorter) mergeInto(runs []*tempFile) (*tempFile, error) {
+func (s *sorter) mergeInto(runs []*spill.File) (*spill.File, error) {
 	m, err := newMergeIter(s.x, s.cmp, runs)
 	if err != nil {
 		return nil, err
@@ -195,18 +196,18 @@ func (s *sorter) mergeInto(runs []*tempFile) (*tempFile, error) {
 	for {
 		row, err := m.next()
 		if err == nil && row != nil {
-			err = f.writeRow(row)
+			err = f.WriteRow(row)
 		}
 		if err != nil {
-			f.remove()
+			f.Remove()
 			return nil, err
 		}
 		if row == nil {
 			break
 		}
 	}
-	if err := f.flush(); err != nil {
-		f.remove()
+	if err := f.Flush(); err != nil {
+		f.Remove()
 		return nil, err
 	}
 	return f, nil
@@ -214,28 +215,22 @@ func (s *sorter) mergeInto(runs []*tempFile) (*tempFile, error) {
 
 // close removes the sorter's runs, when its rows are no longer wanted.
 func (s *sorter) close() {
-	removeTempFiles(s.runs)
+	spill.RemoveAll(s.runs)
 	s.runs, s.gens, s.rows = nil, nil, nil
-}
-
-func removeTempFiles(files []*tempFile) {
-	for _, f := range files {
-		f.remove()
-	}
 }
 
 // mergeFanIn is how many runs one merge reads at once: as many read
 // buffers as work_mem holds, at least 4, and few enough files open.
 func mergeFanIn(limit int64) int {
-	return int(min(max(limit/tempBufSize, 4), 64))
+	return int(min(max(limit/spill.BufSize, 4), 64))
 }
 
 // mergeIter merges sorted runs by a heap of their next rows.
 type mergeIter struct {
 	x     *execCtx
 	cmp   func(a, b []any) int
-	runs  []*tempFile
-	srcs  []*tempReader
+	runs  []*spill.File
+	srcs  []*spill.Reader
 	heads []mergeHead // a binary heap, least first
 }
 
@@ -246,12 +241,12 @@ type mergeHead struct {
 
 // newMergeIter starts merging runs, which it owns from now on: its close
 // removes them, and so does a failure to start.
-func newMergeIter(x *execCtx, cmp func(a, b []any) int, runs []*tempFile) (*mergeIter, error) {
+func newMergeIter(x *execCtx, cmp func(a, b []any) int, runs []*spill.File) (*mergeIter, error) {
 	m := &mergeIter{x: x, cmp: cmp, runs: runs}
 	for i, f := range runs {
-		r := f.reader(0)
+		r := f.Reader(0)
 		m.srcs = append(m.srcs, r)
-		row, err := r.next()
+		row, err := r.Next()
 		if err != nil {
 			m.close()
 			return nil, err
@@ -311,7 +306,7 @@ func (m *mergeIter) next() ([]any, error) {
 		return nil, err
 	}
 	top := m.heads[0]
-	row, err := m.srcs[top.src].next()
+	row, err := m.srcs[top.src].Next()
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +322,7 @@ func (m *mergeIter) next() ([]any, error) {
 }
 
 func (m *mergeIter) close() {
-	removeTempFiles(m.runs)
+	spill.RemoveAll(m.runs)
 	m.runs, m.srcs, m.heads = nil, nil, nil
 }
 
@@ -371,7 +366,7 @@ func gather(x *execCtx, it rowIter) (rows [][]any, rest rowIter, err error) {
 			return rows, nil, nil
 		}
 		rows = append(rows, row)
-		if mem += rowSize(row) + 8; mem > limit {
+		if mem += spill.RowSize(row) + 8; mem > limit {
 			return rows, it, nil
 		}
 	}
@@ -420,7 +415,7 @@ func (t *topN) add(row []any) int64 {
 	t.seq++
 	if int64(len(t.heads)) < t.n {
 		t.heads = append(t.heads, r)
-		t.mem += rowSize(row) + 32
+		t.mem += spill.RowSize(row) + 32
 		for i := len(t.heads) - 1; i > 0; {
 			p := (i - 1) / 2
 			if !t.after(t.heads[i], t.heads[p]) {
@@ -436,7 +431,7 @@ func (t *topN) add(row []any) int64 {
 	if t.cmp(row, t.heads[0].row) >= 0 {
 		return t.mem
 	}
-	t.mem += rowSize(row) - rowSize(t.heads[0].row)
+	t.mem += spill.RowSize(row) - spill.RowSize(t.heads[0].row)
 	t.heads[0] = r
 	for i := 0; ; {
 		l := 2*i + 1

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -154,7 +155,7 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 	if err == nil {
 		err = j.partitionSide(x, lit, true, lparts, nullLeft)
 	}
-	var rf, lf [spillParts]*tempFile
+	var rf, lf [spillParts]*spill.File
 	if err == nil {
 		rf, err = rparts.takeAll()
 	}
@@ -162,7 +163,7 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 		lf, err = lparts.takeAll()
 	}
 	if err != nil {
-		removeTempFiles(rf[:])
+		spill.RemoveAll(rf[:])
 		closeAll()
 		return nil, err
 	}
@@ -262,7 +263,7 @@ func (j *nestedJoin) joinPair(x *execCtx, p partPair) (rowIter, []partPair, erro
 			more, err := drain(rest)
 			if err != nil {
 				if p.left != nil {
-					p.left.remove()
+					p.left.Remove()
 				}
 				return nil, nil, err
 			}

@@ -3,6 +3,7 @@ package sql
 import (
 	"hash/maphash"
 
+	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 )
 
@@ -35,7 +36,7 @@ var spillSeeds = func() (seeds [maxSpillLevel + 1]maphash.Seed) {
 type partitions struct {
 	x     *execCtx
 	level int
-	files [spillParts]*tempFile
+	files [spillParts]*spill.File
 }
 
 func newPartitions(x *execCtx, level int) *partitions {
@@ -58,17 +59,17 @@ func (ps *partitions) add(key []byte, row []any) error {
 		}
 		ps.files[i] = f
 	}
-	return f.writeRow(row)
+	return f.WriteRow(row)
 }
 
 // take flushes the partitions and hands over the files written, which
 // the caller removes.
-func (ps *partitions) take() ([]*tempFile, error) {
+func (ps *partitions) take() ([]*spill.File, error) {
 	files, err := ps.takeAll()
 	if err != nil {
 		return nil, err
 	}
-	var out []*tempFile
+	var out []*spill.File
 	for _, f := range files {
 		if f != nil {
 			out = append(out, f)
@@ -79,25 +80,25 @@ func (ps *partitions) take() ([]*tempFile, error) {
 
 // takeAll is take that keeps the partitions' places: nil where no row
 // went.
-func (ps *partitions) takeAll() ([spillParts]*tempFile, error) {
+func (ps *partitions) takeAll() ([spillParts]*spill.File, error) {
 	for _, f := range ps.files {
 		if f == nil {
 			continue
 		}
-		if err := f.flush(); err != nil {
+		if err := f.Flush(); err != nil {
 			ps.close()
-			return [spillParts]*tempFile{}, err
+			return [spillParts]*spill.File{}, err
 		}
 	}
 	files := ps.files
-	ps.files = [spillParts]*tempFile{}
+	ps.files = [spillParts]*spill.File{}
 	return files, nil
 }
 
 func (ps *partitions) close() {
 	for i, f := range ps.files {
 		if f != nil {
-			f.remove()
+			f.Remove()
 			ps.files[i] = nil
 		}
 	}
@@ -107,13 +108,13 @@ func (ps *partitions) close() {
 // (a hash join's sides, INTERSECT's and EXCEPT's), nil where an input has
 // no rows; level is the partitioning that would split it further.
 type partPair struct {
-	right, left *tempFile
+	right, left *spill.File
 	level       int
 }
 
 func (p partPair) remove() {
-	p.right.remove()
-	p.left.remove()
+	p.right.Remove()
+	p.left.Remove()
 }
 
 // splitPair partitions a pair of partitions again, at the pair's level:
@@ -150,9 +151,9 @@ func splitPair(x *execCtx, right rowIter, pair partPair) ([]partPair, error) {
 	case err == nil && pair.left != nil:
 		err = copyIn(&spilledRows{f: pair.left}, lps, false)
 	case pair.left != nil:
-		pair.left.remove()
+		pair.left.Remove()
 	}
-	var rf, lf [spillParts]*tempFile
+	var rf, lf [spillParts]*spill.File
 	if err == nil {
 		rf, err = rps.takeAll()
 	}
@@ -160,7 +161,7 @@ func splitPair(x *execCtx, right rowIter, pair partPair) ([]partPair, error) {
 		lf, err = lps.takeAll()
 	}
 	if err != nil {
-		removeTempFiles(rf[:])
+		spill.RemoveAll(rf[:])
 		rps.close()
 		lps.close()
 		return nil, err
@@ -215,7 +216,7 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 			}
 			next := queue[0]
 			queue = queue[1:]
-			var more []*tempFile
+			var more []*spill.File
 			rows, more, err = p.aggPass(x, &spilledRows{f: next.f}, next.level)
 			if err != nil {
 				return nil, err
@@ -232,7 +233,7 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 		return row, nil
 	}, done: func() {
 		for _, q := range queue {
-			q.f.remove()
+			q.f.Remove()
 		}
 	}}, nil
 }
@@ -240,24 +241,24 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 // spillPart is a partition still to do, and the level of partitioning
 // that would split it.
 type spillPart struct {
-	f     *tempFile
+	f     *spill.File
 	level int
 }
 
 // spilledRows reads a partition's rows and removes the file at the end.
 type spilledRows struct {
-	f *tempFile
-	r *tempReader
+	f *spill.File
+	r *spill.Reader
 }
 
 func (s *spilledRows) next() ([]any, error) {
 	if s.r == nil {
-		s.r = s.f.reader(0)
+		s.r = s.f.Reader(0)
 	}
-	return s.r.next()
+	return s.r.Next()
 }
 
-func (s *spilledRows) close() { s.f.remove() }
+func (s *spilledRows) close() { s.f.Remove() }
 
 // minGroupsToSpill is how many groups a pass holds before it spills, so
 // that groups whose states alone pass work_mem do not make a level of
@@ -268,7 +269,7 @@ const minGroupsToSpill = 8
 // and returns the rows of the groups it holds, and the partitions of the
 // rows it could not take. At level 0, it reads input rows; deeper, a
 // partition's, each its GROUP BY values and then the input row.
-func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*tempFile, error) {
+func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*spill.File, error) {
 	defer it.close()
 	a := p.agg
 	ng := len(a.groupExprs)
@@ -289,7 +290,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*tem
 	limit := x.workMem()
 	var mem int64
 	var parts *partitions
-	fail := func(err error) ([][]any, []*tempFile, error) {
+	fail := func(err error) ([][]any, []*spill.File, error) {
 		if parts != nil {
 			parts.close()
 		}
@@ -330,7 +331,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*tem
 			}
 			g = newGroup(keys)
 			groups[string(k)] = g
-			mem += 2*int64(len(k)) + rowSize(keys) + 64 + 96*int64(len(a.calls))
+			mem += 2*int64(len(k)) + spill.RowSize(keys) + 64 + 96*int64(len(a.calls))
 		}
 		e := x.env(row)
 		for i, c := range a.calls {
@@ -352,7 +353,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*tem
 				return fail(err)
 			}
 			if c.holdsInputs() {
-				mem += rowSize(vals)
+				mem += spill.RowSize(vals)
 			}
 		}
 		if mem > limit && parts == nil && len(groups) >= minGroupsToSpill && level < maxSpillLevel {

@@ -579,7 +579,7 @@ func pgDatabaseRows(s *Session) []row {
 // other statistic PostgreSQL's view shows, and those columns are NULL.
 func pgStatDatabaseRows(s *Session) []row {
 	r := row{"datid": oidDatabase, "datname": s.database,
-		"temp_files": s.e.temp.files.Load(), "temp_bytes": s.e.temp.bytes.Load()}
+		"temp_files": s.e.temp.Files.Load(), "temp_bytes": s.e.temp.Bytes.Load()}
 	for _, col := range []string{"numbackends", "xact_commit", "xact_rollback", "blks_read", "blks_hit",
 		"tup_returned", "tup_fetched", "tup_inserted", "tup_updated", "tup_deleted", "conflicts", "deadlocks",
 		"checksum_failures", "checksum_last_failure", "blk_read_time", "blk_write_time", "session_time",

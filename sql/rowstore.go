@@ -1,5 +1,7 @@
 package sql
 
+import "github.com/epochdb/epochdb/sql/spill"
+
 // rowStore keeps rows to read again, in the order they came, as
 // PostgreSQL's tuplestore does: in memory up to work_mem, then all of
 // them in a temporary file, which the rows still to come are appended to.
@@ -10,7 +12,7 @@ type rowStore struct {
 	limit int64
 	mem   int64
 	rows  [][]any // the rows, until the store spills
-	file  *tempFile
+	file  *spill.File
 	n     int // rows stored
 }
 
@@ -20,7 +22,7 @@ func newRowStore(x *execCtx) *rowStore {
 
 func (s *rowStore) add(row []any) error {
 	if s.file != nil {
-		if err := s.file.writeRow(row); err != nil {
+		if err := s.file.WriteRow(row); err != nil {
 			return err
 		}
 		s.n++
@@ -28,7 +30,7 @@ func (s *rowStore) add(row []any) error {
 	}
 	s.rows = append(s.rows, row)
 	s.n++
-	s.mem += rowSize(row) + 8
+	s.mem += spill.RowSize(row) + 8
 	if s.mem <= s.limit {
 		return nil
 	}
@@ -38,7 +40,7 @@ func (s *rowStore) add(row []any) error {
 	}
 	s.file = f
 	for _, r := range s.rows {
-		if err := f.writeRow(r); err != nil {
+		if err := f.WriteRow(r); err != nil {
 			return err
 		}
 	}
@@ -69,7 +71,7 @@ func (s *rowStore) cursor() *storeCursor { return &storeCursor{s: s} }
 // close removes the store's file; its cursors are done.
 func (s *rowStore) close() {
 	if s.file != nil {
-		s.file.remove()
+		s.file.Remove()
 	}
 	s.rows = nil
 }
@@ -78,7 +80,7 @@ func (s *rowStore) close() {
 type storeCursor struct {
 	s *rowStore
 	i int
-	r *tempReader
+	r *spill.Reader
 }
 
 // next returns the next row stored, or nil if there is none yet.
@@ -91,25 +93,22 @@ func (c *storeCursor) next() ([]any, error) {
 		c.i++
 		return s.rows[c.i-1], nil
 	}
-	if s.file.onDisk < s.file.size {
-		if err := s.file.flush(); err != nil {
+	if s.file.Buffered() {
+		if err := s.file.Flush(); err != nil {
 			return nil, err
 		}
 	}
 	if c.r == nil {
 		// The store spilled since this cursor began: the rows it read
 		// from memory are the file's first.
-		c.r = s.file.reader(0)
+		c.r = s.file.Reader(0)
 		for range c.i {
-			if _, err := c.r.next(); err != nil {
+			if _, err := c.r.Next(); err != nil {
 				return nil, err
 			}
 		}
 	}
-	row, err := c.r.next()
-	if err == nil && row == nil {
-		err = errSpillCorrupt()
-	}
+	row, err := c.r.Expect()
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +122,7 @@ func (c *storeCursor) close() {}
 func (c *storeCursor) rewind() {
 	c.i = 0
 	if c.r != nil {
-		c.r.off = 0
-		c.r.br.Reset(readerFunc(c.r.read))
+		c.r.Rewind()
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -43,8 +44,8 @@ type Engine struct {
 	sessions sync.Map
 	// temp counts the statements' temporary files (see spill.go), which
 	// createTemp makes.
-	temp       tempStats
-	createTemp func(dir, pattern string) (spillFile, error)
+	temp       spill.Stats
+	createTemp func(dir, pattern string) (spill.OSFile, error)
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -60,7 +61,7 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 		opts.TempDir = os.TempDir()
 	}
 	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks(),
-		notify: newNotifyHub(), createTemp: createTempFile}
+		notify: newNotifyHub(), createTemp: spill.CreateTemp}
 	if err := e.reloadCatalog(); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -144,7 +145,7 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 	} else {
 		left.close()
 	}
-	var rf, lf [spillParts]*tempFile
+	var rf, lf [spillParts]*spill.File
 	if err == nil {
 		rf, err = rparts.takeAll()
 	}
@@ -152,7 +153,7 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 		lf, err = lparts.takeAll()
 	}
 	if err != nil {
-		removeTempFiles(rf[:])
+		spill.RemoveAll(rf[:])
 		rparts.close()
 		lparts.close()
 		return nil, err
@@ -225,9 +226,9 @@ func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowIter, []partPair, e
 	if pair.right != nil {
 		limit := x.workMem()
 		var mem int64
-		r := pair.right.reader(0)
+		r := pair.right.Reader(0)
 		for {
-			rec, err := r.next()
+			rec, err := r.Next()
 			if err == nil && rec != nil {
 				err = x.canceled()
 			}
@@ -248,7 +249,7 @@ func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowIter, []partPair, e
 				return nil, pairs, err
 			}
 		}
-		pair.right.remove()
+		pair.right.Remove()
 	}
 	return p.counted(withoutKeys(&spilledRows{f: pair.left}), counts), nil, nil
 }
@@ -341,7 +342,7 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 			parts.close()
 		}
 		for _, part := range queue {
-			part.f.remove()
+			part.f.Remove()
 		}
 	}}
 }
@@ -384,7 +385,7 @@ func (p *setOpPlan) dedupPass(x *execCtx, part spillPart) ([][]any, []spillPart,
 		}
 		seen[string(kb)] = true
 		rows = append(rows, rec[1:])
-		if mem += 2*int64(len(kb)) + rowSize(rec) + 48; mem > limit && part.level <= maxSpillLevel {
+		if mem += 2*int64(len(kb)) + spill.RowSize(rec) + 48; mem > limit && part.level <= maxSpillLevel {
 			parts = newPartitions(x, part.level)
 		}
 	}

@@ -1,17 +1,6 @@
 package sql
 
-import (
-	"bufio"
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"sync/atomic"
-	"syscall"
-
-	"github.com/epochdb/epochdb/sql/pgerr"
-)
+import "github.com/epochdb/epochdb/sql/spill"
 
 // Bounded memory above the engine.
 //
@@ -59,8 +48,8 @@ import (
 // BY fixes.
 //
 // Rows go to the files in a self-describing encoding of the executor's
-// datums (spillcodec.go); memory is counted by an estimate of each row's
-// Go heap size (rowSize).
+// datums, and memory is counted by an estimate of each row's Go heap size
+// (spill.RowSize); package spill has the files and the encoding.
 //
 // Still held in memory whatever their size: a window partition's keys
 // and arguments while its values are computed; an aggregate's DISTINCT
@@ -70,50 +59,23 @@ import (
 // queues for its end.
 //
 // A temporary file belongs to the statement that made it: to the
-// execution's tempSet. The operator that wrote it removes it when it is
+// execution's spill.Set. The operator that wrote it removes it when it is
 // done with it; the statement's end removes whatever is left, whether it
 // ended well, with an error or by a panic (the portal's Close, which
 // every path reaches). Spills count in pg_stat_database's temp_files and
 // temp_bytes, as in PostgreSQL. A write that fails for want of space is
 // disk_full (53100).
 
-// spillFile is what a temporary file must do: *os.File, or in tests one
-// whose writes fail.
-type spillFile interface {
-	io.Writer
-	io.ReaderAt
-	io.Closer
-	Name() string
-}
-
-// createTempFile makes a temporary file in dir named by pattern, as
-// os.CreateTemp does (mode 0600, a name nobody else has).
-func createTempFile(dir, pattern string) (spillFile, error) { return os.CreateTemp(dir, pattern) }
-
-// tempStats counts a database's spills: the temporary files made and
-// the bytes written to them.
-type tempStats struct {
-	files, bytes atomic.Int64
-}
-
-// tempSet is the temporary files of one statement's execution. A
-// session runs one statement at a time, on one goroutine, and the set
-// belongs to it; the engine's counters, which all sessions share, are
-// atomic.
-type tempSet struct {
-	e    *Engine
-	live map[*tempFile]struct{}
-}
-
 // temps returns the temporary files of x's statement: those of its
 // outermost execution.
-func (x *execCtx) temps() *tempSet {
+func (x *execCtx) temps() *spill.Set {
 	root := x
 	for root.temp == nil && root.outer != nil {
 		root = root.outer.x
 	}
 	if root.temp == nil {
-		root.temp = &tempSet{e: x.s.e}
+		e := x.s.e
+		root.temp = &spill.Set{Dir: e.opts.TempDir, Create: e.createTemp, Stats: &e.temp}
 	}
 	return root.temp
 }
@@ -121,7 +83,7 @@ func (x *execCtx) temps() *tempSet {
 // closeTemps removes every temporary file of x's statement still there.
 func (x *execCtx) closeTemps() {
 	if x != nil && x.temp != nil {
-		x.temp.removeAll()
+		x.temp.RemoveAll()
 	}
 }
 
@@ -133,183 +95,8 @@ func (x *execCtx) workMem() int64 {
 	return 64 << 20
 }
 
-func (ts *tempSet) removeAll() {
-	for f := range ts.live {
-		f.remove()
-	}
-}
-
-// tempFile is one temporary file: written once from the start, as
-// records, then read back, as often as its owner likes, each reader
-// from where it starts.
-//
-//	record: uvarint(len(payload)) payload
-//
-// The payload is a row in spillcodec's encoding.
-type tempFile struct {
-	set    *tempSet
-	f      spillFile
-	w      *bufio.Writer
-	size   int64 // bytes of the records written, buffered ones included
-	onDisk int64 // bytes the file has: what readers can read
-	buf    []byte
-	err    error // the first write error; the file is unusable after it
-}
-
-// tempBufSize is the buffer a temporary file's writer, and each of its
-// readers, has.
-const tempBufSize = 32 << 10
-
 // newTempFile makes a temporary file for x's statement; kind says which
 // operator writes it (sort, hash, store).
-func (x *execCtx) newTempFile(kind string) (*tempFile, error) {
-	ts := x.temps()
-	dir := ts.e.opts.TempDir
-	f, err := ts.e.createTemp(dir, "epochdb-"+kind+"-*")
-	if err != nil {
-		return nil, fileError(err, "could not create temporary file")
-	}
-	t := &tempFile{set: ts, f: f}
-	t.w = bufio.NewWriterSize(writerFunc(t.write), tempBufSize)
-	if ts.live == nil {
-		ts.live = make(map[*tempFile]struct{})
-	}
-	ts.live[t] = struct{}{}
-	ts.e.temp.files.Add(1)
-	return t, nil
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
-
-// write is the buffered writer's way to the file, which counts the bytes.
-func (t *tempFile) write(p []byte) (int, error) {
-	n, err := t.f.Write(p)
-	t.onDisk += int64(n)
-	t.set.e.temp.bytes.Add(int64(n))
-	return n, err
-}
-
-// writeRow appends one row.
-func (t *tempFile) writeRow(row []any) error {
-	if t.err != nil {
-		return t.err
-	}
-	var err error
-	t.buf, err = appendSpillRow(t.buf[:0], row)
-	if err != nil {
-		return err
-	}
-	var hdr [binary.MaxVarintLen64]byte
-	n := binary.PutUvarint(hdr[:], uint64(len(t.buf)))
-	if _, err := t.w.Write(hdr[:n]); err != nil {
-		return t.fail(err)
-	}
-	if _, err := t.w.Write(t.buf); err != nil {
-		return t.fail(err)
-	}
-	t.size += int64(n + len(t.buf))
-	return nil
-}
-
-// flush writes out what is buffered, so that readers can read up to size.
-func (t *tempFile) flush() error {
-	if t.err != nil {
-		return t.err
-	}
-	if err := t.w.Flush(); err != nil {
-		return t.fail(err)
-	}
-	return nil
-}
-
-func (t *tempFile) fail(err error) error {
-	t.err = fileError(err, fmt.Sprintf("could not write to file %q", t.f.Name()))
-	return t.err
-}
-
-// reader reads the records from offset from on (0: the first), up to
-// what was flushed when it reads.
-func (t *tempFile) reader(from int64) *tempReader {
-	r := &tempReader{t: t, off: from}
-	r.br = bufio.NewReaderSize(readerFunc(r.read), tempBufSize)
-	return r
-}
-
-// remove closes and deletes the file; its readers are done. A nil file
-// has nothing to remove.
-func (t *tempFile) remove() {
-	if t == nil || t.set == nil {
-		return
-	}
-	delete(t.set.live, t)
-	t.set = nil
-	_ = t.f.Close()
-	_ = os.Remove(t.f.Name())
-}
-
-type readerFunc func([]byte) (int, error)
-
-func (r readerFunc) Read(p []byte) (int, error) { return r(p) }
-
-// tempReader reads a temporary file's records in order.
-type tempReader struct {
-	t   *tempFile
-	off int64 // the file offset the buffered reader reads from next
-	br  *bufio.Reader
-	buf []byte
-}
-
-func (r *tempReader) read(p []byte) (int, error) {
-	if r.off >= r.t.onDisk {
-		return 0, io.EOF
-	}
-	p = p[:min(int64(len(p)), r.t.onDisk-r.off)]
-	n, err := r.t.f.ReadAt(p, r.off)
-	r.off += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-// next returns the next row, or nil at the end.
-func (r *tempReader) next() ([]any, error) {
-	n, err := binary.ReadUvarint(r.br)
-	if err == io.EOF {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, r.readError(err)
-	}
-	if uint64(cap(r.buf)) < n {
-		r.buf = make([]byte, n)
-	}
-	r.buf = r.buf[:n]
-	if _, err := io.ReadFull(r.br, r.buf); err != nil {
-		return nil, r.readError(err)
-	}
-	return decodeSpillRow(r.buf)
-}
-
-func (r *tempReader) readError(err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return pgerr.New(pgerr.InternalError, "temporary file %q ends inside a record", r.t.f.Name())
-	}
-	return fileError(err, fmt.Sprintf("could not read from file %q", r.t.f.Name()))
-}
-
-// fileError is PostgreSQL's error for a failed file operation: disk_full
-// when the device has no room left, io_error otherwise.
-func fileError(err error, what string) error {
-	code := pgerr.IOError
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		code = pgerr.DiskFull
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return pgerr.New(code, "%s: %v", what, err)
+func (x *execCtx) newTempFile(kind string) (*spill.File, error) {
+	return x.temps().New(kind)
 }

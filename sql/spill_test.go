@@ -14,6 +14,7 @@ import (
 
 	"github.com/epochdb/epochdb/internal/vfs"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/epochdb/epochdb/wal"
@@ -263,12 +264,12 @@ func checkSpill(t *testing.T, e *Engine, s *Session, sql string, ordered, spills
 	want := query(t, s, sql)
 	mid := time.Now()
 	mustRun(t, s, "SET work_mem = '64kB'")
-	files := e.temp.files.Load()
+	files := e.temp.Files.Load()
 	got := query(t, s, sql)
 	if testing.Verbose() {
 		t.Logf("%s: %v in memory, %v spilling", sql, mid.Sub(start), time.Since(mid))
 	}
-	spilled := e.temp.files.Load() - files
+	spilled := e.temp.Files.Load() - files
 	mustRun(t, s, "RESET work_mem")
 	if !ordered {
 		slices.Sort(want)
@@ -493,21 +494,21 @@ func TestTempFilesRemoved(t *testing.T) {
 		noTempFiles(t, e)
 	}
 	mustRun(t, s, "SET work_mem = '64kB'")
-	before := e.temp.files.Load()
+	before := e.temp.Files.Load()
 	failing("SELECT id, t FROM s ORDER BY t, 1 / (id - 3990)", pgerr.DivisionByZero)
 	failing("SELECT 1 / (id - 3990) FROM (SELECT id FROM s ORDER BY t) q", pgerr.DivisionByZero)
 	failing("SELECT count(*) FROM (SELECT i FROM s GROUP BY i, t HAVING 1 / (count(*) - 1) > 0) q", pgerr.DivisionByZero)
 	failing("SELECT count(*) FROM s a JOIN s b ON a.i = b.i WHERE 1 / (a.id - 3990) > 0", pgerr.DivisionByZero)
-	if e.temp.files.Load() == before {
+	if e.temp.Files.Load() == before {
 		t.Error("the failing statements wrote no temporary files")
 	}
 
 	// Canceled by statement_timeout, well into a sort that spills.
-	before = e.temp.files.Load()
+	before = e.temp.Files.Load()
 	mustRun(t, s, "SET statement_timeout = '300ms'")
 	failing("SELECT a.t, b.t FROM s a, s b ORDER BY a.t, b.t", pgerr.QueryCanceled)
 	mustRun(t, s, "RESET statement_timeout")
-	if e.temp.files.Load() == before {
+	if e.temp.Files.Load() == before {
 		t.Error("the canceled sort wrote no temporary files")
 	}
 
@@ -554,7 +555,7 @@ func TestTempFilesRemoved(t *testing.T) {
 	noTempFiles(t, e)
 
 	// The disk fills up while the sort writes its runs.
-	e.createTemp = func(dir, pattern string) (spillFile, error) {
+	e.createTemp = func(dir, pattern string) (spill.OSFile, error) {
 		f, err := os.CreateTemp(dir, pattern)
 		if err != nil {
 			return nil, err
@@ -563,12 +564,12 @@ func TestTempFilesRemoved(t *testing.T) {
 	}
 	failing("SELECT * FROM s ORDER BY t", pgerr.DiskFull)
 	failing("SELECT t, count(*) FROM s GROUP BY t", pgerr.DiskFull)
-	e.createTemp = createTempFile
+	e.createTemp = spill.CreateTemp
 
 	// The counts, as pg_stat_database shows them.
 	stats := mustRun(t, s, "SELECT temp_files, temp_bytes FROM pg_stat_database")
-	if len(stats) != 1 || stats[0][0].(int64) != e.temp.files.Load() || stats[0][1].(int64) != e.temp.bytes.Load() || stats[0][1].(int64) == 0 {
-		t.Errorf("pg_stat_database shows %v; the engine counted %d files, %d bytes", stats, e.temp.files.Load(), e.temp.bytes.Load())
+	if len(stats) != 1 || stats[0][0].(int64) != e.temp.Files.Load() || stats[0][1].(int64) != e.temp.Bytes.Load() || stats[0][1].(int64) == 0 {
+		t.Errorf("pg_stat_database shows %v; the engine counted %d files, %d bytes", stats, e.temp.Files.Load(), e.temp.Bytes.Load())
 	}
 }
 
@@ -599,11 +600,11 @@ func TestCTESpill(t *testing.T) {
 	}
 	want := fetch()
 	mustRun(t, s, "SET work_mem = '64kB'")
-	files := e.temp.files.Load()
+	files := e.temp.Files.Load()
 	got := fetch()
 	mustRun(t, s, "RESET work_mem")
-	if !slices.Equal(got, want) || len(got) != 2990 || e.temp.files.Load() == files {
-		t.Errorf("FETCH ALL at work_mem 64kB: %d rows, %d in memory, %d temporary files", len(got), len(want), e.temp.files.Load()-files)
+	if !slices.Equal(got, want) || len(got) != 2990 || e.temp.Files.Load() == files {
+		t.Errorf("FETCH ALL at work_mem 64kB: %d rows, %d in memory, %d temporary files", len(got), len(want), e.temp.Files.Load()-files)
 	}
 	noTempFiles(t, e)
 }

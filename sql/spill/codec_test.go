@@ -1,4 +1,4 @@
-package sql
+package spill
 
 import (
 	"bytes"
@@ -13,10 +13,10 @@ import (
 	"github.com/epochdb/epochdb/sql/types"
 )
 
-// TestSpillCodecRoundTrip writes a value of every kind the executor makes
+// TestCodecRoundTrip writes a value of every kind the executor makes
 // and checks that the very same value comes back: not just an equal one
 // (1.50 stays 1.50, json keeps its text, nil and empty slices stay apart).
-func TestSpillCodecRoundTrip(t *testing.T) {
+func TestCodecRoundTrip(t *testing.T) {
 	num := func(s string) *apd.Decimal {
 		d, _, err := apd.NewFromString(s)
 		if err != nil {
@@ -67,11 +67,11 @@ func TestSpillCodecRoundTrip(t *testing.T) {
 		built,
 	}
 	row := append([]any(nil), values...)
-	buf, err := appendSpillRow(nil, row)
+	buf, err := appendRow(nil, row)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeSpillRow(buf)
+	got, err := decodeRow(buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,51 +92,51 @@ func TestSpillCodecRoundTrip(t *testing.T) {
 	}
 	// Each value alone, too, and in an empty row.
 	for i, v := range values {
-		b, err := appendSpillRow(nil, []any{v})
+		b, err := appendRow(nil, []any{v})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := decodeSpillRow(b)
+		r, err := decodeRow(b)
 		if err != nil || len(r) != 1 {
 			t.Fatalf("value %d alone: %v, %d values", i, err, len(r))
 		}
 		if err := sameDatum(r[0], v); err != nil {
 			t.Errorf("value %d alone: %v", i, err)
 		}
-		if rowSize([]any{v}) <= 0 {
+		if RowSize([]any{v}) <= 0 {
 			t.Errorf("value %d has no size", i)
 		}
 	}
-	if r, err := decodeSpillRow(appendSpillRowMust(t, nil)); err != nil || len(r) != 0 {
+	if r, err := decodeRow(appendSpillRowMust(t, nil)); err != nil || len(r) != 0 {
 		t.Errorf("empty row: %v, %v", r, err)
 	}
 }
 
 func appendSpillRowMust(t *testing.T, row []any) []byte {
-	b, err := appendSpillRow(nil, row)
+	b, err := appendRow(nil, row)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-// TestSpillCodecRejects checks that a value the encoding does not know
+// TestCodecRejects checks that a value the encoding does not know
 // is an internal error, not a panic or a silent change, and that a
 // truncated or corrupt record is reported.
-func TestSpillCodecRejects(t *testing.T) {
-	if _, err := appendSpillRow(nil, []any{struct{}{}}); pgerr.Code(err) != pgerr.InternalError {
+func TestCodecRejects(t *testing.T) {
+	if _, err := appendRow(nil, []any{struct{}{}}); pgerr.Code(err) != pgerr.InternalError {
 		t.Errorf("unknown Go type: %v", err)
 	}
 	b := appendSpillRowMust(t, []any{"some text", int64(7), []any{1.5}})
 	for n := range len(b) {
-		if _, err := decodeSpillRow(b[:n]); err == nil {
+		if _, err := decodeRow(b[:n]); err == nil {
 			t.Errorf("a record cut to %d of %d bytes decoded", n, len(b))
 		}
 	}
-	if _, err := decodeSpillRow(append(b, 0)); err == nil {
+	if _, err := decodeRow(append(b, 0)); err == nil {
 		t.Error("a record with a byte too many decoded")
 	}
-	if _, err := decodeSpillRow([]byte{1, 200}); err == nil {
+	if _, err := decodeRow([]byte{1, 200}); err == nil {
 		t.Error("an unknown tag decoded")
 	}
 }

@@ -1,4 +1,4 @@
-package sql
+package spill
 
 import (
 	"encoding/binary"
@@ -63,24 +63,24 @@ const (
 
 const jsonRawBit = 0x80
 
-// appendSpillRow appends row's encoding to buf.
-func appendSpillRow(buf []byte, row []any) ([]byte, error) {
+// appendRow appends row's encoding to buf.
+func appendRow(buf []byte, row []any) ([]byte, error) {
 	buf = binary.AppendUvarint(buf, uint64(len(row)))
 	for _, v := range row {
 		var err error
-		if buf, err = appendSpillValue(buf, v); err != nil {
+		if buf, err = appendValue(buf, v); err != nil {
 			return nil, err
 		}
 	}
 	return buf, nil
 }
 
-func appendSpillString(buf []byte, s string) []byte {
+func appendString(buf []byte, s string) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
 	return append(buf, s...)
 }
 
-func appendSpillValue(buf []byte, v any) ([]byte, error) {
+func appendValue(buf []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
 		return append(buf, tagNull), nil
@@ -94,7 +94,7 @@ func appendSpillValue(buf []byte, v any) ([]byte, error) {
 	case float64:
 		return binary.LittleEndian.AppendUint64(append(buf, tagFloat), math.Float64bits(v)), nil
 	case string:
-		return appendSpillString(append(buf, tagString), v), nil
+		return appendString(append(buf, tagString), v), nil
 	case []byte:
 		if v == nil {
 			return append(buf, tagNilBytes), nil
@@ -102,7 +102,7 @@ func appendSpillValue(buf []byte, v any) ([]byte, error) {
 		buf = binary.AppendUvarint(append(buf, tagBytes), uint64(len(v)))
 		return append(buf, v...), nil
 	case *apd.Decimal:
-		return appendSpillNumeric(append(buf, tagNumeric), v), nil
+		return appendNumeric(append(buf, tagNumeric), v), nil
 	case time.Time:
 		if v.Location() == time.UTC {
 			buf = binary.AppendVarint(append(buf, tagTime), v.Unix())
@@ -111,7 +111,7 @@ func appendSpillValue(buf []byte, v any) ([]byte, error) {
 		buf = binary.AppendVarint(append(buf, tagZonedTime), v.Unix())
 		buf = binary.AppendUvarint(buf, uint64(v.Nanosecond()))
 		name, offset := v.Zone()
-		return binary.AppendVarint(appendSpillString(buf, name), int64(offset)), nil
+		return binary.AppendVarint(appendString(buf, name), int64(offset)), nil
 	case types.Interval:
 		buf = binary.AppendVarint(append(buf, tagInterval), int64(v.Months))
 		buf = binary.AppendVarint(buf, int64(v.Days))
@@ -120,9 +120,9 @@ func appendSpillValue(buf []byte, v any) ([]byte, error) {
 		return append(append(buf, tagUUID), v[:]...), nil
 	case types.Reg:
 		buf = binary.AppendUvarint(append(buf, tagReg), uint64(v.Oid))
-		return appendSpillString(buf, v.Name), nil
+		return appendString(buf, v.Name), nil
 	case types.Enum:
-		buf = appendSpillString(append(buf, tagEnum), v.Label)
+		buf = appendString(append(buf, tagEnum), v.Label)
 		return binary.LittleEndian.AppendUint32(buf, math.Float32bits(v.Sort)), nil
 	case []any:
 		if v == nil {
@@ -131,18 +131,18 @@ func appendSpillValue(buf []byte, v any) ([]byte, error) {
 		buf = binary.AppendUvarint(append(buf, tagArray), uint64(len(v)))
 		for _, e := range v {
 			var err error
-			if buf, err = appendSpillValue(buf, e); err != nil {
+			if buf, err = appendValue(buf, e); err != nil {
 				return nil, err
 			}
 		}
 		return buf, nil
 	case *types.JSON:
-		return appendSpillJSON(append(buf, tagJSON), v), nil
+		return appendJSON(append(buf, tagJSON), v), nil
 	}
 	return nil, pgerr.New(pgerr.InternalError, "a value of Go type %T cannot be written to a temporary file", v)
 }
 
-func appendSpillNumeric(buf []byte, d *apd.Decimal) []byte {
+func appendNumeric(buf []byte, d *apd.Decimal) []byte {
 	neg := byte(0)
 	if d.Negative {
 		neg = 1
@@ -154,9 +154,9 @@ func appendSpillNumeric(buf []byte, d *apd.Decimal) []byte {
 	return append(buf, coeff...)
 }
 
-func appendSpillJSON(buf []byte, j *types.JSON) []byte {
+func appendJSON(buf []byte, j *types.JSON) []byte {
 	if j.Raw != "" {
-		return appendSpillString(append(buf, byte(j.Kind)|jsonRawBit), j.Raw)
+		return appendString(append(buf, byte(j.Kind)|jsonRawBit), j.Raw)
 	}
 	buf = append(buf, byte(j.Kind))
 	switch j.Kind {
@@ -166,44 +166,44 @@ func appendSpillJSON(buf []byte, j *types.JSON) []byte {
 		}
 		return append(buf, 0)
 	case types.JSONString:
-		return appendSpillString(buf, j.Str)
+		return appendString(buf, j.Str)
 	case types.JSONNumber:
 		if j.Num == nil {
 			return append(buf, 0)
 		}
-		return appendSpillNumeric(append(buf, 1), j.Num)
+		return appendNumeric(append(buf, 1), j.Num)
 	case types.JSONArray:
 		buf = binary.AppendUvarint(buf, uint64(len(j.Elems)))
 		for _, e := range j.Elems {
-			buf = appendSpillJSON(buf, e)
+			buf = appendJSON(buf, e)
 		}
 	case types.JSONObject:
 		buf = binary.AppendUvarint(buf, uint64(len(j.Keys)))
 		for i, k := range j.Keys {
-			buf = appendSpillJSON(appendSpillString(buf, k), j.Vals[i])
+			buf = appendJSON(appendString(buf, k), j.Vals[i])
 		}
 	}
 	return buf
 }
 
-// spillDecoder reads values from an encoded row.
-type spillDecoder struct {
+// decoder reads values from an encoded row.
+type decoder struct {
 	b   []byte
 	err error
 }
 
-func errSpillCorrupt() error {
+func errCorrupt() error {
 	return pgerr.New(pgerr.InternalError, "a temporary file's record is corrupt")
 }
 
-func (d *spillDecoder) fail() {
+func (d *decoder) fail() {
 	if d.err == nil {
-		d.err = errSpillCorrupt()
+		d.err = errCorrupt()
 	}
 	d.b = nil
 }
 
-func (d *spillDecoder) uvarint() uint64 {
+func (d *decoder) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.fail()
@@ -213,7 +213,7 @@ func (d *spillDecoder) uvarint() uint64 {
 	return v
 }
 
-func (d *spillDecoder) varint() int64 {
+func (d *decoder) varint() int64 {
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.fail()
@@ -223,7 +223,7 @@ func (d *spillDecoder) varint() int64 {
 	return v
 }
 
-func (d *spillDecoder) bytes(n uint64) []byte {
+func (d *decoder) bytes(n uint64) []byte {
 	if uint64(len(d.b)) < n {
 		d.fail()
 		return nil
@@ -233,17 +233,17 @@ func (d *spillDecoder) bytes(n uint64) []byte {
 	return out
 }
 
-func (d *spillDecoder) byte1() byte {
+func (d *decoder) byte1() byte {
 	if b := d.bytes(1); b != nil {
 		return b[0]
 	}
 	return 0
 }
 
-func (d *spillDecoder) string() string { return string(d.bytes(d.uvarint())) }
+func (d *decoder) string() string { return string(d.bytes(d.uvarint())) }
 
 // count reads a number of things to come, each at least a byte long.
-func (d *spillDecoder) count() int {
+func (d *decoder) count() int {
 	n := d.uvarint()
 	if n > uint64(len(d.b)) {
 		d.fail()
@@ -252,10 +252,10 @@ func (d *spillDecoder) count() int {
 	return int(n)
 }
 
-// decodeSpillRow decodes a row appendSpillRow encoded. The row shares no
+// decodeRow decodes a row appendRow encoded. The row shares no
 // memory with b.
-func decodeSpillRow(b []byte) ([]any, error) {
-	d := &spillDecoder{b: b}
+func decodeRow(b []byte) ([]any, error) {
+	d := &decoder{b: b}
 	row := make([]any, d.count())
 	for i := range row {
 		row[i] = d.value()
@@ -269,7 +269,7 @@ func decodeSpillRow(b []byte) ([]any, error) {
 	return row, nil
 }
 
-func (d *spillDecoder) value() any {
+func (d *decoder) value() any {
 	switch tag := d.byte1(); tag {
 	case tagNull:
 		return nil
@@ -332,7 +332,7 @@ func (d *spillDecoder) value() any {
 	return nil
 }
 
-func (d *spillDecoder) numeric() *apd.Decimal {
+func (d *decoder) numeric() *apd.Decimal {
 	form, neg := d.byte1(), d.byte1()
 	exp := d.varint()
 	coeff := d.bytes(d.uvarint())
@@ -345,7 +345,7 @@ func (d *spillDecoder) numeric() *apd.Decimal {
 	return v
 }
 
-func (d *spillDecoder) json() *types.JSON {
+func (d *decoder) json() *types.JSON {
 	head := d.byte1()
 	kind := types.JSONKind(head &^ jsonRawBit)
 	if head&jsonRawBit != 0 {
@@ -389,9 +389,9 @@ func (d *spillDecoder) json() *types.JSON {
 	return j
 }
 
-// rowSize estimates the Go heap bytes a row holds: the slice, each value's
+// RowSize estimates the Go heap bytes a row holds: the slice, each value's
 // interface, and what the values point to. work_mem is checked against it.
-func rowSize(row []any) int64 {
+func RowSize(row []any) int64 {
 	n := int64(24 + 16*len(row))
 	for _, v := range row {
 		n += datumSize(v)
