@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -582,7 +583,7 @@ func (st *aggState) addSum(v any) error {
 	case int64:
 		d := apd.New(x, 0)
 		if st.acc != nil {
-			if _, err := numericCtx.Add(d, st.acc.(*apd.Decimal), d); err != nil {
+			if _, err := builtins.NumericContext.Add(d, st.acc.(*apd.Decimal), d); err != nil {
 				return err
 			}
 		}
@@ -590,7 +591,7 @@ func (st *aggState) addSum(v any) error {
 	case *apd.Decimal:
 		d := new(apd.Decimal).Set(x)
 		if st.acc != nil {
-			if _, err := numericCtx.Add(d, st.acc.(*apd.Decimal), x); err != nil {
+			if _, err := builtins.NumericContext.Add(d, st.acc.(*apd.Decimal), x); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -345,14 +346,14 @@ func (st *aggState) addNumeric(d *apd.Decimal) error {
 		return nil
 	}
 	sq := new(apd.Decimal)
-	if _, err := numericCtx.Mul(sq, d, d); err != nil {
-		return errNumericOverflow()
+	if _, err := builtins.NumericContext.Mul(sq, d, d); err != nil {
+		return builtins.ErrNumericOverflow()
 	}
-	if _, err := numericCtx.Add(m.sum, m.sum, d); err != nil {
-		return errNumericOverflow()
+	if _, err := builtins.NumericContext.Add(m.sum, m.sum, d); err != nil {
+		return builtins.ErrNumericOverflow()
 	}
-	if _, err := numericCtx.Add(m.sumSq, m.sumSq, sq); err != nil {
-		return errNumericOverflow()
+	if _, err := builtins.NumericContext.Add(m.sumSq, m.sumSq, sq); err != nil {
+		return builtins.ErrNumericOverflow()
 	}
 	return nil
 }
@@ -473,14 +474,14 @@ func (m *numericMoments) result(sample, sqrt bool) (any, error) {
 	}
 	n := apd.New(m.n, 0)
 	num, sq := new(apd.Decimal), new(apd.Decimal)
-	if _, err := numericCtx.Mul(num, n, m.sumSq); err != nil {
-		return nil, errNumericOverflow()
+	if _, err := builtins.NumericContext.Mul(num, n, m.sumSq); err != nil {
+		return nil, builtins.ErrNumericOverflow()
 	}
-	if _, err := numericCtx.Mul(sq, m.sum, m.sum); err != nil {
-		return nil, errNumericOverflow()
+	if _, err := builtins.NumericContext.Mul(sq, m.sum, m.sum); err != nil {
+		return nil, builtins.ErrNumericOverflow()
 	}
-	if _, err := numericCtx.Sub(num, num, sq); err != nil {
-		return nil, errNumericOverflow()
+	if _, err := builtins.NumericContext.Sub(num, num, sq); err != nil {
+		return nil, builtins.ErrNumericOverflow()
 	}
 	if num.Sign() <= 0 {
 		return apd.New(0, 0), nil // roundoff cannot make it negative; zero is zero
@@ -489,16 +490,16 @@ func (m *numericMoments) result(sample, sqrt bool) (any, error) {
 	if !sample {
 		den = apd.New(m.n, 0)
 	}
-	if _, err := numericCtx.Mul(den, den, n); err != nil {
-		return nil, errNumericOverflow()
+	if _, err := builtins.NumericContext.Mul(den, den, n); err != nil {
+		return nil, builtins.ErrNumericOverflow()
 	}
-	scale := numericDivScale(num, den)
-	v := numericDiv(num, den, scale)
+	scale := builtins.NumericDivScale(num, den)
+	v := builtins.NumericDiv(num, den, scale)
 	if !sqrt {
 		return v, nil
 	}
-	w, _ := nbase(v)
-	return evalRounded(scale, (w+1)*4/2-1, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	w, _ := builtins.NBase(v)
+	return builtins.EvalRounded(scale, (w+1)*4/2-1, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Sqrt(d, v)
 	})
 }

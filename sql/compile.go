@@ -610,7 +610,7 @@ func (c *compiler) unknownBesideDatetime(op byte, l, r expr) (expr, expr, error)
 		}
 	case types.OidDate:
 		if op == '+' {
-			return nil, nil, pgerr.New(pgerr.AmbiguousOperator, "operator is not unique: %s + %s", l.typ(), r.typ()).
+			return nil, nil, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s + %s", l.typ(), r.typ()).
 				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -1009,7 +1010,7 @@ func numToChar(t types.T, v any, tmpl string, cache *templateCache) (any, error)
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot convert infinity to integer")
 			}
 			r := new(apd.Decimal)
-			if _, err := numericCtx.RoundToIntegralValue(r, x); err != nil {
+			if _, err := builtins.NumericContext.RoundToIntegralValue(r, x); err != nil {
 				return nil, err
 			}
 			n, err := r.Int64()
@@ -1027,14 +1028,14 @@ func numToChar(t types.T, v any, tmpl string, cache *templateCache) (any, error)
 			val := x
 			if d.is(nfMulti) {
 				val = new(apd.Decimal)
-				if _, err := numericCtx.Mul(val, x, apd.New(1, int32(d.multi))); err != nil {
+				if _, err := builtins.NumericContext.Mul(val, x, apd.New(1, int32(d.multi))); err != nil {
 					return nil, err
 				}
 				d.pre += d.multi
 			}
 			r := new(apd.Decimal)
 			if val.Form == apd.Finite {
-				if _, err := numericCtx.Quantize(r, val, int32(-d.post)); err != nil {
+				if _, err := builtins.NumericContext.Quantize(r, val, int32(-d.post)); err != nil {
 					return nil, err
 				}
 			} else {
@@ -1080,7 +1081,7 @@ func sciNumeric(x *apd.Decimal, prec int) string {
 	sig.Set(x)
 	sig.Exponent -= int32(exp)
 	r := new(apd.Decimal)
-	_, _ = numericCtx.Quantize(r, sig, int32(-prec))
+	_, _ = builtins.NumericContext.Quantize(r, sig, int32(-prec))
 	s := r.Text('f')
 	if x.Negative && !strings.HasPrefix(s, "-") {
 		s = "-" + s
@@ -1510,7 +1511,7 @@ func toNumber(in, tmpl string, cache *templateCache) (any, error) {
 	x := v.(*apd.Decimal)
 	if x.Form == apd.Finite {
 		r := new(apd.Decimal)
-		if _, err := numericCtx.Quantize(r, x, int32(-scale)); err != nil {
+		if _, err := builtins.NumericContext.Quantize(r, x, int32(-scale)); err != nil {
 			return nil, err
 		}
 		if maxDigits := precision - scale; !r.IsZero() && int(r.NumDigits())+int(r.Exponent) > maxDigits {
@@ -1526,11 +1527,11 @@ func toNumber(in, tmpl string, cache *templateCache) (any, error) {
 	if d.is(nfMulti) {
 		// x * power(10, -multi), which numeric computes to 16 places.
 		factor := new(apd.Decimal)
-		if _, err := numericCtx.Quantize(factor, apd.New(1, int32(-d.multi)), -16); err != nil {
+		if _, err := builtins.NumericContext.Quantize(factor, apd.New(1, int32(-d.multi)), -16); err != nil {
 			return nil, err
 		}
 		r := new(apd.Decimal)
-		if _, err := numericCtx.Mul(r, x, factor); err != nil {
+		if _, err := builtins.NumericContext.Mul(r, x, factor); err != nil {
 			return nil, err
 		}
 		x = r

@@ -57,7 +57,7 @@ func errIntervalRange() error {
 // argument types epochdb has, and report failures with its messages.
 
 func notUnique(name string, args []expr) error {
-	return pgerr.New(pgerr.AmbiguousOperator, "function %s(%s) is not unique", name, argTypes(args)).
+	return pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, argTypes(args)).
 		WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -154,9 +155,9 @@ func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.
 		const microsPerDay = 86_400_000_000
 		dayMicros := apd.New(int64(t.Hour()*3600+t.Minute()*60+t.Second())*1_000_000+usec, 0)
 		perDay := apd.New(microsPerDay, 0)
-		frac := numericDiv(dayMicros, perDay, numericDivScale(dayMicros, perDay))
+		frac := builtins.NumericDiv(dayMicros, perDay, builtins.NumericDivScale(dayMicros, perDay))
 		sum := new(apd.Decimal)
-		if _, err := numericCtx.Add(sum, jd, frac); err != nil {
+		if _, err := builtins.NumericContext.Add(sum, jd, frac); err != nil {
 			return nil, err
 		}
 		return sum, nil
@@ -259,7 +260,7 @@ func intervalPart(field string, iv types.Interval) (*apd.Decimal, error) {
 		// Seconds fit an int64; microseconds of a long interval do not.
 		secs := 31_557_600*years + 30*86_400*months + 86_400*int64(iv.Days)
 		sum := new(apd.Decimal)
-		if _, err := numericCtx.Add(sum, apd.New(secs, 0), apd.New(iv.Micros, -6)); err != nil {
+		if _, err := builtins.NumericContext.Add(sum, apd.New(secs, 0), apd.New(iv.Micros, -6)); err != nil {
 			return nil, err
 		}
 		return sum, nil

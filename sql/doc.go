@@ -9,19 +9,22 @@
 //
 //	sql (session, statements, DDL, planner, executor, catalogs:
 //	 │   still one package while the cut goes on)
-//	 ├──────────────┬─────────────┬───────────────┐
-//	 ▼              ▼             ▼               ▼
-//	sql/parser    sql/spill ───► sql/types       txn, sstable
-//	 │              │             │               ▲
-//	 └──────────────┴──────┬──────┘               │
-//	                       ▼                      │
-//	                   sql/pgerr ─────────────────┴── and wal
+//	 ├─────────────┬──────────────┬─────────────┬──────────────┐
+//	 ▼             ▼              ▼             ▼              ▼
+//	sql/parser   sql/builtins   sql/spill     sql/types      txn, sstable
+//	 │             │   │          │   │         │              ▲
+//	 │             │   └──────────┼───┴────────►│              │
+//	 └─────────────┴──────────────┴──────┬──────┘              │
+//	                                     ▼                     │
+//	                                 sql/pgerr ────────────────┴── and wal
 //
-//	sql/pgerr   SQLSTATEs, and the mapping of the engine's errors to them
-//	sql/types   the datum types: their text and binary forms, casts,
-//	            comparison, and the key and row encodings in txn's key space
-//	sql/parser  the PostgreSQL dialect in front of TiDB's parser
-//	sql/spill   temporary files of rows past work_mem, and their encoding
+//	sql/pgerr     SQLSTATEs, and the mapping of the engine's errors to them
+//	sql/types     the datum types: their text and binary forms, casts,
+//	              comparison, and the key and row encodings in txn's key space
+//	sql/parser    the PostgreSQL dialect in front of TiDB's parser
+//	sql/spill     temporary files of rows past work_mem, and their encoding
+//	sql/builtins  the built-in functions by family, in one table of
+//	              overloads that the planner resolves calls against
 //
 // TestPackageLayers (layers_test.go) holds the rule: each package may
 // import only the epochdb packages its row there lists, and a new package
@@ -29,9 +32,9 @@
 //
 // Where the cut goes next, each with a doc.go of its own: the compiled
 // expression core (the expr interface, its environment and the basic
-// operators), which everything above it builds on; sql/builtins, the
-// functions and operators by family in one registration table, below the
-// planner; sql/catalog, the stored catalog; sql/pgcatalog, the virtual
-// pg_catalog and information_schema relations over it; and the planner
-// and executor apart from the session.
+// operators), which everything above it builds on; the rest of the
+// functions, the operators and the aggregates into sql/builtins;
+// sql/catalog, the stored catalog; sql/pgcatalog, the virtual pg_catalog
+// and information_schema relations over it; and the planner and executor
+// apart from the session.
 package sql

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
@@ -541,38 +542,34 @@ func floatArith(op byte, t types.T, l, r float64) (any, error) {
 	return v, nil
 }
 
-// numericCtx is wide enough for exact sums and products; division picks its
-// own scale as PostgreSQL does (numericDivScale).
-var numericCtx = apd.Context{Precision: 1000, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
-
 func numericArith(op byte, l, r *apd.Decimal) (any, error) {
 	d := new(apd.Decimal)
 	var err error
 	switch op {
 	case '+':
-		_, err = numericCtx.Add(d, l, r)
+		_, err = builtins.NumericContext.Add(d, l, r)
 	case '-':
-		_, err = numericCtx.Sub(d, l, r)
+		_, err = builtins.NumericContext.Sub(d, l, r)
 	case '*':
-		_, err = numericCtx.Mul(d, l, r)
+		_, err = builtins.NumericContext.Mul(d, l, r)
 	case '/', '%':
 		if r.IsZero() {
 			return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
 		}
 		if op == '%' {
-			_, err = numericCtx.Rem(d, l, r)
+			_, err = builtins.NumericContext.Rem(d, l, r)
 			break
 		}
 		if l.Form != apd.Finite || r.Form != apd.Finite {
-			_, err = numericCtx.Quo(d, l, r)
+			_, err = builtins.NumericContext.Quo(d, l, r)
 			break
 		}
-		d = numericDiv(l, r, numericDivScale(l, r))
+		d = builtins.NumericDiv(l, r, builtins.NumericDivScale(l, r))
 	}
 	if err != nil {
 		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
-	return ownNumeric(d), nil
+	return builtins.OwnNumeric(d), nil
 }
 
 // negExpr is unary minus.
@@ -590,7 +587,7 @@ func (n *negExpr) eval(e *env) (any, error) {
 	case float64:
 		return -x, nil
 	case *apd.Decimal:
-		return ownNumeric(new(apd.Decimal).Neg(x)), nil
+		return builtins.OwnNumeric(new(apd.Decimal).Neg(x)), nil
 	case types.Interval:
 		return types.Interval{Months: -x.Months, Days: -x.Days, Micros: -x.Micros}, nil
 	}

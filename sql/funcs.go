@@ -15,19 +15,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// builtin compiles a call of one built-in function.
+// builtin compiles a call of one built-in function that needs more of
+// the compiler than sql/builtins' overloads give: special syntax, a
+// polymorphic or variadic signature, or the session's catalog.
 type builtin func(c *compiler, n *ast.FuncCallExpr) (expr, error)
 
-var builtins map[string]builtin
+// funcCompilers are those functions; every other one is in sql/builtins.
+var funcCompilers map[string]builtin
 
 func init() {
-	builtins = map[string]builtin{
+	funcCompilers = map[string]builtin{
 		"epochdb_cast": compileCast,
 		"epochdb_nulls": func(*compiler, *ast.FuncCallExpr) (expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
@@ -134,14 +138,6 @@ func init() {
 		"ceil":    numFunc(false, math.Ceil, (*apd.Context).Ceil),
 		"ceiling": numFunc(false, math.Ceil, (*apd.Context).Ceil),
 		"floor":   numFunc(false, math.Floor, (*apd.Context).Floor),
-		"sqrt":    mathFunc(floatSqrt, numericSqrt),
-		"exp":     mathFunc(floatExp, numericExp),
-		"ln":      mathFunc(floatLn, numericLn),
-		"log10":   mathFunc(floatLog10, numericLog10),
-		"log":     compileLog,
-		"sign":    mathFunc(floatSign, numericSign),
-		"power":   mathFunc2(floatPow, numericPower),
-		"pow":     mathFunc2(floatPow, numericPower),
 		"pi":      fixed(types.Float8, nil, func(*env, []any) (any, error) { return math.Pi, nil }),
 		"round":   compileRound,
 		"trunc":   compileRound,
@@ -214,16 +210,19 @@ func init() {
 			return seqFunc([]types.T{types.Int8}, setval)(c, n)
 		},
 	}
-	maps.Copy(builtins, arrayBuiltins)
-	maps.Copy(builtins, catalogBuiltins)
-	maps.Copy(builtins, srfBuiltins)
-	maps.Copy(builtins, dateBuiltins)
+	maps.Copy(funcCompilers, arrayBuiltins)
+	maps.Copy(funcCompilers, catalogBuiltins)
+	maps.Copy(funcCompilers, srfBuiltins)
+	maps.Copy(funcCompilers, dateBuiltins)
 }
 
 func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
 	name := n.FnName.L
-	if b, ok := builtins[name]; ok {
+	if b, ok := funcCompilers[name]; ok {
 		return b(c, n)
+	}
+	if ovs := builtins.Lookup(name); ovs != nil {
+		return c.callOverloaded(n, ovs)
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
@@ -721,10 +720,10 @@ func numFunc(intOverloads bool, f func(float64) float64, d func(*apd.Context, *a
 				return f(x), nil
 			default:
 				r := new(apd.Decimal)
-				if _, err := d(&numericCtx, r, x.(*apd.Decimal)); err != nil {
+				if _, err := d(&builtins.NumericContext, r, x.(*apd.Decimal)); err != nil {
 					return nil, err
 				}
-				return ownNumeric(r), nil
+				return builtins.OwnNumeric(r), nil
 			}
 		}}, nil
 	}
@@ -779,7 +778,7 @@ func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if len(a) == 2 {
 			scale = a[1].(int64)
 		}
-		ctx := numericCtx
+		ctx := builtins.NumericContext
 		if trunc {
 			ctx.Rounding = apd.RoundDown
 		}
@@ -787,7 +786,7 @@ func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if _, err := ctx.Quantize(r, a[0].(*apd.Decimal), int32(-scale)); err != nil {
 			return nil, err
 		}
-		return ownNumeric(r), nil
+		return builtins.OwnNumeric(r), nil
 	}}, nil
 }
 

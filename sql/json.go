@@ -81,7 +81,7 @@ func init() {
 		"jsonb_array_elements_text": compileSRFRef,
 		"json_array_elements_text":  compileSRFRef,
 	} {
-		builtins[name] = f
+		funcCompilers[name] = f
 	}
 }
 
@@ -191,7 +191,7 @@ func jsonOperands(c *compiler, n *ast.FuncCallExpr, op string) (l, r expr, err e
 		return nil, nil, err
 	}
 	if l.typ().Oid == types.OidUnknown && r.typ().Oid == types.OidUnknown {
-		return nil, nil, pgerr.New(pgerr.AmbiguousOperator, "operator is not unique: unknown %s unknown", op).
+		return nil, nil, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: unknown %s unknown", op).
 			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	}
 	if l.typ().Oid == types.OidUnknown {
@@ -424,7 +424,7 @@ func twoOperands(c *compiler, n *ast.FuncCallExpr, op string) (l, r expr, err er
 	var t types.T
 	switch {
 	case lt.Oid == types.OidUnknown && rt.Oid == types.OidUnknown:
-		return nil, nil, pgerr.New(pgerr.AmbiguousOperator, "operator is not unique: unknown %s unknown", op).
+		return nil, nil, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: unknown %s unknown", op).
 			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	case lt.Oid == types.OidJSONB || rt.Oid == types.OidJSONB:
 		t = types.JSONBType

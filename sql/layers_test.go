@@ -14,11 +14,12 @@ import (
 // A package missing from the table fails the test, so that a new package
 // takes its place in the picture (sql/doc.go) before it lands.
 var layers = map[string][]string{
-	"sql/pgerr":  {"txn", "sstable", "wal"}, // maps the engine's errors to SQLSTATEs
-	"sql/types":  {"sql/pgerr"},
-	"sql/parser": {"sql/pgerr"},
-	"sql/spill":  {"sql/pgerr", "sql/types"},
-	"sql":        {"sql/parser", "sql/pgerr", "sql/spill", "sql/types", "txn", "sstable"},
+	"sql/pgerr":    {"txn", "sstable", "wal"}, // maps the engine's errors to SQLSTATEs
+	"sql/types":    {"sql/pgerr"},
+	"sql/parser":   {"sql/pgerr"},
+	"sql/spill":    {"sql/pgerr", "sql/types"},
+	"sql/builtins": {"sql/pgerr", "sql/types"},
+	"sql":          {"sql/builtins", "sql/parser", "sql/pgerr", "sql/spill", "sql/types", "txn", "sstable"},
 }
 
 // Dependencies among sql's packages point one way: no package imports one

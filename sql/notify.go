@@ -167,8 +167,8 @@ func (s *Session) runNotifyCmd(cmd any) (string, error) {
 }
 
 func init() {
-	builtins["pg_notify"] = compilePgNotify
-	builtins["pg_listening_channels"] = compileSRFRef
+	funcCompilers["pg_notify"] = compilePgNotify
+	funcCompilers["pg_listening_channels"] = compileSRFRef
 }
 
 // compilePgNotify is pg_notify(channel, payload), NOTIFY as a function.

@@ -118,7 +118,7 @@ func init() {
 	for name, f := range map[string]builtin{
 		"acldefault": fixed(types.TextArray, []types.T{types.Char, types.OidType}, aclDefault),
 	} {
-		builtins[name] = f
+		funcCompilers[name] = f
 	}
 	for _, v := range []*virtTable{
 		catalogTable(oidPgCatalog, 2616, "r", "pg_opclass", `oid oid, opcmethod oid, opcname name, opcnamespace oid,

@@ -62,7 +62,7 @@ func init() {
 		"trim_array":            compileTrimArray,
 		"array_dims":            compileArrayDims,
 	} {
-		builtins[name] = f
+		funcCompilers[name] = f
 	}
 }
 

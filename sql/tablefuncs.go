@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -339,7 +340,7 @@ func numericSeries(a []any) (func() (any, bool, error), error) {
 			return nil, false, nil
 		}
 		cur, next := v, new(apd.Decimal)
-		if _, err := numericCtx.Add(next, v, step); err != nil {
+		if _, err := builtins.NumericContext.Add(next, v, step); err != nil {
 			return nil, false, err
 		}
 		v = next

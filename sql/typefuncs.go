@@ -11,10 +11,10 @@ import (
 // and the parser's epochdb_rowfield.
 
 func init() {
-	builtins["epochdb_rowfield"] = compileRowField // see subquery.go
-	builtins["enum_first"] = compileEnumFunc("enum_first")
-	builtins["enum_last"] = compileEnumFunc("enum_last")
-	builtins["enum_range"] = compileEnumFunc("enum_range")
+	funcCompilers["epochdb_rowfield"] = compileRowField // see subquery.go
+	funcCompilers["enum_first"] = compileEnumFunc("enum_first")
+	funcCompilers["enum_last"] = compileEnumFunc("enum_last")
+	funcCompilers["enum_range"] = compileEnumFunc("enum_range")
 }
 
 // compileEnumFunc compiles enum_first(e), enum_last(e), enum_range(e) and

@@ -4,13 +4,14 @@ import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 func init() {
-	builtins["width_bucket"] = compileWidthBucket
+	funcCompilers["width_bucket"] = compileWidthBucket
 }
 
 // compileWidthBucket is width_bucket(operand, low, high, count), the
@@ -132,18 +133,18 @@ func widthBucketNumeric(_ *env, a []any) (any, error) {
 	}
 	num, den := new(apd.Decimal), new(apd.Decimal)
 	if order < 0 {
-		_, _ = numericCtx.Sub(num, op, lo)
-		_, _ = numericCtx.Sub(den, hi, lo)
+		_, _ = builtins.NumericContext.Sub(num, op, lo)
+		_, _ = builtins.NumericContext.Sub(den, hi, lo)
 	} else {
-		_, _ = numericCtx.Sub(num, lo, op)
-		_, _ = numericCtx.Sub(den, lo, hi)
+		_, _ = builtins.NumericContext.Sub(num, lo, op)
+		_, _ = builtins.NumericContext.Sub(den, lo, hi)
 	}
-	_, _ = numericCtx.Mul(num, num, apd.New(count, 0))
+	_, _ = builtins.NumericContext.Mul(num, num, apd.New(count, 0))
 	// Both are positive: the quotient's integer part is its floor.
-	q := numericDiv(num, den, 0) // rounded: one too many if it rounded up
+	q := builtins.NumericDiv(num, den, 0) // rounded: one too many if it rounded up
 	var back apd.Decimal
-	if _, _ = numericCtx.Mul(&back, q, den); back.Cmp(num) > 0 {
-		_, _ = numericCtx.Sub(q, q, apd.New(1, 0))
+	if _, _ = builtins.NumericContext.Mul(&back, q, den); back.Cmp(num) > 0 {
+		_, _ = builtins.NumericContext.Sub(q, q, apd.New(1, 0))
 	}
 	b, err := q.Int64()
 	if err != nil || b+1 > math.MaxInt32 {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/types"
 )
 
@@ -229,7 +230,7 @@ func isNonFinite(v any) bool {
 // already given may hold the old one.
 func (f *frameAgg) subtract(d *apd.Decimal) error {
 	sum := new(apd.Decimal)
-	if _, err := numericCtx.Sub(sum, f.st.acc.(*apd.Decimal), d); err != nil {
+	if _, err := builtins.NumericContext.Sub(sum, f.st.acc.(*apd.Decimal), d); err != nil {
 		return err
 	}
 	f.st.acc = sum
@@ -268,7 +269,7 @@ func (f *frameAgg) result(x *execCtx) (any, error) {
 		}
 		if exp > sum.Exponent {
 			d := new(apd.Decimal)
-			if _, err := numericCtx.Quantize(d, sum, exp); err != nil {
+			if _, err := builtins.NumericContext.Quantize(d, sum, exp); err != nil {
 				return nil, err
 			}
 			f.st.acc = d

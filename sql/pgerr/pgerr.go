@@ -46,7 +46,7 @@ const (
 	DuplicatePreparedStatement       = "42P05"
 	DuplicateCursor                  = "42P03"
 	AmbiguousColumn                  = "42702"
-	AmbiguousOperator                = "42725"
+	AmbiguousFunction                = "42725" // ambiguous_function: also for operators
 	DuplicateAlias                   = "42712"
 	AmbiguousParameter               = "42P08"
 	IndeterminateDatatype            = "42P18"

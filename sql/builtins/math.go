@@ -1,4 +1,4 @@
-package sql
+package builtins
 
 import (
 	"math"
@@ -6,12 +6,11 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/pgerr"
-	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // This file holds the math functions, in the float8 and numeric overloads
-// PostgreSQL has, and the rules for the scale of numeric results.
+// PostgreSQL has, and the rules for the scale of numeric results, which
+// the arithmetic operators and the aggregates share.
 //
 // Numeric results that cannot be exact (a quotient, a root, a logarithm)
 // are rounded to a scale that PostgreSQL chooses for each operation: enough
@@ -22,15 +21,19 @@ import (
 // the answer a client sees (1.0/3 is 0.33333333333333333333, not
 // 0.3333333333333333).
 
+// NumericContext is wide enough for exact sums and products; division
+// picks its own scale as PostgreSQL does (NumericDivScale).
+var NumericContext = apd.Context{Precision: 1000, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
+
 const (
 	minSigDigits    = 16   // NUMERIC_MIN_SIG_DIGITS
 	maxDisplayScale = 1000 // NUMERIC_MAX_DISPLAY_SCALE
 )
 
-// nbase returns d's weight and leading digits in PostgreSQL's base-10000
+// NBase returns d's weight and leading digits in PostgreSQL's base-10000
 // representation (at most two, trailing zero digits stripped); zero has
 // weight 0 and no digits.
-func nbase(d *apd.Decimal) (weight int64, digits []int64) {
+func NBase(d *apd.Decimal) (weight int64, digits []int64) {
 	if d.IsZero() {
 		return 0, nil
 	}
@@ -60,11 +63,11 @@ func trimZeros(s string) string {
 	return s
 }
 
-// ownNumeric puts a numeric that an operation has just made, and that
+// OwnNumeric puts a numeric that an operation has just made, and that
 // nothing else shares, in the form numeric datums keep: apd leaves a
 // negative zero (0 * -1.5, ceil(-0.5)) and a positive exponent (a
 // negative rounding scale), and PostgreSQL's numeric has neither.
-func ownNumeric(d *apd.Decimal) *apd.Decimal {
+func OwnNumeric(d *apd.Decimal) *apd.Decimal {
 	if d.Form != apd.Finite {
 		return d
 	}
@@ -92,11 +95,11 @@ func resultScale(scale int64, operands ...*apd.Decimal) int32 {
 	return int32(min(max(scale, 0), maxDisplayScale))
 }
 
-// numericDiv is l / r rounded, half away from zero, to scale digits after
+// NumericDiv is l / r rounded, half away from zero, to scale digits after
 // the point, computed exactly on the coefficients:
 //
 //	l/r * 10^scale = Cl * 10^(El-Er+scale) / Cr
-func numericDiv(l, r *apd.Decimal, scale int32) *apd.Decimal {
+func NumericDiv(l, r *apd.Decimal, scale int32) *apd.Decimal {
 	var num, den, q, rem apd.BigInt
 	num.Abs(&l.Coeff)
 	den.Abs(&r.Coeff)
@@ -116,11 +119,11 @@ func numericDiv(l, r *apd.Decimal, scale int32) *apd.Decimal {
 	return d
 }
 
-// numericDivScale is select_div_scale: the quotient's weight is estimated
+// NumericDivScale is select_div_scale: the quotient's weight is estimated
 // from the operands' leading base-10000 digits.
-func numericDivScale(l, r *apd.Decimal) int32 {
-	w1, d1 := nbase(l)
-	w2, d2 := nbase(r)
+func NumericDivScale(l, r *apd.Decimal) int32 {
+	w1, d1 := NBase(l)
+	w2, d2 := NBase(r)
 	qweight := w1 - w2
 	if first(d1) <= first(d2) {
 		qweight--
@@ -143,14 +146,14 @@ func lnWeight(d *apd.Decimal) int64 {
 	}
 	if d.Cmp(apd.New(9, -1)) >= 0 && d.Cmp(apd.New(11, -1)) <= 0 {
 		x := new(apd.Decimal)
-		_, _ = numericCtx.Sub(x, d, apd.New(1, 0))
+		_, _ = NumericContext.Sub(x, d, apd.New(1, 0))
 		if x.IsZero() {
 			return 0
 		}
-		w, digits := nbase(x)
+		w, digits := NBase(x)
 		return w*4 + int64(math.Log10(float64(digits[0])))
 	}
-	w, digits := nbase(d)
+	w, digits := NBase(d)
 	v, dweight := digits[0], w*4
 	if len(digits) > 1 {
 		v, dweight = v*10000+digits[1], dweight-4
@@ -165,18 +168,18 @@ func approxWeight(log10 float64) int64 {
 	return int64(max(min(log10, 2000), -2000))
 }
 
-// evalRounded computes f to scale digits after the point, rounded half
+// EvalRounded computes f to scale digits after the point, rounded half
 // away from zero. mag is about log10 of the result, so that the working
 // precision covers every digit up to scale with guard digits to spare.
-func evalRounded(scale int32, mag int64, f func(c *apd.Context, d *apd.Decimal) (apd.Condition, error)) (*apd.Decimal, error) {
-	c := numericCtx
+func EvalRounded(scale int32, mag int64, f func(c *apd.Context, d *apd.Decimal) (apd.Condition, error)) (*apd.Decimal, error) {
+	c := NumericContext
 	c.Precision = uint32(max(mag+int64(scale), 0) + 20)
 	d := new(apd.Decimal)
 	if _, err := f(&c, d); err != nil {
-		return nil, errNumericOverflow()
+		return nil, ErrNumericOverflow()
 	}
 	if _, err := c.Quantize(d, d, -scale); err != nil {
-		return nil, errNumericOverflow()
+		return nil, ErrNumericOverflow()
 	}
 	if d.IsZero() {
 		d.Negative = false
@@ -184,7 +187,7 @@ func evalRounded(scale int32, mag int64, f func(c *apd.Context, d *apd.Decimal) 
 	return d, nil
 }
 
-func errNumericOverflow() error {
+func ErrNumericOverflow() error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 }
 
@@ -195,9 +198,9 @@ func numericSqrt(x *apd.Decimal) (*apd.Decimal, error) {
 	if x.Form != apd.Finite {
 		return x, nil // NaN, Infinity
 	}
-	w, _ := nbase(x)
+	w, _ := NBase(x)
 	sweight := (w+1)*4/2 - 1
-	return evalRounded(resultScale(minSigDigits-sweight, x), sweight, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return EvalRounded(resultScale(minSigDigits-sweight, x), sweight, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Sqrt(d, x)
 	})
 }
@@ -211,10 +214,10 @@ func numericExp(x *apd.Decimal) (*apd.Decimal, error) {
 	}
 	f, _ := x.Float64()
 	if math.Abs(f) > 6000 {
-		return nil, errNumericOverflow()
+		return nil, ErrNumericOverflow()
 	}
 	mag := approxWeight(f * 0.434294481903252)
-	return evalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return EvalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Exp(d, x)
 	})
 }
@@ -237,7 +240,7 @@ func numericLn(x *apd.Decimal) (*apd.Decimal, error) {
 		return x, nil
 	}
 	mag := lnWeight(x)
-	return evalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return EvalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Ln(d, x)
 	})
 }
@@ -260,7 +263,7 @@ func numericLog(base, x *apd.Decimal) (*apd.Decimal, error) {
 		return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
 	}
 	mag := lnWeight(x) - lnWeight(base)
-	return evalRounded(resultScale(minSigDigits-mag, base, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return EvalRounded(resultScale(minSigDigits-mag, base, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		c.Precision += 10
 		var lb apd.Decimal
 		if _, err := c.Ln(&lb, base); err != nil {
@@ -305,15 +308,15 @@ func numericPower(b, e *apd.Decimal) (*apd.Decimal, error) {
 				if n == 0 {
 					v = apd.New(1, 0)
 				}
-				_, err := numericCtx.Quantize(v, v, -scale)
+				_, err := NumericContext.Quantize(v, v, -scale)
 				return v, err
 			}
 			f, _ := b.Float64()
 			mag := float64(n) * math.Log10(math.Abs(f))
 			if mag > 4*32768 {
-				return nil, errNumericOverflow()
+				return nil, ErrNumericOverflow()
 			}
-			return evalRounded(scale, approxWeight(mag), func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+			return EvalRounded(scale, approxWeight(mag), func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 				return c.Pow(d, b, apd.New(n, 0))
 			})
 		}
@@ -325,19 +328,19 @@ func numericPower(b, e *apd.Decimal) (*apd.Decimal, error) {
 	// its product with e, each rounded to a few digits past its weight.
 	local := int32(min(max(8-lnWeight(b), 0), maxDisplayScale))
 	var lnb, prod apd.Decimal
-	c := numericCtx
+	c := NumericContext
 	if _, err := c.Ln(&lnb, b); err != nil {
-		return nil, errNumericOverflow()
+		return nil, ErrNumericOverflow()
 	}
-	_, _ = numericCtx.Quantize(&lnb, &lnb, -local)
-	_, _ = numericCtx.Mul(&prod, &lnb, e)
-	_, _ = numericCtx.Quantize(&prod, &prod, -local)
+	_, _ = NumericContext.Quantize(&lnb, &lnb, -local)
+	_, _ = NumericContext.Mul(&prod, &lnb, e)
+	_, _ = NumericContext.Quantize(&prod, &prod, -local)
 	val, _ := prod.Float64()
 	if math.Abs(val) > 6000 {
-		return nil, errNumericOverflow()
+		return nil, ErrNumericOverflow()
 	}
 	mag := approxWeight(val * 0.434294481903252)
-	return evalRounded(resultScale(minSigDigits-mag, b, e), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return EvalRounded(resultScale(minSigDigits-mag, b, e), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Pow(d, b, e)
 	})
 }
@@ -352,86 +355,6 @@ func isIntegral(d *apd.Decimal) bool {
 	var q, r apd.BigInt
 	q.QuoRem(&d.Coeff, new(apd.BigInt).Exp(apd.NewBigInt(10), apd.NewBigInt(int64(-d.Exponent)), nil), &r)
 	return r.Sign() == 0
-}
-
-// mathArgs compiles the arguments of a function with float8 and numeric
-// overloads and picks the overload as PostgreSQL does: numeric when an
-// argument is numeric and none is a float (integers and unknown literals
-// convert to either; float8 is the preferred type).
-func mathArgs(c *compiler, n *ast.FuncCallExpr, count int) ([]expr, types.T, error) {
-	if len(n.Args) != count {
-		return nil, types.T{}, argCountErr(n, nil)
-	}
-	args, err := compileArgs(c, n)
-	if err != nil {
-		return nil, types.T{}, err
-	}
-	numeric, float := false, false
-	for _, a := range args {
-		switch o := a.typ().Oid; {
-		case o == types.OidNumeric:
-			numeric = true
-		case o == types.OidFloat4 || o == types.OidFloat8:
-			float = true
-		case numRank(o) == 0 && o != types.OidUnknown:
-			return nil, types.T{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", n.FnName.L, a.typ()).
-				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
-		}
-	}
-	t := types.Float8
-	if numeric && !float {
-		t = types.Numeric
-	}
-	for i := range args {
-		if args[i], err = c.coerce(args[i], t); err != nil {
-			return nil, types.T{}, err
-		}
-	}
-	return args, t, nil
-}
-
-// mathFunc compiles a one-argument function with float8 and numeric
-// overloads.
-func mathFunc(ff func(float64) (float64, error), nf func(*apd.Decimal) (*apd.Decimal, error)) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		args, t, err := mathArgs(c, n, 1)
-		if err != nil {
-			return nil, err
-		}
-		return &funcExpr{name: n.FnName.L, t: t, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-			if x, ok := a[0].(float64); ok {
-				return ff(x)
-			}
-			return nf(a[0].(*apd.Decimal))
-		}}, nil
-	}
-}
-
-// mathFunc2 is mathFunc for two arguments.
-func mathFunc2(ff func(x, y float64) (float64, error), nf func(x, y *apd.Decimal) (*apd.Decimal, error)) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		args, t, err := mathArgs(c, n, 2)
-		if err != nil {
-			return nil, err
-		}
-		return &funcExpr{name: n.FnName.L, t: t, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-			if x, ok := a[0].(float64); ok {
-				return ff(x, a[1].(float64))
-			}
-			return nf(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
-		}}, nil
-	}
-}
-
-// compileLog is log(x), the base-10 logarithm, and log(b, x), which
-// PostgreSQL has for numeric only.
-func compileLog(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	if len(n.Args) != 2 {
-		return mathFunc(floatLog10, numericLog10)(c, n)
-	}
-	return fixed(types.Numeric, []types.T{types.Numeric, types.Numeric}, func(_ *env, a []any) (any, error) {
-		return numericLog(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
-	})(c, n)
 }
 
 func floatResult(v, x float64) (float64, error) {

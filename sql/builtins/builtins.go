@@ -1,0 +1,54 @@
+package builtins
+
+import (
+	"context"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// Env is what a function may ask of the statement that calls it.
+type Env interface {
+	// Context is the statement's: a function that may run long checks it.
+	Context() context.Context
+	// Location is the session's TimeZone.
+	Location() *time.Location
+}
+
+// Overload is one signature of a function and its implementation.
+type Overload struct {
+	Args []types.T
+	Ret  types.T
+	// Fn computes the result from the arguments, already converted to
+	// Args. A NULL argument gives NULL without a call, unless
+	// CalledOnNull (PostgreSQL's CALLED ON NULL INPUT, against STRICT).
+	Fn           func(env Env, args []any) (any, error)
+	CalledOnNull bool
+}
+
+// Lookup returns the overloads of the function called name (lower case),
+// nil if there is none. The planner chooses among them by PostgreSQL's
+// rules for function calls.
+func Lookup(name string) []Overload { return table[name] }
+
+// numeric1 is a function of one argument with a float8 and a numeric
+// overload, as PostgreSQL's math functions have.
+func numeric1(ff func(float64) (float64, error), nf func(*apd.Decimal) (*apd.Decimal, error)) []Overload {
+	return []Overload{
+		{Args: []types.T{types.Float8}, Ret: types.Float8, Fn: func(_ Env, a []any) (any, error) { return ff(a[0].(float64)) }},
+		{Args: []types.T{types.Numeric}, Ret: types.Numeric, Fn: func(_ Env, a []any) (any, error) { return nf(a[0].(*apd.Decimal)) }},
+	}
+}
+
+// numeric2 is numeric1 for two arguments.
+func numeric2(ff func(x, y float64) (float64, error), nf func(x, y *apd.Decimal) (*apd.Decimal, error)) []Overload {
+	return []Overload{
+		{Args: []types.T{types.Float8, types.Float8}, Ret: types.Float8, Fn: func(_ Env, a []any) (any, error) {
+			return ff(a[0].(float64), a[1].(float64))
+		}},
+		{Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric, Fn: func(_ Env, a []any) (any, error) {
+			return nf(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
+		}},
+	}
+}

@@ -1,0 +1,41 @@
+// Package builtins holds SQL's built-in functions: for each name, its
+// overloads (argument types, result type, and a Go implementation), in
+// one table (table.go) that the planner looks up. A function's code lives
+// in its family's file: math.go for the math functions and the scale
+// rules of numeric results.
+//
+// # What a function is here
+//
+// An Overload computes its result from argument values that the planner
+// has already converted to the overload's types, so an implementation
+// type-asserts its arguments and never resolves a type. A NULL argument
+// gives NULL without a call, unless CalledOnNull. What a function may ask
+// of the statement calling it is Env: its context (for cancellation) and
+// the session's time zone; nothing else of the session, the catalog or
+// the planner reaches this package.
+//
+// The planner (package sql's callOverloaded) chooses among a name's
+// overloads as PostgreSQL's function type resolution does: the candidates
+// whose parameters every argument matches or converts to implicitly;
+// then those with the most exact matches; then those with preferred types
+// (float8, text, ...) where conversions are needed; then, for an unknown
+// literal, the string category if a candidate takes it there, else the
+// category all take, and its preferred type. One candidate left is the
+// call; none is 42883 and more than one is 42725, with PostgreSQL's
+// messages.
+//
+// # Where a function goes
+//
+// A function with fixed signatures goes in its family's file and in
+// table.go, with a testdata/sql case recorded against PostgreSQL. A
+// function that needs special syntax (TRIM, SUBSTRING ... FROM), a
+// polymorphic or variadic signature, or the session's catalog (nextval,
+// pg_get_indexdef) is still compiled in package sql (funcs.go's
+// funcCompilers) while the cut goes on.
+//
+// The package depends on sql/types and sql/pgerr only. The few exported
+// numeric helpers (NumericDiv, NumericDivScale, OwnNumeric, EvalRounded,
+// NBase, ErrNumericOverflow, NumericContext) serve the arithmetic
+// operators and the aggregates that are still in package sql, and go
+// back inside when those move here.
+package builtins
