@@ -2,16 +2,13 @@ package sql
 
 import (
 	"context"
-	"crypto/md5"
 	"crypto/rand"
-	"encoding/hex"
 	"maps"
 	"math"
 	mrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
@@ -54,52 +51,12 @@ func init() {
 		"greatest": compileExtreme(1),
 		"least":    compileExtreme(-1),
 
-		"lower":            strFunc(types.Text, func(s string) any { return strings.ToLower(s) }),
-		"upper":            strFunc(types.Text, func(s string) any { return strings.ToUpper(s) }),
-		"length":           lengthFunc(false),
-		"char_length":      lengthFunc(false),
-		"character_length": lengthFunc(false),
-		"octet_length":     lengthFunc(true),
-		"reverse": strFunc(types.Text, func(s string) any {
-			r := []rune(s)
-			for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-				r[i], r[j] = r[j], r[i]
-			}
-			return string(r)
-		}),
-		"md5": strFunc(types.Text, func(s string) any { h := md5.Sum([]byte(s)); return hex.EncodeToString(h[:]) }),
-		"initcap": strFunc(types.Text, func(s string) any {
-			r := []rune(strings.ToLower(s))
-			start := true
-			for i, c := range r {
-				alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c > 127
-				if start && alnum {
-					r[i] = []rune(strings.ToUpper(string(c)))[0]
-				}
-				start = !alnum
-			}
-			return string(r)
-		}),
-		"substr":    compileSubstr,
-		"substring": compileSubstring,
-		"replace": fixed(types.Text, []types.T{types.Text, types.Text, types.Text}, func(_ *env, a []any) (any, error) {
-			if a[1].(string) == "" {
-				return a[0], nil // unlike strings.ReplaceAll, nothing matches ""
-			}
-			return strings.ReplaceAll(a[0].(string), a[1].(string), a[2].(string)), nil
-		}),
-		"left":  fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) { return leftRight(a[0].(string), a[1].(int64), true), nil }),
-		"right": fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) { return leftRight(a[0].(string), a[1].(int64), false), nil }),
-		"repeat": fixed(types.Text, []types.T{types.Text, types.Int4}, func(_ *env, a []any) (any, error) {
-			return strings.Repeat(a[0].(string), int(max(a[1].(int64), 0))), nil
-		}),
-		"strpos": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) { return runeIndex(a[0].(string), a[1].(string)), nil }),
-		"position": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
-			return runeIndex(a[1].(string), a[0].(string)), nil
-		}),
-		"locate": fixed(types.Int4, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
-			return runeIndex(a[1].(string), a[0].(string)), nil
-		}),
+		"length":            lengthFunc(false),
+		"char_length":       lengthFunc(false),
+		"character_length":  lengthFunc(false),
+		"octet_length":      lengthFunc(true),
+		"substr":            compileSubstr,
+		"substring":         compileSubstring,
 		"trim":              compileTrim,
 		"btrim":             trimFunc(true, true),
 		"ltrim":             trimFunc(true, false),
@@ -109,30 +66,7 @@ func init() {
 		"concat":            compileConcat,
 		"epochdb_concat_op": compileConcatOp,
 		"concat_ws":         compileConcat,
-		"split_part": fixed(types.Text, []types.T{types.Text, types.Text, types.Int4}, func(_ *env, a []any) (any, error) {
-			return splitPart(a[0].(string), a[1].(string), a[2].(int64))
-		}),
-		"starts_with": fixed(types.Bool, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
-			return strings.HasPrefix(a[0].(string), a[1].(string)), nil
-		}),
-		"ascii": strFunc(types.Int4, func(s string) any {
-			r, _ := utf8.DecodeRuneInString(s)
-			if s == "" {
-				r = 0
-			}
-			return int64(r)
-		}),
-		"chr": fixed(types.Text, []types.T{types.Int4}, func(_ *env, a []any) (any, error) {
-			switch c := a[0].(int64); {
-			case c == 0:
-				return nil, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
-			case c < 0 || c > unicode.MaxRune || (c >= 0xd800 && c <= 0xdfff):
-				return nil, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", c)
-			default:
-				return string(rune(c)), nil
-			}
-		}),
-		"to_hex": compileToHex,
+		"to_hex":            compileToHex,
 
 		"abs":     numFunc(true, func(f float64) float64 { return math.Abs(f) }, (*apd.Context).Abs),
 		"ceil":    numFunc(false, math.Ceil, (*apd.Context).Ceil),
@@ -394,27 +328,6 @@ func timeFunc(ret types.T, f func(*env) time.Time) builtin {
 	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e).UTC().Truncate(time.Microsecond), nil })
 }
 
-func leftRight(s string, n int64, left bool) string {
-	r := []rune(s)
-	k := int(n)
-	if k < 0 {
-		k = max(len(r)+k, 0)
-	}
-	k = min(k, len(r))
-	if left {
-		return string(r[:k])
-	}
-	return string(r[len(r)-k:])
-}
-
-func runeIndex(s, sub string) int64 {
-	i := strings.Index(s, sub)
-	if i < 0 {
-		return 0
-	}
-	return int64(utf8.RuneCountInString(s[:i]) + 1)
-}
-
 // compileSubstr is substr(s, start [, length]).
 var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, substrText)
 
@@ -639,28 +552,6 @@ func lengthFunc(octets bool) builtin {
 			return nil, nil
 		}}, nil
 	}
-}
-
-// splitPart is split_part: the n-th field of s split at sep, counting from
-// the end when n is negative.
-func splitPart(s, sep string, n int64) (any, error) {
-	if n == 0 {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "field position must not be zero")
-	}
-	fields := []string{s}
-	if sep != "" {
-		fields = strings.Split(s, sep)
-	}
-	if s == "" {
-		fields = nil
-	}
-	if n < 0 {
-		n += int64(len(fields)) + 1
-	}
-	if n < 1 || n > int64(len(fields)) {
-		return "", nil
-	}
-	return fields[n-1], nil
 }
 
 // compileToHex is to_hex of an int4 or int8: a negative number shows its

@@ -32,6 +32,11 @@ type Overload struct {
 // rules for function calls.
 func Lookup(name string) []Overload { return table[name] }
 
+// one is a function with one signature.
+func one(ret types.T, args []types.T, fn func(Env, []any) (any, error)) []Overload {
+	return []Overload{{Args: args, Ret: ret, Fn: fn}}
+}
+
 // numeric1 is a function of one argument with a float8 and a numeric
 // overload, as PostgreSQL's math functions have.
 func numeric1(ff func(float64) (float64, error), nf func(*apd.Decimal) (*apd.Decimal, error)) []Overload {

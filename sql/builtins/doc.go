@@ -2,7 +2,7 @@
 // overloads (argument types, result type, and a Go implementation), in
 // one table (table.go) that the planner looks up. A function's code lives
 // in its family's file: math.go for the math functions and the scale
-// rules of numeric results.
+// rules of numeric results, strings.go for the string functions.
 //
 // # What a function is here
 //

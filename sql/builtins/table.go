@@ -24,4 +24,22 @@ var table = map[string][]Overload{
 	"sign":  numeric1(floatSign, numericSign),
 	"power": numeric2(floatPow, numericPower),
 	"pow":   numeric2(floatPow, numericPower),
+
+	// strings.go
+	"lower":       str1(types.Text, lower),
+	"upper":       str1(types.Text, upper),
+	"reverse":     str1(types.Text, reverse),
+	"md5":         str1(types.Text, md5Hex),
+	"initcap":     str1(types.Text, initcap),
+	"ascii":       str1(types.Int4, ascii),
+	"replace":     one(types.Text, []types.T{types.Text, types.Text, types.Text}, replace),
+	"left":        one(types.Text, []types.T{types.Text, types.Int4}, left),
+	"right":       one(types.Text, []types.T{types.Text, types.Int4}, right),
+	"repeat":      one(types.Text, []types.T{types.Text, types.Int4}, repeat),
+	"strpos":      one(types.Int4, []types.T{types.Text, types.Text}, strpos),
+	"position":    one(types.Int4, []types.T{types.Text, types.Text}, position),
+	"locate":      one(types.Int4, []types.T{types.Text, types.Text}, position),
+	"split_part":  one(types.Text, []types.T{types.Text, types.Text, types.Int4}, splitPartFn),
+	"starts_with": one(types.Bool, []types.T{types.Text, types.Text}, startsWith),
+	"chr":         one(types.Text, []types.T{types.Int4}, chr),
 }
