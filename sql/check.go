@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -267,7 +268,7 @@ func (t *Table) checkColumns(ck *Check) []int16 {
 // of their forms (to_char of a timestamptz) are not listed, nor concat,
 // which the parser also makes of ||.
 var mutableFuncs = map[string]bool{
-	"random": true, "setseed": true, "gen_random_uuid": true,
+	"setseed": true,
 	"nextval": true, "currval": true, "lastval": true, "setval": true,
 	"now": true, "current_timestamp": true, "current_date": true, "current_time": true,
 	"localtime": true, "localtimestamp": true, "transaction_timestamp": true,
@@ -278,7 +279,8 @@ var mutableFuncs = map[string]bool{
 	"pg_current_xact_id": true, "pg_sleep": true, "pg_notify": true,
 }
 
-// callsMutable reports whether n calls one of mutableFuncs.
+// callsMutable reports whether n calls a function that is not immutable:
+// one of mutableFuncs, or one of sql/builtins with an overload that is not.
 func callsMutable(n ast.Node) bool {
 	v := &mutableCallFinder{}
 	n.Accept(v)
@@ -288,10 +290,21 @@ func callsMutable(n ast.Node) bool {
 type mutableCallFinder struct{ found bool }
 
 func (v *mutableCallFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && mutableFuncs[f.FnName.L] {
+	if f, ok := n.(*ast.FuncCallExpr); ok && (mutableFuncs[f.FnName.L] || !builtinImmutable(f.FnName.L)) {
 		v.found = true
 	}
 	return n, v.found
+}
+
+// builtinImmutable reports whether every overload of a function of
+// sql/builtins is immutable; true for a name it does not have.
+func builtinImmutable(name string) bool {
+	for _, o := range builtins.Lookup(name) {
+		if o.Volatility != builtins.Immutable {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *mutableCallFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

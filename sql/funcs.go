@@ -2,10 +2,8 @@ package sql
 
 import (
 	"context"
-	"crypto/rand"
 	"maps"
 	"math"
-	mrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -72,11 +70,9 @@ func init() {
 		"ceil":    numFunc(false, math.Ceil, (*apd.Context).Ceil),
 		"ceiling": numFunc(false, math.Ceil, (*apd.Context).Ceil),
 		"floor":   numFunc(false, math.Floor, (*apd.Context).Floor),
-		"pi":      fixed(types.Float8, nil, func(*env, []any) (any, error) { return math.Pi, nil }),
 		"round":   compileRound,
 		"trunc":   compileRound,
 		"mod":     compileMod,
-		"random":  fixed(types.Float8, nil, func(*env, []any) (any, error) { return mrand.Float64(), nil }),
 
 		"epochdb_extract":       compileExtract,
 		"date_part":             compileExtract,
@@ -114,13 +110,6 @@ func init() {
 			case <-e.ctx.Done():
 				return nil, pgerr.Convert(context.Cause(e.ctx))
 			}
-		}),
-		"gen_random_uuid": fixed(types.UUIDType, nil, func(*env, []any) (any, error) {
-			var u types.UUID
-			_, _ = rand.Read(u[:])
-			u[6] = u[6]&0x0f | 0x40
-			u[8] = u[8]&0x3f | 0x80
-			return u, nil
 		}),
 		"epochdb_ingest_forget": fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned),
 		"nextval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {

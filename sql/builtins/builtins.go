@@ -16,10 +16,24 @@ type Env interface {
 	Location() *time.Location
 }
 
+// Volatility is PostgreSQL's provolatile: whether a call's result depends
+// on its arguments alone (immutable: it may key an index or compute a
+// generated column), also on the snapshot, the session's settings or the
+// statement's time (stable), or may change from one call to the next
+// (volatile).
+type Volatility uint8
+
+const (
+	Immutable Volatility = iota
+	Stable
+	Volatile
+)
+
 // Overload is one signature of a function and its implementation.
 type Overload struct {
-	Args []types.T
-	Ret  types.T
+	Args       []types.T
+	Ret        types.T
+	Volatility Volatility
 	// Fn computes the result from the arguments, already converted to
 	// Args. A NULL argument gives NULL without a call, unless
 	// CalledOnNull (PostgreSQL's CALLED ON NULL INPUT, against STRICT).

@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"math"
+	mrand "math/rand/v2"
 	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
@@ -427,3 +428,7 @@ func numericLog10(x *apd.Decimal) (*apd.Decimal, error) { return numericLog(apd.
 func numericSign(x *apd.Decimal) (*apd.Decimal, error) {
 	return apd.New(int64(x.Sign()), 0), nil
 }
+
+func pi(Env, []any) (any, error) { return math.Pi, nil }
+
+func random(Env, []any) (any, error) { return mrand.Float64(), nil }

@@ -21,9 +21,12 @@ var table = map[string][]Overload{
 		Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric,
 		Fn: func(_ Env, a []any) (any, error) { return numericLog(a[0].(*apd.Decimal), a[1].(*apd.Decimal)) },
 	}}),
-	"sign":  numeric1(floatSign, numericSign),
-	"power": numeric2(floatPow, numericPower),
-	"pow":   numeric2(floatPow, numericPower),
+	"sign":            numeric1(floatSign, numericSign),
+	"power":           numeric2(floatPow, numericPower),
+	"pow":             numeric2(floatPow, numericPower),
+	"pi":              one(types.Float8, nil, pi),
+	"random":          {{Ret: types.Float8, Volatility: Volatile, Fn: random}},
+	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 
 	// strings.go
 	"lower":       str1(types.Text, lower),
