@@ -270,9 +270,7 @@ func (t *Table) checkColumns(ck *Check) []int16 {
 var mutableFuncs = map[string]bool{
 	"setseed": true,
 	"nextval": true, "currval": true, "lastval": true, "setval": true,
-	"now": true, "current_timestamp": true, "current_date": true, "current_time": true,
-	"localtime": true, "localtimestamp": true, "transaction_timestamp": true,
-	"statement_timestamp": true, "clock_timestamp": true, "timeofday": true, "to_date": true,
+	"current_time": true, "localtime": true, "localtimestamp": true, "timeofday": true, "to_date": true,
 	"current_setting": true, "set_config": true, "current_user": true, "session_user": true, "user": true,
 	"current_role": true, "current_schema": true, "current_schemas": true, "current_database": true,
 	"current_catalog": true, "version": true, "pg_backend_pid": true, "txid_current": true,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -147,6 +148,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	if !ok || !cp.cmd.From {
 		return 0, pgerr.New(pgerr.ProtocolViolation, "portal is not a COPY FROM STDIN")
 	}
+	s.stmtStart = time.Now()
 	if s.failed && s.explicit {
 		return 0, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
@@ -527,6 +529,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	if !ok || cp.cmd.From {
 		return 0, pgerr.New(pgerr.ProtocolViolation, "portal is not a COPY TO STDOUT")
 	}
+	s.stmtStart = time.Now()
 	if s.failed && s.explicit {
 		return 0, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}

@@ -74,17 +74,8 @@ func init() {
 		"trunc":   compileRound,
 		"mod":     compileMod,
 
-		"epochdb_extract":       compileExtract,
-		"date_part":             compileExtract,
-		"now":                   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
-		"current_timestamp":     timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
-		"transaction_timestamp": timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.txnTime() }),
-		"statement_timestamp":   timeFunc(types.Timestamptz, func(e *env) time.Time { return e.s.stmtStart }),
-		"clock_timestamp":       timeFunc(types.Timestamptz, func(*env) time.Time { return time.Now() }),
-		"current_date": timeFunc(types.Date, func(e *env) time.Time {
-			t := e.s.txnTime().In(e.s.loc())
-			return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-		}),
+		"epochdb_extract": compileExtract,
+		"date_part":       compileExtract,
 
 		"version":          constFunc(types.Text, func(e *env) any { return e.s.e.versionString() }),
 		"current_database": constFunc(types.Name, func(e *env) any { return e.s.database }),
@@ -311,10 +302,6 @@ func strFunc(ret types.T, f func(string) any) builtin {
 
 func constFunc(ret types.T, f func(*env) any) builtin {
 	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e), nil })
-}
-
-func timeFunc(ret types.T, f func(*env) time.Time) builtin {
-	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e).UTC().Truncate(time.Microsecond), nil })
 }
 
 // compileSubstr is substr(s, start [, length]).

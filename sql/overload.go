@@ -154,3 +154,7 @@ var _ builtins.Env = (*env)(nil)
 func (e *env) Context() context.Context { return e.ctx }
 
 func (e *env) Location() *time.Location { return e.s.loc() }
+
+func (e *env) TransactionTime() time.Time { return e.s.txnTime() }
+
+func (e *env) StatementTime() time.Time { return e.s.stmtStart }

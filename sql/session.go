@@ -407,7 +407,12 @@ func (s *Session) beginTxn(iso string) error {
 	}
 	s.tx = s.e.store.Begin(level)
 	s.activity.txn.Store(s.tx.ID())
-	s.txnStart = time.Now()
+	// The transaction began when the statement that began it did, as in
+	// PostgreSQL: its first statement's statement_timestamp is its now().
+	s.txnStart = s.stmtStart
+	if s.txnStart.IsZero() {
+		s.txnStart = time.Now()
+	}
 	s.readOnly = s.settings["default_transaction_read_only"] == "on"
 	s.queried = false
 	return nil

@@ -14,6 +14,10 @@ type Env interface {
 	Context() context.Context
 	// Location is the session's TimeZone.
 	Location() *time.Location
+	// TransactionTime is when the transaction began: now().
+	TransactionTime() time.Time
+	// StatementTime is when the statement began.
+	StatementTime() time.Time
 }
 
 // Volatility is PostgreSQL's provolatile: whether a call's result depends

@@ -2,7 +2,8 @@
 // overloads (argument types, result type, and a Go implementation), in
 // one table (table.go) that the planner looks up. A function's code lives
 // in its family's file: math.go for the math functions and the scale
-// rules of numeric results, strings.go for the string functions.
+// rules of numeric results, strings.go for the string functions,
+// clock.go for the current date and time, uuid.go for gen_random_uuid.
 //
 // # What a function is here
 //
@@ -10,9 +11,11 @@
 // has already converted to the overload's types, so an implementation
 // type-asserts its arguments and never resolves a type. A NULL argument
 // gives NULL without a call, unless CalledOnNull. What a function may ask
-// of the statement calling it is Env: its context (for cancellation) and
-// the session's time zone; nothing else of the session, the catalog or
-// the planner reaches this package.
+// of the statement calling it is Env: its context (for cancellation), the
+// session's time zone, and when the transaction and the statement began;
+// nothing else of the session, the catalog or the planner reaches this
+// package. Each overload has a Volatility, which keeps stable and volatile
+// calls out of index expressions and generated columns.
 //
 // The planner (package sql's callOverloaded) chooses among a name's
 // overloads as PostgreSQL's function type resolution does: the candidates

@@ -21,11 +21,21 @@ var table = map[string][]Overload{
 		Args: []types.T{types.Numeric, types.Numeric}, Ret: types.Numeric,
 		Fn: func(_ Env, a []any) (any, error) { return numericLog(a[0].(*apd.Decimal), a[1].(*apd.Decimal)) },
 	}}),
-	"sign":            numeric1(floatSign, numericSign),
-	"power":           numeric2(floatPow, numericPower),
-	"pow":             numeric2(floatPow, numericPower),
-	"pi":              one(types.Float8, nil, pi),
-	"random":          {{Ret: types.Float8, Volatility: Volatile, Fn: random}},
+	"sign":   numeric1(floatSign, numericSign),
+	"power":  numeric2(floatPow, numericPower),
+	"pow":    numeric2(floatPow, numericPower),
+	"pi":     one(types.Float8, nil, pi),
+	"random": {{Ret: types.Float8, Volatility: Volatile, Fn: random}},
+
+	// clock.go
+	"now":                   clockFunc(types.Timestamptz, Stable, transactionTime),
+	"current_timestamp":     clockFunc(types.Timestamptz, Stable, transactionTime),
+	"transaction_timestamp": clockFunc(types.Timestamptz, Stable, transactionTime),
+	"statement_timestamp":   clockFunc(types.Timestamptz, Stable, statementTime),
+	"clock_timestamp":       clockFunc(types.Timestamptz, Volatile, wallClock),
+	"current_date":          clockFunc(types.Date, Stable, currentDate),
+
+	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 
 	// strings.go
