@@ -22,7 +22,7 @@ import (
 
 // newTestSession starts an engine on an in-memory store, with its
 // temporary files in a directory of the test's own, and a session on it.
-func newTestSession(t *testing.T) (*Engine, *Session) {
+func newTestSession(t testing.TB) (*Engine, *Session) {
 	t.Helper()
 	store, err := txn.Open("/db", txn.Options{FS: vfs.NewMem(), WAL: wal.Options{NoSync: true}})
 	if err != nil {

@@ -329,7 +329,11 @@ func numericPower(b, e *apd.Decimal) (*apd.Decimal, error) {
 	// its product with e, each rounded to a few digits past its weight.
 	local := int32(min(max(8-lnWeight(b), 0), maxDisplayScale))
 	var lnb, prod apd.Decimal
+	// The estimate needs local digits after the point and the few before
+	// it (ln of the largest numeric is about 3·10^5), not the context's
+	// 1000: ln at that precision takes tens of milliseconds.
 	c := NumericContext
+	c.Precision = uint32(local) + 20
 	if _, err := c.Ln(&lnb, b); err != nil {
 		return nil, ErrNumericOverflow()
 	}
