@@ -66,13 +66,9 @@ func init() {
 		"concat_ws":         compileConcat,
 		"to_hex":            compileToHex,
 
-		"abs":     numFunc(true, func(f float64) float64 { return math.Abs(f) }, (*apd.Context).Abs),
-		"ceil":    numFunc(false, math.Ceil, (*apd.Context).Ceil),
-		"ceiling": numFunc(false, math.Ceil, (*apd.Context).Ceil),
-		"floor":   numFunc(false, math.Floor, (*apd.Context).Floor),
-		"round":   compileRound,
-		"trunc":   compileRound,
-		"mod":     compileMod,
+		"round": compileRound,
+		"trunc": compileRound,
+		"mod":   compileMod,
 
 		"epochdb_extract": compileExtract,
 		"date_part":       compileExtract,
@@ -554,46 +550,6 @@ func compileToHex(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 		return strconv.FormatUint(uint64(v), 16), nil
 	}}, nil
-}
-
-// numFunc compiles abs, ceil or floor: numeric stays numeric, and other
-// arguments are float8, but that abs, which has integer overloads, keeps
-// an integer's type. ceil and floor have none, so PostgreSQL resolves an
-// integer to float8, its preferred numeric type: floor(7) / 2 is 3.5.
-func numFunc(intOverloads bool, f func(float64) float64, d func(*apd.Context, *apd.Decimal, *apd.Decimal) (apd.Condition, error)) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		if len(n.Args) != 1 {
-			return nil, argCountErr(n, nil)
-		}
-		e, err := c.compile(n.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		t := e.typ()
-		if numRank(t.Oid) == 0 || t.Oid == types.OidFloat4 || !intOverloads && isInt(t.Oid) {
-			t = types.Float8
-		}
-		if e, err = c.coerce(e, t); err != nil {
-			return nil, err
-		}
-		return &funcExpr{name: n.FnName.L, t: types.T{Oid: t.Oid, Mod: -1}, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
-			switch x := a[0].(type) {
-			case int64:
-				if x < 0 {
-					return intArith('-', t, 0, x)
-				}
-				return x, nil
-			case float64:
-				return f(x), nil
-			default:
-				r := new(apd.Decimal)
-				if _, err := d(&builtins.NumericContext, r, x.(*apd.Decimal)); err != nil {
-					return nil, err
-				}
-				return builtins.OwnNumeric(r), nil
-			}
-		}}, nil
-	}
 }
 
 // compileRound compiles round and trunc: of float8, or of an integer,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
 )
 
 // This file holds the math functions, in the float8 and numeric overloads
@@ -436,3 +437,34 @@ func numericSign(x *apd.Decimal) (*apd.Decimal, error) {
 func pi(Env, []any) (any, error) { return math.Pi, nil }
 
 func random(Env, []any) (any, error) { return mrand.Float64(), nil }
+
+// absInt is abs of an integer type, whose minimum has no absolute value
+// in the type.
+func absInt(t types.T, name string, minimum int64) Overload {
+	return Overload{Args: []types.T{t}, Ret: t, Fn: func(_ Env, a []any) (any, error) {
+		switch x := a[0].(int64); {
+		case x == minimum:
+			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", name)
+		case x < 0:
+			return -x, nil
+		default:
+			return x, nil
+		}
+	}}
+}
+
+// floatOf is a function of one float4 or float8 argument, of its type.
+func floatOf(t types.T, f func(float64) float64) Overload {
+	return Overload{Args: []types.T{t}, Ret: t, Fn: func(_ Env, a []any) (any, error) { return f(a[0].(float64)), nil }}
+}
+
+// numericOf is a function of one numeric argument that apd computes.
+func numericOf(f func(*apd.Context, *apd.Decimal, *apd.Decimal) (apd.Condition, error)) Overload {
+	return Overload{Args: []types.T{types.Numeric}, Ret: types.Numeric, Fn: func(_ Env, a []any) (any, error) {
+		r := new(apd.Decimal)
+		if _, err := f(&NumericContext, r, a[0].(*apd.Decimal)); err != nil {
+			return nil, err
+		}
+		return OwnNumeric(r), nil
+	}}
+}

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"math"
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
@@ -26,6 +27,14 @@ var table = map[string][]Overload{
 	"pow":    numeric2(floatPow, numericPower),
 	"pi":     one(types.Float8, nil, pi),
 	"random": {{Ret: types.Float8, Volatility: Volatile, Fn: random}},
+	"abs": {
+		absInt(types.Int2, "smallint", math.MinInt16), absInt(types.Int4, "integer", math.MinInt32),
+		absInt(types.Int8, "bigint", math.MinInt64), floatOf(types.Float4, math.Abs),
+		floatOf(types.Float8, math.Abs), numericOf((*apd.Context).Abs),
+	},
+	"ceil":    {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
+	"ceiling": {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
+	"floor":   {floatOf(types.Float8, math.Floor), numericOf((*apd.Context).Floor)},
 
 	// clock.go
 	"now":                   clockFunc(types.Timestamptz, Stable, transactionTime),
