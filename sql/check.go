@@ -274,7 +274,7 @@ var mutableFuncs = map[string]bool{
 	"current_setting": true, "set_config": true, "current_user": true, "session_user": true, "user": true,
 	"current_role": true, "current_schema": true, "current_schemas": true, "current_database": true,
 	"current_catalog": true, "version": true, "pg_backend_pid": true, "txid_current": true,
-	"pg_current_xact_id": true, "pg_sleep": true, "pg_notify": true,
+	"pg_current_xact_id": true, "pg_notify": true,
 }
 
 // callsMutable reports whether n calls a function that is not immutable:

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"context"
 	"maps"
 	"math"
 	"strconv"
@@ -88,15 +87,6 @@ func init() {
 				return nil, err
 			}
 			return e.s.getSetting(a[0].(string))
-		}),
-		"pg_sleep": fixed(types.T{Oid: types.OidVoid, Mod: -1}, []types.T{types.Float8}, func(e *env, a []any) (any, error) {
-			d := time.Duration(a[0].(float64) * float64(time.Second))
-			select {
-			case <-time.After(d):
-				return "", nil
-			case <-e.ctx.Done():
-				return nil, pgerr.Convert(context.Cause(e.ctx))
-			}
 		}),
 		"epochdb_ingest_forget": fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned),
 		"nextval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {

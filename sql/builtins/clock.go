@@ -1,8 +1,10 @@
 package builtins
 
 import (
+	"context"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
 
@@ -26,4 +28,15 @@ func wallClock(Env) time.Time         { return time.Now() }
 func currentDate(e Env) time.Time {
 	t := e.TransactionTime().In(e.Location())
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// pgSleep waits the seconds given, or until the statement is canceled.
+func pgSleep(e Env, a []any) (any, error) {
+	d := time.Duration(a[0].(float64) * float64(time.Second))
+	select {
+	case <-time.After(d):
+		return "", nil
+	case <-e.Context().Done():
+		return nil, pgerr.Convert(context.Cause(e.Context()))
+	}
 }

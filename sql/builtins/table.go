@@ -43,6 +43,8 @@ var table = map[string][]Overload{
 	"statement_timestamp":   clockFunc(types.Timestamptz, Stable, statementTime),
 	"clock_timestamp":       clockFunc(types.Timestamptz, Volatile, wallClock),
 	"current_date":          clockFunc(types.Date, Stable, currentDate),
+	"pg_sleep": {{Args: []types.T{types.Float8}, Ret: types.T{Oid: types.OidVoid, Mod: -1},
+		Volatility: Volatile, Fn: pgSleep}},
 
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
