@@ -30,6 +30,26 @@
 // import only the epochdb packages its row there lists, and a new package
 // must take a row, and a place in this picture, before it lands.
 //
+// # Where a change goes
+//
+// While the cut goes on, by kind of change:
+//
+//	a function        with fixed signatures: its family's file in
+//	                  sql/builtins and a row of sql/builtins/table.go,
+//	                  and a testdata/sql case recorded against
+//	                  PostgreSQL (EPOCHDB_PG_URL=... go test ./sql
+//	                  -run TestDiff -rewrite);
+//	                  one with special syntax, a polymorphic signature or
+//	                  the catalog: funcs.go's funcCompilers, for now
+//	a catalog         pgcatalog.go: a catalogTable with PostgreSQL 15's
+//	relation          oid and columns, and the rows it computes
+//	a statement       the parser (sql/parser), then Session.plan's
+//	                  switch (session.go) and the file of its kind:
+//	                  ddl.go, alter.go, dml.go, copy.go, ...
+//	a plan operator   a rowIter (exec.go) made by the planner file of
+//	                  its clause; past work_mem it spills through
+//	                  sql/spill
+//
 // Where the cut goes next, each with a doc.go of its own: the compiled
 // expression core (the expr interface, its environment and the basic
 // operators), which everything above it builds on; the rest of the
