@@ -20,17 +20,25 @@ import (
 // kilobytes, so that a test's rows reach sstables, and returns its URL.
 func serveSmall(t *testing.T) string {
 	t.Helper()
-	db, err := epochdb.Open(t.TempDir(), &epochdb.Options{MemtableSize: 16 << 10})
+	db, url := serveDir(t, t.TempDir())
+	t.Cleanup(func() { _ = db.Close() })
+	return url
+}
+
+// serveDir serves the database in dir, with serveSmall's small memtable,
+// and returns it, for the caller to close, and its URL.
+func serveDir(t *testing.T, dir string) (*epochdb.DB, string) {
+	t.Helper()
+	db, err := epochdb.Open(dir, &epochdb.Options{MemtableSize: 16 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = db.Close() })
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go db.Serve(l)
-	return fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr())
+	return db, fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr())
 }
 
 func pgxConnect(t *testing.T, url string) *pgx.Conn {
@@ -134,19 +142,7 @@ func containsCode(err error, code string) bool {
 func TestCorruptBlockIsXX001(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	serve := func() (*epochdb.DB, string) {
-		db, err := epochdb.Open(dir, &epochdb.Options{MemtableSize: 16 << 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go db.Serve(l)
-		return db, fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr())
-	}
-	db, url := serve()
+	db, url := serveDir(t, dir)
 	c := pgxConnect(t, url)
 	mustExec(t, c, "CREATE TABLE t (id int PRIMARY KEY, v text)")
 	// Hex digits compress poorly, so the rows fill files of several KiB
@@ -181,7 +177,7 @@ func TestCorruptBlockIsXX001(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, url = serve()
+	db, url = serveDir(t, dir)
 	t.Cleanup(func() { _ = db.Close() })
 	c = pgxConnect(t, url)
 	var n int64

@@ -589,40 +589,40 @@ func decodeRecord(b []byte) (*Edit, int, error) {
 	if crc32.Checksum(b[4:8+n], castagnoli) != binary.LittleEndian.Uint32(b[:4]) {
 		return nil, 0, errors.Wrap(errBadRecord, "checksum mismatch")
 	}
-	d := mdecoder{p: b[8 : 8+n]}
+	d := decoder{p: b[8 : 8+n]}
 	e := &Edit{}
 	for len(d.p) > 0 && !d.bad {
-		switch tag := d.u(); tag {
+		switch tag := d.uvarint(); tag {
 		case tagNextFileNum:
-			e.NextFileNum = d.u()
+			e.NextFileNum = d.uvarint()
 		case tagLogNum:
-			e.LogNum = d.u()
+			e.LogNum = d.uvarint()
 		case tagLastSeq:
-			e.LastSeq = d.u()
+			e.LastSeq = d.uvarint()
 		case tagNextTxn:
-			e.NextTxn = d.u()
+			e.NextTxn = d.uvarint()
 		case tagLastTS:
-			e.LastTS = d.u()
+			e.LastTS = d.uvarint()
 		case tagAdded:
-			level := int(d.u())
-			f := &FileMeta{Num: d.u(), Size: int64(d.u()), SmallestKey: d.bs(), LargestKey: d.bs(),
-				SmallestSeq: d.u(), LargestSeq: d.u(), MinTS: d.u(), MaxTS: d.u(), Entries: d.u(), Tombstones: d.u(),
-				Shadowed: int64(d.u()), RawBytes: int64(d.u())}
-			k := d.u()
+			level := int(d.uvarint())
+			f := &FileMeta{Num: d.uvarint(), Size: int64(d.uvarint()), SmallestKey: d.prefixed(), LargestKey: d.prefixed(),
+				SmallestSeq: d.uvarint(), LargestSeq: d.uvarint(), MinTS: d.uvarint(), MaxTS: d.uvarint(), Entries: d.uvarint(), Tombstones: d.uvarint(),
+				Shadowed: int64(d.uvarint()), RawBytes: int64(d.uvarint())}
+			k := d.uvarint()
 			if k > uint64(len(d.p)) {
 				d.bad = true
 				break
 			}
 			for range k {
-				f.Unresolved = append(f.Unresolved, d.u())
+				f.Unresolved = append(f.Unresolved, d.uvarint())
 			}
 			e.Added = append(e.Added, AddedFile{Level: level, Meta: f})
 		case tagDeleted:
-			e.Deleted = append(e.Deleted, DeletedFile{Level: int(d.u()), Num: d.u()})
+			e.Deleted = append(e.Deleted, DeletedFile{Level: int(d.uvarint()), Num: d.uvarint()})
 		case tagCommit:
-			e.Commits = append(e.Commits, Commit{Txn: d.u(), TS: d.u()})
+			e.Commits = append(e.Commits, Commit{Txn: d.uvarint(), TS: d.uvarint()})
 		case tagForgotten:
-			e.Forgotten = append(e.Forgotten, d.u())
+			e.Forgotten = append(e.Forgotten, d.uvarint())
 		default:
 			return nil, 0, errors.Wrapf(errBadRecord, "unknown field tag %d", tag)
 		}
@@ -631,30 +631,4 @@ func decodeRecord(b []byte) (*Edit, int, error) {
 		return nil, 0, errors.Wrap(errBadRecord, "truncated field")
 	}
 	return e, 8 + n, nil
-}
-
-type mdecoder struct {
-	p   []byte
-	bad bool
-}
-
-func (d *mdecoder) u() uint64 {
-	v, n := binary.Uvarint(d.p)
-	if n <= 0 {
-		d.bad, d.p = true, nil
-		return 0
-	}
-	d.p = d.p[n:]
-	return v
-}
-
-func (d *mdecoder) bs() []byte {
-	n := d.u()
-	if n > uint64(len(d.p)) {
-		d.bad, d.p = true, nil
-		return nil
-	}
-	b := bytes.Clone(d.p[:n])
-	d.p = d.p[n:]
-	return b
 }

@@ -104,6 +104,16 @@ func (d *decoder) uvarint() uint64 {
 	return v
 }
 
+// prefixed reads uvarint-length-prefixed bytes into a copy of their own,
+// empty but not nil if the length is 0; nil if they do not fit.
+func (d *decoder) prefixed() []byte {
+	b := d.bytes(d.uvarint())
+	if d.bad {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
 func (d *decoder) bytes(n uint64) []byte {
 	if n > uint64(len(d.p)) {
 		d.bad = true

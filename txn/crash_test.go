@@ -308,13 +308,7 @@ func decideFromLog(t *testing.T, seed uint64, fs vfs.FS, all []*crashTxn) {
 func verifyCrashState(t *testing.T, seed uint64, round int, s *Store, all []*crashTxn) {
 	tx := s.Begin(RepeatableRead)
 	defer tx.Rollback()
-	got := make(map[string]string)
-	if err := tx.Scan(nil, nil, func(k, v []byte) bool {
-		got[string(k)] = string(v)
-		return true
-	}); err != nil {
-		t.Fatal(err)
-	}
+	got := scanAll(t, tx)
 	lastWriter := make(map[int]*crashTxn)
 	seen := 0
 	for _, ct := range all {
