@@ -655,7 +655,7 @@ func (st *aggState) result(x *execCtx) (any, error) {
 		case float64:
 			return acc / float64(st.count), nil
 		case types.Interval:
-			return scaleInterval(acc, float64(st.count), true)
+			return types.ScaleInterval(acc, float64(st.count), true)
 		}
 		return numericArith('/', st.acc.(*apd.Decimal), apd.New(st.count, 0))
 	case "sum":

@@ -623,11 +623,10 @@ func lerp(lo, hi any, p float64) (any, error) {
 		return l + p*(hi.(float64)-l), nil
 	}
 	l, h := lo.(types.Interval), hi.(types.Interval)
-	d, err := scaleInterval(types.Interval{Months: h.Months - l.Months, Days: h.Days - l.Days, Micros: h.Micros - l.Micros}, p, false)
+	m, err := types.ScaleInterval(types.Interval{Months: h.Months - l.Months, Days: h.Days - l.Days, Micros: h.Micros - l.Micros}, p, false)
 	if err != nil {
 		return nil, err
 	}
-	m := d.(types.Interval)
 	return types.Interval{Months: m.Months + l.Months, Days: m.Days + l.Days, Micros: m.Micros + l.Micros}, nil
 }
 

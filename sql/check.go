@@ -277,18 +277,31 @@ var mutableFuncs = map[string]bool{
 	"pg_current_xact_id": true, "pg_notify": true,
 }
 
-// callsMutable reports whether n calls a function that is not immutable:
-// one of mutableFuncs, or one of sql/builtins with an overload that is not.
+// callsMutable reports whether n may call a function that is not
+// immutable: one of mutableFuncs, or one of sql/builtins with an overload
+// that is not. A compiled expression knows which overloads it calls;
+// immutable tells from that.
 func callsMutable(n ast.Node) bool {
-	v := &mutableCallFinder{}
+	v := &mutableCallFinder{overloads: true}
 	n.Accept(v)
 	return v.found
 }
 
-type mutableCallFinder struct{ found bool }
+// immutable reports whether n, compiled with volatility collecting the
+// overloads it calls, is immutable: it calls none of mutableFuncs and
+// only immutable overloads.
+func immutable(n ast.Node, volatility builtins.Volatility) bool {
+	v := &mutableCallFinder{}
+	n.Accept(v)
+	return !v.found && volatility == builtins.Immutable
+}
+
+// A mutableCallFinder looks for a call of mutableFuncs and, with
+// overloads, of a function of sql/builtins with a mutable overload.
+type mutableCallFinder struct{ overloads, found bool }
 
 func (v *mutableCallFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && (mutableFuncs[f.FnName.L] || !builtinImmutable(f.FnName.L)) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && (mutableFuncs[f.FnName.L] || v.overloads && !builtinImmutable(f.FnName.L)) {
 		v.found = true
 	}
 	return n, v.found

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -93,6 +94,10 @@ type compiler struct {
 	// withDML are the data-modifying statements of the statement's own
 	// WITH clause; nil below its top level (see dmlcte.go).
 	withDML []*parser.Statement
+	// volatility, when set, collects the highest volatility of the
+	// built-in functions compiled, for the expressions that must be
+	// immutable: generated columns and index expressions and predicates.
+	volatility *builtins.Volatility
 }
 
 func (c *compiler) withScope(sc *scope) *compiler {
@@ -714,6 +719,19 @@ func (c *compiler) timeArith(op byte, l, r expr) (expr, error) {
 		return c.call2(f, li, ri)
 	}
 	return nil, noOperator(string(op), l.typ(), r.typ())
+}
+
+func isUnknown(e expr) bool { return e.typ().Oid == types.OidUnknown }
+
+// coerceAll coerces args[i] to ts[i].
+func (c *compiler) coerceAll(args []expr, ts ...types.T) error {
+	for i := range args {
+		var err error
+		if args[i], err = c.coerce(args[i], ts[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func noOperator(op string, l, r types.T) error {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -28,9 +29,6 @@ import (
 // hiddenColumnFor returns the position in t of the hidden column that
 // computes e, adding one if t has none, and whether it added it.
 func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
-	if callsMutable(e) {
-		return 0, false, pgerr.New(pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
-	}
 	if hasSubquery(e) {
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
@@ -42,10 +40,14 @@ func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
 		}
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name)}
+	vol := builtins.Immutable
+	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name), volatility: &vol}
 	compiled, err := c.compile(e)
 	if err != nil {
 		return 0, false, err
+	}
+	if !immutable(e, vol) {
+		return 0, false, pgerr.New(pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
 	}
 	typ := compiled.typ()
 	if typ.Oid == types.OidUnknown {

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"maps"
 	"math"
 	"strconv"
@@ -69,8 +70,9 @@ func init() {
 		"trunc": compileRound,
 		"mod":   compileMod,
 
-		"epochdb_extract": compileExtract,
-		"date_part":       compileExtract,
+		"localtime":      compileLocalTime,
+		"localtimestamp": compileLocalTime,
+		"current_time":   compileCurrentTime,
 
 		"version":          constFunc(types.Text, func(e *env) any { return e.s.e.versionString() }),
 		"current_database": constFunc(types.Name, func(e *env) any { return e.s.database }),
@@ -113,16 +115,23 @@ func init() {
 	maps.Copy(funcCompilers, arrayBuiltins)
 	maps.Copy(funcCompilers, catalogBuiltins)
 	maps.Copy(funcCompilers, srfBuiltins)
-	maps.Copy(funcCompilers, dateBuiltins)
 }
+
+// rewrittenCalls are the names the parser gives calls it rewrote from
+// special syntax, for those that are PostgreSQL functions by another name:
+// EXTRACT(field FROM x) is extract('field', x).
+var rewrittenCalls = map[string]string{"epochdb_extract": "extract"}
 
 func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
 	name := n.FnName.L
 	if b, ok := funcCompilers[name]; ok {
 		return b(c, n)
 	}
+	if real, ok := rewrittenCalls[name]; ok {
+		name = real
+	}
 	if ovs := builtins.Lookup(name); ovs != nil {
-		return c.callOverloaded(n, ovs)
+		return c.callOverloaded(n, name, ovs)
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
@@ -724,7 +733,7 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 			}
 			us := types.Micros(ts.(time.Time)) + a[1].(int64)
 			if !types.TimestampInRange(us) {
-				return nil, errTimestampRange()
+				return nil, types.ErrTimestampRange()
 			}
 			return types.FromMicros(us), nil
 		}}, true
@@ -762,7 +771,7 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 			if op == '-' {
 				iv = types.Interval{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
 			}
-			return timestampPlusInterval(a[0].(time.Time), iv, t.Oid == types.OidTimestamptz, e.s.loc())
+			return types.TimestampPlusInterval(a[0].(time.Time), iv, t.Oid == types.OidTimestamptz, e.s.loc())
 		}}, true
 	case (op == '+' || op == '-') && l.Oid == types.OidInterval && r.Oid == types.OidInterval:
 		return &funcExpr{name: "interval_pl", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
@@ -771,7 +780,7 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 				y = types.Interval{Months: -y.Months, Days: -y.Days, Micros: -y.Micros}
 			}
 			months, days := int64(x.Months)+int64(y.Months), int64(x.Days)+int64(y.Days)
-			micros, ok := addInt64(x.Micros, y.Micros)
+			micros, ok := types.AddInt64(x.Micros, y.Micros)
 			if !ok || months != int64(int32(months)) || days != int64(int32(days)) {
 				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
 			}
@@ -789,9 +798,9 @@ func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
 				if f == 0 {
 					return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
 				}
-				return scaleInterval(iv.(types.Interval), f, true)
+				return types.ScaleInterval(iv.(types.Interval), f, true)
 			}
-			return scaleInterval(iv.(types.Interval), f, false)
+			return types.ScaleInterval(iv.(types.Interval), f, false)
 		}}, true
 	case op == '-' && timeRank(l.Oid) >= 2 && l.Oid == r.Oid:
 		return &funcExpr{name: "timestamp_mi", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
@@ -824,36 +833,47 @@ func toFloat(v any) float64 {
 	return math.NaN()
 }
 
-// scaleInterval is interval * f, or with div, interval / f, as PostgreSQL
-// computes them: months and days scale separately, and their fractions
-// cascade down (a month is 30 days, a day 24 hours), never up.
-func scaleInterval(iv types.Interval, f float64, div bool) (any, error) {
-	mul := func(x float64) float64 {
-		if div {
-			return x / f
+// compileLocalTime is LOCALTIME[(p)] and LOCALTIMESTAMP[(p)]: the time of
+// day, or the date and time, at the start of the transaction in the
+// session's time zone, rounded to p fractional digits and typed time(p) or
+// timestamp(p).
+func compileLocalTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+	t, typ := types.TimeType, "TIME"
+	if n.FnName.L == "localtimestamp" {
+		t, typ = types.Timestamp, "TIMESTAMP"
+	}
+	var args []expr
+	switch len(n.Args) {
+	case 0:
+	case 1:
+		p, err := c.compileAs(n.Args[0], types.Int4)
+		if err != nil {
+			return nil, err
 		}
-		return x * f
+		v, err := p.eval(&env{ctx: context.Background(), s: c.s})
+		if !constant(p) || err != nil || v == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "%s precision must be an integer constant", strings.ToUpper(n.FnName.L))
+		}
+		prec := v.(int64)
+		if prec < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", typ, prec)
+		}
+		t.Mod = int32(min(prec, 6))
+		args = []expr{&constExpr{t: types.Int4, v: prec}}
+	default:
+		return nil, argCountErr(n, nil)
 	}
-	outOfRange := pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
-	months, days := mul(float64(iv.Months)), mul(float64(iv.Days))
-	if math.IsNaN(months) || months < math.MinInt32 || months > math.MaxInt32 ||
-		math.IsNaN(days) || days < math.MinInt32 || days > math.MaxInt32 {
-		return nil, outOfRange
-	}
-	r := types.Interval{Months: int32(months), Days: int32(days)}
-	// TSROUND: round to microseconds so that whole numbers come out whole.
-	tsRound := func(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
-	monthDays := tsRound((months - float64(r.Months)) * 30)
-	secs := tsRound((days - float64(r.Days) + monthDays - float64(int64(monthDays))) * 86400)
-	if math.Abs(secs) >= 86400 {
-		r.Days += int32(secs / 86400)
-		secs -= float64(int64(secs/86400)) * 86400
-	}
-	r.Days += int32(monthDays)
-	micros := math.RoundToEven(mul(float64(iv.Micros)) + secs*1e6)
-	if math.IsNaN(micros) || micros < math.MinInt64 || micros >= math.MaxInt64 {
-		return nil, outOfRange
-	}
-	r.Micros = int64(micros)
-	return r, nil
+	return &funcExpr{name: n.FnName.L, t: t, args: args, strict: true, fn: func(e *env, _ []any) (any, error) {
+		wall := types.WallClock(e.s.txnTime().Truncate(time.Microsecond), e.s.loc())
+		if t.Oid == types.OidTime {
+			return types.Coerce(t, types.TimeOfDay(wall))
+		}
+		return types.Coerce(t, wall)
+	}}, nil
+}
+
+// compileCurrentTime refuses CURRENT_TIME, which is a time with time zone.
+func compileCurrentTime(*compiler, *ast.FuncCallExpr) (expr, error) {
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported").
+		WithHint("Use LOCALTIME for the time of day as time without time zone.")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -50,10 +51,11 @@ func (s *Session) checkGenerated(t *Table) error {
 					WithDetail("A generated column cannot reference another generated column.")
 			}
 		}
-		if _, err := s.compileGenerated(t, col); err != nil {
+		vol := builtins.Immutable
+		if _, err := s.compileGeneratedInto(t, col, &vol); err != nil {
 			return err
 		}
-		if callsMutable(n) {
+		if !immutable(n, vol) {
 			return pgerr.New(pgerr.InvalidObjectDefinition, "generation expression is not immutable")
 		}
 	}
@@ -62,12 +64,18 @@ func (s *Session) checkGenerated(t *Table) error {
 
 // compileGenerated compiles col's generation expression over t's rows.
 func (s *Session) compileGenerated(t *Table, col *TableColumn) (expr, error) {
+	return s.compileGeneratedInto(t, col, nil)
+}
+
+// compileGeneratedInto is compileGenerated collecting into volatility,
+// if set, the volatility of the functions it calls.
+func (s *Session) compileGeneratedInto(t *Table, col *TableColumn, volatility *builtins.Volatility) (expr, error) {
 	n, err := parseExpr(col.Generated)
 	if err != nil {
 		return nil, err
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name)}
+	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name), volatility: volatility}
 	return c.compileAssign(n, col.Type)
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -265,7 +266,13 @@ func (s *Session) indexPredicate(t *Table, ix *Index, st *parser.Statement) erro
 	if hasSubquery(n) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index predicate")
 	}
-	if callsMutable(n) {
+	var params []types.T
+	vol := builtins.Immutable
+	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name), volatility: &vol}
+	if _, err := c.compileAs(n, types.Bool); err != nil {
+		return err
+	}
+	if !immutable(n, vol) {
 		return pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE")
 	}
 	ix.Where = storedExpr(n)

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -13,56 +15,130 @@ import (
 // callOverloaded compiles a call of a function of sql/builtins: it
 // compiles the arguments, chooses the overload as PostgreSQL's function
 // type resolution does (the "Functions" section of its chapter on type
-// conversion), converts the arguments to the chosen signature, and makes
-// the call.
-func (c *compiler) callOverloaded(n *ast.FuncCallExpr, ovs []builtins.Overload) (expr, error) {
-	args, err := compileArgs(c, n)
+// conversion), converts the arguments to the chosen signature, fills in
+// the defaults of those left out, and makes the call.
+func (c *compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builtins.Overload) (expr, error) {
+	args, names, err := compileNamedArgs(c, n)
 	if err != nil {
 		return nil, err
 	}
-	o, err := chooseOverload(n.FnName.L, args, ovs)
+	cand, err := chooseOverload(name, args, names, ovs)
 	if err != nil {
 		return nil, err
 	}
-	for i := range args {
-		if args[i], err = c.coerce(args[i], o.Args[i]); err != nil {
+	o := cand.o
+	if c.volatility != nil {
+		*c.volatility = max(*c.volatility, o.Volatility)
+	}
+	params := make([]expr, len(o.Args))
+	for j, i := range cand.param {
+		if params[i], err = c.coerce(args[j], o.Args[i]); err != nil {
 			return nil, err
 		}
 	}
+	for i := range params {
+		if params[i] == nil {
+			params[i] = &constExpr{t: o.Args[i], v: o.Defaults[i-(len(o.Args)-len(o.Defaults))]}
+		}
+	}
 	fn := o.Fn
-	return &funcExpr{name: n.FnName.L, t: o.Ret, args: args, strict: !o.CalledOnNull,
+	return &funcExpr{name: name, t: o.Ret, args: params, strict: !o.CalledOnNull,
 		fn: func(e *env, a []any) (any, error) { return fn(e, a) }}, nil
 }
 
-// chooseOverload picks the overload of a call with arguments args, or
-// fails as PostgreSQL does: 42883 if none accepts them, 42725 if the
-// rules leave more than one.
-func chooseOverload(name string, args []expr, ovs []builtins.Overload) (*builtins.Overload, error) {
+// compileNamedArgs compiles a call's arguments and the names of those
+// given in named notation (name => value; "" for one by position),
+// failing as PostgreSQL's parser does on a name given twice or a
+// positional argument after a named one.
+func compileNamedArgs(c *compiler, n *ast.FuncCallExpr) ([]expr, []string, error) {
+	args, names := make([]expr, len(n.Args)), make([]string, len(n.Args))
+	named := false
+	for j, a := range n.Args {
+		name, value, ok := namedArg(a)
+		switch {
+		case ok && slices.Contains(names[:j], name):
+			return nil, nil, pgerr.New(pgerr.SyntaxError, "argument name \"%s\" used more than once", name)
+		case ok:
+			names[j], named = name, true
+		case named:
+			return nil, nil, pgerr.New(pgerr.SyntaxError, "positional argument cannot follow named argument")
+		default:
+			value = a
+		}
+		var err error
+		if args[j], err = c.compile(value); err != nil {
+			return nil, nil, err
+		}
+	}
+	return args, names, nil
+}
+
+// A candidate is an overload that a call's arguments fit by number and
+// name: param[j] is the parameter argument j goes to.
+type candidate struct {
+	o     *builtins.Overload
+	param []int
+}
+
+// bind matches a call's arguments to o's parameters, by position and
+// then by name, as PostgreSQL does; every parameter left without an
+// argument must have a default.
+func bind(o *builtins.Overload, nargs int, names []string) (candidate, bool) {
+	c := candidate{o: o, param: make([]int, nargs)}
+	if nargs > len(o.Args) {
+		return c, false
+	}
+	filled := make([]bool, len(o.Args))
+	for j := range nargs {
+		i := j
+		if names[j] != "" {
+			if i = slices.Index(o.Params, names[j]); i < 0 || filled[i] {
+				return c, false
+			}
+		}
+		c.param[j], filled[i] = i, true
+	}
+	for i, f := range filled {
+		if !f && i < len(o.Args)-len(o.Defaults) {
+			return c, false
+		}
+	}
+	return c, true
+}
+
+// chooseOverload picks the overload of a call with arguments args (names
+// as compileNamedArgs gives them), or fails as PostgreSQL does: 42883 if
+// none accepts them, 42725 if the rules leave more than one.
+func chooseOverload(name string, args []expr, names []string, ovs []builtins.Overload) (candidate, error) {
 	in := make([]types.T, len(args))
 	for i, a := range args {
 		in[i] = a.typ()
 	}
-	// The candidates: the right number of arguments, each of which is
-	// the parameter's type, unknown, or converts to it implicitly.
-	var cands []*builtins.Overload
+	// The candidates: the right number and names of arguments, each of
+	// which is the parameter's type, unknown, or converts to it
+	// implicitly.
+	var cands []candidate
 	for i := range ovs {
-		if o := &ovs[i]; len(o.Args) == len(in) && acceptsAll(o, in) {
-			cands = append(cands, o)
+		if c, ok := bind(&ovs[i], len(in), names); ok && acceptsAll(c, in) {
+			cands = append(cands, c)
 		}
 	}
 	// Keep those with the most exact matches; then those with the most
-	// preferred types where a conversion is needed.
-	cands = keepMost(cands, func(o *builtins.Overload) (n int) {
-		for i, t := range in {
-			if t.Oid == o.Args[i].Oid {
+	// arguments that match exactly or go to a preferred type of their
+	// own category. Unknown arguments count in neither.
+	cands = keepMost(cands, func(c candidate) (n int) {
+		for j, t := range in {
+			if t.Oid == c.arg(j).Oid {
 				n++
 			}
 		}
 		return n
 	})
-	cands = keepMost(cands, func(o *builtins.Overload) (n int) {
-		for i, t := range in {
-			if _, pref := typeCategory(o.Args[i]); t.Oid != o.Args[i].Oid && pref {
+	cands = keepMost(cands, func(c candidate) (n int) {
+		for j, t := range in {
+			cat, _ := typeCategory(t)
+			pcat, pref := typeCategory(c.arg(j))
+			if t.Oid != types.OidUnknown && (t.Oid == c.arg(j).Oid || pref && pcat == cat) {
 				n++
 			}
 		}
@@ -71,38 +147,54 @@ func chooseOverload(name string, args []expr, ovs []builtins.Overload) (*builtin
 	// Unknown arguments: at each, the string category if a candidate
 	// takes one there, else the one category all candidates take, and
 	// then its preferred type if a candidate takes it.
-	for i, t := range in {
+	for j, t := range in {
 		if len(cands) <= 1 || t.Oid != types.OidUnknown {
 			continue
 		}
-		cat, ok := unknownCategory(cands, i)
+		cat, ok := unknownCategory(cands, j)
 		if !ok {
 			break
 		}
-		cands = keepMost(cands, func(o *builtins.Overload) int {
-			c, pref := typeCategory(o.Args[i])
-			return btoi(c == cat) * (1 + btoi(pref))
+		cands = keepMost(cands, func(c candidate) int {
+			c2, pref := typeCategory(c.arg(j))
+			return btoi(c2 == cat) * (1 + btoi(pref))
 		})
 	}
 	switch len(cands) {
 	case 1:
 		return cands[0], nil
 	case 0:
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, argTypes(args)).
+		return candidate{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, namedArgTypes(args, names)).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	return nil, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, argTypes(args)).
+	return candidate{}, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, namedArgTypes(args, names)).
 		WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+}
+
+// arg is the type of the parameter that argument j goes to.
+func (c candidate) arg(j int) types.T { return c.o.Args[c.param[j]] }
+
+// namedArgTypes is a call's signature for a message: its argument types,
+// each given by name shown as name => type.
+func namedArgTypes(args []expr, names []string) string {
+	shown := make([]string, len(args))
+	for j, a := range args {
+		shown[j] = a.typ().String()
+		if names[j] != "" {
+			shown[j] = names[j] + " => " + shown[j]
+		}
+	}
+	return strings.Join(shown, ", ")
 }
 
 // acceptsAll reports whether every argument converts to its parameter
 // implicitly. Among the numeric types PostgreSQL converts implicitly only
 // upwards, int2 → int4 → int8 → numeric → float4 → float8 (float4 to
 // numeric is an assignment cast), which decides power(2.0, 3::float4).
-func acceptsAll(o *builtins.Overload, in []types.T) bool {
-	for i, t := range in {
-		from, to := numRank(t.Oid), numRank(o.Args[i].Oid)
-		if from > 0 && to > 0 && from > to || !implicitOK(t, o.Args[i]) {
+func acceptsAll(c candidate, in []types.T) bool {
+	for j, t := range in {
+		from, to := numRank(t.Oid), numRank(c.arg(j).Oid)
+		if from > 0 && to > 0 && from > to || !implicitOK(t, c.arg(j)) {
 			return false
 		}
 	}
@@ -110,7 +202,7 @@ func acceptsAll(o *builtins.Overload, in []types.T) bool {
 }
 
 // keepMost keeps the candidates that score highest.
-func keepMost(cands []*builtins.Overload, score func(*builtins.Overload) int) []*builtins.Overload {
+func keepMost(cands []candidate, score func(candidate) int) []candidate {
 	best, out := -1, cands[:0:0]
 	for _, o := range cands {
 		switch s := score(o); {
@@ -126,10 +218,10 @@ func keepMost(cands []*builtins.Overload, score func(*builtins.Overload) int) []
 // unknownCategory is the type category an unknown argument at position i
 // takes among the candidates: 'S' if any takes a string there, else the
 // one category they all take; false if they disagree.
-func unknownCategory(cands []*builtins.Overload, i int) (byte, bool) {
+func unknownCategory(cands []candidate, j int) (byte, bool) {
 	var cat byte
-	for _, o := range cands {
-		c, _ := typeCategory(o.Args[i])
+	for _, cand := range cands {
+		c, _ := typeCategory(cand.arg(j))
 		if c == 'S' {
 			return 'S', true
 		}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -403,5 +404,73 @@ func (c *compiler) unnest(n *ast.FuncCallExpr) (*tableFunc, error) {
 	elem, _ := arr.typ().Elem()
 	return &tableFunc{name: "unnest", t: elem, args: []expr{arr}, rows: func(a []any) ([]any, error) {
 		return a[0].([]any), nil
+	}}, nil
+}
+
+// timestampPair picks the timestamp or timestamptz version of a function of
+// two timestamps (age, date_bin, generate_series): timestamptz if either is
+// one, timestamp if either is one and neither is timestamptz, and otherwise
+// (dates, literals) timestamptz, PostgreSQL's preferred type. ok is false if
+// an argument is no date, timestamp or literal.
+func timestampPair(args ...expr) (types.T, bool) {
+	t := types.Unknown
+	for _, a := range args {
+		switch a.typ().Oid {
+		case types.OidTimestamptz:
+			t = types.Timestamptz
+		case types.OidTimestamp:
+			if t.Oid != types.OidTimestamptz {
+				t = types.Timestamp
+			}
+		case types.OidDate, types.OidUnknown:
+		default:
+			return types.T{}, false
+		}
+	}
+	if t.Oid == types.OidUnknown {
+		t = types.Timestamptz
+	}
+	return t, true
+}
+
+// timestampSeries is generate_series(start, stop, step) over timestamps
+// or, with tz, timestamptzs, stepping in the session's time zone. It
+// yields the values one at a time.
+func (c *compiler) timestampSeries(args []expr) (*tableFunc, error) {
+	t, ok := timestampPair(args[0], args[1])
+	if !ok || args[2].typ().Oid != types.OidInterval && !isUnknown(args[2]) {
+		return nil, noFunction("generate_series", args)
+	}
+	if err := c.coerceAll(args, t, t, types.IntervalType); err != nil {
+		return nil, err
+	}
+	tz := t.Oid == types.OidTimestamptz
+	return &tableFunc{name: "generate_series", t: t, args: args, series: func(e *env, a []any) (func() (any, bool, error), error) {
+		cur, stop, step := a[0].(time.Time), a[1].(time.Time), a[2].(types.Interval)
+		sign := types.IntervalSign(step)
+		if sign == 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
+		}
+		loc := e.s.loc()
+		up, down := sign > 0 && cur.Compare(stop) <= 0, sign < 0 && cur.Compare(stop) >= 0
+		if up && cur.Equal(types.TimeNegInfinity) || down && cur.Equal(types.TimeInfinity) {
+			// Infinity plus a step is infinity: the series would repeat
+			// its first value forever.
+			return func() (any, bool, error) { return nil, false, types.ErrTimestampRange() }, nil
+		}
+		// A series up to infinity runs until the timestamps run out of
+		// range, which fails it; a LIMIT may stop it before.
+		return func() (any, bool, error) {
+			if c := cur.Compare(stop); sign > 0 && c > 0 || sign < 0 && c < 0 {
+				return nil, false, nil
+			}
+			v := cur
+			next, err := types.TimestampPlusInterval(cur, step, tz, loc)
+			if err != nil {
+				return nil, false, err
+			}
+			cur = next
+			return v, true, nil
+		}, nil
 	}}, nil
 }

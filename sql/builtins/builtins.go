@@ -43,6 +43,12 @@ type Overload struct {
 	// CalledOnNull (PostgreSQL's CALLED ON NULL INPUT, against STRICT).
 	Fn           func(env Env, args []any) (any, error)
 	CalledOnNull bool
+	// Params names the parameters, for calls in named notation
+	// (make_interval(days => 3)), as pg_proc's proargnames does.
+	Params []string
+	// Defaults are the values of the last len(Defaults) parameters,
+	// which a call may leave out (pg_proc's proargdefaults).
+	Defaults []any
 }
 
 // Lookup returns the overloads of the function called name (lower case),

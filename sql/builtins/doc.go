@@ -3,7 +3,10 @@
 // one table (table.go) that the planner looks up. A function's code lives
 // in its family's file: math.go for the math functions and the scale
 // rules of numeric results, strings.go for the string functions,
-// clock.go for the current date and time, uuid.go for gen_random_uuid.
+// clock.go for the current date and time, dates.go for the date and time
+// functions (date_trunc, age, AT TIME ZONE, make_*), extract.go for
+// EXTRACT and date_part, datefmt.go for the template functions (to_char,
+// to_date, to_timestamp, to_number), uuid.go for gen_random_uuid.
 //
 // # What a function is here
 //
@@ -15,7 +18,19 @@
 // session's time zone, and when the transaction and the statement began;
 // nothing else of the session, the catalog or the planner reaches this
 // package. Each overload has a Volatility, which keeps stable and volatile
-// calls out of index expressions and generated columns.
+// calls out of index expressions and generated columns: the planner
+// records the volatility of each overload it chooses, so date_trunc of a
+// timestamp may key an index while date_trunc of a timestamptz, which
+// reads TimeZone, may not.
+//
+// An overload may name its parameters (Params) and give the last ones
+// defaults (Defaults), as pg_proc does, so that make_interval(days => 3)
+// resolves the way PostgreSQL resolves it: arguments by position, then
+// by name, and every parameter left out must have a default.
+//
+// State that outlives a call is the package's, never a call site's: the
+// template functions keep parsed templates in a few hashed slots, as
+// formatting.c keeps its caches for the whole backend.
 //
 // The planner (package sql's callOverloaded) chooses among a name's
 // overloads as PostgreSQL's function type resolution does: the candidates

@@ -46,6 +46,54 @@ var table = map[string][]Overload{
 	"pg_sleep": {{Args: []types.T{types.Float8}, Ret: types.T{Oid: types.OidVoid, Mod: -1},
 		Volatility: Volatile, Fn: pgSleep}},
 
+	// dates.go
+	"date_trunc": dateTrunc(),
+	"date_bin": {
+		{Args: []types.T{types.IntervalType, types.Timestamp, types.Timestamp}, Ret: types.Timestamp, Fn: dateBin},
+		{Args: []types.T{types.IntervalType, types.Timestamptz, types.Timestamptz}, Ret: types.Timestamptz, Fn: dateBin},
+	},
+	"age":      ageOverloads(),
+	"timezone": timezone(),
+	"isfinite": {
+		{Args: []types.T{types.Date}, Ret: types.Bool, Fn: isFinite},
+		{Args: []types.T{types.Timestamp}, Ret: types.Bool, Fn: isFinite},
+		{Args: []types.T{types.Timestamptz}, Ret: types.Bool, Fn: isFinite},
+		{Args: []types.T{types.IntervalType}, Ret: types.Bool, Fn: isFinite},
+	},
+	"justify_days":     interval1(justifyDays),
+	"justify_hours":    interval1(justifyHours),
+	"justify_interval": interval1(justifyInterval),
+	"make_date": {{Args: []types.T{types.Int4, types.Int4, types.Int4}, Ret: types.Date, Fn: makeDate,
+		Params: []string{"year", "month", "day"}}},
+	"make_time": {{Args: []types.T{types.Int4, types.Int4, types.Float8}, Ret: types.TimeType, Fn: makeTime,
+		Params: []string{"hour", "min", "sec"}}},
+	"make_timestamp": {{Args: timestampArgs, Ret: types.Timestamp, Fn: makeTimestampFn, Params: timestampParams}},
+	"make_timestamptz": {
+		{Args: timestampArgs, Ret: types.Timestamptz, Volatility: Stable, Fn: makeTimestamptz, Params: timestampParams},
+		{Args: append(slices.Clip(timestampArgs), types.Text), Ret: types.Timestamptz, Volatility: Stable,
+			Fn: makeTimestamptz, Params: append(slices.Clip(timestampParams), "timezone")},
+	},
+	"make_interval": {{
+		Args: []types.T{types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Float8},
+		Ret:  types.IntervalType, Fn: makeInterval,
+		Params:   []string{"years", "months", "weeks", "days", "hours", "mins", "secs"},
+		Defaults: []any{int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), 0.0},
+	}},
+
+	// extract.go
+	"extract":   extract(false),
+	"date_part": extract(true),
+
+	// datefmt.go
+	"to_char": toChar(),
+	"to_number": {{Args: []types.T{types.Text, types.Text}, Ret: types.Numeric, Volatility: Stable,
+		Fn: func(_ Env, a []any) (any, error) { return toNumber(a[0].(string), a[1].(string)) }}},
+	"to_date": {{Args: []types.T{types.Text, types.Text}, Ret: types.Date, Volatility: Stable, Fn: toDate}},
+	"to_timestamp": {
+		{Args: []types.T{types.Text, types.Text}, Ret: types.Timestamptz, Volatility: Stable, Fn: toTimestamp},
+		{Args: []types.T{types.Float8}, Ret: types.Timestamptz, Fn: unixToTimestamp},
+	},
+
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 

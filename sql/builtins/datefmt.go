@@ -1,7 +1,8 @@
-package sql
+package builtins
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
@@ -10,10 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // to_char, to_date, to_timestamp and to_number: the template patterns of
@@ -234,33 +233,36 @@ func isSeparatorChar(c byte) bool {
 
 func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
-// A templateCache keeps the last template a call parsed, since the
-// template is nearly always a constant.
-type templateCache struct {
-	last atomic.Pointer[parsedTemplate]
-}
+// templates keeps parsed templates, since a template is nearly always a
+// constant: a few slots, each the last template whose hash chose it, as
+// formatting.c keeps its DCH and NUM caches for the whole backend.
+var templates [32]atomic.Pointer[parsedTemplate]
 
 type parsedTemplate struct {
-	s     string
-	nodes []fmtNode
-	num   numDesc
-	err   error
+	s      string
+	number bool
+	nodes  []fmtNode
+	num    numDesc
+	err    error
 }
 
-// parse returns the parsed template s, date/time or, with number, number
-// patterns, and for numbers what they describe (a copy, for the caller
-// to change).
-func (c *templateCache) parse(s string, number bool) ([]fmtNode, numDesc, error) {
-	if p := c.last.Load(); p != nil && p.s == s {
+// parseCached returns the parsed template s, date/time or, with number,
+// number patterns, and for numbers what they describe (a copy, for the
+// caller to change).
+func parseCached(s string, number bool) ([]fmtNode, numDesc, error) {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	slot := &templates[int(h.Sum32()%uint32(len(templates)))]
+	if p := slot.Load(); p != nil && p.s == s && p.number == number {
 		return p.nodes, p.num, p.err
 	}
-	p := &parsedTemplate{s: s}
+	p := &parsedTemplate{s: s, number: number}
 	if number {
 		p.nodes, p.err = parseTemplate(s, numKeys, &p.num)
 	} else {
 		p.nodes, p.err = parseTemplate(s, dchKeys, nil)
 	}
-	c.last.Store(p)
+	slot.Store(p)
 	return p.nodes, p.num, p.err
 }
 
@@ -659,72 +661,55 @@ func dchToChar(nodes []fmtNode, f *tmFields, interval bool) (string, error) {
 	return b.String(), nil
 }
 
-// compileToChar is to_char(value, template) for timestamps, timestamptzs
-// (in the session's time zone; dates are read as these), intervals and
-// numbers.
-func compileToChar(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	args, err := compileArgs(c, n)
-	if err != nil {
-		return nil, err
+// toChar is to_char(value, template) for timestamps, timestamptzs (in
+// the session's time zone), intervals and numbers. A date is read as a
+// timestamptz and a time as an interval, by their implicit casts.
+func toChar() []Overload {
+	var ovs []Overload
+	for _, t := range []types.T{types.Timestamp, types.Timestamptz, types.IntervalType,
+		types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric} {
+		// Stable, all of them: TM patterns follow lc_time.
+		ovs = append(ovs, Overload{Args: []types.T{t, types.Text}, Ret: types.Text, Volatility: Stable,
+			Fn: func(e Env, a []any) (any, error) { return formatChar(e, t, a[0], a[1].(string)) }})
 	}
-	if len(args) != 2 || !textArg(args[1]) {
-		return nil, noFunction("to_char", args)
-	}
-	t := args[0].typ()
-	switch o := t.Oid; {
-	case o == types.OidUnknown:
-		return nil, notUnique("to_char", args)
-	case o == types.OidDate:
-		t = types.Timestamptz
-	case o == types.OidInt2:
-		t = types.Int4
-	case o == types.OidTime:
-		t = types.IntervalType // to_char(interval), by time's implicit cast
-	case o == types.OidTimestamp || o == types.OidTimestamptz || o == types.OidInterval || numRank(o) > 0:
-		t = types.T{Oid: o, Mod: -1}
-	default:
-		return nil, noFunction("to_char", args)
-	}
-	if err := c.coerceAll(args, t, types.Text); err != nil {
-		return nil, err
-	}
-	var cache templateCache
-	return &funcExpr{name: "to_char", t: types.Text, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
-		tmpl := a[1].(string)
-		switch v := a[0].(type) {
-		case time.Time:
-			if tmpl == "" || types.IsInfinite(v) {
-				return nil, nil
-			}
-			var f tmFields
-			if t.Oid == types.OidTimestamptz {
-				local := v.In(e.s.loc())
-				f = fieldsOf(types.WallClock(v, e.s.loc()))
-				f.zone, f.gmtoff = local.Zone()
-			} else {
-				f = fieldsOf(v)
-			}
-			nodes, _, err := cache.parse(tmpl, false)
-			if err != nil {
-				return nil, err
-			}
-			return dchToChar(nodes, &f, false)
-		case types.Interval:
-			if tmpl == "" {
-				return nil, nil
-			}
-			iv := splitInterval(v)
-			f := tmFields{year: int(iv.year), mon: int(iv.mon), mday: int(iv.mday), hour: int(iv.hour), min: int(iv.min),
-				sec: int(iv.sec), usec: iv.usec}
-			f.yday = (f.year*12+f.mon)*30 + f.mday
-			nodes, _, err := cache.parse(tmpl, false)
-			if err != nil {
-				return nil, err
-			}
-			return dchToChar(nodes, &f, true)
+	return ovs
+}
+
+// formatChar is to_char of v, of type t.
+func formatChar(e Env, t types.T, v any, tmpl string) (any, error) {
+	switch v := v.(type) {
+	case time.Time:
+		if tmpl == "" || types.IsInfinite(v) {
+			return nil, nil
 		}
-		return numToChar(t, a[0], tmpl, &cache)
-	}}, nil
+		var f tmFields
+		if t.Oid == types.OidTimestamptz {
+			local := v.In(e.Location())
+			f = fieldsOf(types.WallClock(v, e.Location()))
+			f.zone, f.gmtoff = local.Zone()
+		} else {
+			f = fieldsOf(v)
+		}
+		nodes, _, err := parseCached(tmpl, false)
+		if err != nil {
+			return nil, err
+		}
+		return dchToChar(nodes, &f, false)
+	case types.Interval:
+		if tmpl == "" {
+			return nil, nil
+		}
+		iv := splitInterval(v)
+		f := tmFields{year: int(iv.year), mon: int(iv.mon), mday: int(iv.mday), hour: int(iv.hour), min: int(iv.min),
+			sec: int(iv.sec), usec: iv.usec}
+		f.yday = (f.year*12+f.mon)*30 + f.mday
+		nodes, _, err := parseCached(tmpl, false)
+		if err != nil {
+			return nil, err
+		}
+		return dchToChar(nodes, &f, true)
+	}
+	return numToChar(t, v, tmpl)
 }
 
 // numDesc is NUMDesc: what a number template asks for.
@@ -893,11 +878,11 @@ func toRoman(n int64) string {
 // float4_to_char and float8_to_char: the number's digits, sign and the
 // padding the template asks for are prepared here, and numProcess lays
 // them out.
-func numToChar(t types.T, v any, tmpl string, cache *templateCache) (any, error) {
+func numToChar(t types.T, v any, tmpl string) (any, error) {
 	if tmpl == "" {
 		return "", nil
 	}
-	nodes, d, err := cache.parse(tmpl, true)
+	nodes, d, err := parseCached(tmpl, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1010,7 +995,7 @@ func numToChar(t types.T, v any, tmpl string, cache *templateCache) (any, error)
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot convert infinity to integer")
 			}
 			r := new(apd.Decimal)
-			if _, err := builtins.NumericContext.RoundToIntegralValue(r, x); err != nil {
+			if _, err := NumericContext.RoundToIntegralValue(r, x); err != nil {
 				return nil, err
 			}
 			n, err := r.Int64()
@@ -1028,14 +1013,14 @@ func numToChar(t types.T, v any, tmpl string, cache *templateCache) (any, error)
 			val := x
 			if d.is(nfMulti) {
 				val = new(apd.Decimal)
-				if _, err := builtins.NumericContext.Mul(val, x, apd.New(1, int32(d.multi))); err != nil {
+				if _, err := NumericContext.Mul(val, x, apd.New(1, int32(d.multi))); err != nil {
 					return nil, err
 				}
 				d.pre += d.multi
 			}
 			r := new(apd.Decimal)
 			if val.Form == apd.Finite {
-				if _, err := builtins.NumericContext.Quantize(r, val, int32(-d.post)); err != nil {
+				if _, err := NumericContext.Quantize(r, val, int32(-d.post)); err != nil {
 					return nil, err
 				}
 			} else {
@@ -1081,7 +1066,7 @@ func sciNumeric(x *apd.Decimal, prec int) string {
 	sig.Set(x)
 	sig.Exponent -= int32(exp)
 	r := new(apd.Decimal)
-	_, _ = builtins.NumericContext.Quantize(r, sig, int32(-prec))
+	_, _ = NumericContext.Quantize(r, sig, int32(-prec))
 	s := r.Text('f')
 	if x.Negative && !strings.HasPrefix(s, "-") {
 		s = "-" + s
@@ -1323,31 +1308,13 @@ func numProcess(nodes []fmtNode, d *numDesc, number string, prePad int, sign byt
 	return string(out), nil
 }
 
-// compileToNumber is to_number(text, template).
-func compileToNumber(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	args, err := compileArgs(c, n)
-	if err != nil {
-		return nil, err
-	}
-	if len(args) != 2 || !textArg(args[0]) || !textArg(args[1]) {
-		return nil, noFunction("to_number", args)
-	}
-	if err := c.coerceAll(args, types.Text, types.Text); err != nil {
-		return nil, err
-	}
-	var cache templateCache
-	return &funcExpr{name: "to_number", t: types.Numeric, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-		return toNumber(a[0].(string), a[1].(string), &cache)
-	}}, nil
-}
-
 // toNumber is numeric_to_number: NUM_processor's reading half, then
 // numeric input with the precision and scale the template allows.
-func toNumber(in, tmpl string, cache *templateCache) (any, error) {
+func toNumber(in, tmpl string) (any, error) {
 	if tmpl == "" {
 		return nil, nil
 	}
-	nodes, d, err := cache.parse(tmpl, true)
+	nodes, d, err := parseCached(tmpl, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1511,7 +1478,7 @@ func toNumber(in, tmpl string, cache *templateCache) (any, error) {
 	x := v.(*apd.Decimal)
 	if x.Form == apd.Finite {
 		r := new(apd.Decimal)
-		if _, err := builtins.NumericContext.Quantize(r, x, int32(-scale)); err != nil {
+		if _, err := NumericContext.Quantize(r, x, int32(-scale)); err != nil {
 			return nil, err
 		}
 		if maxDigits := precision - scale; !r.IsZero() && int(r.NumDigits())+int(r.Exponent) > maxDigits {
@@ -1527,11 +1494,11 @@ func toNumber(in, tmpl string, cache *templateCache) (any, error) {
 	if d.is(nfMulti) {
 		// x * power(10, -multi), which numeric computes to 16 places.
 		factor := new(apd.Decimal)
-		if _, err := builtins.NumericContext.Quantize(factor, apd.New(1, int32(-d.multi)), -16); err != nil {
+		if _, err := NumericContext.Quantize(factor, apd.New(1, int32(-d.multi)), -16); err != nil {
 			return nil, err
 		}
 		r := new(apd.Decimal)
-		if _, err := builtins.NumericContext.Mul(r, x, factor); err != nil {
+		if _, err := NumericContext.Mul(r, x, factor); err != nil {
 			return nil, err
 		}
 		x = r
@@ -1978,10 +1945,10 @@ func dtFieldOverflow(in string) *pgerr.Error {
 }
 
 // toTimestampFields is do_to_timestamp.
-func toTimestampFields(in, tmpl string, cache *templateCache) (*parsedTime, error) {
+func toTimestampFields(in, tmpl string) (*parsedTime, error) {
 	var fc fromChar
 	if tmpl != "" {
-		nodes, _, err := cache.parse(tmpl, false)
+		nodes, _, err := parseCached(tmpl, false)
 		if err != nil {
 			return nil, err
 		}
@@ -2141,54 +2108,29 @@ func toTimestampFields(in, tmpl string, cache *templateCache) (*parsedTime, erro
 	return p, nil
 }
 
-// compileToTimestamp is to_timestamp(text, template), read in the session's
-// time zone unless TZH gives an offset, and to_timestamp(seconds), from
-// the Unix epoch.
-func compileToTimestamp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	args, err := compileArgs(c, n)
+// toTimestamp is to_timestamp(text, template), read in the session's
+// time zone unless TZH gives an offset.
+func toTimestamp(e Env, a []any) (any, error) {
+	p, err := toTimestampFields(a[0].(string), a[1].(string))
 	if err != nil {
 		return nil, err
 	}
-	if len(args) == 1 {
-		if numRank(args[0].typ().Oid) == 0 && !isUnknown(args[0]) {
-			return nil, noFunction("to_timestamp", args)
-		}
-		if err := c.coerceAll(args, types.Float8); err != nil {
-			return nil, err
-		}
-		return &funcExpr{name: "to_timestamp", t: types.Timestamptz, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-			return unixToTimestamp(a[0].(float64))
-		}}, nil
+	if !validJulian(p.f.year, p.f.mon, p.f.mday) || !p.f.inRange() {
+		return nil, types.ErrTimestampRange()
 	}
-	if len(args) != 2 || !textArg(args[0]) || !textArg(args[1]) {
-		return nil, noFunction("to_timestamp", args)
+	us := p.f.micros()
+	if p.hasTZ {
+		us -= int64(p.offset) * 1_000_000
+	} else {
+		us = types.LocalToUTC(us, e.Location())
 	}
-	if err := c.coerceAll(args, types.Text, types.Text); err != nil {
-		return nil, err
+	if p.fprec > 0 {
+		us = roundMicros(us, p.fprec)
 	}
-	var cache templateCache
-	return &funcExpr{name: "to_timestamp", t: types.Timestamptz, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
-		p, err := toTimestampFields(a[0].(string), a[1].(string), &cache)
-		if err != nil {
-			return nil, err
-		}
-		if !validJulian(p.f.year, p.f.mon, p.f.mday) || !p.f.inRange() {
-			return nil, errTimestampRange()
-		}
-		us := p.f.micros()
-		if p.hasTZ {
-			us -= int64(p.offset) * 1_000_000
-		} else {
-			us = types.LocalToUTC(us, e.s.loc())
-		}
-		if p.fprec > 0 {
-			us = roundMicros(us, p.fprec)
-		}
-		if !types.TimestampInRange(us) {
-			return nil, errTimestampRange()
-		}
-		return types.FromMicros(us), nil
-	}}, nil
+	if !types.TimestampInRange(us) {
+		return nil, types.ErrTimestampRange()
+	}
+	return types.FromMicros(us), nil
 }
 
 // roundMicros is AdjustTimestampForTypmod: us rounded to prec fractional
@@ -2204,8 +2146,10 @@ func roundMicros(us int64, prec int) int64 {
 	return -((-us + scale/2) / scale * scale)
 }
 
-// unixToTimestamp is to_timestamp(double precision).
-func unixToTimestamp(secs float64) (any, error) {
+// unixToTimestamp is to_timestamp(double precision), seconds from the
+// Unix epoch.
+func unixToTimestamp(_ Env, a []any) (any, error) {
+	secs := a[0].(float64)
 	switch {
 	case math.IsNaN(secs):
 		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp cannot be NaN")
@@ -2227,32 +2171,19 @@ func unixToTimestamp(secs float64) (any, error) {
 	return types.FromMicros(us), nil
 }
 
-// compileToDate is to_date(text, template).
-func compileToDate(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	args, err := compileArgs(c, n)
+// toDate is to_date(text, template).
+func toDate(_ Env, a []any) (any, error) {
+	in := a[0].(string)
+	p, err := toTimestampFields(in, a[1].(string))
 	if err != nil {
 		return nil, err
 	}
-	if len(args) != 2 || !textArg(args[0]) || !textArg(args[1]) {
-		return nil, noFunction("to_date", args)
+	if !validJulian(p.f.year, p.f.mon, p.f.mday) {
+		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", in)
 	}
-	if err := c.coerceAll(args, types.Text, types.Text); err != nil {
-		return nil, err
+	days := dayNumber(p.f.year, p.f.mon, p.f.mday)
+	if !types.DateInRange(days) {
+		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", in)
 	}
-	var cache templateCache
-	return &funcExpr{name: "to_date", t: types.Date, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-		in := a[0].(string)
-		p, err := toTimestampFields(in, a[1].(string), &cache)
-		if err != nil {
-			return nil, err
-		}
-		if !validJulian(p.f.year, p.f.mon, p.f.mday) {
-			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", in)
-		}
-		days := dayNumber(p.f.year, p.f.mon, p.f.mday)
-		if !types.DateInRange(days) {
-			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", in)
-		}
-		return types.FromDays(int32(days)), nil
-	}}, nil
+	return types.FromDays(int32(days)), nil
 }

@@ -1,4 +1,4 @@
-package sql
+package builtins
 
 import (
 	"strconv"
@@ -6,74 +6,63 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// compileExtract is EXTRACT(field FROM x), which the parser writes as
-// epochdb_extract('field', x), and date_part('field', x): a field of a
-// date, a time, a timestamp, a timestamptz (in the session time zone) or
-// an interval. EXTRACT gives numeric, date_part float8, as in PostgreSQL 15.
-func compileExtract(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	if len(n.Args) != 2 {
-		return nil, argCountErr(n, nil)
+// EXTRACT(field FROM x), which the parser writes as extract('field', x),
+// and date_part('field', x): a field of a date, a time, a timestamp, a
+// timestamptz (in the session time zone) or an interval. extract gives
+// numeric, date_part float8, as in PostgreSQL 15.
+
+// extract's overloads, one for each type it reads; with float, date_part's.
+func extract(float bool) []Overload {
+	ret := types.Numeric
+	if float {
+		ret = types.Float8
 	}
-	field, err := c.compileAs(n.Args[0], types.Text)
-	if err != nil {
-		return nil, err
-	}
-	x, err := c.compile(n.Args[1])
-	if err != nil {
-		return nil, err
-	}
-	if x.typ().Oid == types.OidUnknown {
-		x, err = c.coerce(x, types.Timestamptz) // the preferred date/time type
-		if err != nil {
-			return nil, err
+	var ovs []Overload
+	for _, t := range []types.T{types.Date, types.TimeType, types.Timestamp, types.Timestamptz, types.IntervalType} {
+		vol := Immutable
+		if t.Oid == types.OidTimestamptz {
+			vol = Stable
 		}
+		ovs = append(ovs, Overload{Args: []types.T{types.Text, t}, Ret: ret, Volatility: vol,
+			Fn: func(e Env, a []any) (any, error) { return datePart(e, a[0].(string), t, a[1], float) }})
 	}
-	xt := x.typ()
-	if timeRank(xt.Oid) == 0 && xt.Oid != types.OidInterval && xt.Oid != types.OidTime {
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function date_part(text, %s) does not exist", xt).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	return ovs
+}
+
+// datePart is field of x, of type xt, as numeric or, with float, float8.
+func datePart(e Env, field string, xt types.T, x any, float bool) (any, error) {
+	// Units are spelled as DecodeUnits reads them: years, hrs, ...
+	lower := lowerASCII(field)
+	name := lower
+	if u, _ := decodeUnits(lower); u != "" {
+		name = u
 	}
-	numeric := n.FnName.L == "epochdb_extract"
-	ret := types.Float8
-	if numeric {
-		ret = types.Numeric
+	var v *apd.Decimal
+	var err error
+	if iv, ok := x.(types.Interval); ok {
+		v, err = intervalPart(name, iv)
+	} else if xt.Oid == types.OidTime {
+		v, err = timeOfDayPart(name, x.(int64))
+	} else if t := x.(time.Time); types.IsInfinite(t) {
+		v, err = infinitePart(name, t.Equal(types.TimeNegInfinity), xt)
+		if v == nil && err == nil {
+			return nil, nil
+		}
+	} else {
+		v, err = timePart(name, t, xt, e.Location())
 	}
-	return &funcExpr{name: n.FnName.L, t: ret, args: []expr{field, x}, strict: true, fn: func(e *env, a []any) (any, error) {
-		// Units are spelled as DecodeUnits reads them: years, hrs, ...
-		lower := lowerASCII(a[0].(string))
-		name := lower
-		if u, _ := decodeUnits(lower); u != "" {
-			name = u
-		}
-		var v *apd.Decimal
-		var err error
-		if iv, ok := a[1].(types.Interval); ok {
-			v, err = intervalPart(name, iv)
-		} else if xt.Oid == types.OidTime {
-			v, err = timeOfDayPart(name, a[1].(int64))
-		} else if t := a[1].(time.Time); types.IsInfinite(t) {
-			v, err = infinitePart(name, t.Equal(types.TimeNegInfinity), xt)
-			if v == nil && err == nil {
-				return nil, nil
-			}
-		} else {
-			v, err = timePart(name, t, xt, e.s.loc())
-		}
-		if pe, ok := err.(*pgerr.Error); ok && name != lower {
-			pe.Message = strings.Replace(pe.Message, strconv.Quote(name), strconv.Quote(lower), 1)
-		}
-		if err != nil || numeric {
-			return v, err
-		}
-		f, _ := v.Float64()
-		return f, nil
-	}}, nil
+	if pe, ok := err.(*pgerr.Error); ok && name != lower {
+		pe.Message = strings.Replace(pe.Message, strconv.Quote(name), strconv.Quote(lower), 1)
+	}
+	if err != nil || !float {
+		return v, err
+	}
+	f, _ := v.Float64()
+	return f, nil
 }
 
 // infinitePart is a field of an infinite date or timestamp: infinite for
@@ -155,9 +144,9 @@ func timePart(field string, t time.Time, typ types.T, loc *time.Location) (*apd.
 		const microsPerDay = 86_400_000_000
 		dayMicros := apd.New(int64(t.Hour()*3600+t.Minute()*60+t.Second())*1_000_000+usec, 0)
 		perDay := apd.New(microsPerDay, 0)
-		frac := builtins.NumericDiv(dayMicros, perDay, builtins.NumericDivScale(dayMicros, perDay))
+		frac := NumericDiv(dayMicros, perDay, NumericDivScale(dayMicros, perDay))
 		sum := new(apd.Decimal)
-		if _, err := builtins.NumericContext.Add(sum, jd, frac); err != nil {
+		if _, err := NumericContext.Add(sum, jd, frac); err != nil {
 			return nil, err
 		}
 		return sum, nil
@@ -260,7 +249,7 @@ func intervalPart(field string, iv types.Interval) (*apd.Decimal, error) {
 		// Seconds fit an int64; microseconds of a long interval do not.
 		secs := 31_557_600*years + 30*86_400*months + 86_400*int64(iv.Days)
 		sum := new(apd.Decimal)
-		if _, err := builtins.NumericContext.Add(sum, apd.New(secs, 0), apd.New(iv.Micros, -6)); err != nil {
+		if _, err := NumericContext.Add(sum, apd.New(secs, 0), apd.New(iv.Micros, -6)); err != nil {
 			return nil, err
 		}
 		return sum, nil
