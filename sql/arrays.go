@@ -21,71 +21,6 @@ var arrayBuiltins = map[string]builtin{
 	"epochdb_subscript":   compileSubscript,
 	"epochdb_any":         compileQuantified(false),
 	"epochdb_all":         compileQuantified(true),
-	"array_length": arrayFunc(types.Int4, []types.T{types.Int4}, func(t types.T, a []any, args []any) any {
-		if len(a) == 0 || args[0].(int64) != 1 {
-			return nil
-		}
-		return int64(len(a))
-	}),
-	"array_lower": arrayFunc(types.Int4, []types.T{types.Int4}, func(t types.T, a []any, args []any) any {
-		if len(a) == 0 || args[0].(int64) != 1 {
-			return nil
-		}
-		return int64(types.LowerBound(t))
-	}),
-	"array_upper": arrayFunc(types.Int4, []types.T{types.Int4}, func(t types.T, a []any, args []any) any {
-		if len(a) == 0 || args[0].(int64) != 1 {
-			return nil
-		}
-		return int64(types.LowerBound(t) + len(a) - 1)
-	}),
-	"array_ndims": arrayFunc(types.Int4, nil, func(_ types.T, a []any, _ []any) any {
-		if len(a) == 0 {
-			return nil
-		}
-		return int64(1)
-	}),
-	"cardinality": arrayFunc(types.Int4, nil, func(_ types.T, a []any, _ []any) any { return int64(len(a)) }),
-	"array_to_string": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		if len(n.Args) != 2 && len(n.Args) != 3 {
-			return nil, argCountErr(n, nil)
-		}
-		params := []types.T{types.Text, types.Text}
-		return arrayFunc(types.Text, params[:len(n.Args)-1], func(t types.T, a []any, args []any) any {
-			elem, _ := t.Elem()
-			var sb strings.Builder
-			first := true
-			for _, v := range a {
-				if v == nil && len(args) < 2 {
-					continue
-				}
-				if !first {
-					sb.WriteString(args[0].(string))
-				}
-				first = false
-				if v == nil {
-					sb.WriteString(args[1].(string))
-				} else {
-					sb.Write(types.AppendText(nil, elem, v, c.s.loc()))
-				}
-			}
-			return sb.String()
-		})(c, n)
-	},
-	"string_to_array": fixed(types.TextArray, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
-		s, sep := a[0].(string), a[1].(string)
-		out := []any{}
-		switch {
-		case s == "":
-		case sep == "":
-			out = append(out, s)
-		default:
-			for _, f := range strings.Split(s, sep) {
-				out = append(out, f)
-			}
-		}
-		return out, nil
-	}),
 	"current_schemas": fixed(types.NameArray, []types.T{types.Bool}, func(e *env, a []any) (any, error) {
 		return e.s.currentSchemas(a[0].(bool)), nil
 	}),
@@ -358,30 +293,4 @@ func (c *compiler) arrayConcat(l, r expr) (expr, error) {
 		}
 		return out, nil
 	}}, nil
-}
-
-// arrayFunc compiles a strict function of an array and further arguments
-// of fixed types.
-func arrayFunc(ret types.T, params []types.T, f func(t types.T, a []any, args []any) any) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		if len(n.Args) != 1+len(params) {
-			return nil, argCountErr(n, nil)
-		}
-		arr, err := arrayOperand(c, n)
-		if err != nil {
-			return nil, err
-		}
-		args := []expr{arr}
-		for i, p := range params {
-			e, err := c.compileAs(n.Args[i+1], p)
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, e)
-		}
-		t := arr.typ()
-		return &funcExpr{name: n.FnName.L, t: ret, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-			return f(t, a[0].([]any), a[1:]), nil
-		}}, nil
-	}
 }

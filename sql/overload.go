@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -30,9 +31,22 @@ func (c *compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builti
 	if c.volatility != nil {
 		*c.volatility = max(*c.volatility, o.Volatility)
 	}
-	params := make([]expr, len(o.Args))
+	targets, ret, err := resolvePolymorphic(cand, argTypesOf(args))
+	if err != nil {
+		return nil, err
+	}
+	// The arguments in the order of the parameters, and after a variadic
+	// one's first, the rest of its arguments in turn.
+	nparams := len(o.Args)
+	if o.Variadic {
+		nparams = len(args)
+	}
+	params := make([]expr, nparams)
 	for j, i := range cand.param {
-		if params[i], err = c.coerce(args[j], o.Args[i]); err != nil {
+		if o.Variadic && i == len(o.Args)-1 {
+			i = j
+		}
+		if params[i], err = c.coerce(args[j], targets[j]); err != nil {
 			return nil, err
 		}
 	}
@@ -42,8 +56,23 @@ func (c *compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builti
 		}
 	}
 	fn := o.Fn
-	return &funcExpr{name: name, t: o.Ret, args: params, strict: !o.CalledOnNull,
+	if o.Typed != nil {
+		ts := make([]types.T, len(params))
+		for i, p := range params {
+			ts[i] = p.typ()
+		}
+		fn = o.Typed(ts, ret)
+	}
+	return &funcExpr{name: name, t: ret, args: params, strict: !o.CalledOnNull,
 		fn: func(e *env, a []any) (any, error) { return fn(e, a) }}, nil
+}
+
+func argTypesOf(args []expr) []types.T {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.typ()
+	}
+	return ts
 }
 
 // compileNamedArgs compiles a call's arguments and the names of those
@@ -85,12 +114,15 @@ type candidate struct {
 // argument must have a default.
 func bind(o *builtins.Overload, nargs int, names []string) (candidate, bool) {
 	c := candidate{o: o, param: make([]int, nargs)}
-	if nargs > len(o.Args) {
+	if nargs > len(o.Args) && !o.Variadic {
 		return c, false
 	}
 	filled := make([]bool, len(o.Args))
 	for j := range nargs {
-		i := j
+		i := min(j, len(o.Args)-1)
+		if names[j] != "" && o.Variadic && i == len(o.Args)-1 {
+			return c, false
+		}
 		if names[j] != "" {
 			if i = slices.Index(o.Params, names[j]); i < 0 || filled[i] {
 				return c, false
@@ -110,10 +142,7 @@ func bind(o *builtins.Overload, nargs int, names []string) (candidate, bool) {
 // as compileNamedArgs gives them), or fails as PostgreSQL does: 42883 if
 // none accepts them, 42725 if the rules leave more than one.
 func chooseOverload(name string, args []expr, names []string, ovs []builtins.Overload) (candidate, error) {
-	in := make([]types.T, len(args))
-	for i, a := range args {
-		in[i] = a.typ()
-	}
+	in := argTypesOf(args)
 	// The candidates: the right number and names of arguments, each of
 	// which is the parameter's type, unknown, or converts to it
 	// implicitly.
@@ -193,12 +222,125 @@ func namedArgTypes(args []expr, names []string) string {
 // numeric is an assignment cast), which decides power(2.0, 3::float4).
 func acceptsAll(c candidate, in []types.T) bool {
 	for j, t := range in {
+		if polymorphic(c.arg(j)) {
+			continue
+		}
 		from, to := numRank(t.Oid), numRank(c.arg(j).Oid)
 		if from > 0 && to > 0 && from > to || !implicitOK(t, c.arg(j)) {
 			return false
 		}
 	}
-	return true
+	_, _, err := resolvePolymorphic(c, in)
+	return !errors.Is(err, errInconsistent)
+}
+
+// polymorphic reports whether t is one of builtins' pseudo-types.
+func polymorphic(t types.T) bool {
+	switch t.Oid {
+	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray,
+		types.OidAnyCompatible, types.OidAnyCompatibleArray:
+		return true
+	}
+	return false
+}
+
+// errInconsistent is resolvePolymorphic's for arguments that do not fit
+// a polymorphic signature: the overload is no candidate.
+var errInconsistent = errors.New("inconsistent polymorphic arguments")
+
+// resolvePolymorphic returns the type each argument of a call converts to
+// under candidate c, and the result type, resolving c's pseudo-types from
+// the argument types in as PostgreSQL's enforce_generic_type_consistency
+// does: the AnyElement family's arguments agree exactly on one element
+// type (an array's element, for AnyArray), the AnyCompatible family's
+// convert to the common type of theirs; unknown literals take the type
+// found, or for AnyCompatible, text.
+func resolvePolymorphic(c candidate, in []types.T) ([]types.T, types.T, error) {
+	elem, compat := types.Unknown, []types.T(nil)
+	for j, t := range in {
+		p := c.arg(j)
+		if t.Oid == types.OidUnknown {
+			continue
+		}
+		e, isArray := t.Elem()
+		switch p.Oid {
+		case types.OidAnyArray, types.OidAnyCompatibleArray:
+			if !isArray {
+				return nil, types.T{}, errInconsistent
+			}
+			t = e
+		case types.OidAnyNonArray:
+			if isArray {
+				return nil, types.T{}, errInconsistent
+			}
+		}
+		switch p.Oid {
+		case types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray:
+			if elem.Oid != types.OidUnknown && elem.Oid != t.Oid {
+				return nil, types.T{}, errInconsistent
+			}
+			elem = types.T{Oid: t.Oid, Mod: -1}
+		case types.OidAnyCompatible, types.OidAnyCompatibleArray:
+			compat = append(compat, t)
+		}
+	}
+	common := types.Text
+	if compat != nil {
+		var err error
+		if common, err = selectCommonType("", compat); err != nil {
+			return nil, types.T{}, errInconsistent
+		}
+		common.Mod = -1
+		for _, t := range compat {
+			if !castsImplicitly(t, common) {
+				return nil, types.T{}, errInconsistent
+			}
+		}
+	}
+	// concrete is the type pseudo-type p stands for in this call.
+	concrete := func(p types.T) (types.T, error) {
+		var t types.T
+		switch p.Oid {
+		case types.OidAnyElement, types.OidAnyNonArray, types.OidAnyArray:
+			if elem.Oid == types.OidUnknown {
+				return types.T{}, pgerr.New(pgerr.DatatypeMismatch,
+					"could not determine polymorphic type because input has type unknown")
+			}
+			t = elem
+		case types.OidAnyCompatible, types.OidAnyCompatibleArray:
+			t = common
+		default:
+			return p, nil
+		}
+		if p.Oid == types.OidAnyArray || p.Oid == types.OidAnyCompatibleArray {
+			at, ok := types.ArrayOf(t)
+			if !ok {
+				return types.T{}, errInconsistent
+			}
+			return at, nil
+		}
+		return t, nil
+	}
+	targets := make([]types.T, len(in))
+	for j, t := range in {
+		p := c.arg(j)
+		switch {
+		case p.Oid == types.OidAny && t.Oid == types.OidUnknown:
+			targets[j] = types.Text
+		case p.Oid == types.OidAny:
+			targets[j] = t
+		default:
+			var err error
+			if targets[j], err = concrete(p); err != nil {
+				return nil, types.T{}, err
+			}
+			if targets[j].Oid == t.Oid {
+				targets[j] = t // an array keeps its bounds
+			}
+		}
+	}
+	ret, err := concrete(c.o.Ret)
+	return targets, ret, err
 }
 
 // keepMost keeps the candidates that score highest.

@@ -49,7 +49,28 @@ type Overload struct {
 	// Defaults are the values of the last len(Defaults) parameters,
 	// which a call may leave out (pg_proc's proargdefaults).
 	Defaults []any
+	// Variadic makes the last parameter take one or more arguments
+	// (VARIADIC), each of its type; Fn receives them one by one.
+	Variadic bool
+	// Typed, in place of Fn, makes the implementation of one call from
+	// its parameter types and result type, once a polymorphic signature
+	// has been resolved: what array_remove compares elements as, the
+	// types format prints its "any" arguments from.
+	Typed func(args []types.T, ret types.T) func(Env, []any) (any, error)
 }
+
+// The polymorphic pseudo-types of signatures, as PostgreSQL's: Any takes
+// an argument of any type as it is; AnyElement, AnyArray and AnyNonArray
+// take arguments that agree on one element type exactly; AnyCompatible
+// and AnyCompatibleArray take arguments that convert to a common one.
+var (
+	Any                = types.T{Oid: types.OidAny, Mod: -1}
+	AnyElement         = types.T{Oid: types.OidAnyElement, Mod: -1}
+	AnyArray           = types.T{Oid: types.OidAnyArray, Mod: -1}
+	AnyNonArray        = types.T{Oid: types.OidAnyNonArray, Mod: -1}
+	AnyCompatible      = types.T{Oid: types.OidAnyCompatible, Mod: -1}
+	AnyCompatibleArray = types.T{Oid: types.OidAnyCompatibleArray, Mod: -1}
+)
 
 // Lookup returns the overloads of the function called name (lower case),
 // nil if there is none. The planner chooses among them by PostgreSQL's

@@ -94,6 +94,29 @@ var table = map[string][]Overload{
 		{Args: []types.T{types.Float8}, Ret: types.Timestamptz, Fn: unixToTimestamp},
 	},
 
+	// arrays.go
+	"array_length":    dimension1(func(_ types.T, a []any) int { return len(a) }),
+	"array_lower":     dimension1(func(t types.T, _ []any) int { return types.LowerBound(t) }),
+	"array_upper":     dimension1(func(t types.T, a []any) int { return types.LowerBound(t) + len(a) - 1 }),
+	"array_ndims":     {arrayOf(types.Int4, nil, arrayNdims)},
+	"cardinality":     {arrayOf(types.Int4, nil, cardinality)},
+	"array_dims":      {arrayOf(types.Text, nil, arrayDims)},
+	"trim_array":      {arrayOf(AnyArray, []types.T{types.Int4}, trimArray)},
+	"array_to_string": arrayToString(),
+	"string_to_array": one(types.TextArray, []types.T{types.Text, types.Text}, stringToArray),
+	"array_append":    {compatible([]types.T{AnyCompatibleArray, AnyCompatible}, AnyCompatibleArray, arrayAppend)},
+	"array_prepend":   {compatible([]types.T{AnyCompatible, AnyCompatibleArray}, AnyCompatibleArray, arrayPrepend)},
+	"array_cat":       {compatible([]types.T{AnyCompatibleArray, AnyCompatibleArray}, AnyCompatibleArray, arrayCat)},
+	"array_remove":    {compatible([]types.T{AnyCompatibleArray, AnyCompatible}, AnyCompatibleArray, arrayRemove)},
+	"array_replace": {compatible([]types.T{AnyCompatibleArray, AnyCompatible, AnyCompatible}, AnyCompatibleArray,
+		arrayReplace)},
+	"array_position": {
+		compatible([]types.T{AnyCompatibleArray, AnyCompatible}, types.Int4, arrayPosition),
+		compatible([]types.T{AnyCompatibleArray, AnyCompatible, types.Int4}, types.Int4, arrayPosition),
+	},
+	"array_positions": {compatible([]types.T{AnyCompatibleArray, AnyCompatible}, types.T{Oid: types.OidInt4Array, Mod: -1},
+		arrayPositions)},
+
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 

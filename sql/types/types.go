@@ -97,6 +97,13 @@ const (
 	OidInternal       Oid = 2281
 	OidAnyElement     Oid = 2283
 
+	// Pseudo-types that only the signatures of built-in functions use.
+	OidAny                   Oid = 2276
+	OidAnyNonArray           Oid = 2776
+	OidAnyCompatible         Oid = 5077
+	OidAnyCompatibleArray    Oid = 5078
+	OidAnyCompatibleNonArray Oid = 5079
+
 	OidRegprocedure Oid = 2202
 	OidRegclass     Oid = 2205
 	OidRegtype      Oid = 2206
