@@ -777,7 +777,7 @@ func (d deparser) print(e expr) (string, bool) {
 		case *constExpr:
 			if et := d.enumType(x.t); et != nil && x.v != nil {
 				// A label, with its type named as the search path finds it.
-				return quoteLiteral(x.v.(types.Enum).Label) + "::" + d.s.relName(oidPublic, et.Name), precPrimary
+				return parser.QuoteLiteral(x.v.(types.Enum).Label) + "::" + d.s.relName(oidPublic, et.Name), precPrimary
 			}
 			return constText(x.t, x.v), precPrimary
 		case *colExpr:
@@ -825,7 +825,7 @@ func (d deparser) print(e expr) (string, bool) {
 			if x.name == "nextval" && len(args) == 1 {
 				if k, ok := x.args[0].(*constExpr); ok && d.s != nil {
 					if q, ok := k.v.(string); ok && d.s.catalog().sequences[q] != nil {
-						args[0] = quoteLiteral(d.s.relName(oidPublic, q)) + "::text"
+						args[0] = parser.QuoteLiteral(d.s.relName(oidPublic, q)) + "::text"
 					}
 				}
 				if a, ok := strings.CutSuffix(args[0], "::text"); ok {

@@ -721,6 +721,23 @@ func (c *compiler) timeArith(op byte, l, r expr) (expr, error) {
 	return nil, noOperator(string(op), l.typ(), r.typ())
 }
 
+// coerceArgs converts args to params in place, or fails as PostgreSQL
+// does when no version of name takes them.
+func (c *compiler) coerceArgs(name string, args []expr, params []types.T) error {
+	for i, p := range params {
+		if t := args[i].typ(); t.Oid != types.OidUnknown && !implicitOK(t, p) {
+			return noFunction(name, args)
+		}
+	}
+	for i, p := range params {
+		var err error
+		if args[i], err = c.coerce(args[i], p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func isUnknown(e expr) bool { return e.typ().Oid == types.OidUnknown }
 
 // coerceAll coerces args[i] to ts[i].

@@ -9,14 +9,15 @@
 //
 //	sql (session, statements, DDL, planner, executor, catalogs:
 //	 │   still one package while the cut goes on)
-//	 ├─────────────┬──────────────┬─────────────┬──────────────┐
-//	 ▼             ▼              ▼             ▼              ▼
-//	sql/parser   sql/builtins   sql/spill     sql/types      txn, sstable
-//	 │             │   │          │   │         │              ▲
-//	 │             │   └──────────┼───┴────────►│              │
-//	 └─────────────┴──────────────┴──────┬──────┘              │
-//	                                     ▼                     │
-//	                                 sql/pgerr ────────────────┴── and wal
+//	 ├──────────────┬─────────────┬──────────────┬─────────────┐
+//	 ▼              ▼             ▼              ▼             ▼
+//	sql/builtins   sql/spill     sql/types      sql/parser    txn, sstable
+//	 │   │   │        │   │         │              │             ▲
+//	 │   │   └────────┼───┼─────────┼─────────────►│             │
+//	 │   └────────────┼───┴────────►│              │             │
+//	 └────────────────┴─────────────┴──────┬───────┘             │
+//	                                       ▼                     │
+//	                                   sql/pgerr ────────────────┴── and wal
 //
 //	sql/pgerr     SQLSTATEs, and the mapping of the engine's errors to them
 //	sql/types     the datum types: their text and binary forms, casts,

@@ -4,10 +4,8 @@ import (
 	"context"
 	"maps"
 	"math"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -49,26 +47,10 @@ func init() {
 		"greatest": compileExtreme(1),
 		"least":    compileExtreme(-1),
 
-		"length":            lengthFunc(false),
-		"char_length":       lengthFunc(false),
-		"character_length":  lengthFunc(false),
-		"octet_length":      lengthFunc(true),
-		"substr":            compileSubstr,
-		"substring":         compileSubstring,
 		"trim":              compileTrim,
-		"btrim":             trimFunc(true, true),
-		"ltrim":             trimFunc(true, false),
-		"rtrim":             trimFunc(false, true),
-		"lpad":              padFunc(true),
-		"rpad":              padFunc(false),
-		"concat":            compileConcat,
 		"epochdb_concat_op": compileConcatOp,
-		"concat_ws":         compileConcat,
-		"to_hex":            compileToHex,
 
-		"round": compileRound,
-		"trunc": compileRound,
-		"mod":   compileMod,
+		"mod": compileMod,
 
 		"localtime":      compileLocalTime,
 		"localtimestamp": compileLocalTime,
@@ -129,6 +111,9 @@ func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
 	}
 	if real, ok := rewrittenCalls[name]; ok {
 		name = real
+	}
+	if builtins.ReturnsSet(name) {
+		return compileSRFRef(c, n)
 	}
 	if ovs := builtins.Lookup(name); ovs != nil {
 		return c.callOverloaded(n, name, ovs)
@@ -299,56 +284,19 @@ func constFunc(ret types.T, f func(*env) any) builtin {
 	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e), nil })
 }
 
-// compileSubstr is substr(s, start [, length]).
-var compileSubstr = optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Int4}, substrText)
-
-// substrText is substr(s, start [, length]) on its arguments' datums.
-func substrText(_ *env, a []any) (any, error) {
-	r := []rune(a[0].(string))
-	start := a[1].(int64)
-	end := int64(len(r)) + 1
-	if len(a) == 3 {
-		if a[2].(int64) < 0 {
-			return nil, pgerr.New(pgerr.SubstringError, "negative substring length not allowed")
-		}
-		end = start + a[2].(int64)
-	}
-	start, end = max(start, 1), min(end, int64(len(r))+1)
-	if start >= end {
-		return "", nil
-	}
-	return string(r[start-1 : end-1]), nil
-}
-
-func trimFunc(left, right bool) builtin {
-	return optArgs(1, types.Text, []types.T{types.Text, types.Text}, func(_ *env, a []any) (any, error) {
-		cut := " "
-		if len(a) == 2 {
-			cut = a[1].(string)
-		}
-		s := a[0].(string)
-		if left {
-			s = strings.TrimLeft(s, cut)
-		}
-		if right {
-			s = strings.TrimRight(s, cut)
-		}
-		return s, nil
-	})
-}
-
 // compileTrim handles TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),
-// whose arguments arrive as (s, chars, direction).
+// whose arguments arrive as (s, chars, direction): it is btrim, ltrim or
+// rtrim(s [, chars]), as PostgreSQL's grammar makes it.
 func compileTrim(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	left, right := true, true
+	name := "btrim"
 	args := n.Args
 	if len(args) == 3 {
 		if d, ok := args[2].(*ast.TrimDirectionExpr); ok {
 			switch d.Direction {
 			case ast.TrimLeading:
-				right = false
+				name = "ltrim"
 			case ast.TrimTrailing:
-				left = false
+				name = "rtrim"
 			}
 		}
 		args = args[:2]
@@ -358,29 +306,7 @@ func compileTrim(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 			args = args[:1]
 		}
 	}
-	return trimFunc(left, right)(c, &ast.FuncCallExpr{FnName: n.FnName, Args: args})
-}
-
-func padFunc(left bool) builtin {
-	return optArgs(2, types.Text, []types.T{types.Text, types.Int4, types.Text}, func(_ *env, a []any) (any, error) {
-		r := []rune(a[0].(string))
-		width := int(max(a[1].(int64), 0))
-		fill := []rune(" ")
-		if len(a) == 3 {
-			fill = []rune(a[2].(string))
-		}
-		if len(r) >= width || len(fill) == 0 {
-			return string(r[:min(len(r), width)]), nil
-		}
-		pad := make([]rune, 0, width-len(r))
-		for i := 0; len(pad) < width-len(r); i++ {
-			pad = append(pad, fill[i%len(fill)])
-		}
-		if left {
-			return string(pad) + string(r), nil
-		}
-		return string(r) + string(pad), nil
-	})
+	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, builtins.Lookup(name))
 }
 
 // compileConcatOp is the || operator, which the parser writes as
@@ -431,39 +357,6 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	return &funcExpr{name: "||", t: types.Text, args: args, strict: true, fn: textFunc(args, c.s.loc(), "")}, nil
 }
 
-// compileConcat is concat(...), which skips NULL arguments, and
-// concat_ws(sep, ...), which puts sep between the arguments it keeps.
-func compileConcat(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	args, err := compileArgs(c, n)
-	if err != nil {
-		return nil, err
-	}
-	// Both are VARIADIC "any", which takes at least one argument.
-	if n.FnName.L == "concat" && len(args) == 0 || n.FnName.L == "concat_ws" && len(args) < 2 {
-		return nil, noFunction(n.FnName.L, args)
-	}
-	for i, a := range args {
-		if a.typ().Oid == types.OidUnknown {
-			if args[i], err = c.coerce(a, types.Text); err != nil {
-				return nil, err
-			}
-		}
-	}
-	loc := c.s.loc()
-	if n.FnName.L == "concat" {
-		return &funcExpr{name: "concat", t: types.Text, args: args, fn: textFunc(args, loc, "")}, nil
-	}
-	if args[0], err = c.coerce(args[0], types.Text); err != nil {
-		return nil, err
-	}
-	return &funcExpr{name: "concat_ws", t: types.Text, args: args, fn: func(e *env, a []any) (any, error) {
-		if a[0] == nil {
-			return nil, nil
-		}
-		return textFunc(args[1:], loc, a[0].(string))(e, a[1:])
-	}}, nil
-}
-
 // textFunc joins the text forms of the non-NULL values of args with sep.
 func textFunc(args []expr, loc *time.Location, sep string) func(*env, []any) (any, error) {
 	return func(_ *env, a []any) (any, error) {
@@ -485,131 +378,6 @@ func textFunc(args []expr, loc *time.Location, sep string) func(*env, []any) (an
 		}
 		return sb.String(), nil
 	}
-}
-
-// lengthFunc is length() (in characters) or octet_length() (in bytes), of
-// text, of char(n), whose padding length ignores but octet_length counts,
-// or of bytea.
-func lengthFunc(octets bool) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-		if len(n.Args) != 1 {
-			return nil, argCountErr(n, nil)
-		}
-		e, err := c.compile(n.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		switch e.typ().Oid {
-		case types.OidBytea, types.OidBpchar:
-		default:
-			if e, err = c.coerce(e, types.Text); err != nil {
-				return nil, err
-			}
-		}
-		bpchar := e.typ().Oid == types.OidBpchar
-		return &funcExpr{name: n.FnName.L, t: types.Int4, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
-			switch v := a[0].(type) {
-			case []byte:
-				return int64(len(v)), nil
-			case string:
-				if octets {
-					return int64(len(v)), nil
-				}
-				if bpchar {
-					v = strings.TrimRight(v, " ")
-				}
-				return int64(utf8.RuneCountInString(v)), nil
-			}
-			return nil, nil
-		}}, nil
-	}
-}
-
-// compileToHex is to_hex of an int4 or int8: a negative number shows its
-// two's complement in the type's width.
-func compileToHex(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	if len(n.Args) != 1 {
-		return nil, argCountErr(n, nil)
-	}
-	e, err := c.compile(n.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	t := types.Int8
-	if o := e.typ().Oid; o == types.OidInt4 || o == types.OidInt2 || o == types.OidUnknown {
-		t = types.Int4
-	}
-	if e, err = c.coerce(e, t); err != nil {
-		return nil, err
-	}
-	return &funcExpr{name: "to_hex", t: types.Text, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
-		v := a[0].(int64)
-		if t.Oid == types.OidInt4 {
-			return strconv.FormatUint(uint64(uint32(v)), 16), nil
-		}
-		return strconv.FormatUint(uint64(v), 16), nil
-	}}, nil
-}
-
-// compileRound compiles round and trunc: of float8, or of an integer,
-// which PostgreSQL resolves to float8, alone; of numeric, to a scale
-// (none is 0) that may be negative, rounding half away from zero.
-func compileRound(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	if len(n.Args) < 1 || len(n.Args) > 2 {
-		return nil, argCountErr(n, nil)
-	}
-	trunc := n.FnName.L == "trunc"
-	e, err := c.compile(n.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	if o := e.typ().Oid; len(n.Args) == 1 && (o == types.OidFloat8 || o == types.OidFloat4 || o == types.OidUnknown || isInt(o)) {
-		if e, err = c.coerce(e, types.Float8); err != nil {
-			return nil, err
-		}
-		return &funcExpr{name: n.FnName.L, t: types.Float8, args: []expr{e}, strict: true, fn: func(_ *env, a []any) (any, error) {
-			if trunc {
-				return math.Trunc(a[0].(float64)), nil
-			}
-			return math.RoundToEven(a[0].(float64)), nil // rint(), as PostgreSQL
-		}}, nil
-	}
-	args := []expr{e}
-	if len(n.Args) == 2 {
-		s, err := c.compile(n.Args[1])
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, s)
-	}
-	// round(float8, int) does not exist: float8 reaches numeric only by
-	// an assignment cast.
-	if o := e.typ().Oid; o == types.OidFloat8 || o == types.OidFloat4 {
-		return nil, noFunction(n.FnName.L, args)
-	}
-	if args[0], err = c.coerce(e, types.Numeric); err != nil {
-		return nil, err
-	}
-	if len(args) == 2 {
-		if args[1], err = c.coerce(args[1], types.Int4); err != nil {
-			return nil, err
-		}
-	}
-	return &funcExpr{name: n.FnName.L, t: types.Numeric, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-		scale := int64(0)
-		if len(a) == 2 {
-			scale = a[1].(int64)
-		}
-		ctx := builtins.NumericContext
-		if trunc {
-			ctx.Rounding = apd.RoundDown
-		}
-		r := new(apd.Decimal)
-		if _, err := ctx.Quantize(r, a[0].(*apd.Decimal), int32(-scale)); err != nil {
-			return nil, err
-		}
-		return builtins.OwnNumeric(r), nil
-	}}, nil
 }
 
 func compileMod(c *compiler, n *ast.FuncCallExpr) (expr, error) {

@@ -18,7 +18,7 @@ var layers = map[string][]string{
 	"sql/types":    {"sql/pgerr"},
 	"sql/parser":   {"sql/pgerr"},
 	"sql/spill":    {"sql/pgerr", "sql/types"},
-	"sql/builtins": {"sql/pgerr", "sql/types"},
+	"sql/builtins": {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
 	"sql":          {"sql/builtins", "sql/parser", "sql/pgerr", "sql/spill", "sql/types", "txn", "sstable"},
 }
 

@@ -13,12 +13,47 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// callOverloaded compiles a call of a function of sql/builtins: it
-// compiles the arguments, chooses the overload as PostgreSQL's function
-// type resolution does (the "Functions" section of its chapter on type
-// conversion), converts the arguments to the chosen signature, fills in
-// the defaults of those left out, and makes the call.
+// callOverloaded compiles a call of a function of sql/builtins.
 func (c *compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builtins.Overload) (expr, error) {
+	call, err := c.resolveCall(n, name, ovs)
+	if err != nil {
+		return nil, err
+	}
+	o, fn := call.o, call.o.Fn
+	if o.Typed != nil {
+		fn = o.Typed(argTypesOf(call.args), call.ret)
+	}
+	return &funcExpr{name: name, t: call.ret, args: call.args, strict: !o.CalledOnNull,
+		fn: func(e *env, a []any) (any, error) { return fn(e, a) }}, nil
+}
+
+// tableFuncOverloaded compiles a call of a set-returning function of
+// sql/builtins.
+func (c *compiler) tableFuncOverloaded(n *ast.FuncCallExpr, name string, ovs []builtins.Overload) (*tableFunc, error) {
+	call, err := c.resolveCall(n, name, ovs)
+	if err != nil {
+		return nil, err
+	}
+	rows := call.o.Rows
+	return &tableFunc{name: name, t: call.ret, args: call.args, series: func(e *env, a []any) (func() (any, bool, error), error) {
+		return rows(e, a)
+	}}, nil
+}
+
+// A resolvedCall is a call of a function of sql/builtins with its
+// overload chosen: its arguments converted to the overload's parameters,
+// in their order, and its result type.
+type resolvedCall struct {
+	o    *builtins.Overload
+	args []expr
+	ret  types.T
+}
+
+// resolveCall compiles the arguments of a call, chooses the overload as
+// PostgreSQL's function type resolution does (the "Functions" section of
+// its chapter on type conversion), converts the arguments to the chosen
+// signature, and fills in the defaults of those left out.
+func (c *compiler) resolveCall(n *ast.FuncCallExpr, name string, ovs []builtins.Overload) (*resolvedCall, error) {
 	args, names, err := compileNamedArgs(c, n)
 	if err != nil {
 		return nil, err
@@ -55,18 +90,10 @@ func (c *compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builti
 			params[i] = &constExpr{t: o.Args[i], v: o.Defaults[i-(len(o.Args)-len(o.Defaults))]}
 		}
 	}
-	fn := o.Fn
-	if o.Typed != nil {
-		ts := make([]types.T, len(params))
-		for i, p := range params {
-			ts[i] = p.typ()
-		}
-		fn = o.Typed(ts, ret)
-	}
-	return &funcExpr{name: name, t: ret, args: params, strict: !o.CalledOnNull,
-		fn: func(e *env, a []any) (any, error) { return fn(e, a) }}, nil
+	return &resolvedCall{o: o, args: params, ret: ret}, nil
 }
 
+// argTypesOf is the types of args.
 func argTypesOf(args []expr) []types.T {
 	ts := make([]types.T, len(args))
 	for i, a := range args {

@@ -221,7 +221,7 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
 	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
-		name == "pg_listening_channels" || name == "pg_options_to_table" || jsonTableFuncs[name] || strTableFuncs[name]
+		name == "pg_listening_channels" || name == "pg_options_to_table" || jsonTableFuncs[name] || builtins.ReturnsSet(name)
 }
 
 // compileTableFunc compiles a call of a set-returning function that
@@ -245,8 +245,8 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 	if call.FnName.L == "pg_listening_channels" {
 		return c.listeningChannels(call)
 	}
-	if strTableFuncs[call.FnName.L] {
-		return c.strTableFunc(call)
+	if name := call.FnName.L; builtins.ReturnsSet(name) {
+		return c.tableFuncOverloaded(call, name, builtins.Lookup(name))
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
 }

@@ -57,6 +57,36 @@ type Overload struct {
 	// has been resolved: what array_remove compares elements as, the
 	// types format prints its "any" arguments from.
 	Typed func(args []types.T, ret types.T) func(Env, []any) (any, error)
+	// Rows, in place of Fn, makes a set-returning function (proretset):
+	// it returns the values of one call, one at a time, each Ret. A NULL
+	// argument gives no rows.
+	Rows func(env Env, args []any) (next func() (any, bool, error), err error)
+}
+
+// ReturnsSet reports whether the function called name returns a set.
+func ReturnsSet(name string) bool {
+	ovs := table[name]
+	return len(ovs) > 0 && ovs[0].Rows != nil
+}
+
+// sliceRows returns the values of vs one at a time, as Rows does.
+func sliceRows(vs []any) func() (any, bool, error) {
+	return func() (any, bool, error) {
+		if len(vs) == 0 {
+			return nil, false, nil
+		}
+		v := vs[0]
+		vs = vs[1:]
+		return v, true, nil
+	}
+}
+
+// optArg is argument i, or nil if the call has fewer.
+func optArg(a []any, i int) any {
+	if i < len(a) {
+		return a[i]
+	}
+	return nil
 }
 
 // The polymorphic pseudo-types of signatures, as PostgreSQL's: Any takes

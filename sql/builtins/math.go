@@ -468,3 +468,33 @@ func numericOf(f func(*apd.Context, *apd.Decimal, *apd.Decimal) (apd.Condition, 
 		return OwnNumeric(r), nil
 	}}
 }
+
+// round is round and, with trunc, trunc: of float8, to a whole number
+// (round is C's rint, halves to even); of numeric, to a scale (none is 0)
+// that may be negative, round taking halves away from zero.
+func round(trunc bool) []Overload {
+	float := math.RoundToEven
+	if trunc {
+		float = math.Trunc
+	}
+	numeric := func(_ Env, a []any) (any, error) {
+		scale := int64(0)
+		if len(a) == 2 {
+			scale = a[1].(int64)
+		}
+		ctx := NumericContext
+		if trunc {
+			ctx.Rounding = apd.RoundDown
+		}
+		r := new(apd.Decimal)
+		if _, err := ctx.Quantize(r, a[0].(*apd.Decimal), int32(-scale)); err != nil {
+			return nil, err
+		}
+		return OwnNumeric(r), nil
+	}
+	return []Overload{
+		floatOf(types.Float8, float),
+		{Args: []types.T{types.Numeric}, Ret: types.Numeric, Fn: numeric},
+		{Args: []types.T{types.Numeric, types.Int4}, Ret: types.Numeric, Fn: numeric},
+	}
+}

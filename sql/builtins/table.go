@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/types"
 )
 
@@ -35,6 +36,8 @@ var table = map[string][]Overload{
 	"ceil":    {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
 	"ceiling": {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
 	"floor":   {floatOf(types.Float8, math.Floor), numericOf((*apd.Context).Floor)},
+	"round":   round(false),
+	"trunc":   round(true),
 
 	// clock.go
 	"now":                   clockFunc(types.Timestamptz, Stable, transactionTime),
@@ -137,4 +140,57 @@ var table = map[string][]Overload{
 	"split_part":  one(types.Text, []types.T{types.Text, types.Text, types.Int4}, splitPartFn),
 	"starts_with": one(types.Bool, []types.T{types.Text, types.Text}, startsWith),
 	"chr":         one(types.Text, []types.T{types.Int4}, chr),
+
+	// text.go
+	"substr":           substr(),
+	"btrim":            trim(true, true),
+	"ltrim":            trim(true, false),
+	"rtrim":            trim(false, true),
+	"lpad":             pad(true),
+	"rpad":             pad(false),
+	"length":           length(false, true),
+	"char_length":      length(false, false),
+	"character_length": length(false, false),
+	"octet_length":     length(true, true),
+	"bit_length":       bitLength(),
+	"to_hex":           toHex(),
+	"translate": one(types.Text, textTextText, func(_ Env, a []any) (any, error) {
+		return translate(a[0].(string), a[1].(string), a[2].(string)), nil
+	}),
+	"overlay":        overlayOverloads(),
+	"quote_ident":    str1(types.Text, func(s string) any { return parser.QuoteIdent(s) }),
+	"quote_literal":  quoteLiteral(false),
+	"quote_nullable": quoteLiteral(true),
+	"concat":         concat(),
+	"concat_ws":      concatWS(),
+	"format":         format(),
+	"like_escape":    one(types.Text, textText, likeEscape),
+	"encode":         one(types.Text, []types.T{types.Bytea, types.Text}, encodeBytes),
+	"decode":         one(types.Bytea, textText, decodeText),
+	"sha224":         digest(sha224),
+	"sha256":         digest(sha256Sum),
+	"sha384":         digest(sha384),
+	"sha512":         digest(sha512Sum),
+	"convert_to":     {{Args: []types.T{types.Text, types.Name}, Ret: types.Bytea, Volatility: Stable, Fn: convertTo}},
+	"convert_from":   {{Args: []types.T{types.Bytea, types.Name}, Ret: types.Text, Volatility: Stable, Fn: convertFrom}},
+
+	// regex.go
+	"epochdb_match":         regexOverloads(types.Bool, regexpLike, "regexp_like", false),
+	"regexp_like":           regexOverloads(types.Bool, regexpLike, "regexp_like", false),
+	"regexp_match":          regexOverloads(types.TextArray, regexpMatch, "regexp_match", false),
+	"regexp_split_to_array": regexOverloads(types.TextArray, func(s string, re *pgRegex) (any, error) { return regexpSplit(re, s), nil }, "regexp_split_to_array", false),
+	"regexp_matches":        regexRows(types.TextArray, regexpMatches, "regexp_matches", true),
+	"regexp_split_to_table": regexRows(types.Text, func(s string, re *pgRegex) []any { return regexpSplit(re, s) }, "regexp_split_to_table", false),
+	"regexp_replace":        regexpReplace(),
+	"regexp_count":          regexSearch("regexp_count", types.Int4, []string{"start", "flags"}, regexpCount),
+	"regexp_instr":          regexSearch("regexp_instr", types.Int4, []string{"start", "n", "endoption", "flags", "subexpr"}, regexpInstr),
+	"regexp_substr":         regexSearch("regexp_substr", types.Text, []string{"start", "n", "flags", "subexpr"}, regexpSubstr),
+	"similar_to_escape": {
+		{Args: []types.T{types.Text}, Ret: types.Text, Fn: similarToEscape},
+		{Args: textText, Ret: types.Text, Fn: similarToEscape},
+	},
+	"substring": slices.Concat(substr(), []Overload{
+		{Args: textText, Ret: types.Text, Fn: substringPattern},
+		{Args: textTextText, Ret: types.Text, Fn: substringPattern},
+	}),
 }

@@ -436,6 +436,16 @@ func QuoteIdent(s string) string {
 	return quoteIdent(s)
 }
 
+// QuoteLiteral writes s as a string literal: quotes doubled, and in an
+// E” literal, backslashes too.
+func QuoteLiteral(s string) string {
+	q := quoteString(s)
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
 func quoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
