@@ -548,7 +548,12 @@ func (st *aggState) accumulate(vals []any) error {
 		arr, _ := st.acc.([]any)
 		st.acc = append(arr, v)
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		return st.addJSON(vals)
+		// The inputs, gathered for builtins.JSONAgg to write.
+		if c.nargs == 2 && vals[0] == nil {
+			return pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
+		}
+		inputs, _ := st.acc.([][]any)
+		st.acc = append(inputs, slices.Clone(vals[:c.nargs]))
 	default:
 		return st.accumulateStat(vals)
 	}
@@ -644,7 +649,8 @@ func (st *aggState) result(x *execCtx) (any, error) {
 		}
 		return nil, nil
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		return st.jsonResult()
+		inputs, _ := st.acc.([][]any)
+		return builtins.JSONAgg(c.t, argTypesOf(c.args[:c.nargs]), inputs, c.loc)
 	case "count":
 		return st.count, nil
 	case "avg":

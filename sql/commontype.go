@@ -143,3 +143,20 @@ func nullifType(l, r, cmp types.T) types.T {
 	}
 	return cmp
 }
+
+// checkComparable fails as PostgreSQL does where a value of t must be
+// compared (DISTINCT, GROUP BY, set operations) or, with ordering, sorted:
+// json has neither equality nor order.
+func checkComparable(t types.T, ordering bool) error {
+	if elem, ok := t.Elem(); ok {
+		t = elem
+	}
+	switch {
+	case t.Oid != types.OidJSON:
+		return nil
+	case ordering:
+		return pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type json").
+			WithHint("Use an explicit ordering operator or modify the query.")
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "could not identify an equality operator for type json")
+}

@@ -634,7 +634,7 @@ func (c *compiler) unknownBesideDatetime(op byte, l, r expr) (expr, expr, error)
 func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	lt, rt := l.typ(), r.typ()
 	if op == '-' && lt.Oid == types.OidJSONB {
-		return c.jsonbMinus(l, r)
+		return c.callOperator("-", l, r)
 	}
 	if lt.Oid == types.OidTime || rt.Oid == types.OidTime {
 		return c.timeArith(op, l, r)

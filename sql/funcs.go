@@ -104,6 +104,14 @@ func init() {
 // EXTRACT(field FROM x) is extract('field', x).
 var rewrittenCalls = map[string]string{"epochdb_extract": "extract"}
 
+// operatorCalls are the operators TiDB's grammar lacks, by the names of
+// the calls the parser writes them as.
+var operatorCalls = map[string]string{
+	"epochdb_arrow": "->", "epochdb_arrow_text": "->>", "epochdb_path": "#>", "epochdb_path_text": "#>>",
+	"epochdb_contains": "@>", "epochdb_contained": "<@", "epochdb_overlap": "&&", "epochdb_exists": "?",
+	"epochdb_exists_any": "?|", "epochdb_exists_all": "?&", "epochdb_delete_path": "#-",
+}
+
 func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
 	name := n.FnName.L
 	if b, ok := funcCompilers[name]; ok {
@@ -111,6 +119,16 @@ func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
 	}
 	if real, ok := rewrittenCalls[name]; ok {
 		name = real
+	}
+	if op, ok := operatorCalls[name]; ok {
+		args, err := compileArgs(c, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) != 2 {
+			return nil, pgerr.New(pgerr.InternalError, "malformed %s", name)
+		}
+		return c.callOperator(op, args[0], args[1])
 	}
 	if builtins.ReturnsSet(name) {
 		return compileSRFRef(c, n)
@@ -252,6 +270,43 @@ func compileExtreme(sign int) builtin {
 	}
 }
 
+// coerceArg converts args[i] of a call of name to t. An argument of a type
+// that does not convert gets PostgreSQL's error for a call no version of
+// the function takes; an untyped literal that does not parse, its own.
+func (c *compiler) coerceArg(name string, args []expr, i int, t types.T) error {
+	e, err := c.coerce(args[i], t)
+	if err != nil {
+		if pgerr.Code(err) == pgerr.DatatypeMismatch {
+			return noFunction(name, args)
+		}
+		return err
+	}
+	args[i] = e
+	return nil
+}
+
+// noFunction is PostgreSQL's error for a call no version of the function
+// takes.
+func noFunction(name string, args []expr) error {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.typ().String()
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, joinComma(names)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func joinComma(s []string) string {
+	var b []byte
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, x...)
+	}
+	return string(b)
+}
+
 func argCountErr(n *ast.FuncCallExpr, err error) error {
 	if err != nil {
 		return err
@@ -324,14 +379,7 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		return c.arrayConcat(args[0], args[1])
 	}
 	if lo, ro := args[0].typ().Oid, args[1].typ().Oid; lo == types.OidJSONB && (ro == types.OidJSONB || ro == types.OidUnknown) || ro == types.OidJSONB && lo == types.OidUnknown {
-		for i := range args {
-			if args[i], err = c.coerce(args[i], types.JSONBType); err != nil {
-				return nil, err
-			}
-		}
-		return &funcExpr{name: "||", t: types.JSONBType, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
-			return jsonbConcat(a[0].(*types.JSON), a[1].(*types.JSON))
-		}}, nil
+		return c.callOperator("||", args[0], args[1])
 	}
 	if args[0].typ().Oid == types.OidBytea && args[1].typ().Oid == types.OidBytea {
 		return &funcExpr{name: "||", t: types.Bytea, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {

@@ -19,12 +19,7 @@ func (c *compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builti
 	if err != nil {
 		return nil, err
 	}
-	o, fn := call.o, call.o.Fn
-	if o.Typed != nil {
-		fn = o.Typed(argTypesOf(call.args), call.ret)
-	}
-	return &funcExpr{name: name, t: call.ret, args: call.args, strict: !o.CalledOnNull,
-		fn: func(e *env, a []any) (any, error) { return fn(e, a) }}, nil
+	return call.expr(name), nil
 }
 
 // tableFuncOverloaded compiles a call of a set-returning function of
@@ -35,7 +30,7 @@ func (c *compiler) tableFuncOverloaded(n *ast.FuncCallExpr, name string, ovs []b
 		return nil, err
 	}
 	rows := call.o.Rows
-	return &tableFunc{name: name, t: call.ret, args: call.args, series: func(e *env, a []any) (func() (any, bool, error), error) {
+	return &tableFunc{name: name, t: call.ret, args: call.args, column: call.o.Column, series: func(e *env, a []any) (func() (any, bool, error), error) {
 		return rows(e, a)
 	}}, nil
 }
@@ -62,6 +57,36 @@ func (c *compiler) resolveCall(n *ast.FuncCallExpr, name string, ovs []builtins.
 	if err != nil {
 		return nil, err
 	}
+	return c.applyCandidate(cand, args)
+}
+
+// callOperator compiles the infix operator op of sql/builtins applied to
+// l and r.
+func (c *compiler) callOperator(op string, l, r expr) (expr, error) {
+	cand, err := chooseOperator(op, l.typ(), r.typ(), builtins.LookupOperator(op))
+	if err != nil {
+		return nil, err
+	}
+	call, err := c.applyCandidate(cand, []expr{l, r})
+	if err != nil {
+		return nil, err
+	}
+	return call.expr(op), nil
+}
+
+// expr is the call as an expression, named name.
+func (call *resolvedCall) expr(name string) expr {
+	o, fn := call.o, call.o.Fn
+	if o.Typed != nil {
+		fn = o.Typed(argTypesOf(call.args), call.ret)
+	}
+	return &funcExpr{name: name, t: call.ret, args: call.args, strict: !o.CalledOnNull,
+		fn: func(e *env, a []any) (any, error) { return fn(e, a) }}
+}
+
+// applyCandidate converts the arguments of a call to candidate cand's
+// parameters, resolving its polymorphic types, and fills in defaults.
+func (c *compiler) applyCandidate(cand candidate, args []expr) (*resolvedCall, error) {
 	o := cand.o
 	if c.volatility != nil {
 		*c.volatility = max(*c.volatility, o.Volatility)
@@ -169,7 +194,54 @@ func bind(o *builtins.Overload, nargs int, names []string) (candidate, bool) {
 // as compileNamedArgs gives them), or fails as PostgreSQL does: 42883 if
 // none accepts them, 42725 if the rules leave more than one.
 func chooseOverload(name string, args []expr, names []string, ovs []builtins.Overload) (candidate, error) {
-	in := argTypesOf(args)
+	cand, n := bestCandidates(argTypesOf(args), names, ovs)
+	switch n {
+	case 1:
+		return cand, nil
+	case 0:
+		return candidate{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, namedArgTypes(args, names)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return candidate{}, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, namedArgTypes(args, names)).
+		WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+}
+
+// chooseOperator picks the overload of the infix operator op applied to
+// l and r, as PostgreSQL's operator type resolution does: first an exact
+// match, an unknown operand taken as the other's type; then as for
+// functions.
+func chooseOperator(op string, l, r types.T, ovs []builtins.Overload) (candidate, error) {
+	exact := []types.T{l, r}
+	switch {
+	case l.Oid == types.OidUnknown:
+		exact[0] = r
+	case r.Oid == types.OidUnknown:
+		exact[1] = l
+	}
+	var found []candidate
+	for i := range ovs {
+		if o := &ovs[i]; len(o.Args) == 2 && o.Args[0].Oid == exact[0].Oid && o.Args[1].Oid == exact[1].Oid {
+			found = append(found, candidate{o: o, param: []int{0, 1}})
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	cand, n := bestCandidates([]types.T{l, r}, []string{"", ""}, ovs)
+	switch n {
+	case 1:
+		return cand, nil
+	case 0:
+		return candidate{}, noOperator(op, l, r)
+	}
+	return candidate{}, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s %s %s", l, op, r).
+		WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+}
+
+// bestCandidates narrows the overloads a call with arguments of types in
+// (names as compileNamedArgs gives them) may mean, by PostgreSQL's rules,
+// and returns how many are left, and the one if one is.
+func bestCandidates(in []types.T, names []string, ovs []builtins.Overload) (candidate, int) {
 	// The candidates: the right number and names of arguments, each of
 	// which is the parameter's type, unknown, or converts to it
 	// implicitly.
@@ -200,31 +272,73 @@ func chooseOverload(name string, args []expr, names []string, ovs []builtins.Ove
 		}
 		return n
 	})
+	if len(cands) <= 1 {
+		return first(cands), len(cands)
+	}
 	// Unknown arguments: at each, the string category if a candidate
-	// takes one there, else the one category all candidates take, and
-	// then its preferred type if a candidate takes it.
+	// takes one there, else the one category all candidates take (if
+	// they disagree, nothing is decided here), and then its preferred
+	// type if a candidate takes it.
+	cats := make([]byte, len(in))
+	decided := true
 	for j, t := range in {
-		if len(cands) <= 1 || t.Oid != types.OidUnknown {
-			continue
+		if t.Oid == types.OidUnknown {
+			cats[j], decided = unknownCategory(cands, j)
+			if !decided {
+				break
+			}
 		}
-		cat, ok := unknownCategory(cands, j)
-		if !ok {
-			break
+	}
+	if decided {
+		for j, t := range in {
+			if t.Oid == types.OidUnknown {
+				cands = keepMost(cands, func(c candidate) int {
+					cat, pref := typeCategory(c.arg(j))
+					return btoi(cat == cats[j]) * (1 + btoi(pref))
+				})
+			}
 		}
-		cands = keepMost(cands, func(c candidate) int {
-			c2, pref := typeCategory(c.arg(j))
-			return btoi(c2 == cat) * (1 + btoi(pref))
-		})
+		if len(cands) <= 1 {
+			return first(cands), len(cands)
+		}
 	}
-	switch len(cands) {
-	case 1:
-		return cands[0], nil
-	case 0:
-		return candidate{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, namedArgTypes(args, names)).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	// The last rule: with known arguments all of one type, the unknown
+	// ones are taken as that type too; one candidate that takes it there
+	// is the call.
+	known := types.Unknown
+	for _, t := range in {
+		switch {
+		case t.Oid == types.OidUnknown:
+		case known.Oid == types.OidUnknown:
+			known = t
+		case known.Oid != t.Oid:
+			return candidate{}, len(cands)
+		}
 	}
-	return candidate{}, pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, namedArgTypes(args, names)).
-		WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+	if known.Oid == types.OidUnknown {
+		return candidate{}, len(cands)
+	}
+	var takers []candidate
+	for _, c := range cands {
+		ok := true
+		for j, t := range in {
+			ok = ok && (t.Oid != types.OidUnknown || implicitOK(known, c.arg(j)))
+		}
+		if ok {
+			takers = append(takers, c)
+		}
+	}
+	if len(takers) == 1 {
+		return takers[0], 1
+	}
+	return candidate{}, len(cands)
+}
+
+func first(cands []candidate) candidate {
+	if len(cands) == 0 {
+		return candidate{}
+	}
+	return cands[0]
 }
 
 // arg is the type of the parameter that argument j goes to.

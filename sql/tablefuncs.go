@@ -173,16 +173,21 @@ func (f *tableFunc) openSeries(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	n := int64(0)
+	_, record := f.t.Fields()
 	return &funcIter{f: func() ([]any, error) {
 		v, ok, err := next()
 		if !ok || err != nil {
 			return nil, err
 		}
 		n++
-		if f.ordinality {
-			return []any{v, n}, nil
+		row := []any{v}
+		if record {
+			row = slices.Clip(v.([]any))
 		}
-		return []any{v}, nil
+		if f.ordinality {
+			row = append(row, n)
+		}
+		return row, nil
 	}}, nil
 }
 
@@ -221,7 +226,7 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
 	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
-		name == "pg_listening_channels" || name == "pg_options_to_table" || jsonTableFuncs[name] || builtins.ReturnsSet(name)
+		name == "pg_listening_channels" || name == "pg_options_to_table" || builtins.ReturnsSet(name)
 }
 
 // compileTableFunc compiles a call of a set-returning function that
@@ -238,9 +243,6 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 		return c.partitionAncestors(call)
 	case "pg_options_to_table":
 		return c.optionsToTable(call)
-	}
-	if jsonTableFuncs[call.FnName.L] {
-		return c.jsonTableFunc(call)
 	}
 	if call.FnName.L == "pg_listening_channels" {
 		return c.listeningChannels(call)

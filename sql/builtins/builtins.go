@@ -61,7 +61,16 @@ type Overload struct {
 	// it returns the values of one call, one at a time, each Ret. A NULL
 	// argument gives no rows.
 	Rows func(env Env, args []any) (next func() (any, bool, error), err error)
+	// Column names the one column of a set-returning function of scalar
+	// results that has a name of its own, an OUT parameter's
+	// (jsonb_array_elements's value); others take the FROM item's alias.
+	Column string
 }
+
+// LookupOperator returns the overloads of the operator op, nil if there
+// is none. The planner chooses among them by PostgreSQL's rules for
+// operators.
+func LookupOperator(op string) []Overload { return operators[op] }
 
 // ReturnsSet reports whether the function called name returns a set.
 func ReturnsSet(name string) bool {
@@ -100,6 +109,8 @@ var (
 	AnyNonArray        = types.T{Oid: types.OidAnyNonArray, Mod: -1}
 	AnyCompatible      = types.T{Oid: types.OidAnyCompatible, Mod: -1}
 	AnyCompatibleArray = types.T{Oid: types.OidAnyCompatibleArray, Mod: -1}
+	// Record takes a row of any row type.
+	Record = types.T{Oid: types.OidRecord, Mod: -1}
 )
 
 // Lookup returns the overloads of the function called name (lower case),

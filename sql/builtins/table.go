@@ -120,6 +120,41 @@ var table = map[string][]Overload{
 	"array_positions": {compatible([]types.T{AnyCompatibleArray, AnyCompatible}, types.T{Oid: types.OidInt4Array, Mod: -1},
 		arrayPositions)},
 
+	// json.go
+	"jsonb_exists":       one(types.Bool, []types.T{types.JSONBType, types.Text}, jsonFn(jsonbExists)),
+	"jsonb_exists_any":   one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(false))),
+	"jsonb_exists_all":   one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(true))),
+	"jsonb_typeof":       one(types.Text, []types.T{types.JSONBType}, jsonFn(jsonTypeof)),
+	"json_typeof":        one(types.Text, []types.T{types.JSONType}, jsonFn(jsonTypeof)),
+	"jsonb_array_length": one(types.Int4, []types.T{types.JSONBType}, jsonFn(jsonArrayLength)),
+	"json_array_length":  one(types.Int4, []types.T{types.JSONType}, jsonFn(jsonArrayLength)),
+	"jsonb_pretty":       one(types.Text, []types.T{types.JSONBType}, jsonFn(jsonbPretty)),
+	"jsonb_strip_nulls":  one(types.JSONBType, []types.T{types.JSONBType}, jsonFn(jsonbStripNulls)),
+	"json_strip_nulls":   one(types.JSONType, []types.T{types.JSONType}, jsonFn(jsonStripNulls)),
+	"jsonb_set": {{Args: []types.T{types.JSONBType, types.TextArray, types.JSONBType, types.Bool}, Ret: types.JSONBType, Fn: jsonbSet,
+		Params: []string{"jsonb_in", "path", "replacement", "create_if_missing"}, Defaults: []any{true}}},
+	"jsonb_extract_path":        extractPathFn(types.JSONBType, false),
+	"jsonb_extract_path_text":   extractPathFn(types.JSONBType, true),
+	"json_extract_path":         extractPathFn(types.JSONType, false),
+	"json_extract_path_text":    extractPathFn(types.JSONType, true),
+	"to_jsonb":                  toJSON(types.JSONBType, false),
+	"to_json":                   toJSON(types.JSONType, false),
+	"row_to_json":               toJSON(types.JSONType, true),
+	"jsonb_build_object":        buildObject(types.JSONBType),
+	"json_build_object":         buildObject(types.JSONType),
+	"jsonb_build_array":         buildArray(types.JSONBType),
+	"json_build_array":          buildArray(types.JSONType),
+	"jsonb_object_keys":         jsonRows("jsonb_object_keys", types.JSONBType),
+	"json_object_keys":          jsonRows("json_object_keys", types.JSONType),
+	"jsonb_each":                jsonRows("jsonb_each", types.JSONBType),
+	"json_each":                 jsonRows("json_each", types.JSONType),
+	"jsonb_each_text":           jsonRows("jsonb_each_text", types.JSONBType),
+	"json_each_text":            jsonRows("json_each_text", types.JSONType),
+	"jsonb_array_elements":      jsonRows("jsonb_array_elements", types.JSONBType),
+	"json_array_elements":       jsonRows("json_array_elements", types.JSONType),
+	"jsonb_array_elements_text": jsonRows("jsonb_array_elements_text", types.JSONBType),
+	"json_array_elements_text":  jsonRows("json_array_elements_text", types.JSONType),
+
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 
@@ -175,6 +210,9 @@ var table = map[string][]Overload{
 	"convert_from":   {{Args: []types.T{types.Bytea, types.Name}, Ret: types.Text, Volatility: Stable, Fn: convertFrom}},
 
 	// regex.go
+	//
+	// The parser writes a ~ b as epochdb_match(a, b), and a ~* b as
+	// epochdb_match(a, b, 'i').
 	"epochdb_match":         regexOverloads(types.Bool, regexpLike, "regexp_like", false),
 	"regexp_like":           regexOverloads(types.Bool, regexpLike, "regexp_like", false),
 	"regexp_match":          regexOverloads(types.TextArray, regexpMatch, "regexp_match", false),
@@ -193,4 +231,27 @@ var table = map[string][]Overload{
 		{Args: textText, Ret: types.Text, Fn: substringPattern},
 		{Args: textTextText, Ret: types.Text, Fn: substringPattern},
 	}),
+}
+
+// operators is every operator this package has, by name, with its
+// overloads: two arguments for an infix operator. The parser writes those
+// TiDB lacks as calls (a -> b is epochdb_arrow(a, b)), which the planner
+// resolves here.
+var operators = map[string][]Overload{
+	// json.go
+	"->":  arrow(false),
+	"->>": arrow(true),
+	"#>":  pathOp(false),
+	"#>>": pathOp(true),
+	"@>":  contains(false),
+	"<@":  contains(true),
+	"&&":  {{Args: []types.T{AnyArray, AnyArray}, Ret: types.Bool, Typed: overlap}},
+	"?":   one(types.Bool, []types.T{types.JSONBType, types.Text}, jsonFn(jsonbExists)),
+	"?|":  one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(false))),
+	"?&":  one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(true))),
+	"#-":  one(types.JSONBType, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbDeletePath)),
+	"-":   jsonbMinus(),
+	"||": {{Args: []types.T{types.JSONBType, types.JSONBType}, Ret: types.JSONBType, Fn: jsonFn(func(j *types.JSON, a []any) (any, error) {
+		return jsonbConcat(j, a[0].(*types.JSON))
+	})}},
 }
