@@ -189,7 +189,6 @@ var catalogBuiltins = map[string]builtin{
 	"to_regnamespace": toReg(types.Regnamespace),
 	"to_regrole":      toReg(types.Regrole),
 	"to_regproc":      toReg(types.Regproc),
-	"quote_ident":     strFunc(types.Text, func(s string) any { return parser.QuoteIdent(s) }),
 	"pg_get_serial_sequence": fixed(types.Text, []types.T{types.Text, types.Text}, func(e *env, a []any) (any, error) {
 		t, err := e.s.catalog().Table(strings.TrimPrefix(a[0].(string), "public."))
 		if err != nil {

@@ -260,21 +260,16 @@ func (t *Table) checkColumns(ck *Check) []int16 {
 	return nums
 }
 
-// mutableFuncs are the functions whose result is not fixed by their
-// arguments, VOLATILE or STABLE in PostgreSQL: they depend on time, the
-// session's settings or a sequence, or are random. A generated column or
-// an index predicate may not call them, or its stored values would
-// drift from what it computes. Functions that are STABLE in only some
-// of their forms (to_char of a timestamptz) are not listed, nor concat,
-// which the parser also makes of ||.
+// mutableFuncs are the functions compiled outside sql/builtins (whose
+// overloads carry their own volatility) whose result is not fixed by
+// their arguments, VOLATILE or STABLE in PostgreSQL: they depend on time,
+// the session or a sequence. A generated column or an index may not call
+// them, or its stored values would drift from what it computes.
 var mutableFuncs = map[string]bool{
 	"setseed": true,
 	"nextval": true, "currval": true, "lastval": true, "setval": true,
-	"current_time": true, "localtime": true, "localtimestamp": true, "timeofday": true, "to_date": true,
-	"current_setting": true, "set_config": true, "current_user": true, "session_user": true, "user": true,
-	"current_role": true, "current_schema": true, "current_schemas": true, "current_database": true,
-	"current_catalog": true, "version": true, "pg_backend_pid": true, "txid_current": true,
-	"pg_current_xact_id": true, "pg_notify": true,
+	"current_time": true, "localtime": true, "localtimestamp": true, "timeofday": true,
+	"current_schemas": true, "txid_current": true, "pg_current_xact_id": true, "pg_notify": true,
 }
 
 // callsMutable reports whether n may call a function that is not

@@ -520,7 +520,7 @@ func (c *compiler) unary(n *ast.UnaryOperationExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.bitNot(e)
+		return c.callOperator("~", e)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
@@ -531,6 +531,12 @@ var cmpOps = map[opcode.Op]string{
 
 var arithOps = map[opcode.Op]byte{
 	opcode.Plus: '+', opcode.Minus: '-', opcode.Mul: '*', opcode.Div: '/', opcode.Mod: '%', opcode.IntDiv: '/',
+}
+
+// bitOps are the bitwise operators, which sql/builtins has, by TiDB's
+// opcodes (its ^ is PostgreSQL's #).
+var bitOps = map[opcode.Op]string{
+	opcode.And: "&", opcode.Or: "|", opcode.Xor: "#", opcode.LeftShift: "<<", opcode.RightShift: ">>",
 }
 
 func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
@@ -584,7 +590,7 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 		return c.arith(op, l, r)
 	}
 	if op, ok := bitOps[n.Op]; ok {
-		return c.bitwise(op, l, r)
+		return c.callOperator(op, l, r)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }

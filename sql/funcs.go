@@ -56,22 +56,6 @@ func init() {
 		"localtimestamp": compileLocalTime,
 		"current_time":   compileCurrentTime,
 
-		"version":          constFunc(types.Text, func(e *env) any { return e.s.e.versionString() }),
-		"current_database": constFunc(types.Name, func(e *env) any { return e.s.database }),
-		"current_schema":   constFunc(types.Name, func(*env) any { return "public" }),
-		"current_user":     constFunc(types.Name, func(e *env) any { return e.s.user }),
-		"session_user":     constFunc(types.Name, func(e *env) any { return e.s.user }),
-		"user":             constFunc(types.Name, func(e *env) any { return e.s.user }),
-		"pg_backend_pid":   constFunc(types.Int4, func(e *env) any { return int64(e.s.pid) }),
-		"current_setting": fixed(types.Text, []types.T{types.Text}, func(e *env, a []any) (any, error) {
-			return e.s.getSetting(a[0].(string))
-		}),
-		"set_config": fixed(types.Text, []types.T{types.Text, types.Text, types.Bool}, func(e *env, a []any) (any, error) {
-			if err := e.s.setSetting(a[0].(string), a[1].(string), a[2].(bool)); err != nil {
-				return nil, err
-			}
-			return e.s.getSetting(a[0].(string))
-		}),
 		"epochdb_ingest_forget": fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned),
 		"nextval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {
 			v, err := e.s.e.seqs.nextval(e.ctx, s)
@@ -329,14 +313,6 @@ func fixed(ret types.T, params []types.T, fn func(*env, []any) (any, error)) bui
 		}
 		return &funcExpr{name: n.FnName.L, t: ret, args: args, strict: true, fn: fn}, nil
 	}
-}
-
-func strFunc(ret types.T, f func(string) any) builtin {
-	return fixed(ret, []types.T{types.Text}, func(_ *env, a []any) (any, error) { return f(a[0].(string)), nil })
-}
-
-func constFunc(ret types.T, f func(*env) any) builtin {
-	return fixed(ret, nil, func(e *env, _ []any) (any, error) { return f(e), nil })
 }
 
 // compileTrim handles TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),

@@ -60,14 +60,14 @@ func (c *compiler) resolveCall(n *ast.FuncCallExpr, name string, ovs []builtins.
 	return c.applyCandidate(cand, args)
 }
 
-// callOperator compiles the infix operator op of sql/builtins applied to
-// l and r.
-func (c *compiler) callOperator(op string, l, r expr) (expr, error) {
-	cand, err := chooseOperator(op, l.typ(), r.typ(), builtins.LookupOperator(op))
+// callOperator compiles operator op of sql/builtins applied to its
+// operands: two for an infix operator, one for a prefix one.
+func (c *compiler) callOperator(op string, operands ...expr) (expr, error) {
+	cand, err := chooseOperator(op, argTypesOf(operands), builtins.LookupOperator(op))
 	if err != nil {
 		return nil, err
 	}
-	call, err := c.applyCandidate(cand, []expr{l, r})
+	call, err := c.applyCandidate(cand, operands)
 	if err != nil {
 		return nil, err
 	}
@@ -206,36 +206,57 @@ func chooseOverload(name string, args []expr, names []string, ovs []builtins.Ove
 		WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
 }
 
-// chooseOperator picks the overload of the infix operator op applied to
-// l and r, as PostgreSQL's operator type resolution does: first an exact
-// match, an unknown operand taken as the other's type; then as for
+// chooseOperator picks the overload of operator op applied to operands
+// of types in (two for an infix operator, one for a prefix one), as
+// PostgreSQL's operator type resolution does: first an exact match, an
+// unknown operand of an infix one taken as the other's type; then as for
 // functions.
-func chooseOperator(op string, l, r types.T, ovs []builtins.Overload) (candidate, error) {
-	exact := []types.T{l, r}
-	switch {
-	case l.Oid == types.OidUnknown:
-		exact[0] = r
-	case r.Oid == types.OidUnknown:
-		exact[1] = l
+func chooseOperator(op string, in []types.T, ovs []builtins.Overload) (candidate, error) {
+	exact := slices.Clone(in)
+	if len(in) == 2 {
+		switch {
+		case in[0].Oid == types.OidUnknown:
+			exact[0] = in[1]
+		case in[1].Oid == types.OidUnknown:
+			exact[1] = in[0]
+		}
 	}
 	var found []candidate
 	for i := range ovs {
-		if o := &ovs[i]; len(o.Args) == 2 && o.Args[0].Oid == exact[0].Oid && o.Args[1].Oid == exact[1].Oid {
-			found = append(found, candidate{o: o, param: []int{0, 1}})
+		o := &ovs[i]
+		match := len(o.Args) == len(in)
+		for j := 0; match && j < len(in); j++ {
+			match = o.Args[j].Oid == exact[j].Oid
+		}
+		if match {
+			found = append(found, candidate{o: o, param: []int{0, 1}[:len(in)]})
 		}
 	}
 	if len(found) == 1 {
 		return found[0], nil
 	}
-	cand, n := bestCandidates([]types.T{l, r}, []string{"", ""}, ovs)
+	cand, n := bestCandidates(in, make([]string, len(in)), ovs)
+	signature := strings.Join(append([]string{op}, typeNames(in)...), " ")
+	if len(in) == 2 {
+		signature = in[0].String() + " " + op + " " + in[1].String()
+	}
 	switch n {
 	case 1:
 		return cand, nil
 	case 0:
-		return candidate{}, noOperator(op, l, r)
+		return candidate{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", signature).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	return candidate{}, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s %s %s", l, op, r).
+	return candidate{}, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s", signature).
 		WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+}
+
+func typeNames(ts []types.T) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.String()
+	}
+	return names
 }
 
 // bestCandidates narrows the overloads a call with arguments of types in
@@ -533,3 +554,13 @@ func (e *env) Location() *time.Location { return e.s.loc() }
 func (e *env) TransactionTime() time.Time { return e.s.txnTime() }
 
 func (e *env) StatementTime() time.Time { return e.s.stmtStart }
+
+func (e *env) Setting(name string) (string, error) { return e.s.getSetting(name) }
+
+func (e *env) SetSetting(name, value string, local bool) error {
+	return e.s.setSetting(name, value, local)
+}
+
+func (e *env) Session() builtins.Session {
+	return builtins.Session{User: e.s.user, Database: e.s.database, PID: int(e.s.pid), Version: e.s.e.versionString()}
+}

@@ -71,3 +71,24 @@ func TestChooseOverload(t *testing.T) {
 		}
 	}
 }
+
+// A function is compiled in one place: a name in sql/builtins' table is
+// not also one of funcCompilers, which would win and leave the table's
+// row dead.
+func TestFunctionsRegisteredOnce(t *testing.T) {
+	for name := range funcCompilers {
+		if builtins.Lookup(name) != nil {
+			t.Errorf("%s is in funcCompilers and in sql/builtins", name)
+		}
+	}
+}
+
+// mutableFuncs lists only functions outside sql/builtins, whose overloads
+// carry their own volatility.
+func TestMutableFuncsOutsideBuiltins(t *testing.T) {
+	for name := range mutableFuncs {
+		if builtins.Lookup(name) != nil {
+			t.Errorf("%s is in mutableFuncs and in sql/builtins, whose volatility decides", name)
+		}
+	}
+}

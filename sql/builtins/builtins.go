@@ -18,6 +18,22 @@ type Env interface {
 	TransactionTime() time.Time
 	// StatementTime is when the statement began.
 	StatementTime() time.Time
+	// Setting is the session's value of a run-time parameter, as SHOW
+	// and current_setting read it; SetSetting changes it for the session
+	// or, with local, the transaction, as SET and set_config do.
+	Setting(name string) (string, error)
+	SetSetting(name, value string, local bool) error
+	// Session is who the session is and where.
+	Session() Session
+}
+
+// Session is what the session functions (current_user, version(), ...)
+// report.
+type Session struct {
+	User, Database string
+	PID            int
+	// Version is version()'s text.
+	Version string
 }
 
 // Volatility is PostgreSQL's provolatile: whether a call's result depends

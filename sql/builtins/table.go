@@ -33,11 +33,12 @@ var table = map[string][]Overload{
 		absInt(types.Int8, "bigint", math.MinInt64), floatOf(types.Float4, math.Abs),
 		floatOf(types.Float8, math.Abs), numericOf((*apd.Context).Abs),
 	},
-	"ceil":    {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
-	"ceiling": {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
-	"floor":   {floatOf(types.Float8, math.Floor), numericOf((*apd.Context).Floor)},
-	"round":   round(false),
-	"trunc":   round(true),
+	"ceil":         {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
+	"ceiling":      {floatOf(types.Float8, math.Ceil), numericOf((*apd.Context).Ceil)},
+	"floor":        {floatOf(types.Float8, math.Floor), numericOf((*apd.Context).Floor)},
+	"round":        round(false),
+	"width_bucket": widthBucket(),
+	"trunc":        round(true),
 
 	// clock.go
 	"now":                   clockFunc(types.Timestamptz, Stable, transactionTime),
@@ -155,6 +156,20 @@ var table = map[string][]Overload{
 	"jsonb_array_elements_text": jsonRows("jsonb_array_elements_text", types.JSONBType),
 	"json_array_elements_text":  jsonRows("json_array_elements_text", types.JSONType),
 
+	// session.go
+	"version":          sessionFunc(types.Text, func(s Session) any { return s.Version }),
+	"current_database": sessionFunc(types.Name, func(s Session) any { return s.Database }),
+	"current_catalog":  sessionFunc(types.Name, func(s Session) any { return s.Database }),
+	"current_schema":   sessionFunc(types.Name, func(Session) any { return "public" }),
+	"current_user":     sessionFunc(types.Name, func(s Session) any { return s.User }),
+	"current_role":     sessionFunc(types.Name, func(s Session) any { return s.User }),
+	"session_user":     sessionFunc(types.Name, func(s Session) any { return s.User }),
+	"user":             sessionFunc(types.Name, func(s Session) any { return s.User }),
+	"pg_backend_pid":   sessionFunc(types.Int4, func(s Session) any { return int64(s.PID) }),
+	"current_setting":  {{Args: []types.T{types.Text}, Ret: types.Text, Volatility: Stable, Fn: currentSetting}},
+	"set_config": {{Args: []types.T{types.Text, types.Text, types.Bool}, Ret: types.Text, Volatility: Volatile,
+		Fn: setConfig}},
+
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 
@@ -234,10 +249,18 @@ var table = map[string][]Overload{
 }
 
 // operators is every operator this package has, by name, with its
-// overloads: two arguments for an infix operator. The parser writes those
+// overloads: two arguments for an infix operator, one for a prefix one. The parser writes those
 // TiDB lacks as calls (a -> b is epochdb_arrow(a, b)), which the planner
 // resolves here.
 var operators = map[string][]Overload{
+	// bitwise.go; ~ is the prefix operator, one argument.
+	"&":  bitOp("&"),
+	"|":  bitOp("|"),
+	"#":  bitOp("#"),
+	"<<": bitOp("<<"),
+	">>": bitOp(">>"),
+	"~":  bitNot(),
+
 	// json.go
 	"->":  arrow(false),
 	"->>": arrow(true),

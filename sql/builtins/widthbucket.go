@@ -1,61 +1,24 @@
-package sql
+package builtins
 
 import (
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-func init() {
-	funcCompilers["width_bucket"] = compileWidthBucket
-}
-
-// compileWidthBucket is width_bucket(operand, low, high, count), the
-// bucket operand falls in among count equal ones between low and high (0
-// below, count+1 above; with low > high they count down), in float8 or
-// numeric; and width_bucket(operand, thresholds), the number of sorted
-// thresholds at or below operand. The float8 overload wins unless a
-// numeric argument and no float one is given, as PostgreSQL's preference
-// for float8 decides.
-func compileWidthBucket(c *compiler, n *ast.FuncCallExpr) (expr, error) {
-	args, err := compileArgs(c, n)
-	if err != nil {
-		return nil, err
+// width_bucket(operand, low, high, count): the bucket operand falls in
+// among count equal ones between low and high (0 below, count+1 above;
+// with low > high they count down), in float8 or numeric; and
+// width_bucket(operand, thresholds), the number of sorted thresholds at
+// or below operand, operand and elements meeting in their common type.
+func widthBucket() []Overload {
+	return []Overload{
+		{Args: []types.T{types.Float8, types.Float8, types.Float8, types.Int4}, Ret: types.Int4, Fn: widthBucketFloat},
+		{Args: []types.T{types.Numeric, types.Numeric, types.Numeric, types.Int4}, Ret: types.Int4, Fn: widthBucketNumeric},
+		{Args: []types.T{AnyCompatible, AnyCompatibleArray}, Ret: types.Int4, Typed: widthBucketArray},
 	}
-	if len(args) != 2 && len(args) != 4 {
-		return nil, noFunction("width_bucket", args)
-	}
-	if len(args) == 2 {
-		return c.widthBucketArray(args)
-	}
-	hasFloat, hasNumeric := false, false
-	for _, a := range args[:3] {
-		switch o := a.typ().Oid; {
-		case o == types.OidFloat4 || o == types.OidFloat8:
-			hasFloat = true
-		case o == types.OidNumeric:
-			hasNumeric = true
-		}
-	}
-	t := types.Float8
-	fn := widthBucketFloat
-	if hasNumeric && !hasFloat {
-		t, fn = types.Numeric, widthBucketNumeric
-	}
-	params := []types.T{t, t, t, types.Int4}
-	for i, p := range params {
-		if !castsImplicitly(args[i].typ(), p) {
-			return nil, noFunction("width_bucket", args)
-		}
-	}
-	if err := c.coerceArgs("width_bucket", args, params); err != nil {
-		return nil, err
-	}
-	return &funcExpr{name: "width_bucket", t: types.Int4, args: args, strict: true, fn: fn}, nil
 }
 
 var (
@@ -70,7 +33,7 @@ var (
 // same order and converted to int4 as PostgreSQL's C code is on x86-64,
 // where a NaN or out-of-range quotient (from bounds whose difference
 // overflows) becomes the smallest int4.
-func widthBucketFloat(_ *env, a []any) (any, error) {
+func widthBucketFloat(_ Env, a []any) (any, error) {
 	op, lo, hi, count := a[0].(float64), a[1].(float64), a[2].(float64), a[3].(int64)
 	switch {
 	case count <= 0:
@@ -104,7 +67,7 @@ func widthBucketFloat(_ *env, a []any) (any, error) {
 
 // widthBucketNumeric is width_bucket_numeric: the bucket is computed
 // exactly, floor((operand - low) * count / (high - low)) + 1.
-func widthBucketNumeric(_ *env, a []any) (any, error) {
+func widthBucketNumeric(_ Env, a []any) (any, error) {
 	op, lo, hi, count := a[0].(*apd.Decimal), a[1].(*apd.Decimal), a[2].(*apd.Decimal), a[3].(int64)
 	switch {
 	case count <= 0:
@@ -133,18 +96,18 @@ func widthBucketNumeric(_ *env, a []any) (any, error) {
 	}
 	num, den := new(apd.Decimal), new(apd.Decimal)
 	if order < 0 {
-		_, _ = builtins.NumericContext.Sub(num, op, lo)
-		_, _ = builtins.NumericContext.Sub(den, hi, lo)
+		_, _ = NumericContext.Sub(num, op, lo)
+		_, _ = NumericContext.Sub(den, hi, lo)
 	} else {
-		_, _ = builtins.NumericContext.Sub(num, lo, op)
-		_, _ = builtins.NumericContext.Sub(den, lo, hi)
+		_, _ = NumericContext.Sub(num, lo, op)
+		_, _ = NumericContext.Sub(den, lo, hi)
 	}
-	_, _ = builtins.NumericContext.Mul(num, num, apd.New(count, 0))
+	_, _ = NumericContext.Mul(num, num, apd.New(count, 0))
 	// Both are positive: the quotient's integer part is its floor.
-	q := builtins.NumericDiv(num, den, 0) // rounded: one too many if it rounded up
+	q := NumericDiv(num, den, 0) // rounded: one too many if it rounded up
 	var back apd.Decimal
-	if _, _ = builtins.NumericContext.Mul(&back, q, den); back.Cmp(num) > 0 {
-		_, _ = builtins.NumericContext.Sub(q, q, apd.New(1, 0))
+	if _, _ = NumericContext.Mul(&back, q, den); back.Cmp(num) > 0 {
+		_, _ = NumericContext.Sub(q, q, apd.New(1, 0))
 	}
 	b, err := q.Int64()
 	if err != nil || b+1 > math.MaxInt32 {
@@ -155,26 +118,10 @@ func widthBucketNumeric(_ *env, a []any) (any, error) {
 
 // widthBucketArray is width_bucket(operand, thresholds): PostgreSQL's
 // binary search, which for sorted thresholds counts those at or below
-// operand. Operand and elements meet in their common type.
-func (c *compiler) widthBucketArray(args []expr) (expr, error) {
-	at := args[1].typ()
-	elem, ok := at.Elem()
-	if !ok || !at.IsArray() {
-		return nil, noFunction("width_bucket", args)
-	}
-	t, err := selectCommonType("width_bucket", []types.T{args[0].typ(), elem})
-	if err != nil || !castsImplicitly(args[0].typ(), t) || !castsImplicitly(elem, t) {
-		return nil, noFunction("width_bucket", args)
-	}
-	t.Mod = -1
-	arr, _ := types.ArrayOf(t)
-	if args[0], err = c.coerce(args[0], t); err != nil {
-		return nil, err
-	}
-	if args[1], err = c.coerce(args[1], arr); err != nil {
-		return nil, err
-	}
-	return &funcExpr{name: "width_bucket", t: types.Int4, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
+// operand.
+func widthBucketArray(ts []types.T, _ types.T) func(Env, []any) (any, error) {
+	t := ts[0]
+	return func(_ Env, a []any) (any, error) {
 		th := a[1].([]any)
 		for _, v := range th {
 			if v == nil {
@@ -191,5 +138,5 @@ func (c *compiler) widthBucketArray(args []expr) (expr, error) {
 			}
 		}
 		return int64(left), nil
-	}}, nil
+	}
 }
