@@ -35,13 +35,12 @@
 //
 // While the cut goes on, by kind of change:
 //
-//	a function        with fixed signatures: its family's file in
-//	                  sql/builtins and a row of sql/builtins/table.go,
-//	                  and a testdata/sql case recorded against
-//	                  PostgreSQL (EPOCHDB_PG_URL=... go test ./sql
-//	                  -run TestDiff -rewrite);
-//	                  one with special syntax, a polymorphic signature or
-//	                  the catalog: funcs.go's funcCompilers, for now
+//	a function        its family's file in sql/builtins and a row of
+//	or operator       sql/builtins/table.go, and a testdata/sql case
+//	                  recorded against PostgreSQL (EPOCHDB_PG_URL=...
+//	                  go test ./sql -run TestDiff -rewrite); one that
+//	                  needs the catalog or special syntax: funcs.go's
+//	                  funcCompilers, for now
 //	a catalog         pgcatalog.go: a catalogTable with PostgreSQL 15's
 //	relation          oid and columns, and the rows it computes
 //	a statement       the parser (sql/parser), then Session.plan's
@@ -51,10 +50,8 @@
 //	                  its clause; past work_mem it spills through
 //	                  sql/spill
 //
-// Where the cut goes next, each with a doc.go of its own: the compiled
-// expression core (the expr interface, its environment and the basic
-// operators), which everything above it builds on; the rest of the
-// functions, the operators and the aggregates into sql/builtins;
+// Where the cut goes next, each with a doc.go of its own: the aggregates
+// and the arithmetic and comparison operators into sql/builtins;
 // sql/catalog, the stored catalog; sql/pgcatalog, the virtual pg_catalog
 // and information_schema relations over it; and the planner and executor
 // apart from the session.

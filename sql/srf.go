@@ -198,8 +198,6 @@ func compileField(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 
 var srfBuiltins = map[string]builtin{
 	"epochdb_field":          compileField,
-	"generate_series":        compileSRFRef,
-	"unnest":                 compileSRFRef,
 	"_pg_expandarray":        compileSRFRef,
 	"pg_partition_ancestors": compileSRFRef,
 }

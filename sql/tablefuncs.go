@@ -3,9 +3,7 @@ package sql
 import (
 	"context"
 	"slices"
-	"time"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -225,7 +223,7 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // isTableFunc reports whether name is a set-returning function that
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
-	return name == "generate_series" || name == "unnest" || name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
+	return name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
 		name == "pg_listening_channels" || name == "pg_options_to_table" || builtins.ReturnsSet(name)
 }
 
@@ -233,10 +231,6 @@ func isTableFunc(name string) bool {
 // computes its rows from its arguments alone.
 func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) {
 	switch call.FnName.L {
-	case "generate_series":
-		return c.generateSeries(call)
-	case "unnest":
-		return c.unnest(call)
 	case "_pg_expandarray":
 		return c.expandArray(call)
 	case "pg_partition_ancestors":
@@ -251,104 +245,6 @@ func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) 
 		return c.tableFuncOverloaded(call, name, builtins.Lookup(name))
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
-}
-
-// generateSeries is generate_series(start, stop[, step]) over integers,
-// numeric, or timestamps (timestampSeries).
-func (c *compiler) generateSeries(n *ast.FuncCallExpr) (*tableFunc, error) {
-	if len(n.Args) != 2 && len(n.Args) != 3 {
-		return nil, argCountErr(n, nil)
-	}
-	args, err := compileArgs(c, n)
-	if err != nil {
-		return nil, err
-	}
-	if len(args) == 3 && (args[2].typ().Oid == types.OidInterval || timeRank(args[0].typ().Oid) > 0 || timeRank(args[1].typ().Oid) > 0) {
-		return c.timestampSeries(args)
-	}
-	t := types.Unknown
-	for _, a := range args {
-		u, ok := unify(t, a.typ())
-		if !ok {
-			return nil, pgerr.New(pgerr.UndefinedFunction, "function generate_series(%s, %s) does not exist", args[0].typ(), a.typ())
-		}
-		t = u
-	}
-	switch {
-	case t.Oid == types.OidInt2 || t.Oid == types.OidText:
-		t = types.Int4 // literals and smallints pick the int4 version
-	case t.Oid == types.OidFloat4 || t.Oid == types.OidFloat8:
-		t = types.Numeric
-	case t.Oid == types.OidTime:
-		return nil, noFunction("generate_series", args)
-	case t.Oid != types.OidInt4 && t.Oid != types.OidInt8 && t.Oid != types.OidNumeric:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "generate_series over %s is not supported", t)
-	}
-	for i := range args {
-		if args[i], err = c.coerce(args[i], t); err != nil {
-			return nil, err
-		}
-	}
-	// The values come one at a time: a series may be long, and a LIMIT
-	// may want few of them.
-	return &tableFunc{name: "generate_series", t: t, args: args, series: func(_ *env, a []any) (func() (any, bool, error), error) {
-		if t.Oid == types.OidNumeric {
-			return numericSeries(a)
-		}
-		v, stop, step := a[0].(int64), a[1].(int64), int64(1)
-		if len(a) == 3 {
-			step = a[2].(int64)
-		}
-		if step == 0 {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
-		}
-		done := false
-		return func() (any, bool, error) {
-			if done || step > 0 && v > stop || step < 0 && v < stop {
-				return nil, false, nil
-			}
-			cur := v
-			if next := v + step; (next > v) != (step > 0) {
-				done = true // the next value would overflow
-			} else {
-				v = next
-			}
-			return cur, true, nil
-		}, nil
-	}}, nil
-}
-
-func numericSeries(a []any) (func() (any, bool, error), error) {
-	start, stop, step := a[0].(*apd.Decimal), a[1].(*apd.Decimal), apd.New(1, 0)
-	if len(a) == 3 {
-		step = a[2].(*apd.Decimal)
-	}
-	for _, bound := range []struct {
-		what string
-		d    *apd.Decimal
-	}{{"start value", start}, {"stop value", stop}, {"step size", step}} {
-		switch bound.d.Form {
-		case apd.NaN, apd.NaNSignaling:
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s cannot be NaN", bound.what)
-		case apd.Infinite:
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s cannot be infinity", bound.what)
-		}
-	}
-	if step.IsZero() {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
-	}
-	v := start
-	return func() (any, bool, error) {
-		if step.Sign() > 0 && v.Cmp(stop) > 0 || step.Sign() < 0 && v.Cmp(stop) < 0 {
-			return nil, false, nil
-		}
-		cur, next := v, new(apd.Decimal)
-		if _, err := builtins.NumericContext.Add(next, v, step); err != nil {
-			return nil, false, err
-		}
-		v = next
-		return cur, true, nil
-	}, nil
 }
 
 // partitionAncestors is pg_partition_ancestors(regclass): a partition's
@@ -391,88 +287,5 @@ func (c *compiler) expandArray(n *ast.FuncCallExpr) (*tableFunc, error) {
 			out[i] = []any{v, int64(i + 1)}
 		}
 		return out, nil
-	}}, nil
-}
-
-// unnest is unnest(array): the elements, in order.
-func (c *compiler) unnest(n *ast.FuncCallExpr) (*tableFunc, error) {
-	if len(n.Args) != 1 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "unnest of several arrays is not supported")
-	}
-	arr, err := arrayOperand(c, n)
-	if err != nil {
-		return nil, err
-	}
-	elem, _ := arr.typ().Elem()
-	return &tableFunc{name: "unnest", t: elem, args: []expr{arr}, rows: func(a []any) ([]any, error) {
-		return a[0].([]any), nil
-	}}, nil
-}
-
-// timestampPair picks the timestamp or timestamptz version of a function of
-// two timestamps (age, date_bin, generate_series): timestamptz if either is
-// one, timestamp if either is one and neither is timestamptz, and otherwise
-// (dates, literals) timestamptz, PostgreSQL's preferred type. ok is false if
-// an argument is no date, timestamp or literal.
-func timestampPair(args ...expr) (types.T, bool) {
-	t := types.Unknown
-	for _, a := range args {
-		switch a.typ().Oid {
-		case types.OidTimestamptz:
-			t = types.Timestamptz
-		case types.OidTimestamp:
-			if t.Oid != types.OidTimestamptz {
-				t = types.Timestamp
-			}
-		case types.OidDate, types.OidUnknown:
-		default:
-			return types.T{}, false
-		}
-	}
-	if t.Oid == types.OidUnknown {
-		t = types.Timestamptz
-	}
-	return t, true
-}
-
-// timestampSeries is generate_series(start, stop, step) over timestamps
-// or, with tz, timestamptzs, stepping in the session's time zone. It
-// yields the values one at a time.
-func (c *compiler) timestampSeries(args []expr) (*tableFunc, error) {
-	t, ok := timestampPair(args[0], args[1])
-	if !ok || args[2].typ().Oid != types.OidInterval && !isUnknown(args[2]) {
-		return nil, noFunction("generate_series", args)
-	}
-	if err := c.coerceAll(args, t, t, types.IntervalType); err != nil {
-		return nil, err
-	}
-	tz := t.Oid == types.OidTimestamptz
-	return &tableFunc{name: "generate_series", t: t, args: args, series: func(e *env, a []any) (func() (any, bool, error), error) {
-		cur, stop, step := a[0].(time.Time), a[1].(time.Time), a[2].(types.Interval)
-		sign := types.IntervalSign(step)
-		if sign == 0 {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
-		}
-		loc := e.s.loc()
-		up, down := sign > 0 && cur.Compare(stop) <= 0, sign < 0 && cur.Compare(stop) >= 0
-		if up && cur.Equal(types.TimeNegInfinity) || down && cur.Equal(types.TimeInfinity) {
-			// Infinity plus a step is infinity: the series would repeat
-			// its first value forever.
-			return func() (any, bool, error) { return nil, false, types.ErrTimestampRange() }, nil
-		}
-		// A series up to infinity runs until the timestamps run out of
-		// range, which fails it; a LIMIT may stop it before.
-		return func() (any, bool, error) {
-			if c := cur.Compare(stop); sign > 0 && c > 0 || sign < 0 && c < 0 {
-				return nil, false, nil
-			}
-			v := cur
-			next, err := types.TimestampPlusInterval(cur, step, tz, loc)
-			if err != nil {
-				return nil, false, err
-			}
-			cur = next
-			return v, true, nil
-		}, nil
 	}}, nil
 }

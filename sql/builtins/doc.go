@@ -1,12 +1,29 @@
-// Package builtins holds SQL's built-in functions: for each name, its
-// overloads (argument types, result type, and a Go implementation), in
-// one table (table.go) that the planner looks up. A function's code lives
-// in its family's file: math.go for the math functions and the scale
-// rules of numeric results, strings.go for the string functions,
-// clock.go for the current date and time, dates.go for the date and time
-// functions (date_trunc, age, AT TIME ZONE, make_*), extract.go for
-// EXTRACT and date_part, datefmt.go for the template functions (to_char,
-// to_date, to_timestamp, to_number), uuid.go for gen_random_uuid.
+// Package builtins holds SQL's built-in functions and operators: for each
+// name, its overloads (parameter types, result type, and a Go
+// implementation), in two tables (table.go), one of functions and one of
+// operators, that the planner resolves calls against. A function's code
+// lives in its family's file:
+//
+//	math.go        the math functions, round and trunc, and the scale
+//	               rules of numeric results
+//	strings.go     the string functions of text alone
+//	text.go        the rest of the string functions: substr, trims and
+//	               pads, lengths, overlay, quoting, format, concat, the
+//	               encodings and digests of bytea
+//	regex.go       the regular expressions (an ARE dialect on RE2) and
+//	               the regexp_* functions, substring by pattern, ~
+//	clock.go       now() and the other clocks, pg_sleep
+//	dates.go       date_trunc, date_bin, age, AT TIME ZONE, make_*
+//	extract.go     EXTRACT and date_part
+//	datefmt.go     to_char, to_date, to_timestamp, to_number
+//	arrays.go      the array functions
+//	json.go        json and jsonb: functions, operators, set-returning
+//	               functions
+//	bitwise.go     & | # << >> ~ on integers
+//	widthbucket.go width_bucket
+//	series.go      generate_series and unnest
+//	session.go     current_user, version(), current_setting, set_config
+//	uuid.go        gen_random_uuid
 //
 // # What a function is here
 //
@@ -15,45 +32,64 @@
 // type-asserts its arguments and never resolves a type. A NULL argument
 // gives NULL without a call, unless CalledOnNull. What a function may ask
 // of the statement calling it is Env: its context (for cancellation), the
-// session's time zone, and when the transaction and the statement began;
-// nothing else of the session, the catalog or the planner reaches this
-// package. Each overload has a Volatility, which keeps stable and volatile
-// calls out of index expressions and generated columns: the planner
-// records the volatility of each overload it chooses, so date_trunc of a
-// timestamp may key an index while date_trunc of a timestamptz, which
-// reads TimeZone, may not.
+// session's time zone and run-time parameters, who the session is, and
+// when the transaction and the statement began; nothing else of the
+// session, the catalog or the planner reaches this package.
 //
-// An overload may name its parameters (Params) and give the last ones
-// defaults (Defaults), as pg_proc does, so that make_interval(days => 3)
-// resolves the way PostgreSQL resolves it: arguments by position, then
-// by name, and every parameter left out must have a default.
+// Each overload has a Volatility, which keeps stable and volatile calls
+// out of index expressions and generated columns: the planner records the
+// volatility of each overload it chooses, so date_trunc of a timestamp may
+// key an index while date_trunc of a timestamptz, which reads TimeZone,
+// may not.
 //
-// State that outlives a call is the package's, never a call site's: the
-// template functions keep parsed templates in a few hashed slots, as
-// formatting.c keeps its caches for the whole backend.
+// Signatures are PostgreSQL's, pseudo-types included. Any takes an
+// argument as it is; AnyElement, AnyArray and AnyNonArray take arguments
+// that agree on one element type; AnyCompatible and AnyCompatibleArray
+// take arguments that meet in their common type (array_append(int[],
+// 2.5) is a numeric[]); Record takes a row. A polymorphic overload's
+// implementation is made per call by Typed, from the resolved types. An
+// overload may be Variadic (its last parameter repeats), name its
+// parameters (Params) and give the last ones Defaults, as pg_proc does,
+// so that make_interval(days => 3) resolves as in PostgreSQL. A
+// set-returning function's overloads have Rows in place of Fn, yielding
+// values one at a time.
 //
-// The planner (package sql's callOverloaded) chooses among a name's
+// # How a call is resolved
+//
+// The planner (package sql's overload.go) chooses among a name's
 // overloads as PostgreSQL's function type resolution does: the candidates
 // whose parameters every argument matches or converts to implicitly;
-// then those with the most exact matches; then those with preferred types
-// (float8, text, ...) where conversions are needed; then, for an unknown
-// literal, the string category if a candidate takes it there, else the
-// category all take, and its preferred type. One candidate left is the
-// call; none is 42883 and more than one is 42725, with PostgreSQL's
-// messages.
+// then those with the most exact matches; then those with the most
+// arguments that match or go to a preferred type of their own category;
+// then, for unknown literals, the string category if a candidate takes it
+// there, else the category all take, and its preferred type; and last,
+// with the known arguments all of one type, unknown ones taken as it.
+// One candidate left is the call; none is 42883 and more than one is
+// 42725, with PostgreSQL's messages. An operator is first looked for as
+// an exact match, an unknown operand taken as the other's type, then
+// resolved the same way.
+//
+// State that outlives a call is the package's, never a call site's: the
+// template functions and the regular expressions keep what they parsed in
+// a few hashed slots, as PostgreSQL keeps its caches for the whole
+// backend.
 //
 // # Where a function goes
 //
-// A function with fixed signatures goes in its family's file and in
-// table.go, with a testdata/sql case recorded against PostgreSQL. A
-// function that needs special syntax (TRIM, SUBSTRING ... FROM), a
-// polymorphic or variadic signature, or the session's catalog (nextval,
-// pg_get_indexdef) is still compiled in package sql (funcs.go's
-// funcCompilers) while the cut goes on.
+// A function goes in its family's file and in table.go, with a
+// testdata/sql case recorded against PostgreSQL; TestTableRows checks
+// that the row is one the planner can call. A function with special
+// syntax that is no plain call, or that needs the catalog (nextval,
+// pg_get_indexdef, enum_range) or the engine, is compiled in package sql
+// (funcs.go's funcCompilers); no name is in both (TestFunctionsRegisteredOnce).
 //
-// The package depends on sql/types and sql/pgerr only. The few exported
-// numeric helpers (NumericDiv, NumericDivScale, OwnNumeric, EvalRounded,
-// NBase, ErrNumericOverflow, NumericContext) serve the arithmetic
-// operators and the aggregates that are still in package sql, and go
-// back inside when those move here.
+// # Dependencies
+//
+// The package depends on sql/types, sql/pgerr, and sql/parser, whose
+// keyword list decides what quote_ident and format's %I quote. A few
+// exported helpers serve what is still planned in package sql, and go
+// back inside when it moves here: the numeric helpers (NumericDiv,
+// NumericDivScale, OwnNumeric, EvalRounded, NBase, ErrNumericOverflow,
+// NumericContext) for the arithmetic operators and the aggregates, and
+// JSONAgg, the result of json_agg and json_object_agg.
 package builtins

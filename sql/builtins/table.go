@@ -170,6 +170,10 @@ var table = map[string][]Overload{
 	"set_config": {{Args: []types.T{types.Text, types.Text, types.Bool}, Ret: types.Text, Volatility: Volatile,
 		Fn: setConfig}},
 
+	// series.go
+	"generate_series": generateSeries(),
+	"unnest":          {{Args: []types.T{AnyArray}, Ret: AnyElement, Rows: unnest}},
+
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 

@@ -1,0 +1,62 @@
+package builtins
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// Every row of the tables is one the planner can call: one
+// implementation, parameter names and defaults that fit the parameters,
+// a polymorphic result only where an argument decides it, and overloads
+// of one name that all return sets or none does.
+func TestTableRows(t *testing.T) {
+	check := func(kind, name string, ovs []Overload) {
+		for i, o := range ovs {
+			impls := 0
+			for _, set := range []bool{o.Fn != nil, o.Typed != nil, o.Rows != nil} {
+				impls += btoi(set)
+			}
+			where := kind + " " + name
+			switch {
+			case impls != 1:
+				t.Errorf("%s overload %d: %d implementations, want one of Fn, Typed and Rows", where, i, impls)
+			case o.Params != nil && len(o.Params) != len(o.Args):
+				t.Errorf("%s overload %d: %d parameter names for %d parameters", where, i, len(o.Params), len(o.Args))
+			case len(o.Defaults) > len(o.Args):
+				t.Errorf("%s overload %d: more defaults than parameters", where, i)
+			case o.Variadic && (len(o.Args) == 0 || len(o.Defaults) > 0):
+				t.Errorf("%s overload %d: variadic without a last parameter, or with defaults", where, i)
+			case isPolymorphic(o.Ret) && o.Ret.Oid != types.OidRecord && !slices.ContainsFunc(o.Args, isPolymorphic):
+				t.Errorf("%s overload %d: returns %v, which no argument decides", where, i, o.Ret.Oid)
+			case (o.Rows != nil) != (ovs[0].Rows != nil):
+				t.Errorf("%s overload %d: returns a set where overload 0 does not, or the other way", where, i)
+			case kind == "operator" && len(o.Args) != 1 && len(o.Args) != 2:
+				t.Errorf("%s overload %d: %d operands", where, i, len(o.Args))
+			}
+		}
+	}
+	for name, ovs := range table {
+		check("function", name, ovs)
+	}
+	for op, ovs := range operators {
+		check("operator", op, ovs)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func isPolymorphic(t types.T) bool {
+	switch t.Oid {
+	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray,
+		types.OidAnyCompatible, types.OidAnyCompatibleArray, types.OidRecord:
+		return true
+	}
+	return false
+}
