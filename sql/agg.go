@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -75,7 +77,7 @@ func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
 // As in PostgreSQL, this holds for tables read directly, whose scope
 // ends in their hidden row-key column, and not through a view or a
 // subquery.
-func (a *aggPlan) groupDependents(sc *scope, cat *Catalog) {
+func (a *aggPlan) groupDependents(sc *scope, cat *catalog.Catalog) {
 	grouped := make(map[int]bool)
 	for _, ge := range a.groupExprs {
 		if ce, ok := ge.(*colExpr); ok {
@@ -86,8 +88,8 @@ func (a *aggPlan) groupDependents(sc *scope, cat *Catalog) {
 		if col.name != hiddenKey || col.tableOID == 0 {
 			continue
 		}
-		t := cat.byID[col.tableOID]
-		pk := (*Index)(nil)
+		t := cat.TableByID[col.tableOID]
+		pk := (*catalog.Index)(nil)
 		if t != nil && len(t.Columns) <= end {
 			pk = t.PrimaryKey()
 		}
@@ -101,7 +103,7 @@ func (a *aggPlan) groupDependents(sc *scope, cat *Catalog) {
 		}
 		if !slices.ContainsFunc(pk.Columns, func(i int) bool { return !grouped[first+i] }) {
 			for i, tc := range t.Columns {
-				if idx := first + i; tc.visible() && !grouped[idx] {
+				if idx := first + i; tc.Visible() && !grouped[idx] {
 					a.groupExprs = append(a.groupExprs, &colExpr{t: sc.cols[idx].t, idx: idx})
 					a.groupKeys = append(a.groupKeys, "") // matched by groupIndex's column lookup
 					a.groupTypes = append(a.groupTypes, sc.cols[idx].t)

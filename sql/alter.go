@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -21,20 +23,20 @@ import (
 // views parsed, follows the rename.
 
 // renameTable renames t, which the DDL d has claimed, to name.
-func (d *ddl) renameTable(ctx context.Context, t *Table, name string) error {
-	if relationNamed(d.cat, name) {
+func renameTable(d *catalog.DDL, ctx context.Context, t *catalog.Table, name string) error {
+	if relationNamed(d.Cat, name) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	if err := d.renameInViews(ctx, t.ID, t.Name, name); err != nil {
+	if err := renameInViews(d, ctx, t.ID, t.Name, name); err != nil {
 		return err
 	}
-	if err := d.claimName(ctx, name, t.ID); err != nil {
+	if err := d.ClaimName(ctx, name, t.ID); err != nil {
 		return err
 	}
-	if err := d.tx.Delete(ctx, nameKey(t.Name)); err != nil {
+	if err := d.Tx.Delete(ctx, catalog.NameKey(t.Name)); err != nil {
 		return err
 	}
-	delete(d.cat.tables, t.Name)
+	delete(d.Cat.TableByName, t.Name)
 	t.Name = name
 	return nil
 }
@@ -44,8 +46,8 @@ func (d *ddl) renameTable(ctx context.Context, t *Table, name string) error {
 // PostgreSQL's views, which hold parse trees, follow it by themselves.
 // A query whose text names old in a way the rewrite cannot tell apart
 // (see parser.RenameRelation) stops the rename.
-func (d *ddl) renameInViews(ctx context.Context, id uint32, old, new string) error {
-	for _, v := range sortedViews(d.cat) {
+func renameInViews(d *catalog.DDL, ctx context.Context, id uint32, old, new string) error {
+	for _, v := range sortedViews(d.Cat) {
 		if !slices.Contains(v.Deps, id) {
 			continue
 		}
@@ -56,12 +58,12 @@ func (d *ddl) renameInViews(ctx context.Context, id uint32, old, new string) err
 		}
 		renamed := *v
 		renamed.SQL = sql
-		if err := d.putView(ctx, &renamed); err != nil {
+		if err := d.PutView(ctx, &renamed); err != nil {
 			return err
 		}
 	}
-	for _, t := range d.cat.Tables() {
-		if !t.isMatView() || !slices.Contains(t.Deps, id) {
+	for _, t := range d.Cat.Tables() {
+		if !t.IsMatView() || !slices.Contains(t.Deps, id) {
 			continue
 		}
 		sql, ok, err := parser.RenameRelation(t.MatView, old, new)
@@ -69,9 +71,9 @@ func (d *ddl) renameInViews(ctx context.Context, id uint32, old, new string) err
 			return pgerr.New(pgerr.FeatureNotSupported, "cannot rename %q because materialized view %q reads it in a way epochdb cannot rewrite", old, t.Name).
 				WithHint("Drop the materialized view, rename, and create it again.")
 		}
-		renamed := t.clone()
+		renamed := t.Clone()
 		renamed.MatView = sql
-		if err := d.putTable(ctx, renamed); err != nil {
+		if err := d.PutTable(ctx, renamed); err != nil {
 			return err
 		}
 	}
@@ -80,7 +82,7 @@ func (d *ddl) renameInViews(ctx context.Context, id uint32, old, new string) err
 
 // renameColumn renames t's column from to to, and the column in t's CHECK
 // constraints.
-func (d *ddl) renameColumn(t *Table, from, to string) error {
+func renameColumn(d *catalog.DDL, t *catalog.Table, from, to string) error {
 	_, col := t.Column(from)
 	if col == nil {
 		return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", from)
@@ -88,7 +90,7 @@ func (d *ddl) renameColumn(t *Table, from, to string) error {
 	if _, dup := t.Column(to); dup != nil {
 		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", to, t.Name)
 	}
-	for _, v := range d.cat.views {
+	for _, v := range d.Cat.ViewByName {
 		if viewUsesColumn(v, t, from) {
 			return pgerr.New(pgerr.FeatureNotSupported, "cannot rename column %s of table %s because view %s uses it", from, t.Name, v.Name).
 				WithHint("Drop the view, rename the column, and create the view again.")
@@ -133,7 +135,7 @@ func (r columnRenamer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // setNotNull makes t's column name NOT NULL, or with drop, nullable again.
 // SET NOT NULL checks the existing rows.
-func (s *Session) setNotNull(ctx context.Context, d *ddl, t *Table, name string, drop bool) error {
+func (s *Session) setNotNull(ctx context.Context, d *catalog.DDL, t *catalog.Table, name string, drop bool) error {
 	i, col := t.Column(name)
 	if col == nil {
 		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
@@ -161,7 +163,7 @@ func (s *Session) setNotNull(ctx context.Context, d *ddl, t *Table, name string,
 
 // setDefault is ALTER COLUMN ... SET DEFAULT expr, or DROP DEFAULT when cd
 // has no default: it applies to rows inserted later.
-func (s *Session) setDefault(t *Table, cd *ast.ColumnDef) error {
+func (s *Session) setDefault(t *catalog.Table, cd *ast.ColumnDef) error {
 	_, col := t.Column(cd.Name.Name.O)
 	if col == nil {
 		return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cd.Name.Name.O, t.Name)
@@ -202,7 +204,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		return 0, err
 	}
 	name := n.Table.Name.O
-	if relationNamed(d.cat, name) {
+	if relationNamed(d.Cat, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return -1, nil
@@ -217,11 +219,11 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if len(params) > 0 {
 		return 0, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $1")
 	}
-	id, err := d.nextID(ctx)
+	id, err := d.NextID(ctx)
 	if err != nil {
 		return 0, err
 	}
-	t := &Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
+	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
 	for _, c := range plan.columns() {
 		if _, dup := t.Column(c.Name); dup != nil {
 			return 0, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
@@ -231,18 +233,18 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 			typ = types.Text
 		}
 		t.NextNum++
-		t.Columns = append(t.Columns, &TableColumn{Num: t.NextNum, Name: c.Name, Type: typ})
+		t.Columns = append(t.Columns, &catalog.TableColumn{Num: t.NextNum, Name: c.Name, Type: typ})
 	}
 	if err := s.addRowIDSeq(ctx, d, t); err != nil {
 		return 0, err
 	}
-	if err := d.claimName(ctx, name, id); err != nil {
+	if err := d.ClaimName(ctx, name, id); err != nil {
 		return 0, err
 	}
-	if err := d.putTable(ctx, t); err != nil {
+	if err := d.PutTable(ctx, t); err != nil {
 		return 0, err
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
 	it, err := plan.open(x)
 	if err != nil {
@@ -284,7 +286,7 @@ func isTypeChange(cd *ast.ColumnDef) bool {
 // converted by the USING expression (in cd's DEFAULT), evaluated over the
 // old row, or else by the assignment cast from the old type, which must
 // exist, as in PostgreSQL; either way the rebuild writes them.
-func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName string) (typeChange, error) {
+func (s *Session) alterType(d *catalog.DDL, old, t *catalog.Table, cd *ast.ColumnDef, typeName string) (typeChange, error) {
 	name := cd.Name.Name.O
 	i, col := t.Column(name)
 	if col == nil {
@@ -297,7 +299,7 @@ func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName s
 	if err := storable(name, to); err != nil {
 		return typeChange{}, err
 	}
-	for _, v := range d.cat.views {
+	for _, v := range d.Cat.ViewByName {
 		if viewUsesColumn(v, old, name) {
 			return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
 				WithDetail("rule _RETURN on view %s depends on column %q", v.Name, name)
@@ -339,7 +341,7 @@ func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName s
 		}
 	}
 	*col = next
-	if err := keysStillMatch(d.cat, t, i); err != nil {
+	if err := keysStillMatch(d.Cat, t, i); err != nil {
 		return typeChange{}, err
 	}
 	return typeChange{col: i, e: conv}, nil
@@ -347,8 +349,8 @@ func (s *Session) alterType(d *ddl, old, t *Table, cd *ast.ColumnDef, typeName s
 
 // keysStillMatch checks the foreign keys column i of t is in, on either
 // side, against its new type.
-func keysStillMatch(cat *Catalog, t *Table, i int) error {
-	check := func(fk *ForeignKey, a, b *TableColumn) error {
+func keysStillMatch(cat *catalog.Catalog, t *catalog.Table, i int) error {
+	check := func(fk *catalog.ForeignKey, a, b *catalog.TableColumn) error {
 		if keyComparable(a.Type, b.Type) {
 			return nil
 		}
@@ -356,7 +358,7 @@ func keysStillMatch(cat *Catalog, t *Table, i int) error {
 			WithDetail("Key columns %q and %q are of incompatible types: %s and %s.", a.Name, b.Name, a.Type, b.Type)
 	}
 	for _, fk := range t.ForeignKeys {
-		parent := cat.byID[fk.RefTable]
+		parent := cat.TableByID[fk.RefTable]
 		if fk.RefTable == t.ID {
 			parent = t
 		}
@@ -368,13 +370,13 @@ func keysStillMatch(cat *Catalog, t *Table, i int) error {
 			}
 		}
 	}
-	for _, ref := range cat.referencing(t.ID) {
-		if ref.child.ID == t.ID {
+	for _, ref := range cat.Referencing(t.ID) {
+		if ref.Child.ID == t.ID {
 			continue // checked above
 		}
-		for k, pi := range ref.fk.RefColumns {
+		for k, pi := range ref.FK.RefColumns {
 			if pi == i {
-				if err := check(ref.fk, ref.child.Columns[ref.fk.Columns[k]], t.Columns[i]); err != nil {
+				if err := check(ref.FK, ref.Child.Columns[ref.FK.Columns[k]], t.Columns[i]); err != nil {
 					return err
 				}
 			}
@@ -383,23 +385,8 @@ func keysStillMatch(cat *Catalog, t *Table, i int) error {
 	return nil
 }
 
-// restartSequence makes seq start over, at first or else at its START
-// value, on new state of its own, which the DDL's catalog names: the
-// transaction's nextval calls see the restart, others the old state until
-// it commits, and a rollback keeps the old state, as PostgreSQL's new
-// relfilenode does.
-func (d *ddl) restartSequence(ctx context.Context, seq *Sequence, first *int64) error {
-	restarted := *seq
-	restarted.First = first
-	var err error
-	if restarted.Storage, err = d.nextID(ctx); err != nil {
-		return err
-	}
-	return d.putSequence(ctx, &restarted)
-}
-
 // checkRestart checks RESTART WITH v against seq's bounds.
-func checkRestart(seq *Sequence, v int64) error {
+func checkRestart(seq *catalog.Sequence, v int64) error {
 	if v < seq.Min || v > seq.Max {
 		bound, word := seq.Min, "less than MINVALUE"
 		if v > seq.Max {
@@ -418,9 +405,9 @@ func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) e
 		return err
 	}
 	name := n.Name.Name.O
-	seq := d.cat.sequences[name]
+	seq := d.Cat.SequenceByName[name]
 	if seq == nil {
-		if d.cat.views[name] != nil || d.cat.tables[name] != nil {
+		if d.Cat.ViewByName[name] != nil || d.Cat.TableByName[name] != nil {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", name)
 		}
 		if n.IfExists {
@@ -438,12 +425,12 @@ func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) e
 		altered.Block != seq.Block {
 		// Values already reserved were reserved under the old options;
 		// take the next ones afresh, from where the reservations got to.
-		s.e.seqs.forget(seq.storage())
+		s.e.seqs.Forget(seq.StorageID())
 	}
 	if !r.restart {
-		return d.putSequence(ctx, &altered)
+		return d.PutSequence(ctx, &altered)
 	}
-	return d.restartSequence(ctx, &altered, r.with)
+	return d.RestartSequence(ctx, &altered, r.with)
 }
 
 // alterIndexRename is ALTER INDEX name RENAME TO new_name. A primary key's
@@ -455,21 +442,21 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 		return err
 	}
 	name := strings.TrimPrefix(cmd.Name, "public.")
-	owner, _ := indexNamed(d.cat, name)
+	owner, _ := indexNamed(d.Cat, name)
 	if owner == nil {
-		if d.cat.tables[name] != nil {
+		if d.Cat.TableByName[name] != nil {
 			// PostgreSQL's ALTER INDEX renames a table too.
 			d, old, err := s.ddlTable(ctx, name, "alter rename", false)
 			if err != nil {
 				return err
 			}
-			t := old.clone()
-			if err := d.renameTable(ctx, t, cmd.NewName); err != nil {
+			t := old.Clone()
+			if err := renameTable(d, ctx, t, cmd.NewName); err != nil {
 				return err
 			}
-			return d.putTable(ctx, t)
+			return d.PutTable(ctx, t)
 		}
-		if relationNamed(d.cat, name) {
+		if relationNamed(d.Cat, name) {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not an index", name)
 		}
 		if cmd.IfExists {
@@ -481,16 +468,16 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 	if err := s.lockTableForDDL(ctx, d, owner, true); err != nil {
 		return err
 	}
-	if relationNamed(d.cat, cmd.NewName) {
+	if relationNamed(d.Cat, cmd.NewName) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
 	}
-	t := owner.clone()
+	t := owner.Clone()
 	for _, ix := range t.Indexes {
 		if ix.Name == name {
 			ix.Name = cmd.NewName
 		}
 	}
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }
 
 // renameConstraint is ALTER TABLE t RENAME CONSTRAINT name TO new_name;
@@ -500,7 +487,7 @@ func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstr
 	if err != nil {
 		return err
 	}
-	t := old.clone()
+	t := old.Clone()
 	if !tableConstraintNamed(t, cmd.Name) {
 		return pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", cmd.Name, t.Name)
 	}
@@ -519,11 +506,11 @@ func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstr
 	}
 	for _, ix := range t.Indexes {
 		if ix.Name == cmd.Name && !ix.Standalone {
-			if relationNamed(d.cat, cmd.NewName) {
+			if relationNamed(d.Cat, cmd.NewName) {
 				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
 			}
 			ix.Name = cmd.NewName
 		}
 	}
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -38,7 +40,7 @@ var catalogBuiltins = map[string]builtin{
 			if elem, ok := t.Elem(); ok {
 				t, suffix = elem, "[]"
 			}
-			if et := e.s.catalog().enumByOid(t.Oid); et != nil {
+			if et := e.s.catalog().EnumByOid(t.Oid); et != nil {
 				return e.s.relName(oidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
 			}
 			if a[1] == nil {
@@ -91,8 +93,8 @@ var catalogBuiltins = map[string]builtin{
 	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *env, a []any) (any, error) {
 		if r, ok := e.s.relationByOID(uint32(a[0].(int64))); ok && r.view != nil {
 			return viewDef(e.s, r.view), nil
-		} else if ok && r.table != nil && r.table.isMatView() {
-			return viewDef(e.s, r.table.matViewAsView()), nil
+		} else if ok && r.table != nil && r.table.IsMatView() {
+			return viewDef(e.s, r.table.MatViewAsView()), nil
 		}
 		return nil, nil
 	}),
@@ -123,7 +125,7 @@ var catalogBuiltins = map[string]builtin{
 	}),
 	"pg_type_is_visible": fixed(types.Bool, []types.T{types.OidType}, func(e *env, a []any) (any, error) {
 		oid := types.Oid(a[0].(int64))
-		if _, ok := types.Lookup(oid); !ok && e.s.catalog().enumByOid(oid) == nil {
+		if _, ok := types.Lookup(oid); !ok && e.s.catalog().EnumByOid(oid) == nil {
 			return nil, nil
 		}
 		return true, nil
@@ -198,7 +200,7 @@ var catalogBuiltins = map[string]builtin{
 		if col == nil {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a[1].(string), t.Name)
 		}
-		if q := e.s.catalog().seqByID[col.Serial]; q != nil {
+		if q := e.s.catalog().SequenceByID[col.Serial]; q != nil {
 			return "public." + parser.QuoteIdent(q.Name), nil
 		}
 		return nil, nil
@@ -420,7 +422,7 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 		if err != nil {
 			return types.Reg{}, err
 		}
-		if et := s.catalog().enumByOid(tt.Oid); et != nil {
+		if et := s.catalog().EnumByOid(tt.Oid); et != nil {
 			return types.Reg{Oid: tt.Oid, Name: s.relName(oidPublic, et.Name)}, nil
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
@@ -538,7 +540,7 @@ func splitQualified(s string) ([]string, error) {
 }
 
 // indexColumns lists an index's columns, or expressions, as SQL.
-func indexColumns(s *Session, t *Table, ix *Index) string {
+func indexColumns(s *Session, t *catalog.Table, ix *catalog.Index) string {
 	names := make([]string, len(ix.Columns))
 	for i, ci := range ix.Columns {
 		names[i] = s.indexColumnText(t, ci)
@@ -548,7 +550,7 @@ func indexColumns(s *Session, t *Table, ix *Index) string {
 
 // indexDef is pg_get_indexdef: the CREATE INDEX statement that would make
 // the index, with the table qualified unless pretty.
-func indexDef(s *Session, t *Table, ix *Index, pretty bool) string {
+func indexDef(s *Session, t *catalog.Table, ix *catalog.Index, pretty bool) string {
 	table := parser.QuoteIdent(t.Name)
 	if !pretty {
 		table = "public." + table
@@ -566,7 +568,7 @@ func indexDef(s *Session, t *Table, ix *Index, pretty bool) string {
 
 // indexPredicateText is a partial index's predicate as pg_get_indexdef
 // prints it, or "".
-func (s *Session) indexPredicateText(t *Table, ix *Index) string {
+func (s *Session) indexPredicateText(t *catalog.Table, ix *catalog.Index) string {
 	if ix.Where == "" {
 		return ""
 	}
@@ -596,7 +598,7 @@ func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
 		names[i] = col.Name
 	}
 	for _, c := range t.Columns {
-		if !c.visible() || c.Default == "" && c.Generated == "" || s.defaultText(t, c) != text {
+		if !c.Visible() || c.Default == "" && c.Generated == "" || s.defaultText(t, c) != text {
 			continue
 		}
 		var e expr
@@ -616,7 +618,7 @@ func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
 
 // defaultText is a column default, or a generated column's expression, as
 // pg_get_expr prints it, or the stored SQL if it no longer compiles.
-func (s *Session) defaultText(t *Table, c *TableColumn) string {
+func (s *Session) defaultText(t *catalog.Table, c *catalog.TableColumn) string {
 	if c.Generated != "" {
 		e, err := s.compileGenerated(t, c)
 		if err != nil {
@@ -677,11 +679,11 @@ type deparser struct {
 
 // enumType is the enum type t, if it is one and d has a session to find
 // it in.
-func (d deparser) enumType(t types.T) *EnumType {
+func (d deparser) enumType(t types.T) *catalog.EnumType {
 	if d.s == nil || !types.IsEnum(t.Oid) {
 		return nil
 	}
-	return d.s.catalog().enumByOid(t.Oid)
+	return d.s.catalog().EnumByOid(t.Oid)
 }
 
 // Operator precedence, loosest first, as PostgreSQL's grammar binds.
@@ -823,7 +825,7 @@ func (d deparser) print(e expr) (string, bool) {
 			}
 			if x.name == "nextval" && len(args) == 1 {
 				if k, ok := x.args[0].(*constExpr); ok && d.s != nil {
-					if q, ok := k.v.(string); ok && d.s.catalog().sequences[q] != nil {
+					if q, ok := k.v.(string); ok && d.s.catalog().SequenceByName[q] != nil {
 						args[0] = parser.QuoteLiteral(d.s.relName(oidPublic, q)) + "::text"
 					}
 				}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -13,29 +15,15 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// Check is a CHECK constraint: a boolean expression over a table's row
-// that no row may make false (NULL passes, as in PostgreSQL).
-type Check struct {
-	Name string `json:"name"`
-	// OID is the constraint's pg_constraint oid, allocated like an index's.
-	OID uint32 `json:"oid,omitempty"`
-	// Expr is the expression as storedExpr prints it and parseExpr reads
-	// it back.
-	Expr string `json:"expr"`
-	// TimeZone is the creating session's: PostgreSQL reads the literals of
-	// a check once, when it is made, so '2024-01-01' keeps that zone.
-	TimeZone string `json:"time_zone,omitempty"`
-}
-
 // addCheck adds a CHECK constraint to t, which DDL is changing. Without a
 // name it takes PostgreSQL's: t_col_check if the expression names one
 // column, else t_check, numbered to differ from every constraint of the
 // schema.
-func (s *Session) addCheck(cat *Catalog, t *Table, name string, n ast.ExprNode) (*Check, error) {
+func (s *Session) addCheck(cat *catalog.Catalog, t *catalog.Table, name string, n ast.ExprNode) (*catalog.Check, error) {
 	if hasSubquery(n) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
-	ck := &Check{Name: name, Expr: storedExpr(n), TimeZone: s.settings["TimeZone"]}
+	ck := &catalog.Check{Name: name, Expr: storedExpr(n), TimeZone: s.settings["TimeZone"]}
 	if _, err := s.compileCheck(t, ck); err != nil {
 		return nil, err
 	}
@@ -52,7 +40,7 @@ func (s *Session) addCheck(cat *Catalog, t *Table, name string, n ast.ExprNode) 
 		return nil, pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", ck.Name, t.Name)
 	}
 	t.Checks = append(t.Checks, ck)
-	slices.SortFunc(t.Checks, func(a, b *Check) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(t.Checks, func(a, b *catalog.Check) int { return cmp.Compare(a.Name, b.Name) })
 	return ck, nil
 }
 
@@ -60,19 +48,19 @@ func (s *Session) addCheck(cat *Catalog, t *Table, name string, n ast.ExprNode) 
 // primary key, unique or foreign key constraint; an index CREATE INDEX
 // made is none)
 // called name.
-func tableConstraintNamed(t *Table, name string) bool {
-	return slices.ContainsFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }) ||
-		slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone }) ||
-		slices.ContainsFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == name })
+func tableConstraintNamed(t *catalog.Table, name string) bool {
+	return slices.ContainsFunc(t.Checks, func(ck *catalog.Check) bool { return ck.Name == name }) ||
+		slices.ContainsFunc(t.Indexes, func(ix *catalog.Index) bool { return ix.Name == name && !ix.Standalone }) ||
+		slices.ContainsFunc(t.ForeignKeys, func(fk *catalog.ForeignKey) bool { return fk.Name == name })
 }
 
 // constraintTaken reports whether name is a constraint's of t or of any
 // table of cat: PostgreSQL's automatic names differ across the schema.
-func constraintTaken(cat *Catalog, t *Table, name string) bool {
+func constraintTaken(cat *catalog.Catalog, t *catalog.Table, name string) bool {
 	if tableConstraintNamed(t, name) {
 		return true
 	}
-	for _, other := range cat.tables {
+	for _, other := range cat.TableByName {
 		if tableConstraintNamed(other, name) {
 			return true
 		}
@@ -82,7 +70,7 @@ func constraintTaken(cat *Catalog, t *Table, name string) bool {
 
 // compileCheck compiles a check over t's rows, its literals read in the
 // time zone it was made in. It must be boolean.
-func (s *Session) compileCheck(t *Table, ck *Check) (expr, error) {
+func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (expr, error) {
 	n, err := parseExpr(ck.Expr)
 	if err != nil {
 		return nil, err
@@ -113,7 +101,7 @@ func (s *Session) compileCheck(t *Table, ck *Check) (expr, error) {
 
 // checksOf returns t's checks compiled, from the session's cache: tables
 // are immutable once in a catalog, so a table's pointer names its checks.
-func (s *Session) checksOf(t *Table) ([]expr, error) {
+func (s *Session) checksOf(t *catalog.Table) ([]expr, error) {
 	if len(t.Checks) == 0 {
 		return nil, nil
 	}
@@ -128,7 +116,7 @@ func (s *Session) checksOf(t *Table) ([]expr, error) {
 		}
 	}
 	if s.checkCache == nil || len(s.checkCache) > 64 {
-		s.checkCache = map[*Table][]expr{}
+		s.checkCache = map[*catalog.Table][]expr{}
 	}
 	s.checkCache[t] = exprs
 	return exprs, nil
@@ -136,7 +124,7 @@ func (s *Session) checksOf(t *Table) ([]expr, error) {
 
 // failedCheck returns the first of t's checks that row makes false, or
 // nil.
-func (s *Session) failedCheck(t *Table, row []any) (*Check, error) {
+func (s *Session) failedCheck(t *catalog.Table, row []any) (*catalog.Check, error) {
 	exprs, err := s.checksOf(t)
 	if err != nil || len(exprs) == 0 {
 		return nil, err
@@ -156,7 +144,7 @@ func (s *Session) failedCheck(t *Table, row []any) (*Check, error) {
 
 // validateCheck checks every row of t against a check that ALTER TABLE
 // adds.
-func (s *Session) validateCheck(ctx context.Context, d *ddl, t *Table, ck *Check) error {
+func (s *Session) validateCheck(ctx context.Context, d *catalog.DDL, t *catalog.Table, ck *catalog.Check) error {
 	ex, err := s.compileCheck(t, ck)
 	if err != nil {
 		return err
@@ -172,7 +160,7 @@ func (s *Session) validateCheck(ctx context.Context, d *ddl, t *Table, ck *Check
 
 // violatedBySomeRow is the error of a new CHECK constraint that an
 // existing row breaks.
-func violatedBySomeRow(t *Table, name string) error {
+func violatedBySomeRow(t *catalog.Table, name string) error {
 	e := pgerr.New(pgerr.CheckViolation, "check constraint %q of relation %q is violated by some row", name, t.Name)
 	e.Table, e.Constraint = t.Name, name
 	return e
@@ -180,8 +168,8 @@ func violatedBySomeRow(t *Table, name string) error {
 
 // dropChecksOn drops t's checks that name column i, as dropping the column
 // does in PostgreSQL.
-func (t *Table) dropChecksOn(i int) error {
-	var kept []*Check
+func dropChecksOn(t *catalog.Table, i int) error {
+	var kept []*catalog.Check
 	for _, ck := range t.Checks {
 		n, err := parseExpr(ck.Expr)
 		if err != nil {
@@ -214,8 +202,8 @@ func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
 func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // checkByOID finds a CHECK constraint by its pg_constraint oid.
-func (s *Session) checkByOID(oid uint32) (*Table, *Check) {
-	for _, t := range s.catalog().tables {
+func (s *Session) checkByOID(oid uint32) (*catalog.Table, *catalog.Check) {
+	for _, t := range s.catalog().TableByName {
 		for _, ck := range t.Checks {
 			if ck.OID == oid {
 				return t, ck
@@ -227,7 +215,7 @@ func (s *Session) checkByOID(oid uint32) (*Table, *Check) {
 
 // checkDef is pg_get_constraintdef of a check: CHECK ((a > 0)), or with
 // pretty, CHECK (a > 0).
-func (s *Session) checkDef(t *Table, ck *Check, pretty bool) string {
+func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) string {
 	text := ck.Expr // as stored, if it does not compile or print
 	if e, err := s.compileCheck(t, ck); err == nil {
 		names := make([]string, len(t.Columns))
@@ -246,7 +234,7 @@ func (s *Session) checkDef(t *Table, ck *Check, pretty bool) string {
 }
 
 // checkColumns are the attnums of the columns a check names.
-func (t *Table) checkColumns(ck *Check) []int16 {
+func checkColumns(t *catalog.Table, ck *catalog.Check) []int16 {
 	n, err := parseExpr(ck.Expr)
 	if err != nil {
 		return nil

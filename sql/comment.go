@@ -2,12 +2,12 @@ package sql
 
 import (
 	"context"
-	"encoding/binary"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
-	"github.com/epochdb/epochdb/txn"
 )
 
 // COMMENT ON. A comment is a key of its own in the catalog keyspace,
@@ -16,30 +16,7 @@ import (
 // read them; a dropped object's comment is left behind but shown nowhere,
 // since object ids are never used again.
 
-// commentKey identifies a commented object as pg_description does.
-type commentKey struct {
-	classOID, objOID uint32
-	subID            int32
-}
-
 const oidPgConstraint = 2606
-
-func (k commentKey) storeKey() []byte {
-	b := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'c'}, k.classOID)
-	b = binary.BigEndian.AppendUint32(b, k.objOID)
-	return binary.BigEndian.AppendUint32(b, uint32(k.subID))
-}
-
-// loadComments reads the comments into c.
-func loadComments(tx *txn.Tx, c *Catalog) error {
-	return tx.Scan([]byte{sysPrefix, 'c'}, []byte{sysPrefix, 'd'}, func(k, v []byte) bool {
-		if len(k) == 14 {
-			key := commentKey{binary.BigEndian.Uint32(k[2:]), binary.BigEndian.Uint32(k[6:]), int32(binary.BigEndian.Uint32(k[10:]))}
-			c.comments[key] = string(v)
-		}
-		return true
-	})
-}
 
 // comment runs COMMENT ON.
 func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
@@ -47,20 +24,20 @@ func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
 	if err != nil {
 		return err
 	}
-	key, err := d.cat.commentTarget(cmd)
+	key, err := commentTarget(d.Cat, cmd)
 	if err != nil {
 		return err
 	}
 	if cmd.Text == nil || *cmd.Text == "" {
-		delete(d.cat.comments, key)
-		return d.tx.Delete(ctx, key.storeKey())
+		delete(d.Cat.Comments, key)
+		return d.Tx.Delete(ctx, key.StoreKey())
 	}
-	d.cat.comments[key] = *cmd.Text
-	return d.tx.Put(ctx, key.storeKey(), []byte(*cmd.Text))
+	d.Cat.Comments[key] = *cmd.Text
+	return d.Tx.Put(ctx, key.StoreKey(), []byte(*cmd.Text))
 }
 
 // commentTarget resolves the object a COMMENT ON names.
-func (c *Catalog) commentTarget(cmd *parser.Comment) (commentKey, error) {
+func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey, error) {
 	name := strings.TrimPrefix(cmd.Name, "public.")
 	missing := func(what string) error {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", what)
@@ -69,12 +46,12 @@ func (c *Catalog) commentTarget(cmd *parser.Comment) (commentKey, error) {
 	case "table", "view", "sequence", "index":
 		var id uint32
 		switch {
-		case cmd.Kind == "table" && c.tables[name] != nil:
-			id = c.tables[name].ID
-		case cmd.Kind == "view" && c.views[name] != nil:
-			id = c.views[name].ID
-		case cmd.Kind == "sequence" && c.sequences[name] != nil:
-			id = c.sequences[name].ID
+		case cmd.Kind == "table" && c.TableByName[name] != nil:
+			id = c.TableByName[name].ID
+		case cmd.Kind == "view" && c.ViewByName[name] != nil:
+			id = c.ViewByName[name].ID
+		case cmd.Kind == "sequence" && c.SequenceByName[name] != nil:
+			id = c.SequenceByName[name].ID
 		case cmd.Kind == "index":
 			if _, ix := indexNamed(c, name); ix != nil {
 				id = ix.OID
@@ -82,18 +59,18 @@ func (c *Catalog) commentTarget(cmd *parser.Comment) (commentKey, error) {
 		}
 		if id == 0 {
 			if relationNamed(c, name) {
-				return commentKey{}, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", name, cmd.Kind)
+				return catalog.CommentKey{}, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", name, cmd.Kind)
 			}
-			return commentKey{}, missing(name)
+			return catalog.CommentKey{}, missing(name)
 		}
-		return commentKey{oidPgClass, id, 0}, nil
+		return catalog.CommentKey{ClassOID: oidPgClass, ObjOID: id, SubID: 0}, nil
 	case "column":
 		table := strings.TrimPrefix(cmd.Table, "public.")
 		var id uint32
 		var cols func(string) int16
 		switch {
-		case c.tables[table] != nil:
-			t := c.tables[table]
+		case c.TableByName[table] != nil:
+			t := c.TableByName[table]
 			id = t.ID
 			cols = func(n string) int16 {
 				if _, col := t.Column(n); col != nil {
@@ -101,8 +78,8 @@ func (c *Catalog) commentTarget(cmd *parser.Comment) (commentKey, error) {
 				}
 				return 0
 			}
-		case c.views[table] != nil:
-			v := c.views[table]
+		case c.ViewByName[table] != nil:
+			v := c.ViewByName[table]
 			id = v.ID
 			cols = func(n string) int16 {
 				for i, col := range v.Columns {
@@ -113,42 +90,42 @@ func (c *Catalog) commentTarget(cmd *parser.Comment) (commentKey, error) {
 				return 0
 			}
 		default:
-			return commentKey{}, missing(table)
+			return catalog.CommentKey{}, missing(table)
 		}
 		num := cols(name)
 		if num == 0 {
-			return commentKey{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, table)
+			return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, table)
 		}
-		return commentKey{oidPgClass, id, int32(num)}, nil
+		return catalog.CommentKey{ClassOID: oidPgClass, ObjOID: id, SubID: int32(num)}, nil
 	case "constraint":
 		table := strings.TrimPrefix(cmd.Table, "public.")
-		t := c.tables[table]
+		t := c.TableByName[table]
 		if t == nil {
-			return commentKey{}, missing(table)
+			return catalog.CommentKey{}, missing(table)
 		}
 		for _, ck := range t.Checks {
 			if ck.Name == name {
-				return commentKey{oidPgConstraint, ck.OID, 0}, nil
+				return catalog.CommentKey{ClassOID: oidPgConstraint, ObjOID: ck.OID, SubID: 0}, nil
 			}
 		}
 		for _, fk := range t.ForeignKeys {
 			if fk.Name == name {
-				return commentKey{oidPgConstraint, fk.OID, 0}, nil
+				return catalog.CommentKey{ClassOID: oidPgConstraint, ObjOID: fk.OID, SubID: 0}, nil
 			}
 		}
 		for _, ix := range t.Indexes {
 			if ix.Name == name && !ix.Standalone {
-				return commentKey{oidPgConstraint, ix.OID, 0}, nil
+				return catalog.CommentKey{ClassOID: oidPgConstraint, ObjOID: ix.OID, SubID: 0}, nil
 			}
 		}
-		return commentKey{}, pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", name, table)
+		return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", name, table)
 	}
-	return commentKey{}, pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON %s is not supported", strings.ToUpper(cmd.Kind))
+	return catalog.CommentKey{}, pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON %s is not supported", strings.ToUpper(cmd.Kind))
 }
 
 // description is obj_description's and col_description's answer.
 func (s *Session) description(classOID, objOID uint32, subID int32) any {
-	if text, ok := s.catalog().comments[commentKey{classOID, objOID, subID}]; ok {
+	if text, ok := s.catalog().Comments[catalog.CommentKey{ClassOID: classOID, ObjOID: objOID, SubID: subID}]; ok {
 		return text
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -18,7 +20,7 @@ import (
 // copyPlan is a planned COPY.
 type copyPlan struct {
 	cmd      *parser.Copy
-	t        *Table
+	t        *catalog.Table
 	targets  []int     // table columns, in data order (COPY table)
 	query    queryPlan // COPY (query) TO
 	colTypes []types.T
@@ -74,7 +76,7 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		if cmd.From {
 			op = "copy in"
 		}
-		if err := s.catalog().viewMisuse(strings.TrimPrefix(cmd.Table, "public."), op); err != nil {
+		if err := viewMisuse(s.catalog(), strings.TrimPrefix(cmd.Table, "public."), op); err != nil {
 			return err
 		}
 		t, err := s.catalog().Table(strings.TrimPrefix(cmd.Table, "public."))
@@ -87,7 +89,7 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		}
 		if len(cmd.Columns) == 0 {
 			for i, c := range t.Columns {
-				if c.visible() && c.Generated == "" {
+				if c.Visible() && c.Generated == "" {
 					cp.targets = append(cp.targets, i)
 				}
 			}

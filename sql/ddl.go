@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -34,18 +36,18 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 		return err
 	}
 	name := n.Table.Name.O
-	if relationNamed(d.cat, name) {
+	if relationNamed(d.Cat, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	id, err := d.nextID(ctx)
+	id, err := d.NextID(ctx)
 	if err != nil {
 		return err
 	}
-	t := &Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
+	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
 	for _, o := range st.Options {
 		if !tableOptions[o.Name] {
 			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Name)
@@ -110,26 +112,26 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 			return pgerr.New(pgerr.DuplicateObject, "check constraint %q already exists", ck.name)
 		}
 	}
-	if err := d.indexNamesFree(t, pkName); err != nil {
+	if err := indexNamesFree(d, t, pkName); err != nil {
 		return err
 	}
 	if pk != nil {
-		if err := t.addIndex(pk, true, pkName); err != nil {
+		if err := addIndex(t, pk, true, pkName); err != nil {
 			return err
 		}
 	} else if err := s.addRowIDSeq(ctx, d, t); err != nil {
 		return err
 	}
 	for _, u := range uniques {
-		if err := d.indexNamesFree(t, u.name); err != nil {
+		if err := indexNamesFree(d, t, u.name); err != nil {
 			return err
 		}
-		if err := t.addIndex(u.cols, false, u.name); err != nil {
+		if err := addIndex(t, u.cols, false, u.name); err != nil {
 			return err
 		}
 	}
 	for _, ck := range pend.checks {
-		if _, err := s.addCheck(d.cat, t, ck.name, ck.expr); err != nil {
+		if _, err := s.addCheck(d.Cat, t, ck.name, ck.expr); err != nil {
 			return err
 		}
 	}
@@ -144,10 +146,10 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if t.Ingest, err = ingestSpec(t); err != nil {
 		return err
 	}
-	if err := d.claimName(ctx, name, id); err != nil {
+	if err := d.ClaimName(ctx, name, id); err != nil {
 		return err
 	}
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }
 
 func columnType(st *parser.Statement, i int) string {
@@ -173,15 +175,15 @@ type pendingConstraints struct {
 
 // columnDef builds a column from its definition; serial types create their
 // sequence, and CHECK constraints go to checks.
-func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.ColumnDef, typeName string, st *parser.Statement,
-	pend *pendingConstraints) (*TableColumn, bool, bool, error) {
+func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Table, cd *ast.ColumnDef, typeName string, st *parser.Statement,
+	pend *pendingConstraints) (*catalog.TableColumn, bool, bool, error) {
 	t.NextNum++
-	col := &TableColumn{Num: t.NextNum, Name: cd.Name.Name.O}
+	col := &catalog.TableColumn{Num: t.NextNum, Name: cd.Name.Name.O}
 	serial := map[string]types.T{"serial": types.Int4, "serial4": types.Int4, "bigserial": types.Int8,
 		"serial8": types.Int8, "smallserial": types.Int2, "serial2": types.Int2}
 	if st, ok := serial[typeName]; ok {
 		col.Type, col.NotNull = st, true
-		seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, st, seqBlock)
+		seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, st, catalog.SeqBlock)
 		if err != nil {
 			return nil, false, false, err
 		}
@@ -247,7 +249,7 @@ func (s *Session) columnDef(ctx context.Context, d *ddl, t *Table, cd *ast.Colum
 	return col, pk, unique, nil
 }
 
-func (s *Session) compileDefault(col *TableColumn) (expr, error) {
+func (s *Session) compileDefault(col *catalog.TableColumn) (expr, error) {
 	n, err := parseExpr(col.Default)
 	if err != nil {
 		return nil, err
@@ -259,10 +261,10 @@ func (s *Session) compileDefault(col *TableColumn) (expr, error) {
 
 // indexNamesFree checks that a primary key or unique constraint may take
 // name ("" passes): its index is a relation, and it is a constraint.
-func (d *ddl) indexNamesFree(t *Table, name string) error {
+func indexNamesFree(d *catalog.DDL, t *catalog.Table, name string) error {
 	switch {
 	case name == "":
-	case relationNamed(d.cat, name) || slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name }):
+	case relationNamed(d.Cat, name) || slices.ContainsFunc(t.Indexes, func(ix *catalog.Index) bool { return ix.Name == name }):
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	case tableConstraintNamed(t, name):
 		return pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", name, t.Name)
@@ -272,14 +274,14 @@ func (d *ddl) indexNamesFree(t *Table, name string) error {
 
 // addIndex adds the primary key or a unique constraint over cols, named
 // name or, if that is empty, as PostgreSQL names it.
-func (t *Table) addIndex(cols []string, primary bool, name string) error {
-	ix := &Index{ID: primaryIndex, Primary: primary, NullEntries: true, Name: name}
+func addIndex(t *catalog.Table, cols []string, primary bool, name string) error {
+	ix := &catalog.Index{ID: catalog.PrimaryIndexID, Primary: primary, NullEntries: true, Name: name}
 	if primary {
 		ix.Name = cmp.Or(name, parser.ObjectName(t.Name, "", "pkey"))
 	} else {
 		ix.Name = cmp.Or(name, parser.ObjectName(t.Name, strings.Join(cols, "_"), "key"))
 		var err error
-		if ix.ID, err = t.nextIndexID(); err != nil {
+		if ix.ID, err = t.NextIndexID(); err != nil {
 			return err
 		}
 	}
@@ -294,7 +296,7 @@ func (t *Table) addIndex(cols []string, primary bool, name string) error {
 		ix.Columns = append(ix.Columns, i)
 	}
 	if primary {
-		t.Indexes = append([]*Index{ix}, t.Indexes...)
+		t.Indexes = append([]*catalog.Index{ix}, t.Indexes...)
 	} else {
 		t.Indexes = append(t.Indexes, ix)
 	}
@@ -303,8 +305,8 @@ func (t *Table) addIndex(cols []string, primary bool, name string) error {
 
 // addRowIDSeq gives a table without primary key the sequence its hidden
 // row ids come from. Its name starts with a NUL byte, so SQL never sees it.
-func (s *Session) addRowIDSeq(ctx context.Context, d *ddl, t *Table) error {
-	seq, err := s.newSequence(ctx, d, "\x00rowid."+t.Name, t.ID, types.Int8, rowIDBlock)
+func (s *Session) addRowIDSeq(ctx context.Context, d *catalog.DDL, t *catalog.Table) error {
+	seq, err := s.newSequence(ctx, d, "\x00rowid."+t.Name, t.ID, types.Int8, catalog.RowIDBlock)
 	if err != nil {
 		return err
 	}
@@ -312,8 +314,8 @@ func (s *Session) addRowIDSeq(ctx context.Context, d *ddl, t *Table) error {
 	return nil
 }
 
-func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner uint32, t types.T, block int64) (*Sequence, error) {
-	id, err := d.nextID(ctx)
+func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, name string, owner uint32, t types.T, block int64) (*catalog.Sequence, error) {
+	id, err := d.NextID(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -324,11 +326,11 @@ func (s *Session) newSequence(ctx context.Context, d *ddl, name string, owner ui
 	case types.OidInt2:
 		maxV = math.MaxInt16
 	}
-	seq := &Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner, Block: block, Type: t.Oid}
-	if err := d.claimName(ctx, name, id); err != nil {
+	seq := &catalog.Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner, Block: block, Type: t.Oid}
+	if err := d.ClaimName(ctx, name, id); err != nil {
 		return nil, err
 	}
-	return seq, d.putSequence(ctx, seq)
+	return seq, d.PutSequence(ctx, seq)
 }
 
 func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *ast.CreateSequenceStmt) error {
@@ -341,7 +343,7 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 		return err
 	}
 	name := n.Name.Name.O
-	if relationNamed(d.cat, name) {
+	if relationNamed(d.Cat, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
@@ -361,15 +363,15 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 
 // sequenceWith makes the sequence name of type typ, owned by table owner
 // (or none), with CREATE SEQUENCE's options.
-func (s *Session) sequenceWith(ctx context.Context, d *ddl, name string, owner uint32, typ types.T, opts []*ast.SequenceOption) (*Sequence, error) {
-	seq, err := s.newSequence(ctx, d, name, owner, typ, seqBlock)
+func (s *Session) sequenceWith(ctx context.Context, d *catalog.DDL, name string, owner uint32, typ types.T, opts []*ast.SequenceOption) (*catalog.Sequence, error) {
+	seq, err := s.newSequence(ctx, d, name, owner, typ, catalog.SeqBlock)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := applySeqOptions(seq, opts, true); err != nil {
 		return nil, err
 	}
-	return seq, d.putSequence(ctx, seq)
+	return seq, d.PutSequence(ctx, seq)
 }
 
 func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade bool) error {
@@ -378,10 +380,10 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade 
 		return err
 	}
 	// Resolve every name first: a table named twice is dropped once.
-	var tables []*Table
+	var tables []*catalog.Table
 	for _, tn := range n.Tables {
-		t := d.cat.tables[tn.Name.O]
-		if t == nil && d.cat.views[tn.Name.O] != nil {
+		t := d.Cat.TableByName[tn.Name.O]
+		if t == nil && d.Cat.ViewByName[tn.Name.O] != nil {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", tn.Name.O).
 				WithHint("Use DROP VIEW to remove a view.")
 		}
@@ -392,7 +394,7 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade 
 			}
 			return pgerr.New(pgerr.UndefinedTable, "table %q does not exist", tn.Name.O)
 		}
-		if t.isMatView() {
+		if t.IsMatView() {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", t.Name).
 				WithHint("Use DROP MATERIALIZED VIEW to remove a materialized view.")
 		}
@@ -405,13 +407,13 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade 
 
 // dropRelations drops tables or materialized views (kind says which),
 // after the checks of their dependents.
-func (s *Session) dropRelations(ctx context.Context, d *ddl, tables []*Table, kind string, cascade bool) error {
+func (s *Session) dropRelations(ctx context.Context, d *catalog.DDL, tables []*catalog.Table, kind string, cascade bool) error {
 	ids := make([]uint32, len(tables))
 	targets := make([]dropTarget, len(tables))
 	for i, t := range tables {
 		ids[i], targets[i] = t.ID, dropTarget{kind: kind, name: t.Name, id: t.ID}
 	}
-	deps, err := s.checkDependents(d.cat, targets, ids, cascade)
+	deps, err := s.checkDependents(d.Cat, targets, ids, cascade)
 	if err != nil {
 		return err
 	}
@@ -427,7 +429,7 @@ func (s *Session) dropRelations(ctx context.Context, d *ddl, tables []*Table, ki
 		return err
 	}
 	for _, t := range tables {
-		if err := d.dropTable(ctx, t); err != nil {
+		if err := d.DropTable(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -440,8 +442,8 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 		return err
 	}
 	for _, tn := range n.Sequences {
-		seq := d.cat.sequences[tn.Name.O]
-		if err := d.cat.viewMisuse(tn.Name.O, "sequence"); err != nil {
+		seq := d.Cat.SequenceByName[tn.Name.O]
+		if err := viewMisuse(d.Cat, tn.Name.O, "sequence"); err != nil {
 			return err
 		}
 		if seq == nil {
@@ -451,7 +453,7 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 			}
 			return pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", tn.Name.O)
 		}
-		if owner := d.cat.byID[seq.Owner]; owner != nil {
+		if owner := d.Cat.TableByID[seq.Owner]; owner != nil {
 			for _, c := range owner.Columns {
 				if c.Identity != 0 && c.Serial == seq.ID && !c.Dropped {
 					return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because column %s of table %s requires it", seq.Name, c.Name, owner.Name).
@@ -459,17 +461,17 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 				}
 			}
 		}
-		deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, nil, cascade)
+		deps, err := s.checkDependents(d.Cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, nil, cascade)
 		if err != nil {
 			return err
 		}
 		if err := s.dropDependents(ctx, d, deps); err != nil {
 			return err
 		}
-		if err := d.dropSequence(ctx, seq); err != nil {
+		if err := d.DropSequence(ctx, seq); err != nil {
 			return err
 		}
-		s.e.seqs.forget(seq.storage())
+		s.e.seqs.Forget(seq.StorageID())
 	}
 	return nil
 }
@@ -479,10 +481,10 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	if err != nil {
 		return err
 	}
-	var tables []*Table
+	var tables []*catalog.Table
 	for _, name := range cmd.Tables {
-		t := d.cat.tables[strings.TrimPrefix(name, "public.")]
-		if err := d.cat.viewMisuse(strings.TrimPrefix(name, "public."), "truncate"); err != nil {
+		t := d.Cat.TableByName[strings.TrimPrefix(name, "public.")]
+		if err := viewMisuse(d.Cat, strings.TrimPrefix(name, "public."), "truncate"); err != nil {
 			return err
 		}
 		if t == nil {
@@ -495,16 +497,16 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	// CASCADE takes in the tables whose foreign keys reference those
 	// truncated, and theirs in turn.
 	for i := 0; i < len(tables); i++ {
-		for _, ref := range d.cat.referencing(tables[i].ID) {
+		for _, ref := range d.Cat.Referencing(tables[i].ID) {
 			switch {
-			case slices.Contains(tables, ref.child):
+			case slices.Contains(tables, ref.Child):
 			case cmd.Cascade:
-				s.notice(pgerr.SuccessfulCompletion, "truncate cascades to table %q", ref.child.Name)
-				tables = append(tables, ref.child)
+				s.notice(pgerr.SuccessfulCompletion, "truncate cascades to table %q", ref.Child.Name)
+				tables = append(tables, ref.Child)
 			default:
 				return pgerr.New(pgerr.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
-					WithDetail("Table %q references %q.", ref.child.Name, tables[i].Name).
-					WithHint("Truncate table %q at the same time, or use TRUNCATE ... CASCADE.", ref.child.Name)
+					WithDetail("Table %q references %q.", ref.Child.Name, tables[i].Name).
+					WithHint("Truncate table %q at the same time, or use TRUNCATE ... CASCADE.", ref.Child.Name)
 			}
 		}
 	}
@@ -518,22 +520,22 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		// As PostgreSQL gives the table a new relfilenode: the rows stay
 		// under the old data id for the snapshots that still read it, and
 		// go with it once none does.
-		nt := t.clone()
-		if nt.DataID, err = d.nextID(ctx); err != nil {
+		nt := t.Clone()
+		if nt.DataID, err = d.NextID(ctx); err != nil {
 			return err
 		}
-		if err := d.putTable(ctx, nt); err != nil {
+		if err := d.PutTable(ctx, nt); err != nil {
 			return err
 		}
-		if err := d.deleteData(ctx, t.DataID); err != nil {
+		if err := d.DeleteData(ctx, t.DataID); err != nil {
 			return err
 		}
 		if cmd.RestartIdentity {
-			for _, seq := range d.cat.sequences {
+			for _, seq := range d.Cat.SequenceByName {
 				if seq.Owner != t.ID {
 					continue
 				}
-				if err := d.restartSequence(ctx, seq, nil); err != nil {
+				if err := d.RestartSequence(ctx, seq, nil); err != nil {
 					return err
 				}
 			}
@@ -546,15 +548,15 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 // changes, and claims it: exclusively, except for CREATE INDEX. An ALTER
 // TABLE that rewrites is more than a rename: it, like CREATE INDEX, must
 // wait until no deferred check of the table's rows is pending.
-func (s *Session) ddlTable(ctx context.Context, name, op string, rewrites bool) (*ddl, *Table, error) {
+func (s *Session) ddlTable(ctx context.Context, name, op string, rewrites bool) (*catalog.DDL, *catalog.Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := d.cat.viewMisuse(name, op); err != nil {
+	if err := viewMisuse(d.Cat, name, op); err != nil {
 		return nil, nil, err
 	}
-	t := d.cat.tables[name]
+	t := d.Cat.TableByName[name]
 	if t == nil {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
@@ -577,7 +579,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		action = map[ast.AlterTableType]string{ast.AlterTableAddColumns: "ADD COLUMN", ast.AlterTableDropColumn: "DROP COLUMN",
 			ast.AlterTableAddConstraint: "ADD CONSTRAINT", ast.AlterTableDropCheck: "DROP CONSTRAINT"}[n.Specs[0].Tp]
 	}
-	if s.catalog().views[n.Table.Name.O] != nil && len(n.Specs) == 1 {
+	if s.catalog().ViewByName[n.Table.Name.O] != nil && len(n.Specs) == 1 {
 		// ALTER TABLE renames a view as ALTER VIEW does.
 		switch spec := n.Specs[0]; spec.Tp {
 		case ast.AlterTableRenameTable:
@@ -587,7 +589,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				NewName: spec.NewColumnName.Name.O})
 		}
 	}
-	if action == "" && s.catalog().views[n.Table.Name.O] != nil {
+	if action == "" && s.catalog().ViewByName[n.Table.Name.O] != nil {
 		// What PostgreSQL allows on views (RENAME, SET DEFAULT) epochdb
 		// does not do yet, on tables either.
 		return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
@@ -599,7 +601,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	if err != nil {
 		return err
 	}
-	t := old.clone()
+	t := old.Clone()
 	typeIdx := 0
 	// fill lists the new columns that existing rows must be rewritten for:
 	// they take the column's default, and NOT NULL is checked.
@@ -631,7 +633,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
 				}
 				if pk || unique {
-					if err := t.addIndex([]string{col.Name}, pk, ""); err != nil {
+					if err := addIndex(t, []string{col.Name}, pk, ""); err != nil {
 						return err
 					}
 				}
@@ -665,17 +667,17 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				if t.PrimaryKey() != nil {
 					return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", t.Name)
 				}
-				if err := d.indexNamesFree(t, cons.Name); err != nil {
+				if err := indexNamesFree(d, t, cons.Name); err != nil {
 					return err
 				}
-				if err := t.addIndex(cols, true, cons.Name); err != nil {
+				if err := addIndex(t, cols, true, cons.Name); err != nil {
 					return err
 				}
 			case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
-				if err := d.indexNamesFree(t, cons.Name); err != nil {
+				if err := indexNamesFree(d, t, cons.Name); err != nil {
 					return err
 				}
-				if err := t.addIndex(cols, false, cons.Name); err != nil {
+				if err := addIndex(t, cols, false, cons.Name); err != nil {
 					return err
 				}
 			case ast.ConstraintCheck:
@@ -691,15 +693,15 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 					return err
 				}
 			}
-			if err := t.dropConstraint(d.cat, spec.Constraint.Name); err != nil {
+			if err := dropConstraint(t, d.Cat, spec.Constraint.Name); err != nil {
 				return err
 			}
 		case ast.AlterTableRenameColumn:
-			if err := d.renameColumn(t, spec.OldColumnName.Name.O, spec.NewColumnName.Name.O); err != nil {
+			if err := renameColumn(d, t, spec.OldColumnName.Name.O, spec.NewColumnName.Name.O); err != nil {
 				return err
 			}
 		case ast.AlterTableRenameTable:
-			if err := d.renameTable(ctx, t, spec.NewTable.Name.O); err != nil {
+			if err := renameTable(d, ctx, t, spec.NewTable.Name.O); err != nil {
 				return err
 			}
 		case ast.AlterTableAlterColumn:
@@ -730,9 +732,9 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	if err := s.checkGenerated(t); err != nil {
 		return err
 	}
-	var added []*Check
+	var added []*catalog.Check
 	for _, pc := range pend.checks {
-		ck, err := s.addCheck(d.cat, t, pc.name, pc.expr)
+		ck, err := s.addCheck(d.Cat, t, pc.name, pc.expr)
 		if err != nil {
 			return err
 		}
@@ -753,7 +755,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	if err := s.addForeignKeys(ctx, d, t, withDeferral(st, pend.fks)); err != nil {
 		return err
 	}
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }
 
 // dropColumn drops column i of t, and what goes with it, as in
@@ -761,10 +763,10 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 // expression that reads it (the rebuild its change of indexes brings
 // drops their entries), the foreign keys it is part of, and the CHECK
 // constraints that name it.
-func (t *Table) dropColumn(i int) error {
+func dropColumn(t *catalog.Table, i int) error {
 	gone := append(hiddenUsing(t, t.Columns[i].Name), i)
 	var dropped []uint8
-	t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *Index) bool {
+	t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *catalog.Index) bool {
 		if slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) }) {
 			dropped = append(dropped, ix.ID)
 			return true
@@ -774,10 +776,10 @@ func (t *Table) dropColumn(i int) error {
 	dropUnusedHidden(t)
 	// Its foreign keys go, and those of t that found their keys in an
 	// index that went.
-	t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool {
+	t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *catalog.ForeignKey) bool {
 		return slices.Contains(fk.Columns, i) || fk.RefTable == t.ID && slices.Contains(dropped, fk.RefIndex)
 	})
-	if err := t.dropChecksOn(i); err != nil {
+	if err := dropChecksOn(t, i); err != nil {
 		return err
 	}
 	t.Columns[i].Dropped = true
@@ -787,16 +789,16 @@ func (t *Table) dropColumn(i int) error {
 // dropConstraint drops a CHECK or UNIQUE constraint of t by name; a
 // dropped UNIQUE's index goes with it, through the rebuild its change of
 // indexes brings.
-func (t *Table) dropConstraint(cat *Catalog, name string) error {
-	if i := slices.IndexFunc(t.Checks, func(ck *Check) bool { return ck.Name == name }); i >= 0 {
+func dropConstraint(t *catalog.Table, cat *catalog.Catalog, name string) error {
+	if i := slices.IndexFunc(t.Checks, func(ck *catalog.Check) bool { return ck.Name == name }); i >= 0 {
 		t.Checks = slices.Delete(t.Checks, i, i+1)
 		return nil
 	}
-	if i := slices.IndexFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == name }); i >= 0 {
+	if i := slices.IndexFunc(t.ForeignKeys, func(fk *catalog.ForeignKey) bool { return fk.Name == name }); i >= 0 {
 		t.ForeignKeys = slices.Delete(t.ForeignKeys, i, i+1)
 		return nil
 	}
-	i := slices.IndexFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
+	i := slices.IndexFunc(t.Indexes, func(ix *catalog.Index) bool { return ix.Name == name && !ix.Standalone })
 	switch {
 	case i < 0:
 		return pgerr.New(pgerr.UndefinedObject, "constraint %q of relation %q does not exist", name, t.Name)
@@ -812,8 +814,8 @@ func (t *Table) dropConstraint(cat *Catalog, name string) error {
 
 // sameIndexes reports whether a and b have the same indexes, by id and
 // columns: if not, the entries must be rebuilt.
-func sameIndexes(a, b *Table) bool {
-	return slices.EqualFunc(a.Indexes, b.Indexes, func(x, y *Index) bool {
+func sameIndexes(a, b *catalog.Table) bool {
+	return slices.EqualFunc(a.Indexes, b.Indexes, func(x, y *catalog.Index) bool {
 		return x.ID == y.ID && slices.Equal(x.Columns, y.Columns) && x.NonUnique == y.NonUnique && x.Where == y.Where
 	})
 }
@@ -824,8 +826,8 @@ func sameIndexes(a, b *Table) bool {
 // (evaluated per row, as PostgreSQL does for nextval), those in conv their
 // converted values, and uniqueness and NOT NULL are checked on every
 // existing row.
-func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int, conv []typeChange) error {
-	id, err := d.nextID(ctx)
+func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.Table, fill []int, conv []typeChange) error {
+	id, err := d.NextID(ctx)
 	if err != nil {
 		return err
 	}
@@ -834,8 +836,8 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 		ix.NullEntries = true // every entry is written anew, NULLs included
 	}
 	if t.PrimaryKey() != nil && old.PrimaryKey() == nil && t.RowIDSeq != 0 {
-		if seq := d.cat.seqByID[t.RowIDSeq]; seq != nil {
-			if err := d.dropSequence(ctx, seq); err != nil {
+		if seq := d.Cat.SequenceByID[t.RowIDSeq]; seq != nil {
+			if err := d.DropSequence(ctx, seq); err != nil {
 				return err
 			}
 		}
@@ -852,7 +854,7 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 	}
 	// Row by row from the old data id to the new: the two never share a
 	// key, so the scan goes on undisturbed by the writes.
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
 	scan := &tableScan{t: old, access: access{kind: "seq"}}
 	it, err := scan.open(x)
@@ -898,14 +900,14 @@ func (s *Session) rebuild(ctx context.Context, d *ddl, old, t *Table, fill []int
 				for _, ix := range t.Indexes {
 					if ix.Name == pe.Constraint {
 						return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
-							WithDetail("Key %s is duplicated.", t.keyValues(ix, row, s))
+							WithDetail("Key %s is duplicated.", keyValues(t, ix, row, s))
 					}
 				}
 			}
 			return err
 		}
 	}
-	return d.deleteData(ctx, old.DataID)
+	return d.DeleteData(ctx, old.DataID)
 }
 
 // storedExpr prints n as SQL that parseExpr reads back. TiDB's grammar

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/txn"
@@ -29,7 +31,7 @@ type constraintModes struct {
 // deferredNow reports whether fk's checks wait for the commit. Outside a
 // transaction block the statement's end is its commit, and the checks run
 // there, before its result is reported.
-func (s *Session) deferredNow(fk *ForeignKey) bool {
+func (s *Session) deferredNow(fk *catalog.ForeignKey) bool {
 	if !fk.Deferrable || s.tx == nil || !s.explicit {
 		return false
 	}
@@ -46,13 +48,13 @@ func (s *Session) deferredNow(fk *ForeignKey) bool {
 
 // checkDeferred runs the kept checks of the foreign keys only selects
 // (nil: all of them), in tx.
-func (s *Session) checkDeferred(tx *txn.Tx, only func(*ForeignKey) bool) error {
+func (s *Session) checkDeferred(tx *txn.Tx, only func(*catalog.ForeignKey) bool) error {
 	if len(s.deferredFK.children) == 0 && len(s.deferredFK.parents) == 0 {
 		return nil
 	}
 	x := &execCtx{ctx: context.Background(), s: s, tx: tx, fk: &fkState{}}
 	defer x.closeTemps()
-	keep := func(fk *ForeignKey) bool { return only != nil && !only(fk) }
+	keep := func(fk *catalog.ForeignKey) bool { return only != nil && !only(fk) }
 	// The checks kept are new slices: savepoints hold the old ones.
 	var kept fkState
 	for _, c := range s.deferredFK.children {
@@ -63,7 +65,7 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*ForeignKey) bool) error {
 		}
 	}
 	for _, c := range s.deferredFK.parents {
-		if keep(c.ref.fk) {
+		if keep(c.ref.FK) {
 			kept.parents = append(kept.parents, c)
 		} else {
 			x.fk.parents = append(x.fk.parents, c)
@@ -92,15 +94,15 @@ func (s *Session) setConstraints(cmd *parser.SetConstraints) error {
 	if m.byName == nil {
 		m.byName = map[string]bool{}
 	}
-	var named []*ForeignKey
+	var named []*catalog.ForeignKey
 	if cmd.All {
 		d := cmd.Deferred
 		m.all = &d
 		clear(m.byName)
 	} else {
 		for _, name := range cmd.Names {
-			var found []*ForeignKey
-			for _, t := range s.catalog().tables {
+			var found []*catalog.ForeignKey
+			for _, t := range s.catalog().TableByName {
 				for _, fk := range t.ForeignKeys {
 					if fk.Name == name {
 						found = append(found, fk)
@@ -125,14 +127,14 @@ func (s *Session) setConstraints(cmd *parser.SetConstraints) error {
 	if cmd.Deferred {
 		return nil
 	}
-	return s.checkDeferred(s.tx, func(fk *ForeignKey) bool { return cmd.All || slices.Contains(named, fk) })
+	return s.checkDeferred(s.tx, func(fk *catalog.ForeignKey) bool { return cmd.All || slices.Contains(named, fk) })
 }
 
 // refusePendingChecks fails DDL that would change or drop t while a
 // deferred check of one of its rows waits for the commit: the check
 // holds the row as t stored it, and would pass unexamined once t is
 // rewritten. PostgreSQL refuses such DDL the same way.
-func (s *Session) refusePendingChecks(t *Table, what string) error {
+func (s *Session) refusePendingChecks(t *catalog.Table, what string) error {
 	pending := slices.ContainsFunc(s.deferredFK.children, func(c childCheck) bool { return c.t.ID == t.ID }) ||
 		slices.ContainsFunc(s.deferredFK.parents, func(c parentCheck) bool { return c.parent.ID == t.ID })
 	if pending {
@@ -153,7 +155,7 @@ func (s *Session) forgetDeferred(table uint32, name string) {
 		}
 	}
 	for _, c := range s.deferredFK.parents {
-		if c.ref.child.ID != table || c.ref.fk.Name != name {
+		if c.ref.Child.ID != table || c.ref.FK.Name != name {
 			kept.parents = append(kept.parents, c)
 		}
 	}

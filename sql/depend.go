@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -28,14 +30,14 @@ import (
 
 // dependent is one object that depends on what a DROP removes.
 type dependent struct {
-	view    *View
-	matView *Table       // a materialized view
-	table   *Table       // the table of fk, def or col
-	fk      *ForeignKey  // a foreign key of table
-	def     *TableColumn // a column of table whose default calls nextval
-	col     *TableColumn // a generated column of table, which its caller drops
-	on      string       // what it depends on: "table cp", "view cv"
-	onID    uint32       // and its id
+	view    *catalog.View
+	matView *catalog.Table       // a materialized view
+	table   *catalog.Table       // the table of fk, def or col
+	fk      *catalog.ForeignKey  // a foreign key of table
+	def     *catalog.TableColumn // a column of table whose default calls nextval
+	col     *catalog.TableColumn // a generated column of table, which its caller drops
+	on      string               // what it depends on: "table cp", "view cv"
+	onID    uint32               // and its id
 }
 
 func (d dependent) String() string {
@@ -57,15 +59,15 @@ func (d dependent) String() string {
 type dropTarget struct {
 	kind, name string
 	id         uint32
-	table      *Table // of an index
-	index      *Index
+	table      *catalog.Table // of an index
+	index      *catalog.Index
 }
 
 // dependents lists what depends on target, directly or through views,
 // leaving out what the statement drops anyway: the tables and views whose
 // ids are in dropping, and what belongs to them. A table's own sequences
 // go with it, so what depends on them counts as depending on the table.
-func (s *Session) dependents(cat *Catalog, target dropTarget, dropping []uint32) []dependent {
+func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping []uint32) []dependent {
 	var out []dependent
 	type gone struct {
 		id   uint32
@@ -91,7 +93,7 @@ func (s *Session) dependents(cat *Catalog, target dropTarget, dropping []uint32)
 			if slices.Contains(dropping, t.ID) {
 				continue
 			}
-			if t.isMatView() && slices.Contains(t.Deps, g.id) && !seen[t.ID] {
+			if t.IsMatView() && slices.Contains(t.Deps, g.id) && !seen[t.ID] {
 				out = append(out, dependent{matView: t, on: g.desc, onID: g.id})
 				queue = append(queue, gone{t.ID, "materialized view " + t.Name})
 			}
@@ -119,7 +121,7 @@ func (s *Session) dependents(cat *Catalog, target dropTarget, dropping []uint32)
 
 // defaultCalls reports whether col's default calls nextval (or currval,
 // or setval) of the sequence id.
-func (s *Session) defaultCalls(col *TableColumn, id uint32) bool {
+func (s *Session) defaultCalls(col *catalog.TableColumn, id uint32) bool {
 	n, err := parseExpr(col.Default)
 	if err != nil {
 		return false
@@ -177,7 +179,7 @@ func (f *literalFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // checkDependents fails a DROP of targets without CASCADE if anything
 // depends on them, and with CASCADE returns what must go with them.
 // dropping holds the ids of the targets that are tables or views.
-func (s *Session) checkDependents(cat *Catalog, targets []dropTarget, dropping []uint32, cascade bool) ([]dependent, error) {
+func (s *Session) checkDependents(cat *catalog.Catalog, targets []dropTarget, dropping []uint32, cascade bool) ([]dependent, error) {
 	var deps []dependent
 	for _, target := range targets {
 		deps = addDependents(deps, s.dependents(cat, target, dropping))
@@ -220,7 +222,7 @@ func errDependents(what string, plural bool, deps []dependent) error {
 
 // dropDependents drops what CASCADE takes along, and says what in a
 // NOTICE: views go, foreign keys and defaults leave their tables.
-func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) error {
+func (s *Session) dropDependents(ctx context.Context, d *catalog.DDL, deps []dependent) error {
 	if len(deps) == 0 {
 		return nil
 	}
@@ -239,32 +241,32 @@ func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) 
 			continue // a column of the table being altered: its ALTER drops it
 		}
 		if dep.matView != nil {
-			if cur := d.cat.byID[dep.matView.ID]; cur != nil {
+			if cur := d.Cat.TableByID[dep.matView.ID]; cur != nil {
 				if err := s.lockTableForDDL(ctx, d, cur, true); err != nil {
 					return err
 				}
-				if err := d.dropTable(ctx, cur); err != nil {
+				if err := d.DropTable(ctx, cur); err != nil {
 					return err
 				}
 			}
 			continue
 		}
 		if dep.view != nil {
-			if err := d.dropView(ctx, dep.view); err != nil {
+			if err := d.DropView(ctx, dep.view); err != nil {
 				return err
 			}
 			continue
 		}
-		cur := d.cat.byID[dep.table.ID]
+		cur := d.Cat.TableByID[dep.table.ID]
 		if cur == nil {
 			continue // dropped meanwhile
 		}
 		if err := s.lockTableForDDL(ctx, d, cur, true); err != nil {
 			return err
 		}
-		t := cur.clone()
+		t := cur.Clone()
 		if dep.fk != nil {
-			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *ForeignKey) bool { return fk.Name == dep.fk.Name })
+			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *catalog.ForeignKey) bool { return fk.Name == dep.fk.Name })
 			s.forgetDeferred(t.ID, dep.fk.Name)
 		} else if _, col := t.Column(dep.def.Name); col != nil {
 			col.Default = ""
@@ -272,19 +274,19 @@ func (s *Session) dropDependents(ctx context.Context, d *ddl, deps []dependent) 
 				col.Serial = 0
 			}
 		}
-		if err := d.putTable(ctx, t); err != nil {
+		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func sortedViews(cat *Catalog) []*View {
-	return sortedBy(cat.views, func(v *View) uint32 { return v.ID })
+func sortedViews(cat *catalog.Catalog) []*catalog.View {
+	return sortedBy(cat.ViewByName, func(v *catalog.View) uint32 { return v.ID })
 }
 
-func sortedSequences(cat *Catalog) []*Sequence {
-	return sortedBy(cat.sequences, func(q *Sequence) uint32 { return q.ID })
+func sortedSequences(cat *catalog.Catalog) []*catalog.Sequence {
+	return sortedBy(cat.SequenceByName, func(q *catalog.Sequence) uint32 { return q.ID })
 }
 
 // sortedBy is m's values in the order of their ids, which is the order
@@ -303,24 +305,24 @@ func sortedBy[T any](m map[string]T, id func(T) uint32) []T {
 // keys of other tables that reference it, and the views that read it and
 // the views over those. Its own indexes, constraints and foreign keys go
 // with it anyway, as in PostgreSQL.
-func (s *Session) checkColumnDependents(cat *Catalog, t *Table, i int, cascade bool) ([]dependent, error) {
+func (s *Session) checkColumnDependents(cat *catalog.Catalog, t *catalog.Table, i int, cascade bool) ([]dependent, error) {
 	col := t.Columns[i]
 	on := fmt.Sprintf("column %s of table %s", col.Name, t.Name)
 	var deps []dependent
 	for _, g := range t.Columns {
-		if g == col || g.Generated == "" || !g.visible() {
+		if g == col || g.Generated == "" || !g.Visible() {
 			continue
 		}
 		if n, err := parseExpr(g.Generated); err == nil && slices.Contains(columnsNamed(n), col.Name) {
 			deps = append(deps, dependent{table: t, col: g, on: on})
 		}
 	}
-	for _, ref := range cat.referencing(t.ID) {
-		if ref.child.ID == t.ID && slices.Contains(ref.fk.Columns, i) {
+	for _, ref := range cat.Referencing(t.ID) {
+		if ref.Child.ID == t.ID && slices.Contains(ref.FK.Columns, i) {
 			continue // its own: it goes with the column
 		}
-		if ix := indexByID(t, ref.fk.RefIndex); ix != nil && slices.Contains(ix.Columns, i) {
-			deps = append(deps, dependent{table: ref.child, fk: ref.fk, on: on})
+		if ix := indexByID(t, ref.FK.RefIndex); ix != nil && slices.Contains(ix.Columns, i) {
+			deps = append(deps, dependent{table: ref.Child, fk: ref.FK, on: on})
 		}
 	}
 	for _, v := range sortedViews(cat) {
@@ -338,13 +340,13 @@ func (s *Session) checkColumnDependents(cat *Catalog, t *Table, i int, cascade b
 // dropConstraintDependents drops, for ALTER TABLE ... DROP CONSTRAINT ...
 // CASCADE, the foreign keys of other tables that find their keys in the
 // index of t's constraint name.
-func (s *Session) dropConstraintDependents(ctx context.Context, d *ddl, t *Table, name string) error {
-	k := slices.IndexFunc(t.Indexes, func(ix *Index) bool { return ix.Name == name && !ix.Standalone })
+func (s *Session) dropConstraintDependents(ctx context.Context, d *catalog.DDL, t *catalog.Table, name string) error {
+	k := slices.IndexFunc(t.Indexes, func(ix *catalog.Index) bool { return ix.Name == name && !ix.Standalone })
 	if k < 0 {
 		return nil
 	}
 	ix := t.Indexes[k]
-	deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "index", name: ix.Name, id: ix.OID, table: t, index: ix}}, []uint32{t.ID}, true)
+	deps, err := s.checkDependents(d.Cat, []dropTarget{{kind: "index", name: ix.Name, id: ix.OID, table: t, index: ix}}, []uint32{t.ID}, true)
 	if err != nil {
 		return err
 	}
@@ -352,7 +354,7 @@ func (s *Session) dropConstraintDependents(ctx context.Context, d *ddl, t *Table
 }
 
 // indexByID is t's index with id, or nil.
-func indexByID(t *Table, id uint8) *Index {
+func indexByID(t *catalog.Table, id uint8) *catalog.Index {
 	for _, ix := range t.Indexes {
 		if ix.ID == id {
 			return ix
@@ -364,8 +366,8 @@ func indexByID(t *Table, id uint8) *Index {
 // dropColumnWithDependents drops column i of t, the altered copy of old,
 // with what depends on it: an error without cascade, else the views and
 // other tables' foreign keys go, and t's generated columns that read it.
-func (s *Session) dropColumnWithDependents(ctx context.Context, d *ddl, old, t *Table, i int, cascade bool) error {
-	deps, err := s.checkColumnDependents(d.cat, old, i, cascade)
+func (s *Session) dropColumnWithDependents(ctx context.Context, d *catalog.DDL, old, t *catalog.Table, i int, cascade bool) error {
+	deps, err := s.checkColumnDependents(d.Cat, old, i, cascade)
 	if err != nil {
 		return err
 	}
@@ -377,10 +379,10 @@ func (s *Session) dropColumnWithDependents(ctx context.Context, d *ddl, old, t *
 			continue
 		}
 		if k, gc := t.Column(dep.col.Name); gc != nil {
-			if err := t.dropColumn(k); err != nil {
+			if err := dropColumn(t, k); err != nil {
 				return err
 			}
 		}
 	}
-	return t.dropColumn(i)
+	return dropColumn(t, i)
 }

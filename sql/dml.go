@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -19,7 +21,7 @@ import (
 // caller reads and closes, and the number of rows affected.
 type writePlan struct {
 	verb      string
-	t         *Table
+	t         *catalog.Table
 	returning []expr
 	cols      []Column
 	run       func(x *execCtx) (rows *rowStore, n int64, err error)
@@ -44,24 +46,24 @@ func failRun(out *rowStore, err error) (*rowStore, int64, error) {
 
 // writableTable resolves the table a statement writes; a view is not one.
 // Tables live in public: any other schema has none.
-func (c *compiler) writableTable(schema, name, verb string) (*Table, error) {
+func (c *compiler) writableTable(schema, name, verb string) (*catalog.Table, error) {
 	if schema != "" && schema != "public" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
-	if c.s.catalog().views[name] != nil {
+	if c.s.catalog().ViewByName[name] != nil {
 		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
 			WithDetail("Views are not automatically updatable in epochdb.")
 	}
 	t, err := c.s.catalog().Table(name)
-	if err == nil && t.isMatView() {
+	if err == nil && t.IsMatView() {
 		return nil, errMatViewWrite(name)
 	}
 	return t, err
 }
 
 // targetTable resolves the table an INSERT, UPDATE or DELETE writes.
-func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*Table, string, error) {
+func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.Table, string, error) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "writing to several tables in one statement is not supported")
 	}
@@ -78,7 +80,7 @@ func errWriteTarget() error {
 
 // targetTableOf resolves the table an INSERT, UPDATE or DELETE writes, and
 // the name its rows go by.
-func (c *compiler) targetTableOf(ts *ast.TableSource, verb string) (*Table, string, error) {
+func (c *compiler) targetTableOf(ts *ast.TableSource, verb string) (*catalog.Table, string, error) {
 	tn, ok := ts.Source.(*ast.TableName)
 	if !ok {
 		return nil, "", errWriteTarget()
@@ -342,7 +344,7 @@ func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, expr, error
 // insert is an INSERT being planned: the table, the columns its values go
 // to, and where its rows come from.
 type insert struct {
-	t        *Table
+	t        *catalog.Table
 	explicit bool   // the statement lists its columns
 	fitted   bool   // fit has seen a row
 	targets  []int  // targets[i] is the table column the i-th value goes to
@@ -352,11 +354,11 @@ type insert struct {
 }
 
 // insertInto resolves an INSERT's column list (nil: all columns).
-func (c *compiler) insertInto(t *Table, names []string) (*insert, error) {
+func (c *compiler) insertInto(t *catalog.Table, names []string) (*insert, error) {
 	ins := &insert{t: t, explicit: names != nil}
 	if names == nil {
 		for i, col := range t.Columns {
-			if col.visible() {
+			if col.Visible() {
 				ins.targets = append(ins.targets, i)
 			}
 		}
@@ -532,7 +534,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 }
 
 // defaults compiles each column's default expression (nil: NULL).
-func (c *compiler) defaults(t *Table) ([]expr, error) {
+func (c *compiler) defaults(t *catalog.Table) ([]expr, error) {
 	out := make([]expr, len(t.Columns))
 	empty := c.withScope(&scope{})
 	for i, col := range t.Columns {
@@ -551,7 +553,7 @@ func (c *compiler) defaults(t *Table) ([]expr, error) {
 }
 
 // insertRow checks and writes one new row and its unique index entries.
-func (s *Session) insertRow(x *execCtx, t *Table, row []any) error {
+func (s *Session) insertRow(x *execCtx, t *catalog.Table, row []any) error {
 	if err := s.checkRow(t, row); err != nil {
 		return err
 	}
@@ -559,11 +561,11 @@ func (s *Session) insertRow(x *execCtx, t *Table, row []any) error {
 }
 
 // writeRow writes a row that checkRow has passed.
-func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
+func (s *Session) writeRow(x *execCtx, t *catalog.Table, row []any) error {
 	var rowID int64
 	if t.PrimaryKey() == nil {
-		seq := s.catalog().seqByID[t.RowIDSeq]
-		id, err := s.e.seqs.nextval(x.ctx, seq)
+		seq := s.catalog().SequenceByID[t.RowIDSeq]
+		id, err := s.e.seqs.Nextval(x.ctx, seq)
 		if err != nil {
 			return err
 		}
@@ -571,8 +573,8 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	}
 	// The key and value are built in the session's scratch buffers: Mutate
 	// copies what it keeps, and nothing else holds them past this call.
-	key := t.appendRowKey(s.keyBuf[:0], row, rowID)
-	val := types.EncodeRow(s.valBuf[:0], t.types(), row[:len(t.Columns)])
+	key := t.AppendRowKey(s.keyBuf[:0], row, rowID)
+	val := types.EncodeRow(s.valBuf[:0], t.ColumnTypes(), row[:len(t.Columns)])
 	s.keyBuf, s.valBuf = key, val // s.keyBuf stays the written row's key until the next write
 	pk := t.PrimaryKey()
 	err := x.tx.MutateNew(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
@@ -600,7 +602,7 @@ func (s *Session) writeRow(x *execCtx, t *Table, row []any) error {
 	return nil
 }
 
-func (s *Session) insertIndexEntries(x *execCtx, t *Table, row []any, key []byte) error {
+func (s *Session) insertIndexEntries(x *execCtx, t *catalog.Table, row []any, key []byte) error {
 	for _, ix := range t.Indexes {
 		if ix.Primary {
 			continue
@@ -612,16 +614,16 @@ func (s *Session) insertIndexEntries(x *execCtx, t *Table, row []any, key []byte
 	return nil
 }
 
-func (s *Session) uniqueViolation(t *Table, ix *Index, row []any) error {
+func (s *Session) uniqueViolation(t *catalog.Table, ix *catalog.Index, row []any) error {
 	e := pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", ix.Name).
-		WithDetail("%s", t.keyDescription(ix, row, s))
+		WithDetail("%s", keyDescription(t, ix, row, s))
 	e.Table, e.Constraint = t.Name, ix.Name
 	return e
 }
 
 // checkRow applies column types (lengths, precision, ranges), NOT NULL and
 // CHECK constraints.
-func (s *Session) checkRow(t *Table, row []any) error {
+func (s *Session) checkRow(t *catalog.Table, row []any) error {
 	if err := s.resolveRow(t, row); err != nil {
 		return err
 	}
@@ -635,7 +637,7 @@ func (s *Session) checkRow(t *Table, row []any) error {
 		if row[i] == nil {
 			if col.NotNull {
 				e := pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", col.Name, t.Name).
-					WithDetail("%s", t.rowDescription(row, s))
+					WithDetail("%s", rowDescription(t, row, s))
 				e.Table, e.Column = t.Name, col.Name
 				return e
 			}
@@ -652,7 +654,7 @@ func (s *Session) checkRow(t *Table, row []any) error {
 		return err
 	}
 	e := pgerr.New(pgerr.CheckViolation, "new row for relation %q violates check constraint %q", t.Name, ck.Name).
-		WithDetail("%s", t.rowDescription(row, s))
+		WithDetail("%s", rowDescription(t, row, s))
 	e.Table, e.Constraint = t.Name, ck.Name
 	return e
 }
@@ -660,7 +662,7 @@ func (s *Session) checkRow(t *Table, row []any) error {
 // modifyTarget is what UPDATE and DELETE plan alike: the target table, the
 // WHERE clause, and the access path it allows.
 type modifyTarget struct {
-	t     *Table
+	t     *catalog.Table
 	in    *compiler // compiles expressions over the table's rows
 	scan  *tableScan
 	where expr
@@ -799,8 +801,8 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 
 // inUniqueKey reports whether column col is part of t's primary key or of
 // one of its unique indexes.
-func inUniqueKey(t *Table, col int) bool {
-	return slices.ContainsFunc(t.Indexes, func(ix *Index) bool {
+func inUniqueKey(t *catalog.Table, col int) bool {
+	return slices.ContainsFunc(t.Indexes, func(ix *catalog.Index) bool {
 		return !ix.NonUnique && slices.Contains(ix.Columns, col)
 	})
 }
@@ -808,7 +810,7 @@ func inUniqueKey(t *Table, col int) bool {
 // setTarget resolves the column an UPDATE or DO UPDATE assignment sets.
 // PostgreSQL reads SET a.b as field b of a composite column a, which no
 // epochdb column is, so a qualified name is always a missing column.
-func setTarget(t *Table, a *ast.Assignment) (int, *TableColumn, error) {
+func setTarget(t *catalog.Table, a *ast.Assignment) (int, *catalog.TableColumn, error) {
 	name := a.Column.Name.O
 	if q := a.Column.Table.O; q != "" {
 		name = q
@@ -847,7 +849,7 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 // row this loop wrote, under its old key or a new one, and finds the
 // rows it would have found had it run first. So memory does not grow
 // with the table.
-func (s *Session) modifyRows(x *execCtx, t *Table, scan *tableScan, where expr,
+func (s *Session) modifyRows(x *execCtx, t *catalog.Table, scan *tableScan, where expr,
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	it, err := scan.open(x)
 	if err != nil {
@@ -887,7 +889,7 @@ var modifyHook func()
 // is a target of the statement's own UPDATE or DELETE, and another part of
 // the statement (a data-modifying WITH query) having written it fails with
 // txn.ErrWrittenByStatement; a foreign key's action changes it regardless.
-func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, once bool, pred func(old []any) (bool, error),
+func (s *Session) modifyRow(x *execCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	var old, row []any
 	mutate := x.tx.Mutate
@@ -899,7 +901,7 @@ func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, once bool, pred fu
 			return nil, txn.Keep, nil // deleted meanwhile
 		}
 		var err error
-		if old, err = t.decodeRow(key, cur); err != nil {
+		if old, err = t.DecodeRow(key, cur); err != nil {
 			return nil, txn.Keep, err
 		}
 		if pred != nil {
@@ -916,10 +918,10 @@ func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, once bool, pred fu
 		if row, err = update(old); err != nil {
 			return nil, txn.Keep, err
 		}
-		if newKey := t.rowKey(row, 0); t.PrimaryKey() != nil && !bytes.Equal(newKey, key) {
+		if newKey := t.RowKey(row, 0); t.PrimaryKey() != nil && !bytes.Equal(newKey, key) {
 			return nil, txn.Delete, nil // re-inserted under its new key below
 		}
-		return t.encodeRow(row), txn.Put, nil
+		return t.EncodeRow(row), txn.Put, nil
 	})
 	if err != nil || old == nil {
 		return err
@@ -944,21 +946,21 @@ func (s *Session) modifyRow(x *execCtx, t *Table, key []byte, once bool, pred fu
 
 // fixIndexes brings index entries (and a moved primary key) in line with
 // an updated or deleted row. key is the row's key before the change.
-func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, deleted bool) error {
+func (s *Session) fixIndexes(x *execCtx, t *catalog.Table, key []byte, old, row []any, deleted bool) error {
 	newKey := key
 	pk := t.PrimaryKey()
 	if pk != nil && !deleted {
-		if nk := t.rowKey(row, 0); !bytes.Equal(nk, key) {
+		if nk := t.RowKey(row, 0); !bytes.Equal(nk, key) {
 			newKey = nk
 		}
 	}
 	// entries returns ix's entry keys for the old and the new row; nil
 	// where a row has none.
-	entries := func(ix *Index) (before, after []byte, err error) {
+	entries := func(ix *catalog.Index) (before, after []byte, err error) {
 		if ok, err := s.hasEntry(t, ix, old); err != nil {
 			return nil, nil, err
 		} else if ok {
-			before = t.indexEntryKey(ix, old, key)
+			before = t.IndexEntryKey(ix, old, key)
 		}
 		if deleted {
 			return before, nil, nil
@@ -966,7 +968,7 @@ func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, d
 		if ok, err := s.hasEntry(t, ix, row); err != nil {
 			return nil, nil, err
 		} else if ok {
-			after = t.indexEntryKey(ix, row, newKey)
+			after = t.IndexEntryKey(ix, row, newKey)
 		}
 		return before, after, nil
 	}
@@ -989,7 +991,7 @@ func (s *Session) fixIndexes(x *execCtx, t *Table, key []byte, old, row []any, d
 		return nil
 	}
 	if !bytes.Equal(newKey, key) {
-		val := t.encodeRow(row)
+		val := t.EncodeRow(row)
 		err := x.tx.Mutate(x.ctx, newKey, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 			if exists {
 				return nil, txn.Keep, s.uniqueViolation(t, pk, row)

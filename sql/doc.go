@@ -7,25 +7,31 @@
 // The layer is being cut into packages by concern (issue 9), with
 // dependencies that point one way, down:
 //
-//	sql (session, statements, DDL, planner, executor, catalogs:
-//	 │   still one package while the cut goes on)
-//	 ├──────────────┬─────────────┬──────────────┬─────────────┐
-//	 ▼              ▼             ▼              ▼             ▼
-//	sql/builtins   sql/spill     sql/types      sql/parser    txn, sstable
-//	 │   │   │        │   │         │              │             ▲
-//	 │   │   └────────┼───┼─────────┼─────────────►│             │
-//	 │   └────────────┼───┴────────►│              │             │
-//	 └────────────────┴─────────────┴──────┬───────┘             │
-//	                                       ▼                     │
-//	                                   sql/pgerr ────────────────┴── and wal
+//	level 3  sql ──────────────► every package below, txn and sstable
+//	           (session, statements, DDL, planner, executor, virtual
+//	           catalogs: one package while the cut goes on)
+//	            │
+//	level 2  sql/builtins ─────► sql/parser, sql/types, sql/pgerr
+//	         sql/catalog ──────► sql/types, sql/pgerr, txn
+//	         sql/spill ────────► sql/types, sql/pgerr
+//	            │
+//	level 1  sql/types ────────► sql/pgerr
+//	         sql/parser ───────► sql/pgerr
+//	            │
+//	level 0  sql/pgerr ────────► txn, sstable, wal (to map their errors)
+//
+// A package imports only packages on lower levels, never one on its own
+// or a higher one.
 //
 //	sql/pgerr     SQLSTATEs, and the mapping of the engine's errors to them
 //	sql/types     the datum types: their text and binary forms, casts,
 //	              comparison, and the key and row encodings in txn's key space
 //	sql/parser    the PostgreSQL dialect in front of TiDB's parser
 //	sql/spill     temporary files of rows past work_mem, and their encoding
-//	sql/builtins  the built-in functions by family, in one table of
-//	              overloads that the planner resolves calls against
+//	sql/builtins  the built-in functions and operators by family, in
+//	              tables of overloads that the planner resolves calls against
+//	sql/catalog   the stored catalog: descriptors of tables, sequences,
+//	              views and enums, their keys, and the row encoding
 //
 // TestPackageLayers (layers_test.go) holds the rule: each package may
 // import only the epochdb packages its row there lists, and a new package
@@ -52,7 +58,7 @@
 //
 // Where the cut goes next, each with a doc.go of its own: the aggregates
 // and the arithmetic and comparison operators into sql/builtins;
-// sql/catalog, the stored catalog; sql/pgcatalog, the virtual pg_catalog
+// sql/pgcatalog, the virtual pg_catalog
 // and information_schema relations over it; and the planner and executor
 // apart from the session.
 package sql

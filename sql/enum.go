@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -25,54 +27,6 @@ import (
 // longer be halved takes no more labels between those two. RENAME VALUE,
 // which stored values would not follow, is refused.
 
-// EnumType is an enum type.
-type EnumType struct {
-	ID     uint32      `json:"id"`
-	Name   string      `json:"name"`
-	Labels []EnumLabel `json:"labels"` // in sort order
-}
-
-// EnumLabel is one of an enum type's values; OID is its pg_enum oid.
-type EnumLabel struct {
-	Label string  `json:"label"`
-	Sort  float32 `json:"sort"`
-	OID   uint32  `json:"oid"`
-}
-
-// Oid is the type's oid.
-func (e *EnumType) Oid() types.Oid { return types.EnumOidBase + types.Oid(e.ID) }
-
-// T is the type.
-func (e *EnumType) T() types.T { return types.T{Oid: e.Oid(), Mod: -1} }
-
-// value is the value of label, or 22P02.
-func (e *EnumType) value(label string) (types.Enum, error) {
-	for _, l := range e.Labels {
-		if l.Label == label {
-			return types.Enum{Label: label, Sort: l.Sort}, nil
-		}
-	}
-	return types.Enum{}, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input value for enum %s: %q", e.Name, label)
-}
-
-// enumNamed finds an enum type by name, qualified or not.
-func (c *Catalog) enumNamed(name string) *EnumType {
-	return c.enums[strings.TrimPrefix(name, "public.")]
-}
-
-// enumByOid finds an enum type by its oid.
-func (c *Catalog) enumByOid(oid types.Oid) *EnumType {
-	if !types.IsEnum(oid) {
-		return nil
-	}
-	for _, e := range c.enums {
-		if e.Oid() == oid {
-			return e
-		}
-	}
-	return nil
-}
-
 // parseTypeName reads a type name as types.ParseTypeName does, and the
 // names of the catalog's enum types.
 func (s *Session) parseTypeName(name string) (types.T, error) {
@@ -81,10 +35,10 @@ func (s *Session) parseTypeName(name string) (types.T, error) {
 		return t, err
 	}
 	unquoted := strings.Trim(name, `"`)
-	if e := s.catalog().enumNamed(unquoted); e != nil {
+	if e := s.catalog().EnumNamed(unquoted); e != nil {
 		return e.T(), nil
 	}
-	if e := s.catalog().enumNamed(strings.Trim(strings.TrimSuffix(name, "[]"), `"`)); e != nil && strings.HasSuffix(name, "[]") {
+	if e := s.catalog().EnumNamed(strings.Trim(strings.TrimSuffix(name, "[]"), `"`)); e != nil && strings.HasSuffix(name, "[]") {
 		at, _ := types.ArrayOf(e.T())
 		return at, nil
 	}
@@ -96,7 +50,7 @@ func (s *Session) parseTypeName(name string) (types.T, error) {
 // with the type's labels as the statement's catalog has them.
 type enumInputExpr struct {
 	e     expr
-	enum  *EnumType
+	enum  *catalog.EnumType
 	array bool
 }
 
@@ -114,43 +68,9 @@ func (x *enumInputExpr) eval(env *env) (any, error) {
 		return v, err
 	}
 	if x.array {
-		return x.enum.resolveArray(v)
+		return x.enum.ResolveArray(v)
 	}
-	return x.enum.resolve(v)
-}
-
-// resolve makes v, a label or an unresolved value, a value of e.
-func (e *EnumType) resolve(v any) (any, error) {
-	switch v := v.(type) {
-	case string:
-		return e.value(v)
-	case types.Enum:
-		if v.Resolved() {
-			return v, nil
-		}
-		return e.value(v.Label)
-	}
-	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %T to %s", v, e.Name)
-}
-
-// resolveArray resolves the elements of an array of e.
-func (e *EnumType) resolveArray(v any) (any, error) {
-	elems, ok := v.([]any)
-	if !ok {
-		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %T to %s[]", v, e.Name)
-	}
-	out := make([]any, len(elems))
-	for i, el := range elems {
-		if el == nil {
-			continue
-		}
-		r, err := e.resolve(el)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r
-	}
-	return out, nil
+	return x.enum.Resolve(v)
 }
 
 // toEnum converts e to the enum type t, as coerce does: a literal now, a
@@ -160,7 +80,7 @@ func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
 	if !array {
 		elem = t
 	}
-	et := c.s.catalog().enumByOid(elem.Oid)
+	et := c.s.catalog().EnumByOid(elem.Oid)
 	if et == nil {
 		return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", elem.Oid)
 	}
@@ -173,12 +93,12 @@ func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			if v, err = et.resolveArray(v); err != nil {
+			if v, err = et.ResolveArray(v); err != nil {
 				return nil, err
 			}
 			return &constExpr{t: t, v: v}, nil
 		}
-		v, err := et.value(x.s)
+		v, err := et.Value(x.s)
 		if err != nil {
 			return nil, err
 		}
@@ -213,17 +133,17 @@ func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
 // resolveRow gives the enum values of a row about to be stored their
 // orders: those that input read without the catalog (COPY's, a binary
 // parameter's), checking their labels.
-func (s *Session) resolveRow(t *Table, row []any) error {
+func (s *Session) resolveRow(t *catalog.Table, row []any) error {
 	for i, col := range t.Columns {
 		if !types.HasEnum(col.Type) || row[i] == nil {
 			continue
 		}
 		if elem, array := col.Type.Elem(); array {
-			et := s.catalog().enumByOid(elem.Oid)
+			et := s.catalog().EnumByOid(elem.Oid)
 			if et == nil {
 				return pgerr.New(pgerr.UndefinedObject, "type of column %q does not exist", col.Name)
 			}
-			v, err := et.resolveArray(row[i])
+			v, err := et.ResolveArray(row[i])
 			if err != nil {
 				return err
 			}
@@ -242,11 +162,11 @@ func (s *Session) resolveRow(t *Table, row []any) error {
 		default:
 			continue // types.Coerce reports the mismatch
 		}
-		et := s.catalog().enumByOid(col.Type.Oid)
+		et := s.catalog().EnumByOid(col.Type.Oid)
 		if et == nil {
 			return pgerr.New(pgerr.UndefinedObject, "type of column %q does not exist", col.Name)
 		}
-		v, err := et.value(label)
+		v, err := et.Value(label)
 		if err != nil {
 			return err
 		}
@@ -262,30 +182,30 @@ func (s *Session) createEnum(ctx context.Context, cmd *parser.CreateEnum) error 
 		return err
 	}
 	name := strings.TrimPrefix(cmd.Name, "public.")
-	if err := d.typeNameFree(name); err != nil {
+	if err := d.TypeNameFree(name); err != nil {
 		return err
 	}
-	id, err := d.nextID(ctx)
+	id, err := d.NextID(ctx)
 	if err != nil {
 		return err
 	}
-	e := &EnumType{ID: id, Name: name}
+	e := &catalog.EnumType{ID: id, Name: name}
 	for i, label := range cmd.Labels {
 		if err := checkEnumLabel(label); err != nil {
 			return err
 		}
-		if slices.ContainsFunc(e.Labels, func(l EnumLabel) bool { return l.Label == label }) {
+		if slices.ContainsFunc(e.Labels, func(l catalog.EnumLabel) bool { return l.Label == label }) {
 			// As pg_enum's unique index reports it.
 			return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", "pg_enum_typid_label_index").
 				WithDetail("Key (enumtypid, enumlabel)=(%d, %s) already exists.", e.Oid(), label)
 		}
-		oid, err := d.nextID(ctx)
+		oid, err := d.NextID(ctx)
 		if err != nil {
 			return err
 		}
-		e.Labels = append(e.Labels, EnumLabel{Label: label, Sort: float32(i + 1), OID: oid})
+		e.Labels = append(e.Labels, catalog.EnumLabel{Label: label, Sort: float32(i + 1), OID: oid})
 	}
-	return d.putEnum(ctx, e)
+	return d.PutEnum(ctx, e)
 }
 
 // checkEnumLabel checks a label's length, as PostgreSQL does (NAMEDATALEN).
@@ -297,35 +217,25 @@ func checkEnumLabel(label string) error {
 	return nil
 }
 
-// typeNameFree fails if name is taken by a type: an enum, or a table's
-// or view's row type, as in PostgreSQL.
-func (d *ddl) typeNameFree(name string) error {
-	_, builtin := types.ParseTypeName(name)
-	if d.cat.enums[name] != nil || d.cat.tables[name] != nil || d.cat.views[name] != nil || builtin == nil {
-		return pgerr.New(pgerr.DuplicateObject, "type %q already exists", name)
-	}
-	return nil
-}
-
 // alterEnum runs ALTER TYPE ... ADD VALUE, RENAME TO and RENAME VALUE.
 func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
 	}
-	old := d.cat.enumNamed(cmd.Name)
+	old := d.Cat.EnumNamed(cmd.Name)
 	if old == nil {
 		return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 	}
-	e := &EnumType{ID: old.ID, Name: old.Name, Labels: slices.Clone(old.Labels)}
+	e := &catalog.EnumType{ID: old.ID, Name: old.Name, Labels: slices.Clone(old.Labels)}
 	switch {
 	case cmd.NewName != "":
-		if err := d.typeNameFree(cmd.NewName); err != nil {
+		if err := d.TypeNameFree(cmd.NewName); err != nil {
 			return err
 		}
-		delete(d.cat.enums, e.Name)
+		delete(d.Cat.EnumByName, e.Name)
 		e.Name = cmd.NewName
-		return d.putEnum(ctx, e)
+		return d.PutEnum(ctx, e)
 	case cmd.Rename:
 		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported").
 			WithDetail("Stored values keep the label they were written with.")
@@ -333,7 +243,7 @@ func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 	if err := checkEnumLabel(cmd.Add); err != nil {
 		return err
 	}
-	if slices.ContainsFunc(e.Labels, func(l EnumLabel) bool { return l.Label == cmd.Add }) {
+	if slices.ContainsFunc(e.Labels, func(l catalog.EnumLabel) bool { return l.Label == cmd.Add }) {
 		if cmd.IfNotExists {
 			s.notice(pgerr.DuplicateObject, "enum label %q already exists, skipping", cmd.Add)
 			return nil
@@ -342,7 +252,7 @@ func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 	}
 	at := len(e.Labels) // the new label's place
 	if cmd.Neighbor != "" {
-		k := slices.IndexFunc(e.Labels, func(l EnumLabel) bool { return l.Label == cmd.Neighbor })
+		k := slices.IndexFunc(e.Labels, func(l catalog.EnumLabel) bool { return l.Label == cmd.Neighbor })
 		if k < 0 {
 			return pgerr.New(pgerr.InvalidParameterValue, "%q is not an existing enum label", cmd.Neighbor)
 		}
@@ -367,12 +277,12 @@ func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 				WithDetail("Stored values keep their sort order, so epochdb cannot renumber the labels as PostgreSQL does.")
 		}
 	}
-	oid, err := d.nextID(ctx)
+	oid, err := d.NextID(ctx)
 	if err != nil {
 		return err
 	}
-	e.Labels = slices.Insert(e.Labels, at, EnumLabel{Label: cmd.Add, Sort: sort, OID: oid})
-	return d.putEnum(ctx, e)
+	e.Labels = slices.Insert(e.Labels, at, catalog.EnumLabel{Label: cmd.Add, Sort: sort, OID: oid})
+	return d.PutEnum(ctx, e)
 }
 
 // dropTypes runs DROP TYPE. A column of the type stops it, or with
@@ -383,7 +293,7 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 		return err
 	}
 	for _, name := range cmd.Names {
-		e := d.cat.enumNamed(name)
+		e := d.Cat.EnumNamed(name)
 		if e == nil {
 			if cmd.IfExists {
 				s.notice(pgerr.SuccessfulCompletion, "type %q does not exist, skipping", name)
@@ -392,9 +302,9 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name)
 		}
 		var deps []dependent
-		for _, t := range d.cat.Tables() {
+		for _, t := range d.Cat.Tables() {
 			for _, col := range t.Columns {
-				if col.visible() && col.Type.Oid == e.Oid() {
+				if col.Visible() && col.Type.Oid == e.Oid() {
 					deps = append(deps, dependent{table: t, col: col, on: "type " + e.Name})
 				}
 			}
@@ -408,8 +318,8 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 		if err := s.dropColumnsOfType(ctx, d, e); err != nil {
 			return err
 		}
-		delete(d.cat.enums, e.Name)
-		if err := d.tx.Delete(ctx, descKey(e.ID)); err != nil {
+		delete(d.Cat.EnumByName, e.Name)
+		if err := d.Tx.Delete(ctx, catalog.DescKey(e.ID)); err != nil {
 			return err
 		}
 	}
@@ -419,9 +329,9 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 // dropColumnsOfType drops, for DROP TYPE ... CASCADE, every column of
 // type e, and what depends on them, as ALTER TABLE ... DROP COLUMN ...
 // CASCADE would, table by table.
-func (s *Session) dropColumnsOfType(ctx context.Context, d *ddl, e *EnumType) error {
-	for _, old := range d.cat.Tables() {
-		if !slices.ContainsFunc(old.Columns, func(c *TableColumn) bool { return c.visible() && c.Type.Oid == e.Oid() }) {
+func (s *Session) dropColumnsOfType(ctx context.Context, d *catalog.DDL, e *catalog.EnumType) error {
+	for _, old := range d.Cat.Tables() {
+		if !slices.ContainsFunc(old.Columns, func(c *catalog.TableColumn) bool { return c.Visible() && c.Type.Oid == e.Oid() }) {
 			continue
 		}
 		if err := s.refusePendingChecks(old, "ALTER TABLE"); err != nil {
@@ -430,9 +340,9 @@ func (s *Session) dropColumnsOfType(ctx context.Context, d *ddl, e *EnumType) er
 		if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
 			return err
 		}
-		t := old.clone()
+		t := old.Clone()
 		for i, col := range t.Columns {
-			if !col.visible() || col.Type.Oid != e.Oid() {
+			if !col.Visible() || col.Type.Oid != e.Oid() {
 				continue
 			}
 			if err := s.dropColumnWithDependents(ctx, d, old, t, i, true); err != nil {
@@ -444,16 +354,9 @@ func (s *Session) dropColumnsOfType(ctx context.Context, d *ddl, e *EnumType) er
 				return err
 			}
 		}
-		if err := d.putTable(ctx, t); err != nil {
+		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// putEnum stores e.
-func (d *ddl) putEnum(ctx context.Context, e *EnumType) error {
-	d.cat.enums[e.Name] = e
-	types.NameEnum(e.Oid(), e.Name)
-	return d.put(ctx, e.ID, &descriptor{Enum: e})
 }

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/epochdb/epochdb/sql/spill"
@@ -107,60 +106,6 @@ func (f *funcIter) close() {
 	if f.done != nil {
 		f.done()
 	}
-}
-
-// kvScan reads [start, end) of the key space in batches, so that the
-// transaction's Scan callback never runs caller code.
-type kvScan struct {
-	tx         *txn.Tx
-	start, end []byte
-	buf        []kv
-	i          int
-	done       bool
-}
-
-type kv struct{ k, v []byte }
-
-const scanBatch = 256
-
-func (s *kvScan) nextKV() (kv, bool, error) {
-	if s.i == len(s.buf) {
-		if s.done {
-			return kv{}, false, nil
-		}
-		s.buf, s.i = s.buf[:0], 0
-		err := s.tx.Scan(s.start, s.end, func(k, v []byte) bool {
-			s.buf = append(s.buf, kv{k, v})
-			return len(s.buf) < scanBatch
-		})
-		if err != nil {
-			return kv{}, false, err
-		}
-		if len(s.buf) < scanBatch {
-			s.done = true
-		} else {
-			// Resume just after the last key: its immediate successor.
-			last := s.buf[len(s.buf)-1].k
-			s.start = append(bytes.Clone(last), 0)
-		}
-		if len(s.buf) == 0 {
-			return kv{}, false, nil
-		}
-	}
-	s.i++
-	return s.buf[s.i-1], true, nil
-}
-
-// prefixEnd is the first key after every key that starts with p.
-func prefixEnd(p []byte) []byte {
-	end := bytes.Clone(p)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] != 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
 }
 
 // filterIter keeps rows for which pred is true.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -28,7 +30,7 @@ import (
 
 // hiddenColumnFor returns the position in t of the hidden column that
 // computes e, adding one if t has none, and whether it added it.
-func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
+func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, error) {
 	if hasSubquery(e) {
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
@@ -67,13 +69,13 @@ func (s *Session) hiddenColumnFor(t *Table, e ast.ExprNode) (int, bool, error) {
 	if f, ok := e.(*ast.FuncCallExpr); ok {
 		name = f.FnName.L
 	}
-	t.Columns = append(t.Columns, &TableColumn{Num: num, Name: name, Type: typ, Generated: stored, Hidden: true})
+	t.Columns = append(t.Columns, &catalog.TableColumn{Num: num, Name: name, Type: typ, Generated: stored, Hidden: true})
 	return len(t.Columns) - 1, true, nil
 }
 
 // hiddenColumnOf is the position of t's hidden column that computes e
 // over t's unqualified columns, or -1.
-func hiddenColumnOf(t *Table, alias string, e ast.ExprNode) int {
+func hiddenColumnOf(t *catalog.Table, alias string, e ast.ExprNode) int {
 	text := unqualifiedText(unparen(e), alias)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == text {
@@ -96,12 +98,12 @@ func unparen(e ast.ExprNode) ast.ExprNode {
 
 // dropUnusedHidden drops the hidden columns of t that no index keys on.
 // Their stored values stay in the rows, unread, as a dropped column's do.
-func dropUnusedHidden(t *Table) {
+func dropUnusedHidden(t *catalog.Table) {
 	for i, c := range t.Columns {
 		if !c.Hidden || c.Dropped {
 			continue
 		}
-		used := slices.ContainsFunc(t.Indexes, func(ix *Index) bool { return slices.Contains(ix.Columns, i) })
+		used := slices.ContainsFunc(t.Indexes, func(ix *catalog.Index) bool { return slices.Contains(ix.Columns, i) })
 		if !used {
 			c.Dropped = true
 		}
@@ -110,7 +112,7 @@ func dropUnusedHidden(t *Table) {
 
 // hiddenUsing lists the hidden columns of t whose expression reads the
 // column name.
-func hiddenUsing(t *Table, name string) []int {
+func hiddenUsing(t *catalog.Table, name string) []int {
 	var out []int
 	for i, c := range t.Columns {
 		if !c.Hidden || c.Dropped {
@@ -127,7 +129,7 @@ func hiddenUsing(t *Table, name string) []int {
 // indexColumnText is how pg_get_indexdef prints column i of t in an
 // index: its name, or for a hidden column its expression, parenthesized
 // unless it is a function call, as PostgreSQL prints it.
-func (s *Session) indexColumnText(t *Table, i int) string {
+func (s *Session) indexColumnText(t *catalog.Table, i int) string {
 	c := t.Columns[i]
 	if !c.Hidden {
 		return parser.QuoteIdent(c.Name)
@@ -145,7 +147,7 @@ func (s *Session) indexColumnText(t *Table, i int) string {
 }
 
 // columnNames are t's column names by position, as deparse reads them.
-func columnNames(t *Table) []string {
+func columnNames(t *catalog.Table) []string {
 	names := make([]string, len(t.Columns))
 	for i, col := range t.Columns {
 		names[i] = col.Name

@@ -2,9 +2,10 @@ package sql
 
 import (
 	"cmp"
-	"github.com/epochdb/epochdb/sql/spill"
 	"math"
 	"slices"
+
+	"github.com/epochdb/epochdb/sql/spill"
 )
 
 // sorter is an external merge sort, stable, bounded by work_mem. Rows are

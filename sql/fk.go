@@ -7,48 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
-
-// ForeignKey is a FOREIGN KEY constraint of a (child) table: each row whose
-// key columns are all non-NULL (or, MATCH FULL, not all NULL) must match a
-// row of the parent table in a primary key or unique index.
-//
-// A child row's check takes a KEY SHARE lock on the parent's index entry,
-// so the parent row cannot be deleted or its key changed until the child's
-// transaction ends; a parent's delete or key change finds the children
-// that reference the old key by their newest committed versions, and
-// applies the constraint's action to them. Checks of NO ACTION and of the
-// child side run when the statement ends, as PostgreSQL's constraint
-// triggers do, so that a statement may insert a parent and its children in
-// any order; RESTRICT and the referential actions run at once.
-type ForeignKey struct {
-	Name string `json:"name"`
-	// OID is the constraint's pg_constraint oid, allocated like a check's.
-	OID     uint32 `json:"oid,omitempty"`
-	Columns []int  `json:"columns"` // positions in the child's Columns
-	// RefTable is the parent, RefIndex its primary key or unique index the
-	// key is looked up in, and RefColumns the referenced columns,
-	// positions in the parent's Columns in the order of Columns.
-	RefTable   uint32 `json:"ref_table"`
-	RefIndex   uint8  `json:"ref_index"`
-	RefColumns []int  `json:"ref_columns"`
-	// OnDelete and OnUpdate are PostgreSQL's confdeltype and confupdtype:
-	// a (NO ACTION), r (RESTRICT), c (CASCADE), n (SET NULL) or d (SET
-	// DEFAULT). Match is confmatchtype: s (SIMPLE) or f (FULL).
-	OnDelete byte `json:"on_delete"`
-	OnUpdate byte `json:"on_update"`
-	Match    byte `json:"match"`
-	// Deferrable constraints may be checked at commit instead of at the
-	// end of each statement (see deferred.go); InitiallyDeferred ones are
-	// unless SET CONSTRAINTS says otherwise.
-	Deferrable        bool `json:"deferrable,omitempty"`
-	InitiallyDeferred bool `json:"initially_deferred,omitempty"`
-}
 
 // pendingFK is a FOREIGN KEY clause of CREATE or ALTER TABLE, added once
 // the table's columns and keys are known.
@@ -82,7 +48,7 @@ var fkActionNames = map[byte]string{'r': "RESTRICT", 'c': "CASCADE", 'n': "SET N
 
 // addForeignKey adds a FOREIGN KEY constraint to t, which DDL is changing
 // (or creating: a table may reference itself).
-func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, error) {
+func (s *Session) addForeignKey(d *catalog.DDL, t *catalog.Table, pf pendingFK) (*catalog.ForeignKey, error) {
 	refName := pf.ref.Table.Name.O
 	switch schema := pf.ref.Table.Schema.O; schema {
 	case "", "public":
@@ -91,17 +57,17 @@ func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, er
 	default:
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	}
-	parent := d.cat.tables[refName]
+	parent := d.Cat.TableByName[refName]
 	if refName == t.Name {
 		parent = t
 	}
 	if parent == nil {
-		if d.cat.views[refName] != nil {
+		if d.Cat.ViewByName[refName] != nil {
 			return nil, pgerr.New(pgerr.WrongObjectType, "referenced relation %q is not a table", refName)
 		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", refName)
 	}
-	fk := &ForeignKey{Name: pf.name, RefTable: parent.ID, OnDelete: 'a', OnUpdate: 'a', Match: 's'}
+	fk := &catalog.ForeignKey{Name: pf.name, RefTable: parent.ID, OnDelete: 'a', OnUpdate: 'a', Match: 's'}
 	if pf.deferral != nil {
 		fk.Deferrable, fk.InitiallyDeferred = true, pf.deferral.InitiallyDeferred
 	}
@@ -121,7 +87,7 @@ func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, er
 		}
 		fk.Columns = append(fk.Columns, i)
 	}
-	var ix *Index
+	var ix *catalog.Index
 	if len(pf.ref.IndexPartSpecifications) == 0 {
 		if ix = parent.PrimaryKey(); ix == nil {
 			return nil, pgerr.New(pgerr.UndefinedObject, "there is no primary key for referenced table %q", parent.Name)
@@ -156,7 +122,7 @@ func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, er
 		}
 		column := strings.Join(names, "_")
 		fk.Name = parser.ObjectName(t.Name, column, "fkey")
-		for i := 1; constraintTaken(d.cat, t, fk.Name); i++ {
+		for i := 1; constraintTaken(d.Cat, t, fk.Name); i++ {
 			fk.Name = parser.ObjectName(t.Name, column, fmt.Sprintf("fkey%d", i))
 		}
 	} else if tableConstraintNamed(t, fk.Name) {
@@ -175,7 +141,7 @@ func (s *Session) addForeignKey(d *ddl, t *Table, pf pendingFK) (*ForeignKey, er
 
 // uniqueIndexOn finds t's primary key or unique index on exactly the
 // columns cols, in any order.
-func uniqueIndexOn(t *Table, cols []int) *Index {
+func uniqueIndexOn(t *catalog.Table, cols []int) *catalog.Index {
 	for _, ix := range t.Indexes {
 		if ix.NonUnique || ix.Where != "" || len(ix.Columns) != len(cols) {
 			continue
@@ -209,8 +175,8 @@ func keyComparable(a, b types.T) bool {
 }
 
 // parentOf returns fk's parent in cat, and the index the key is found in.
-func parentOf(cat *Catalog, fk *ForeignKey) (*Table, *Index) {
-	parent := cat.byID[fk.RefTable]
+func parentOf(cat *catalog.Catalog, fk *catalog.ForeignKey) (*catalog.Table, *catalog.Index) {
+	parent := cat.TableByID[fk.RefTable]
 	if parent == nil {
 		return nil, nil
 	}
@@ -222,27 +188,6 @@ func parentOf(cat *Catalog, fk *ForeignKey) (*Table, *Index) {
 	return parent, nil
 }
 
-// fkRef is one foreign key that references a table.
-type fkRef struct {
-	child *Table
-	fk    *ForeignKey
-}
-
-// referencing lists the foreign keys that reference table id.
-func (c *Catalog) referencing(id uint32) []fkRef {
-	if m := c.inbound.Load(); m != nil {
-		return (*m)[id]
-	}
-	m := map[uint32][]fkRef{}
-	for _, t := range c.Tables() {
-		for _, fk := range t.ForeignKeys {
-			m[fk.RefTable] = append(m[fk.RefTable], fkRef{t, fk})
-		}
-	}
-	c.inbound.Store(&m)
-	return m[id]
-}
-
 // fkState is what a writing statement owes its foreign keys when it ends.
 type fkState struct {
 	children []childCheck
@@ -251,23 +196,23 @@ type fkState struct {
 
 // childCheck says that a child row's key must exist in its parent.
 type childCheck struct {
-	t   *Table
-	fk  *ForeignKey
+	t   *catalog.Table
+	fk  *catalog.ForeignKey
 	row []any
 }
 
 // parentCheck says that a parent's old key, deleted or changed, must no
 // longer be referenced, unless the parent has the key again.
 type parentCheck struct {
-	parent *Table
-	ref    fkRef
+	parent *catalog.Table
+	ref    catalog.FKRef
 	old    []any
 }
 
 // queueChildChecks notes the foreign keys of t that a new or changed row
 // must satisfy: all of them for a new row (old nil), the ones whose
 // columns changed for an updated one.
-func (x *execCtx) queueChildChecks(t *Table, old, row []any) {
+func (x *execCtx) queueChildChecks(t *catalog.Table, old, row []any) {
 	if x.fk == nil {
 		return
 	}
@@ -280,7 +225,7 @@ func (x *execCtx) queueChildChecks(t *Table, old, row []any) {
 }
 
 // keyChanged reports whether the columns cols differ between two rows of t.
-func keyChanged(t *Table, cols []int, old, row []any) bool {
+func keyChanged(t *catalog.Table, cols []int, old, row []any) bool {
 	for _, ci := range cols {
 		a, b := old[ci], row[ci]
 		if (a == nil) != (b == nil) {
@@ -296,7 +241,7 @@ func keyChanged(t *Table, cols []int, old, row []any) bool {
 // fkKey returns the child's key values for fk, and whether the row
 // references anything: MATCH SIMPLE skips a key with a NULL in it, MATCH
 // FULL one that is all NULL and fails one that mixes.
-func fkKey(t *Table, fk *ForeignKey, row []any) ([]any, bool, error) {
+func fkKey(t *catalog.Table, fk *catalog.ForeignKey, row []any) ([]any, bool, error) {
 	key := make([]any, len(fk.Columns))
 	nulls := 0
 	for i, ci := range fk.Columns {
@@ -318,7 +263,7 @@ func fkKey(t *Table, fk *ForeignKey, row []any) ([]any, bool, error) {
 
 // parentEntry is the key of the parent's index entry for a child key:
 // the parent's row key for a primary key, else the unique entry.
-func parentEntry(parent *Table, ix *Index, fk *ForeignKey, key []any) ([]byte, error) {
+func parentEntry(parent *catalog.Table, ix *catalog.Index, fk *catalog.ForeignKey, key []any) ([]byte, error) {
 	prow := make([]any, len(parent.Columns)+1)
 	for i, pi := range fk.RefColumns {
 		v, err := types.Coerce(parent.Columns[pi].Type, key[i])
@@ -328,9 +273,9 @@ func parentEntry(parent *Table, ix *Index, fk *ForeignKey, key []any) ([]byte, e
 		prow[pi] = v
 	}
 	if ix.Primary {
-		return parent.rowKey(prow, 0), nil
+		return parent.RowKey(prow, 0), nil
 	}
-	return parent.indexKey(ix, prow), nil
+	return parent.IndexKey(ix, prow), nil
 }
 
 // checkChild makes sure a child row's key exists in the parent, and locks
@@ -360,7 +305,7 @@ func (x *execCtx) checkChild(c childCheck) error {
 }
 
 // keyText renders (a, b)=(1, x) for a row's columns cols.
-func keyText(t *Table, cols []int, row []any, s *Session) string {
+func keyText(t *catalog.Table, cols []int, row []any, s *Session) string {
 	names := make([]string, len(cols))
 	vals := make([]string, len(cols))
 	for i, ci := range cols {
@@ -380,12 +325,12 @@ func keyText(t *Table, cols []int, row []any, s *Session) string {
 // changed, RESTRICT fails if a child still references the old key, the
 // actions change the children, and NO ACTION is checked when the
 // statement ends.
-func (x *execCtx) afterParentChange(t *Table, old, row []any) error {
+func (x *execCtx) afterParentChange(t *catalog.Table, old, row []any) error {
 	if x.fk == nil {
 		return nil
 	}
-	for _, ref := range x.s.catalog().referencing(t.ID) {
-		fk := ref.fk
+	for _, ref := range x.s.catalog().Referencing(t.ID) {
+		fk := ref.FK
 		if row != nil && !keyChanged(t, fk.RefColumns, old, row) {
 			continue
 		}
@@ -411,27 +356,27 @@ func (x *execCtx) afterParentChange(t *Table, old, row []any) error {
 
 // children calls fn with each row of ref's child whose key equals the
 // parent row old's referenced key, by newest committed versions.
-func (x *execCtx) children(ref fkRef, old []any, fn func(key []byte, row []any) (bool, error)) error {
-	child := ref.child
+func (x *execCtx) children(ref catalog.FKRef, old []any, fn func(key []byte, row []any) (bool, error)) error {
+	child := ref.Child
 	want, ok := referencedKey(ref, old)
 	if !ok {
 		return nil
 	}
 	ix, prefix := childIndex(ref, want)
 	if ix == nil {
-		prefix = indexPrefix(child.DataID, primaryIndex) // every row
+		prefix = catalog.IndexPrefix(child.DataID, catalog.PrimaryIndexID) // every row
 	}
 	// An index's entries name the rows; read those after the scan, which
 	// must not nest another.
 	var rowKeys [][]byte
 	var rows [][]any
 	var ferr error
-	err := x.tx.ScanLatest(prefix, prefixEnd(prefix), func(k, v []byte) bool {
+	err := x.tx.ScanLatest(prefix, catalog.PrefixEnd(prefix), func(k, v []byte) bool {
 		if ix != nil && !ix.Primary {
 			rowKeys = append(rowKeys, bytes.Clone(v))
 			return true
 		}
-		row, err := child.decodeRow(bytes.Clone(k), v)
+		row, err := child.DecodeRow(bytes.Clone(k), v)
 		if err != nil {
 			ferr = err
 			return false
@@ -448,11 +393,11 @@ func (x *execCtx) children(ref fkRef, old []any, fn func(key []byte, row []any) 
 		if err != nil {
 			break
 		}
-		err = x.tx.ScanLatest(key, prefixEnd(key), func(k, v []byte) bool {
+		err = x.tx.ScanLatest(key, catalog.PrefixEnd(key), func(k, v []byte) bool {
 			if !bytes.Equal(k, key) {
 				return false
 			}
-			row, derr := child.decodeRow(key, v)
+			row, derr := child.DecodeRow(key, v)
 			if derr != nil {
 				ferr = derr
 			} else if references(ref, row, want) {
@@ -480,8 +425,8 @@ func (x *execCtx) children(ref fkRef, old []any, fn func(key []byte, row []any) 
 // want, and the prefix of those entries; nil if the rows must be scanned.
 // As in PostgreSQL, a foreign key column without an index makes every
 // delete of a parent read the whole child.
-func childIndex(ref fkRef, want [][]byte) (*Index, []byte) {
-	child, fk := ref.child, ref.fk
+func childIndex(ref catalog.FKRef, want [][]byte) (*catalog.Index, []byte) {
+	child, fk := ref.Child, ref.FK
 	for _, ix := range child.Indexes {
 		n := len(fk.Columns)
 		if len(ix.Columns) < n || len(ix.Columns) > n && !ix.NullEntries && !ix.Primary || ix.Where != "" {
@@ -492,9 +437,9 @@ func childIndex(ref fkRef, want [][]byte) (*Index, []byte) {
 		}
 		id := ix.ID
 		if ix.Primary {
-			id = primaryIndex
+			id = catalog.PrimaryIndexID
 		}
-		prefix := indexPrefix(child.DataID, id)
+		prefix := catalog.IndexPrefix(child.DataID, id)
 		for _, c := range ix.Columns[:n] {
 			prefix = append(prefix, want[slices.Index(fk.Columns, c)]...)
 		}
@@ -506,14 +451,14 @@ func childIndex(ref fkRef, want [][]byte) (*Index, []byte) {
 // referencedKey encodes a parent row's key as ref's child columns hold
 // it, for references to compare; ok is false if no child row can hold it
 // (a NULL, or a value out of the child type's range).
-func referencedKey(ref fkRef, parentRow []any) (want [][]byte, ok bool) {
-	want = make([][]byte, len(ref.fk.Columns))
-	for i, ci := range ref.fk.Columns {
-		v := parentRow[ref.fk.RefColumns[i]]
+func referencedKey(ref catalog.FKRef, parentRow []any) (want [][]byte, ok bool) {
+	want = make([][]byte, len(ref.FK.Columns))
+	for i, ci := range ref.FK.Columns {
+		v := parentRow[ref.FK.RefColumns[i]]
 		if v == nil {
 			return nil, false
 		}
-		t := ref.child.Columns[ci].Type
+		t := ref.Child.Columns[ci].Type
 		cv, err := types.Coerce(t, v)
 		if err != nil {
 			return nil, false
@@ -524,9 +469,9 @@ func referencedKey(ref fkRef, parentRow []any) (want [][]byte, ok bool) {
 }
 
 // references reports whether a child row holds the key want.
-func references(ref fkRef, row []any, want [][]byte) bool {
-	for i, ci := range ref.fk.Columns {
-		if row[ci] == nil || !bytes.Equal(types.AppendKey(nil, ref.child.Columns[ci].Type, row[ci], false), want[i]) {
+func references(ref catalog.FKRef, row []any, want [][]byte) bool {
+	for i, ci := range ref.FK.Columns {
+		if row[ci] == nil || !bytes.Equal(types.AppendKey(nil, ref.Child.Columns[ci].Type, row[ci], false), want[i]) {
 			return false
 		}
 	}
@@ -536,20 +481,20 @@ func references(ref fkRef, row []any, want [][]byte) bool {
 // checkUnreferenced fails if a child of ref still references the parent
 // row old's key. With again, a parent row that has the key again (an
 // update back, or a new row) satisfies the children.
-func (x *execCtx) checkUnreferenced(parent *Table, ref fkRef, old []any, again bool) error {
+func (x *execCtx) checkUnreferenced(parent *catalog.Table, ref catalog.FKRef, old []any, again bool) error {
 	if again {
-		_, ix := parentOf(x.s.catalog(), ref.fk)
+		_, ix := parentOf(x.s.catalog(), ref.FK)
 		if ix != nil {
-			key := make([]any, len(ref.fk.RefColumns))
-			for i, pi := range ref.fk.RefColumns {
+			key := make([]any, len(ref.FK.RefColumns))
+			for i, pi := range ref.FK.RefColumns {
 				key[i] = old[pi]
 			}
-			entry, err := parentEntry(parent, ix, ref.fk, key)
+			entry, err := parentEntry(parent, ix, ref.FK, key)
 			if err != nil {
 				return err
 			}
 			found := false
-			if err := x.tx.ScanLatest(entry, prefixEnd(entry), func(k, _ []byte) bool {
+			if err := x.tx.ScanLatest(entry, catalog.PrefixEnd(entry), func(k, _ []byte) bool {
 				found = bytes.Equal(k, entry)
 				return false
 			}); err != nil {
@@ -568,16 +513,16 @@ func (x *execCtx) checkUnreferenced(parent *Table, ref fkRef, old []any, again b
 		return err
 	}
 	e := pgerr.New(pgerr.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q",
-		parent.Name, ref.fk.Name, ref.child.Name).
-		WithDetail("Key %s is still referenced from table %q.", keyText(parent, ref.fk.RefColumns, old, x.s), ref.child.Name)
-	e.Table, e.Constraint = ref.child.Name, ref.fk.Name
+		parent.Name, ref.FK.Name, ref.Child.Name).
+		WithDetail("Key %s is still referenced from table %q.", keyText(parent, ref.FK.RefColumns, old, x.s), ref.Child.Name)
+	e.Table, e.Constraint = ref.Child.Name, ref.FK.Name
 	return e
 }
 
 // referentialAction applies CASCADE, SET NULL or SET DEFAULT to the
 // children of a parent row whose key was deleted (row nil) or changed.
-func (x *execCtx) referentialAction(parent *Table, ref fkRef, action byte, old, row []any) error {
-	child, fk := ref.child, ref.fk
+func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, action byte, old, row []any) error {
+	child, fk := ref.Child, ref.FK
 	var keys [][]byte
 	if err := x.children(ref, old, func(key []byte, _ []any) (bool, error) {
 		keys = append(keys, key)
@@ -654,7 +599,7 @@ func (x *execCtx) flushFK() error {
 		children, parents := x.fk.children, x.fk.parents
 		x.fk.children, x.fk.parents = nil, nil
 		for _, c := range parents {
-			if x.s.deferredNow(c.ref.fk) {
+			if x.s.deferredNow(c.ref.FK) {
 				x.s.deferredFK.parents = append(x.s.deferredFK.parents, c)
 				continue
 			}
@@ -682,15 +627,15 @@ func (x *execCtx) flushFK() error {
 // written: a later change in the same statement (a cascade) brings its
 // own checks, as PostgreSQL skips the trigger of a row version no longer
 // live.
-func (x *execCtx) rowStillThere(t *Table, row []any) bool {
+func (x *execCtx) rowStillThere(t *catalog.Table, row []any) bool {
 	key, _ := row[len(t.Columns)].([]byte)
 	if key == nil {
 		return true
 	}
 	found := false
-	_ = x.tx.ScanLatest(key, prefixEnd(key), func(k, v []byte) bool {
+	_ = x.tx.ScanLatest(key, catalog.PrefixEnd(key), func(k, v []byte) bool {
 		if bytes.Equal(k, key) {
-			cur, err := t.decodeRow(key, v)
+			cur, err := t.DecodeRow(key, v)
 			found = err == nil && !keyChanged(t, allColumns(t), cur, row)
 		}
 		return false
@@ -698,7 +643,7 @@ func (x *execCtx) rowStillThere(t *Table, row []any) bool {
 	return found
 }
 
-func allColumns(t *Table) []int {
+func allColumns(t *catalog.Table) []int {
 	cols := make([]int, 0, len(t.Columns))
 	for i, c := range t.Columns {
 		if !c.Dropped {
@@ -709,7 +654,7 @@ func allColumns(t *Table) []int {
 }
 
 // validateForeignKey checks t's existing rows against a new foreign key.
-func (s *Session) validateForeignKey(x *execCtx, t *Table, fk *ForeignKey) error {
+func (s *Session) validateForeignKey(x *execCtx, t *catalog.Table, fk *catalog.ForeignKey) error {
 	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
 	if err != nil {
 		return err
@@ -727,8 +672,8 @@ func (s *Session) validateForeignKey(x *execCtx, t *Table, fk *ForeignKey) error
 }
 
 // fkByOID finds the foreign key with pg_constraint oid oid.
-func (s *Session) fkByOID(oid uint32) (*Table, *ForeignKey) {
-	for _, t := range s.catalog().tables {
+func (s *Session) fkByOID(oid uint32) (*catalog.Table, *catalog.ForeignKey) {
+	for _, t := range s.catalog().TableByName {
 		for _, fk := range t.ForeignKeys {
 			if fk.OID == oid {
 				return t, fk
@@ -739,7 +684,7 @@ func (s *Session) fkByOID(oid uint32) (*Table, *ForeignKey) {
 }
 
 // fkDef is pg_get_constraintdef of a foreign key.
-func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
+func (s *Session) fkDef(t *catalog.Table, fk *catalog.ForeignKey) string {
 	var b strings.Builder
 	b.WriteString("FOREIGN KEY (")
 	for i, ci := range fk.Columns {
@@ -749,7 +694,7 @@ func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
 		b.WriteString(parser.QuoteIdent(t.Columns[ci].Name))
 	}
 	b.WriteString(") REFERENCES ")
-	parent := s.catalog().byID[fk.RefTable]
+	parent := s.catalog().TableByID[fk.RefTable]
 	if parent == nil {
 		return b.String()
 	}
@@ -780,13 +725,13 @@ func (s *Session) fkDef(t *Table, fk *ForeignKey) string {
 }
 
 // fkBlocksIndexDrop fails if a foreign key finds its keys in ix of t.
-func fkBlocksIndexDrop(cat *Catalog, t *Table, ix *Index, what string) error {
-	for _, ref := range cat.referencing(t.ID) {
-		if ref.fk.RefIndex != ix.ID {
+func fkBlocksIndexDrop(cat *catalog.Catalog, t *catalog.Table, ix *catalog.Index, what string) error {
+	for _, ref := range cat.Referencing(t.ID) {
+		if ref.FK.RefIndex != ix.ID {
 			continue
 		}
 		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", what).
-			WithDetail("constraint %s on table %s depends on index %s", ref.fk.Name, ref.child.Name, ix.Name).
+			WithDetail("constraint %s on table %s depends on index %s", ref.FK.Name, ref.Child.Name, ix.Name).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	return nil
@@ -795,27 +740,26 @@ func fkBlocksIndexDrop(cat *Catalog, t *Table, ix *Index, what string) error {
 // addForeignKeys adds ALTER TABLE's foreign keys to t and checks t's rows
 // against them, with each parent's writers held off (PostgreSQL's SHARE
 // ROW EXCLUSIVE on both tables).
-func (s *Session) addForeignKeys(ctx context.Context, d *ddl, t *Table, fks []pendingFK) error {
+func (s *Session) addForeignKeys(ctx context.Context, d *catalog.DDL, t *catalog.Table, fks []pendingFK) error {
 	if len(fks) == 0 {
 		return nil
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
 	// The checks find parents in the DDL's catalog, where t, which may
 	// reference itself and may have been rebuilt, must be as it will be.
-	d.cat.tables[t.Name], d.cat.byID[t.ID] = t, t
-	d.cat.inbound.Store(nil)
+	d.Stage(t)
 	for _, pf := range fks {
 		fk, err := s.addForeignKey(d, t, pf)
 		if err != nil {
 			return err
 		}
-		if parent := d.cat.byID[fk.RefTable]; parent != nil && parent.ID != t.ID {
+		if parent := d.Cat.TableByID[fk.RefTable]; parent != nil && parent.ID != t.ID {
 			if err := s.lockTableForDDL(ctx, d, parent, false); err != nil {
 				return err
 			}
 		}
-		d.tx.NextStatement() // a rebuild's rows are this statement's own
+		d.Tx.NextStatement() // a rebuild's rows are this statement's own
 		if err := s.validateForeignKey(x, t, fk); err != nil {
 			return err
 		}

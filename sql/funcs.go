@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -57,14 +59,14 @@ func init() {
 		"current_time":   compileCurrentTime,
 
 		"epochdb_ingest_forget": fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned),
-		"nextval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {
-			v, err := e.s.e.seqs.nextval(e.ctx, s)
+		"nextval": seqFunc(nil, func(e *env, s *catalog.Sequence, _ []any) (any, error) {
+			v, err := e.s.e.seqs.Nextval(e.ctx, s)
 			if err == nil {
 				e.s.currvals[s.ID] = v
 			}
 			return v, err
 		}),
-		"currval": seqFunc(nil, func(e *env, s *Sequence, _ []any) (any, error) {
+		"currval": seqFunc(nil, func(e *env, s *catalog.Sequence, _ []any) (any, error) {
 			v, ok := e.s.currvals[s.ID]
 			if !ok {
 				return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", s.Name)
@@ -417,7 +419,7 @@ func compileMod(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 
 // seqFunc compiles a sequence function: the first argument names the
 // sequence, as text or regclass; params are the types of the others.
-func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, error)) builtin {
+func seqFunc(params []types.T, f func(e *env, s *catalog.Sequence, args []any) (any, error)) builtin {
 	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if len(n.Args) != 1+len(params) {
 			return nil, argCountErr(n, nil)
@@ -440,7 +442,7 @@ func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, err
 		}
 		return &funcExpr{name: n.FnName.L, t: types.Int8, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
 			cat := e.s.catalog()
-			var s *Sequence
+			var s *catalog.Sequence
 			switch seq := a[0].(type) {
 			case string:
 				// A name as regclass reads it: pg_dump qualifies its own.
@@ -448,11 +450,11 @@ func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, err
 				if err != nil {
 					return nil, err
 				}
-				if s = cat.seqByID[uint32(r.Oid)]; s == nil {
+				if s = cat.SequenceByID[uint32(r.Oid)]; s == nil {
 					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", r.Name)
 				}
 			case types.Reg:
-				if s = cat.seqByID[uint32(seq.Oid)]; s == nil {
+				if s = cat.SequenceByID[uint32(seq.Oid)]; s == nil {
 					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", seq.Name)
 				}
 			}
@@ -463,7 +465,7 @@ func seqFunc(params []types.T, f func(e *env, s *Sequence, args []any) (any, err
 
 // setval is setval(seq, v [, is_called]): with is_called (the default) v
 // counts as taken, and nextval goes on after it; without, nextval returns v.
-func setval(e *env, s *Sequence, a []any) (any, error) {
+func setval(e *env, s *catalog.Sequence, a []any) (any, error) {
 	v := a[0].(int64)
 	called := len(a) < 2 || a[1].(bool)
 	if v < s.Min || v > s.Max {
@@ -475,7 +477,7 @@ func setval(e *env, s *Sequence, a []any) (any, error) {
 			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
 		}
 	}
-	if err := e.s.e.seqs.setval(e.ctx, s, next, called); err != nil {
+	if err := e.s.e.seqs.Setval(e.ctx, s, next, called); err != nil {
 		return nil, err
 	}
 	if called {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -19,7 +21,7 @@ import (
 // generated columns out of its default column list.
 
 // generatedDef reads a column's GENERATED ALWAYS AS option.
-func generatedDef(col *TableColumn, o *ast.ColumnOption) error {
+func generatedDef(col *catalog.TableColumn, o *ast.ColumnOption) error {
 	if !o.Stored {
 		return pgerr.New(pgerr.SyntaxError, "generated columns must be STORED")
 	}
@@ -33,7 +35,7 @@ func generatedDef(col *TableColumn, o *ast.ColumnOption) error {
 // checkGenerated checks t's generation expressions once all its columns
 // are known: each must compile over the row, to the column's type, and
 // read no generated column.
-func (s *Session) checkGenerated(t *Table) error {
+func (s *Session) checkGenerated(t *catalog.Table) error {
 	for _, col := range t.Columns {
 		if col.Generated == "" || col.Dropped {
 			continue
@@ -63,13 +65,13 @@ func (s *Session) checkGenerated(t *Table) error {
 }
 
 // compileGenerated compiles col's generation expression over t's rows.
-func (s *Session) compileGenerated(t *Table, col *TableColumn) (expr, error) {
+func (s *Session) compileGenerated(t *catalog.Table, col *catalog.TableColumn) (expr, error) {
 	return s.compileGeneratedInto(t, col, nil)
 }
 
 // compileGeneratedInto is compileGenerated collecting into volatility,
 // if set, the volatility of the functions it calls.
-func (s *Session) compileGeneratedInto(t *Table, col *TableColumn, volatility *builtins.Volatility) (expr, error) {
+func (s *Session) compileGeneratedInto(t *catalog.Table, col *catalog.TableColumn, volatility *builtins.Volatility) (expr, error) {
 	n, err := parseExpr(col.Generated)
 	if err != nil {
 		return nil, err
@@ -79,14 +81,9 @@ func (s *Session) compileGeneratedInto(t *Table, col *TableColumn, volatility *b
 	return c.compileAssign(n, col.Type)
 }
 
-// hasGenerated reports whether t has a generated column.
-func (t *Table) hasGenerated() bool {
-	return slices.ContainsFunc(t.Columns, func(c *TableColumn) bool { return c.Generated != "" && !c.Dropped })
-}
-
 // fillGenerated computes row's generated columns.
-func (s *Session) fillGenerated(t *Table, row []any) error {
-	if !t.hasGenerated() {
+func (s *Session) fillGenerated(t *catalog.Table, row []any) error {
+	if !t.HasGenerated() {
 		return nil
 	}
 	exprs, ok := s.genCache[t]
@@ -102,7 +99,7 @@ func (s *Session) fillGenerated(t *Table, row []any) error {
 			}
 		}
 		if s.genCache == nil || len(s.genCache) > 64 {
-			s.genCache = map[*Table][]expr{}
+			s.genCache = map[*catalog.Table][]expr{}
 		}
 		s.genCache[t] = exprs
 	}
@@ -122,23 +119,23 @@ func (s *Session) fillGenerated(t *Table, row []any) error {
 
 // errGeneratedInsert is INSERT's error for a value given to a generated
 // column.
-func errGeneratedInsert(col *TableColumn) error {
+func errGeneratedInsert(col *catalog.TableColumn) error {
 	return pgerr.New(pgerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column %q", col.Name).
 		WithDetail("Column %q is a generated column.", col.Name)
 }
 
 // errGeneratedUpdate is UPDATE's error for a generated column set to
 // anything but DEFAULT.
-func errGeneratedUpdate(col *TableColumn) error {
+func errGeneratedUpdate(col *catalog.TableColumn) error {
 	return pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", col.Name).
 		WithDetail("Column %q is a generated column.", col.Name)
 }
 
 // generatedUses returns a generated column of t whose expression reads
 // column name, or nil.
-func generatedUses(t *Table, name string) *TableColumn {
+func generatedUses(t *catalog.Table, name string) *catalog.TableColumn {
 	for _, col := range t.Columns {
-		if col.Generated == "" || !col.visible() {
+		if col.Generated == "" || !col.Visible() {
 			continue
 		}
 		if n, err := parseExpr(col.Generated); err != nil || slices.Contains(columnsNamed(n), name) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -20,7 +22,7 @@ import (
 
 // identityDef makes col an identity column of t, with the sequence options
 // opts if it has any.
-func (s *Session) identityDef(ctx context.Context, d *ddl, t *Table, col *TableColumn, opts *parser.IdentityColumn) error {
+func (s *Session) identityDef(ctx context.Context, d *catalog.DDL, t *catalog.Table, col *catalog.TableColumn, opts *parser.IdentityColumn) error {
 	switch col.Type.Oid {
 	case types.OidInt2, types.OidInt4, types.OidInt8:
 	default:
@@ -48,7 +50,7 @@ func (s *Session) identityDef(ctx context.Context, d *ddl, t *Table, col *TableC
 
 // errIdentityInsert is INSERT's error for a value given to a GENERATED
 // ALWAYS identity column.
-func errIdentityInsert(col *TableColumn) error {
+func errIdentityInsert(col *catalog.TableColumn) error {
 	return pgerr.New(pgerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column %q", col.Name).
 		WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", col.Name).
 		WithHint("Use OVERRIDING SYSTEM VALUE to override.")
@@ -56,14 +58,14 @@ func errIdentityInsert(col *TableColumn) error {
 
 // errIdentityUpdate is UPDATE's error for a GENERATED ALWAYS identity
 // column set to anything but DEFAULT.
-func errIdentityUpdate(col *TableColumn) error {
+func errIdentityUpdate(col *catalog.TableColumn) error {
 	return pgerr.New(pgerr.GeneratedAlways, "column %q can only be updated to DEFAULT", col.Name).
 		WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", col.Name)
 }
 
 // errIdentityDefault is ALTER COLUMN SET or DROP DEFAULT's error on an
 // identity column.
-func errIdentityDefault(col *TableColumn, t *Table) error {
+func errIdentityDefault(col *catalog.TableColumn, t *catalog.Table) error {
 	return pgerr.New(pgerr.SyntaxError, "column %q of relation %q is an identity column", col.Name, t.Name).
 		WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 }
@@ -71,7 +73,7 @@ func errIdentityDefault(col *TableColumn, t *Table) error {
 // insertGuard is writeGuard for INSERT, which OVERRIDING SYSTEM VALUE
 // lets give GENERATED ALWAYS identity columns values, and OVERRIDING
 // USER VALUE lets give any identity column values that it then ignores.
-func insertGuard(col *TableColumn, o parser.Overriding) error {
+func insertGuard(col *catalog.TableColumn, o parser.Overriding) error {
 	if col.Identity != 0 && o != "" {
 		return nil
 	}
@@ -81,7 +83,7 @@ func insertGuard(col *TableColumn, o parser.Overriding) error {
 // assignment compiles UPDATE's or DO UPDATE's SET col = expr over in; def
 // is col's default, for SET col = DEFAULT. It is nil, with no error, for
 // a generated column set to DEFAULT, which checkRow computes.
-func assignment(in *compiler, a *ast.Assignment, col *TableColumn, def expr) (expr, error) {
+func assignment(in *compiler, a *ast.Assignment, col *catalog.TableColumn, def expr) (expr, error) {
 	if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
 		switch {
 		case col.Generated != "":
@@ -100,7 +102,7 @@ func assignment(in *compiler, a *ast.Assignment, col *TableColumn, def expr) (ex
 // writeGuard is the error for giving column col a value in INSERT (or,
 // with update, in UPDATE), if it takes none: a generated column, or a
 // GENERATED ALWAYS identity column.
-func writeGuard(col *TableColumn, update bool) error {
+func writeGuard(col *catalog.TableColumn, update bool) error {
 	switch {
 	case col.Generated != "" && update:
 		return errGeneratedUpdate(col)
@@ -123,7 +125,7 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 	if err != nil {
 		return err
 	}
-	t := old.clone()
+	t := old.Clone()
 	_, col := t.Column(cmd.Column)
 	switch {
 	case col == nil:
@@ -154,7 +156,7 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 		col.Identity = 'a'
 	}
 	col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }
 
 // alterIdentity is ALTER TABLE ... ALTER COLUMN ... SET GENERATED,
@@ -165,7 +167,7 @@ func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) 
 	if err != nil {
 		return err
 	}
-	t := old.clone()
+	t := old.Clone()
 	_, col := t.Column(cmd.Column)
 	switch {
 	case col == nil:
@@ -176,27 +178,27 @@ func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) 
 	case col.Identity == 0:
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q is not an identity column", col.Name, t.Name)
 	}
-	seq := d.cat.seqByID[col.Serial]
+	seq := d.Cat.SequenceByID[col.Serial]
 	if seq == nil {
 		return pgerr.New(pgerr.InternalError, "identity column %q of relation %q has no sequence", col.Name, t.Name)
 	}
 	if cmd.Drop {
-		if _, err := s.checkDependents(d.cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, []uint32{t.ID}, false); err != nil {
+		if _, err := s.checkDependents(d.Cat, []dropTarget{{kind: "sequence", name: seq.Name, id: seq.ID}}, []uint32{t.ID}, false); err != nil {
 			return err
 		}
 		col.Serial, col.Identity, col.Default = 0, 0, ""
-		if err := d.putTable(ctx, t); err != nil {
+		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
-		if err := d.dropSequence(ctx, seq); err != nil {
+		if err := d.DropSequence(ctx, seq); err != nil {
 			return err
 		}
-		s.e.seqs.forget(seq.storage())
+		s.e.seqs.Forget(seq.StorageID())
 		return nil
 	}
 	if cmd.SetGenerated != 0 {
 		col.Identity = cmd.SetGenerated
-		if err := d.putTable(ctx, t); err != nil {
+		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -205,7 +207,7 @@ func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) 
 		if _, err := applySeqOptions(&altered, cmd.Sequence.AST.(*ast.AlterSequenceStmt).SeqOptions, false); err != nil {
 			return err
 		}
-		s.e.seqs.forget(seq.storage())
+		s.e.seqs.Forget(seq.StorageID())
 	}
 	if cmd.RestartWith != nil {
 		if err := checkRestart(&altered, *cmd.RestartWith); err != nil {
@@ -213,10 +215,10 @@ func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) 
 		}
 	}
 	if cmd.Restart {
-		return d.restartSequence(ctx, &altered, cmd.RestartWith)
+		return d.RestartSequence(ctx, &altered, cmd.RestartWith)
 	}
 	if cmd.Sequence != nil {
-		return d.putSequence(ctx, &altered)
+		return d.PutSequence(ctx, &altered)
 	}
 	return nil
 }

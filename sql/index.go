@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -21,16 +23,16 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 	if err != nil {
 		return err
 	}
-	if relationNamed(d.cat, n.IndexName) {
+	if relationNamed(d.Cat, n.IndexName) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", n.IndexName)
 			return nil
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", n.IndexName)
 	}
-	t := old.clone()
-	ix := &Index{Name: n.IndexName, NonUnique: n.KeyType != ast.IndexKeyTypeUnique, Standalone: true, NullEntries: true}
-	if ix.ID, err = t.nextIndexID(); err != nil {
+	t := old.Clone()
+	ix := &catalog.Index{Name: n.IndexName, NonUnique: n.KeyType != ast.IndexKeyTypeUnique, Standalone: true, NullEntries: true}
+	if ix.ID, err = t.NextIndexID(); err != nil {
 		return err
 	}
 	rewrite := false
@@ -61,26 +63,26 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 		if err := s.rebuild(ctx, d, old, t, nil, nil); err != nil {
 			return err
 		}
-		return d.putTable(ctx, t)
+		return d.PutTable(ctx, t)
 	}
 
 	err = s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
 		err := s.insertIndexEntry(x, t, ix, row, row[len(t.Columns)].([]byte))
 		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
 			return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
-				WithDetail("Key %s is duplicated.", t.keyValues(ix, row, s))
+				WithDetail("Key %s is duplicated.", keyValues(t, ix, row, s))
 		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }
 
 // eachRow calls fn for each row of t that the DDL transaction sees.
-func (s *Session) eachRow(ctx context.Context, d *ddl, t *Table, fn func(x *execCtx, row []any) error) error {
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table, fn func(x *execCtx, row []any) error) error {
+	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
 	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
 	if err != nil {
@@ -105,10 +107,10 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade b
 	if err != nil {
 		return err
 	}
-	if err := d.cat.viewMisuse(n.IndexName, "index"); err != nil {
+	if err := viewMisuse(d.Cat, n.IndexName, "index"); err != nil {
 		return err
 	}
-	old, ix := indexNamed(d.cat, n.IndexName)
+	old, ix := indexNamed(d.Cat, n.IndexName)
 	if old != nil {
 		// Writers in flight may hold entries the drop must delete, and
 		// readers may be scanning the index.
@@ -130,26 +132,26 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade b
 			ix.Name, ix.Name, old.Name).
 			WithHint("You can drop constraint %s on table %s instead.", ix.Name, old.Name)
 	}
-	deps, err := s.checkDependents(d.cat, []dropTarget{{kind: "index", name: ix.Name, id: ix.OID, table: old, index: ix}}, nil, cascade)
+	deps, err := s.checkDependents(d.Cat, []dropTarget{{kind: "index", name: ix.Name, id: ix.OID, table: old, index: ix}}, nil, cascade)
 	if err != nil {
 		return err
 	}
 	if err := s.dropDependents(ctx, d, deps); err != nil {
 		return err
 	}
-	t := d.cat.byID[old.ID].clone() // a foreign key of its own may have gone
-	t.Indexes = slices.DeleteFunc(t.Indexes, func(other *Index) bool { return other.ID == ix.ID })
+	t := d.Cat.TableByID[old.ID].Clone() // a foreign key of its own may have gone
+	t.Indexes = slices.DeleteFunc(t.Indexes, func(other *catalog.Index) bool { return other.ID == ix.ID })
 	dropUnusedHidden(t)
-	if err := d.deleteRange(ctx, indexPrefix(t.DataID, ix.ID)); err != nil {
+	if err := d.DeleteRange(ctx, catalog.IndexPrefix(t.DataID, ix.ID)); err != nil {
 		return err
 	}
-	return d.putTable(ctx, t)
+	return d.PutTable(ctx, t)
 }
 
 // relationNamed reports whether a table, sequence or index has name:
 // PostgreSQL keeps them all in one namespace.
-func relationNamed(cat *Catalog, name string) bool {
-	if cat.tables[name] != nil || cat.sequences[name] != nil || cat.views[name] != nil {
+func relationNamed(cat *catalog.Catalog, name string) bool {
+	if cat.TableByName[name] != nil || cat.SequenceByName[name] != nil || cat.ViewByName[name] != nil {
 		return true
 	}
 	_, ix := indexNamed(cat, name)
@@ -157,8 +159,8 @@ func relationNamed(cat *Catalog, name string) bool {
 }
 
 // indexNamed finds an index and its table by the index's name.
-func indexNamed(cat *Catalog, name string) (*Table, *Index) {
-	for _, t := range cat.tables {
+func indexNamed(cat *catalog.Catalog, name string) (*catalog.Table, *catalog.Index) {
+	for _, t := range cat.TableByName {
 		for _, ix := range t.Indexes {
 			if ix.Name == name {
 				return t, ix
@@ -168,20 +170,10 @@ func indexNamed(cat *Catalog, name string) (*Table, *Index) {
 	return nil, nil
 }
 
-// indexEntryKey is the key of ix's entry for row, whose primary-index key
-// is rowKey (see Index).
-func (t *Table) indexEntryKey(ix *Index, row []any, rowKey []byte) []byte {
-	k := t.indexKey(ix, row)
-	if ix.NonUnique || hasNull(ix, row) {
-		k = append(k, rowKey[len(indexPrefix(t.DataID, primaryIndex)):]...)
-	}
-	return k
-}
-
 // hasEntry reports whether ix has an entry for row: a partial index only
 // for the rows its predicate holds for.
-func (s *Session) hasEntry(t *Table, ix *Index, row []any) (bool, error) {
-	if !ix.NullEntries && hasNull(ix, row) {
+func (s *Session) hasEntry(t *catalog.Table, ix *catalog.Index, row []any) (bool, error) {
+	if !ix.NullEntries && catalog.HasNull(ix, row) {
 		return false, nil
 	}
 	if ix.Where == "" {
@@ -197,12 +189,12 @@ func (s *Session) hasEntry(t *Table, ix *Index, row []any) (bool, error) {
 
 // insertIndexEntry writes ix's entry for a new row; a unique index that
 // already has the row's values fails with 23505.
-func (s *Session) insertIndexEntry(x *execCtx, t *Table, ix *Index, row []any, rowKey []byte) error {
+func (s *Session) insertIndexEntry(x *execCtx, t *catalog.Table, ix *catalog.Index, row []any, rowKey []byte) error {
 	if ok, err := s.hasEntry(t, ix, row); !ok || err != nil {
 		return err
 	}
-	unique := !ix.NonUnique && !hasNull(ix, row)
-	return x.tx.MutateNew(x.ctx, t.indexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+	unique := !ix.NonUnique && !catalog.HasNull(ix, row)
+	return x.tx.MutateNew(x.ctx, t.IndexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		if exists && unique {
 			return nil, txn.Keep, s.uniqueViolation(t, ix, row)
 		}
@@ -217,11 +209,11 @@ func (s *Session) insertIndexEntry(x *execCtx, t *Table, ix *Index, row []any, r
 // gone. The plan was made from the newest catalog, and the snapshot's may
 // differ, under REPEATABLE READ or when DDL commits between planning and
 // the statement's start.
-func (x *execCtx) indexReady(t *Table, ix *Index) (bool, error) {
+func (x *execCtx) indexReady(t *catalog.Table, ix *catalog.Index) (bool, error) {
 	var v []byte
 	var ok bool
 	err := x.tx.Untracked(func() (err error) {
-		v, ok, err = x.tx.Get(keyCatalogVersion)
+		v, ok, err = x.tx.Get(catalog.KeyCatalogVersion)
 		return err
 	})
 	if err != nil {
@@ -232,13 +224,13 @@ func (x *execCtx) indexReady(t *Table, ix *Index) (bool, error) {
 		version, _ = strconv.ParseUint(string(v), 10, 64)
 	}
 	cat := x.s.catalog()
-	if cat.version != version {
+	if cat.Version != version {
 		// Rare: load the catalog the snapshot sees.
-		if cat, err = loadCatalog(x.tx); err != nil {
+		if cat, err = catalog.Load(x.tx); err != nil {
 			return false, err
 		}
 	}
-	if now := cat.byID[t.ID]; now != nil && now.DataID == t.DataID {
+	if now := cat.TableByID[t.ID]; now != nil && now.DataID == t.DataID {
 		for _, other := range now.Indexes {
 			if other.OID == ix.OID && other.ID == ix.ID {
 				return true, nil
@@ -257,7 +249,7 @@ func (x *execCtx) indexReady(t *Table, ix *Index) (bool, error) {
 
 // indexPredicate checks a partial index's WHERE clause, given as the
 // select list of a SELECT, and keeps it on ix.
-func (s *Session) indexPredicate(t *Table, ix *Index, st *parser.Statement) error {
+func (s *Session) indexPredicate(t *catalog.Table, ix *catalog.Index, st *parser.Statement) error {
 	sel, ok := st.AST.(*ast.SelectStmt)
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil || sel.Where != nil {
 		return pgerr.New(pgerr.SyntaxError, "syntax error in index predicate")
@@ -287,9 +279,9 @@ func (s *Session) indexPredicate(t *Table, ix *Index, st *parser.Statement) erro
 // predicate must be one of where's, compared as pg_get_expr prints them;
 // constants must match, so a predicate is never proved by a parameter's
 // value.
-func (s *Session) partialImplied(t *Table, where expr) func(*Index) int {
+func (s *Session) partialImplied(t *catalog.Table, where expr) func(*catalog.Index) int {
 	var have map[string]bool
-	return func(ix *Index) int {
+	return func(ix *catalog.Index) int {
 		if ix.Where == "" {
 			return 0
 		}
@@ -320,7 +312,7 @@ func (s *Session) partialImplied(t *Table, where expr) func(*Index) int {
 }
 
 // predicateOf compiles ix's predicate over t's rows.
-func (s *Session) predicateOf(t *Table, ix *Index) (expr, error) {
+func (s *Session) predicateOf(t *catalog.Table, ix *catalog.Index) (expr, error) {
 	key := predicateKey{t, ix}
 	if e, ok := s.predCache[key]; ok {
 		return e, nil
@@ -343,6 +335,6 @@ func (s *Session) predicateOf(t *Table, ix *Index) (expr, error) {
 }
 
 type predicateKey struct {
-	t  *Table
-	ix *Index
+	t  *catalog.Table
+	ix *catalog.Index
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/cockroachdb/errors"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -28,16 +30,6 @@ const (
 	codeUnknownProducer = "55Q03"
 )
 
-// IngestSpec is a table's ingest configuration, resolved from its options.
-type IngestSpec struct {
-	Producer int `json:"producer"` // column positions in Table.Columns
-	Sequence int `json:"sequence"`
-	Epoch    int `json:"epoch"` // -1: no epoch column, no fencing
-	Window   int `json:"window"`
-	// TTL is how long an idle producer's state is kept, in microseconds.
-	TTL int64 `json:"ttl"`
-}
-
 const (
 	defaultIngestWindow = 64
 	defaultIngestTTL    = 7 * 24 * time.Hour
@@ -45,7 +37,7 @@ const (
 
 // ingestSpec resolves the ingest_* options of a new table, or returns nil
 // for an ordinary table.
-func ingestSpec(t *Table) (*IngestSpec, error) {
+func ingestSpec(t *catalog.Table) (*catalog.IngestSpec, error) {
 	prod, seq := t.Options["ingest_producer"], t.Options["ingest_sequence"]
 	if prod == "" && seq == "" {
 		for name := range t.Options {
@@ -58,7 +50,7 @@ func ingestSpec(t *Table) (*IngestSpec, error) {
 	if prod == "" || seq == "" {
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "an ingest table needs both ingest_producer and ingest_sequence")
 	}
-	spec := &IngestSpec{Epoch: -1, Window: defaultIngestWindow, TTL: defaultIngestTTL.Microseconds()}
+	spec := &catalog.IngestSpec{Epoch: -1, Window: defaultIngestWindow, TTL: defaultIngestTTL.Microseconds()}
 	column := func(option, name string, ok func(types.Oid) bool, want string) (int, error) {
 		i, c := t.Column(name)
 		if c == nil {
@@ -109,7 +101,7 @@ func ingestSpec(t *Table) (*IngestSpec, error) {
 // ingestKey is the key of one producer's state: an ordinary key in the
 // system key space, written in the same transaction as the rows.
 func ingestKey(tableID uint32, producer string) []byte {
-	k := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'i'}, tableID)
+	k := binary.BigEndian.AppendUint32([]byte{catalog.SysPrefix, 'i'}, tableID)
 	return append(k, producer...)
 }
 
@@ -122,7 +114,7 @@ func ingestKey(tableID uint32, producer string) []byte {
 type ingestBatch struct {
 	s      *Session
 	x      *execCtx
-	t      *Table
+	t      *catalog.Table
 	now    uint64
 	states map[string]*producerSlot
 	dups   int64
@@ -133,7 +125,7 @@ type producerSlot struct {
 	dirty bool
 }
 
-func (s *Session) newIngestBatch(x *execCtx, t *Table) *ingestBatch {
+func (s *Session) newIngestBatch(x *execCtx, t *catalog.Table) *ingestBatch {
 	return &ingestBatch{s: s, x: x, t: t, now: x.tx.Snapshot(), states: make(map[string]*producerSlot)}
 }
 
@@ -234,7 +226,7 @@ func (b *ingestBatch) load(producer string, seq, epoch int64) (*txn.ProducerStat
 // abandonedKey records the state of a producer that expired with rows
 // pending above its high-water mark.
 func abandonedKey(tableID uint32, lastSeen uint64, producer string) []byte {
-	k := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'a'}, tableID)
+	k := binary.BigEndian.AppendUint32([]byte{catalog.SysPrefix, 'a'}, tableID)
 	k = binary.BigEndian.AppendUint64(k, lastSeen)
 	return append(k, producer...)
 }
@@ -266,7 +258,7 @@ func (b *ingestBatch) finish() error {
 // admitted as new: the window bet. A producer with rows still pending above
 // its high-water mark never expires silently: the WARNING names the ranges
 // it abandons.
-func (s *Session) expired(t *Table, producer string, st *txn.ProducerState, now uint64) bool {
+func (s *Session) expired(t *catalog.Table, producer string, st *txn.ProducerState, now uint64) bool {
 	ttl := uint64(t.Ingest.TTL) * uint64(time.Microsecond)
 	if now <= st.LastSeen || now-st.LastSeen <= ttl {
 		return false
@@ -281,7 +273,7 @@ func (s *Session) expired(t *Table, producer string, st *txn.ProducerState, now 
 }
 
 // noteDuplicates tells the client how many rows a statement skipped.
-func (s *Session) noteDuplicates(t *Table, n int64) {
+func (s *Session) noteDuplicates(t *catalog.Table, n int64) {
 	if n > 0 {
 		s.notice(pgerr.SuccessfulCompletion, "%d duplicate rows skipped in ingest table %q", n, t.Name)
 	}
@@ -308,12 +300,12 @@ func ingestProducerRows(s *Session) [][]any {
 	cat := s.catalog()
 	var rows [][]any
 	scan := func(kind byte, producerAt int) {
-		start := []byte{sysPrefix, kind}
-		_ = s.tx.Scan(start, prefixEnd(start), func(k, v []byte) bool {
+		start := []byte{catalog.SysPrefix, kind}
+		_ = s.tx.Scan(start, catalog.PrefixEnd(start), func(k, v []byte) bool {
 			if len(k) < producerAt {
 				return true
 			}
-			t := cat.byID[binary.BigEndian.Uint32(k[2:6])]
+			t := cat.TableByID[binary.BigEndian.Uint32(k[2:6])]
 			st, err := txn.DecodeProducerState(v)
 			if t == nil || t.Ingest == nil || err != nil {
 				return true
@@ -344,9 +336,9 @@ func forgetAbandoned(e *env, args []any) (any, error) {
 	if t.Ingest == nil {
 		return nil, pgerr.New(pgerr.WrongObjectType, "%q is not an ingest table", t.Name)
 	}
-	start := binary.BigEndian.AppendUint32([]byte{sysPrefix, 'a'}, t.ID)
+	start := binary.BigEndian.AppendUint32([]byte{catalog.SysPrefix, 'a'}, t.ID)
 	var keys [][]byte
-	if err := e.s.tx.Scan(start, prefixEnd(start), func(k, _ []byte) bool {
+	if err := e.s.tx.Scan(start, catalog.PrefixEnd(start), func(k, _ []byte) bool {
 		if string(k[14:]) == args[1].(string) {
 			keys = append(keys, append([]byte(nil), k...))
 		}

@@ -19,7 +19,8 @@ var layers = map[string][]string{
 	"sql/parser":   {"sql/pgerr"},
 	"sql/spill":    {"sql/pgerr", "sql/types"},
 	"sql/builtins": {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
-	"sql":          {"sql/builtins", "sql/parser", "sql/pgerr", "sql/spill", "sql/types", "txn", "sstable"},
+	"sql/catalog":  {"sql/pgerr", "sql/types", "txn"},
+	"sql":          {"sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/spill", "sql/types", "txn", "sstable"},
 }
 
 // Dependencies among sql's packages point one way: no package imports one

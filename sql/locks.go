@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/txn"
 )
 
@@ -214,16 +216,16 @@ func (l *tableLocks) release(id uint64) {
 // then makes sure the DDL reads all of t: under READ COMMITTED a new
 // statement snapshot takes in what the writers it waited for committed;
 // under REPEATABLE READ, a change the snapshot misses fails with 40001.
-func (s *Session) lockTableForDDL(ctx context.Context, d *ddl, t *Table, exclusive bool) error {
-	if err := s.e.locks.lockDDL(ctx, d.tx, t.ID, exclusive); err != nil {
+func (s *Session) lockTableForDDL(ctx context.Context, d *catalog.DDL, t *catalog.Table, exclusive bool) error {
+	if err := s.e.locks.lockDDL(ctx, d.Tx, t.ID, exclusive); err != nil {
 		return err
 	}
-	if d.tx.Isolation() == txn.ReadCommitted {
-		d.tx.NextStatement()
+	if d.Tx.Isolation() == txn.ReadCommitted {
+		d.Tx.NextStatement()
 		return nil
 	}
-	data := indexPrefix(t.DataID, 0)[:5]
-	changed, err := d.tx.ChangedAfterSnapshot(data, prefixEnd(data))
+	data := catalog.IndexPrefix(t.DataID, 0)[:5]
+	changed, err := d.Tx.ChangedAfterSnapshot(data, catalog.PrefixEnd(data))
 	if err == nil && changed {
 		err = txn.ErrSerialization
 	}

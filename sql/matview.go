@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -16,29 +18,6 @@ import (
 // relkind 'm'. WITH NO DATA leaves it unpopulated, and reading it then
 // fails with 55000, as in PostgreSQL.
 
-// isMatView reports whether t is a materialized view.
-func (t *Table) isMatView() bool { return t.MatView != "" }
-
-// relkind is t's pg_class.relkind.
-func (t *Table) relkind() string {
-	if t.isMatView() {
-		return "m"
-	}
-	return "r"
-}
-
-// matViewAsView is a materialized view t as the view it is defined as,
-// for printing its definition.
-func (t *Table) matViewAsView() *View {
-	v := &View{ID: t.ID, Name: t.Name, SQL: t.MatView}
-	for _, c := range t.Columns {
-		if c.visible() {
-			v.Columns = append(v.Columns, ViewColumn{Name: c.Name, Type: c.Type})
-		}
-	}
-	return v
-}
-
 // errMatViewWrite is the error of writing to a materialized view.
 func errMatViewWrite(name string) error {
 	return pgerr.New(pgerr.WrongObjectType, "cannot change materialized view %q", name)
@@ -46,7 +25,7 @@ func errMatViewWrite(name string) error {
 
 // errUnpopulated is the error of reading a materialized view that WITH
 // NO DATA left empty.
-func errUnpopulated(t *Table) error {
+func errUnpopulated(t *catalog.Table) error {
 	return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view %q has not been populated", t.Name).
 		WithHint("Use the REFRESH MATERIALIZED VIEW command.")
 }
@@ -61,7 +40,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 		return 0, err
 	}
 	name := strings.TrimPrefix(cmd.Name, "public.")
-	if relationNamed(d.cat, name) {
+	if relationNamed(d.Cat, name) {
 		if cmd.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return -1, nil
@@ -76,12 +55,12 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if len(cmd.Columns) > len(cols) {
 		return 0, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
 	}
-	id, err := d.nextID(ctx)
+	id, err := d.NextID(ctx)
 	if err != nil {
 		return 0, err
 	}
-	t := &Table{ID: id, Name: name, DataID: id, Options: map[string]string{}, MatView: cmd.Query.SQL, Unpopulated: cmd.NoData}
-	if t.Deps, err = viewDeps(d.cat, cmd.Query.AST); err != nil {
+	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}, MatView: cmd.Query.SQL, Unpopulated: cmd.NoData}
+	if t.Deps, err = viewDeps(d.Cat, cmd.Query.AST); err != nil {
 		return 0, err
 	}
 	for i, c := range cols {
@@ -97,15 +76,15 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 			typ = types.Text
 		}
 		t.NextNum++
-		t.Columns = append(t.Columns, &TableColumn{Num: t.NextNum, Name: colName, Type: typ})
+		t.Columns = append(t.Columns, &catalog.TableColumn{Num: t.NextNum, Name: colName, Type: typ})
 	}
 	if err := s.addRowIDSeq(ctx, d, t); err != nil {
 		return 0, err
 	}
-	if err := d.claimName(ctx, name, id); err != nil {
+	if err := d.ClaimName(ctx, name, id); err != nil {
 		return 0, err
 	}
-	if err := d.putTable(ctx, t); err != nil {
+	if err := d.PutTable(ctx, t); err != nil {
 		return 0, err
 	}
 	if cmd.NoData {
@@ -116,8 +95,8 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 
 // fillMatView writes the rows of qp, t's query, into t, and returns how
 // many.
-func (s *Session) fillMatView(ctx context.Context, d *ddl, t *Table, qp queryPlan) (int64, error) {
-	x := &execCtx{ctx: ctx, s: s, tx: d.tx}
+func (s *Session) fillMatView(ctx context.Context, d *catalog.DDL, t *catalog.Table, qp queryPlan) (int64, error) {
+	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
 	it, err := qp.open(x)
 	if err != nil {
@@ -149,27 +128,27 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 		return err
 	}
 	name := strings.TrimPrefix(cmd.Name, "public.")
-	old := d.cat.tables[name]
+	old := d.Cat.TableByName[name]
 	switch {
-	case old == nil && d.cat.views[name] != nil:
+	case old == nil && d.Cat.ViewByName[name] != nil:
 		return pgerr.New(pgerr.WrongObjectType, "%q is not a materialized view", name)
 	case old == nil:
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
-	case !old.isMatView():
+	case !old.IsMatView():
 		return pgerr.New(pgerr.FeatureNotSupported, "%q is not a materialized view", name) // PostgreSQL's code for it
 	}
 	if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
 		return err
 	}
-	t := old.clone()
+	t := old.Clone()
 	t.Unpopulated = cmd.NoData
-	if t.DataID, err = d.nextID(ctx); err != nil {
+	if t.DataID, err = d.NextID(ctx); err != nil {
 		return err
 	}
-	if err := d.deleteData(ctx, old.DataID); err != nil {
+	if err := d.DeleteData(ctx, old.DataID); err != nil {
 		return err
 	}
-	if err := d.putTable(ctx, t); err != nil {
+	if err := d.PutTable(ctx, t); err != nil {
 		return err
 	}
 	if cmd.NoData {
@@ -189,12 +168,12 @@ func (s *Session) dropMatViews(ctx context.Context, cmd *parser.DropMatView) err
 	if err != nil {
 		return err
 	}
-	var views []*Table
+	var views []*catalog.Table
 	for _, name := range cmd.Names {
 		name = strings.TrimPrefix(name, "public.")
-		t := d.cat.tables[name]
+		t := d.Cat.TableByName[name]
 		switch {
-		case t != nil && !t.isMatView(), t == nil && d.cat.views[name] != nil:
+		case t != nil && !t.IsMatView(), t == nil && d.Cat.ViewByName[name] != nil:
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a materialized view", name).
 				WithHint("Use DROP %s to remove a %s.", map[bool]string{true: "TABLE", false: "VIEW"}[t != nil], map[bool]string{true: "table", false: "view"}[t != nil])
 		case t == nil && cmd.IfExists:

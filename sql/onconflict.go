@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -16,7 +18,7 @@ import (
 // evaluates its SET list and WHERE over the existing row followed by the
 // proposed one, which the clause calls excluded.
 type onConflict struct {
-	arbiters []*Index
+	arbiters []*catalog.Index
 	update   bool
 	sets     []conflictSet
 	where    expr // nil: always
@@ -27,7 +29,7 @@ type conflictSet struct {
 	e   expr
 }
 
-func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *parser.OnConflict) (*onConflict, error) {
+func (c *compiler) planOnConflict(t *catalog.Table, alias string, defaults []expr, n *parser.OnConflict) (*onConflict, error) {
 	oc := &onConflict{update: !n.DoNothing}
 	if len(n.Columns) > 0 {
 		var want []int
@@ -54,7 +56,7 @@ func (c *compiler) planOnConflict(t *Table, alias string, defaults []expr, n *pa
 			// A partial index arbitrates only when the clause repeats its
 			// predicate, which epochdb does not read.
 			if !ix.NonUnique && ix.Where == "" && slices.Equal(slices.Compact(cols), slices.Compact(want)) {
-				oc.arbiters = []*Index{ix}
+				oc.arbiters = []*catalog.Index{ix}
 				break
 			}
 		}
@@ -117,7 +119,7 @@ type conflictRun struct {
 // insertion does, it tries again: the insert runs in a savepoint, and an
 // arbiter's unique violation rolls it back. Its lookups wait for the
 // concurrent writer, so the next round sees how that one ended.
-func (r *conflictRun) upsert(x *execCtx, t *Table, row []any, done func(updated []any) error) (bool, error) {
+func (r *conflictRun) upsert(x *execCtx, t *catalog.Table, row []any, done func(updated []any) error) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		if attempt == 100 {
 			return false, pgerr.New(pgerr.SerializationFailure, "could not resolve ON CONFLICT after %d attempts", attempt)
@@ -147,14 +149,14 @@ func (r *conflictRun) upsert(x *execCtx, t *Table, row []any, done func(updated 
 
 // insert writes the row in a savepoint, and rolls it back if an arbiter
 // index turns out to hold its key after all.
-func (r *conflictRun) insert(x *execCtx, t *Table, row []any) (bool, error) {
+func (r *conflictRun) insert(x *execCtx, t *catalog.Table, row []any) (bool, error) {
 	sp, err := x.tx.Savepoint()
 	if err != nil {
 		return false, err
 	}
 	err = x.s.writeRow(x, t, row)
 	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation &&
-		slices.ContainsFunc(r.oc.arbiters, func(ix *Index) bool { return ix.Name == pe.Constraint }) {
+		slices.ContainsFunc(r.oc.arbiters, func(ix *catalog.Index) bool { return ix.Name == pe.Constraint }) {
 		if err := x.tx.RollbackTo(sp); err != nil {
 			return false, err
 		}
@@ -169,7 +171,7 @@ func (r *conflictRun) insert(x *execCtx, t *Table, row []any) (bool, error) {
 
 // update applies DO UPDATE to the existing row at key. It reports false if
 // the row no longer exists.
-func (r *conflictRun) update(x *execCtx, t *Table, key []byte, row []any, done func(updated []any) error) (bool, error) {
+func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any, done func(updated []any) error) (bool, error) {
 	if r.affected[string(key)] {
 		return false, errAffectedTwice()
 	}
@@ -228,9 +230,9 @@ func errAffectedTwice() error {
 
 // conflictingRow returns the key of the row that row conflicts with in an
 // arbiter index, or nil.
-func (r *conflictRun) conflictingRow(x *execCtx, t *Table, row []any) ([]byte, error) {
+func (r *conflictRun) conflictingRow(x *execCtx, t *catalog.Table, row []any) ([]byte, error) {
 	for _, ix := range r.oc.arbiters {
-		if hasNull(ix, row) {
+		if catalog.HasNull(ix, row) {
 			continue // NULLs never conflict
 		}
 		if ok, err := x.s.hasEntry(t, ix, row); err != nil || !ok {
@@ -241,9 +243,9 @@ func (r *conflictRun) conflictingRow(x *execCtx, t *Table, row []any) ([]byte, e
 		}
 		var ik []byte
 		if ix.Primary {
-			ik = t.rowKey(row, 0)
+			ik = t.RowKey(row, 0)
 		} else {
-			ik = t.indexKey(ix, row)
+			ik = t.IndexKey(ix, row)
 		}
 		var found []byte
 		err := x.tx.Mutate(x.ctx, ik, func(cur []byte, exists bool) ([]byte, txn.Op, error) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -210,11 +212,11 @@ type relation struct {
 	name  string
 	nsp   uint32
 	kind  string
-	table *Table // a table, or the table an index is on
-	index *Index
-	seq   *Sequence
+	table *catalog.Table // a table, or the table an index is on
+	index *catalog.Index
+	seq   *catalog.Sequence
 	virt  *virtTable // a catalog's own table, or a view's columns
-	view  *View
+	view  *catalog.View
 }
 
 // relations lists every relation the session can see.
@@ -222,15 +224,15 @@ func (s *Session) relations() []relation {
 	cat := s.catalog()
 	var rels []relation
 	for _, t := range cat.Tables() {
-		rels = append(rels, relation{oid: t.ID, name: t.Name, nsp: oidPublic, kind: t.relkind(), table: t})
+		rels = append(rels, relation{oid: t.ID, name: t.Name, nsp: oidPublic, kind: t.Relkind(), table: t})
 		for _, ix := range t.Indexes {
 			rels = append(rels, relation{oid: ix.OID, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix})
 		}
 	}
-	for _, v := range cat.views {
+	for _, v := range cat.ViewByName {
 		rels = append(rels, viewRelation(v))
 	}
-	for _, seq := range cat.sequences {
+	for _, seq := range cat.SequenceByName {
 		// A hidden row-id sequence's name starts with a NUL byte.
 		if seq.Name[0] != 0 {
 			rels = append(rels, relation{oid: seq.ID, name: seq.Name, nsp: oidPublic, kind: "S", seq: seq})
@@ -251,21 +253,21 @@ func (s *Session) relations() []relation {
 // per row in queries such as SELECT oid::regclass FROM pg_class.
 func (s *Session) relationByOID(oid uint32) (relation, bool) {
 	cat := s.catalog()
-	if t := cat.byID[oid]; t != nil {
-		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: t.relkind(), table: t}, true
+	if t := cat.TableByID[oid]; t != nil {
+		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: t.Relkind(), table: t}, true
 	}
-	if q := cat.seqByID[oid]; q != nil && q.Name[0] != 0 {
+	if q := cat.SequenceByID[oid]; q != nil && q.Name[0] != 0 {
 		return relation{oid: oid, name: q.Name, nsp: oidPublic, kind: "S", seq: q}, true
 	}
 	if v := virtualByOID[oid]; v != nil {
 		return relation{oid: oid, name: v.name, nsp: v.nsp, kind: v.kind, virt: v}, true
 	}
-	for _, v := range cat.views {
+	for _, v := range cat.ViewByName {
 		if v.ID == oid {
 			return viewRelation(v), true
 		}
 	}
-	for _, t := range cat.byID {
+	for _, t := range cat.TableByID {
 		for _, ix := range t.Indexes {
 			if ix.OID == oid {
 				return relation{oid: oid, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix}, true
@@ -546,8 +548,8 @@ func pgEnumRows(s *Session) []row {
 	return rows
 }
 
-func sortedEnums(cat *Catalog) []*EnumType {
-	return sortedBy(cat.enums, func(e *EnumType) uint32 { return e.ID })
+func sortedEnums(cat *catalog.Catalog) []*catalog.EnumType {
+	return sortedBy(cat.EnumByName, func(e *catalog.EnumType) uint32 { return e.ID })
 }
 
 func pgNamespaceRows(s *Session) []row {
@@ -624,7 +626,7 @@ func pgClassRows(s *Session) []row {
 			rw["relchecks"] = len(r.table.Checks)
 			// PostgreSQL enforces foreign keys with triggers on both
 			// tables; psql lists them only where this is set.
-			rw["relhastriggers"] = len(r.table.ForeignKeys) > 0 || len(s.catalog().referencing(r.table.ID)) > 0
+			rw["relhastriggers"] = len(r.table.ForeignKeys) > 0 || len(s.catalog().Referencing(r.table.ID)) > 0
 		case r.kind == "i":
 			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
 		case r.kind == "S":
@@ -701,7 +703,7 @@ func pgAttributeRows(s *Session) []row {
 }
 
 // indexAttnums are the attnums of an index's columns, 0 for an expression.
-func indexAttnums(t *Table, ix *Index) []int16 {
+func indexAttnums(t *catalog.Table, ix *catalog.Index) []int16 {
 	nums := attnums(t, ix.Columns)
 	for i, ci := range ix.Columns {
 		if t.Columns[ci].Hidden {
@@ -714,7 +716,7 @@ func indexAttnums(t *Table, ix *Index) []int16 {
 // indexExprs is pg_index.indexprs: NULL for an index on columns only;
 // PostgreSQL's node tree, which epochdb does not have, is the expressions'
 // SQL here, for tools that only ask whether there are any.
-func indexExprs(s *Session, t *Table, ix *Index) any {
+func indexExprs(s *Session, t *catalog.Table, ix *catalog.Index) any {
 	var exprs []string
 	for _, ci := range ix.Columns {
 		if t.Columns[ci].Hidden {
@@ -728,7 +730,7 @@ func indexExprs(s *Session, t *Table, ix *Index) any {
 }
 
 // attnums are the attnums of t's columns at positions cols.
-func attnums(t *Table, cols []int) []int16 {
+func attnums(t *catalog.Table, cols []int) []int16 {
 	nums := make([]int16, len(cols))
 	for i, ci := range cols {
 		nums[i] = t.Columns[ci].Num
@@ -788,7 +790,7 @@ func pgConstraintRows(s *Session) []row {
 		for _, ck := range t.Checks {
 			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": oidPublic, "contype": "c",
 				"convalidated": true, "conrelid": t.ID, "conindid": uint32(0), "confupdtype": " ", "confdeltype": " ",
-				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": t.checkColumns(ck)})
+				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": checkColumns(t, ck)})
 		}
 		for _, fk := range t.ForeignKeys {
 			parent, ix := parentOf(s.catalog(), fk)
@@ -807,13 +809,15 @@ func pgConstraintRows(s *Session) []row {
 
 // attrdefOID is the pg_attrdef oid of a column's default: derived from the
 // table's and the column's, clear of the object ids epochdb allocates.
-func attrdefOID(t *Table, c *TableColumn) uint32 { return 1<<30 | t.ID<<10 | uint32(c.Num) }
+func attrdefOID(t *catalog.Table, c *catalog.TableColumn) uint32 {
+	return 1<<30 | t.ID<<10 | uint32(c.Num)
+}
 
 func pgAttrdefRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, c := range t.Columns {
-			if c.Default == "" && c.Generated == "" || c.Identity != 0 || !c.visible() {
+			if c.Default == "" && c.Generated == "" || c.Identity != 0 || !c.Visible() {
 				continue
 			}
 			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(t, c)})
@@ -836,7 +840,7 @@ func pgSequenceRows(s *Session) []row {
 
 // sequenceType is the type a sequence was made for, which its maximum
 // tells, or a descending one's minimum.
-func sequenceType(q *Sequence) types.T {
+func sequenceType(q *catalog.Sequence) types.T {
 	if q.Type != 0 {
 		return types.T{Oid: q.Type, Mod: -1}
 	}
@@ -879,7 +883,7 @@ func pgDependRows(s *Session) []row {
 	cat := s.catalog()
 	for _, t := range cat.Tables() {
 		for _, c := range t.Columns {
-			if q := cat.seqByID[c.Serial]; q != nil && !c.Dropped {
+			if q := cat.SequenceByID[c.Serial]; q != nil && !c.Dropped {
 				deptype := "a"
 				if c.Identity != 0 {
 					deptype = "i"
@@ -913,9 +917,9 @@ func pgTablesRows(s *Session) []row {
 func pgMatviewsRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
-		if t.isMatView() {
+		if t.IsMatView() {
 			rows = append(rows, row{"schemaname": "public", "matviewname": t.Name, "matviewowner": superuser(s),
-				"hasindexes": len(t.Indexes) > 0, "ispopulated": !t.Unpopulated, "definition": viewDef(s, t.matViewAsView())})
+				"hasindexes": len(t.Indexes) > 0, "ispopulated": !t.Unpopulated, "definition": viewDef(s, t.MatViewAsView())})
 		}
 	}
 	return rows
@@ -938,7 +942,7 @@ func pgViewsRows(s *Session) []row {
 
 // viewRelation is a view as pg_class and pg_attribute list it: its columns
 // in the form the catalogs' own views have.
-func viewRelation(v *View) relation {
+func viewRelation(v *catalog.View) relation {
 	vt := &virtTable{name: v.Name, nsp: oidPublic, oid: v.ID, kind: "v"}
 	for _, c := range v.Columns {
 		vt.cols = append(vt.cols, virtCol{name: c.Name, t: c.Type})
@@ -948,7 +952,7 @@ func viewRelation(v *View) relation {
 
 // viewDef is pg_get_viewdef: the query, as written, ended by a semicolon,
 // with its relations qualified where the search path would not find them.
-func viewDef(s *Session, v *View) string {
+func viewDef(s *Session, v *catalog.View) string {
 	query := v.SQL
 	// Column names the view gave its query's columns are no part of the
 	// query as written; a derived table's column list says them, so that
@@ -969,7 +973,7 @@ func viewDef(s *Session, v *View) string {
 	if !s.schemaVisible(oidPublic) {
 		cat := s.catalog()
 		q, err := parser.QualifyRelations(query, func(name string) string {
-			if cat.tables[name] != nil || cat.views[name] != nil || cat.sequences[name] != nil {
+			if cat.TableByName[name] != nil || cat.ViewByName[name] != nil || cat.SequenceByName[name] != nil {
 				return "public"
 			}
 			return ""
@@ -1067,7 +1071,7 @@ func infoColumnsRows(s *Session) []row {
 	var rows []row
 	for _, t := range s.catalog().Tables() {
 		for _, c := range t.Columns {
-			if !c.visible() {
+			if !c.Visible() {
 				continue
 			}
 			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": t.Name,
@@ -1080,7 +1084,7 @@ func infoColumnsRows(s *Session) []row {
 			}
 			if c.Identity != 0 {
 				r["is_identity"], r["identity_generation"] = "YES", map[byte]string{'a': "ALWAYS", 'd': "BY DEFAULT"}[c.Identity]
-				if q := s.catalog().seqByID[c.Serial]; q != nil {
+				if q := s.catalog().SequenceByID[c.Serial]; q != nil {
 					r["identity_start"], r["identity_increment"] = fmt.Sprint(q.Start), fmt.Sprint(q.Increment)
 					r["identity_maximum"], r["identity_minimum"] = fmt.Sprint(q.Max), fmt.Sprint(q.Min)
 				}
@@ -1094,7 +1098,7 @@ func infoColumnsRows(s *Session) []row {
 			rows = append(rows, r)
 		}
 	}
-	for _, v := range s.catalog().views {
+	for _, v := range s.catalog().ViewByName {
 		for i, c := range v.Columns {
 			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": v.Name,
 				"column_name": c.Name, "ordinal_position": i + 1, "is_nullable": "YES",

@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -261,16 +262,16 @@ func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
 		return pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
 	}
 	cat := s.catalog()
-	var tables []*Table
+	var tables []*catalog.Table
 	for _, name := range cmd.Tables {
 		bare := strings.TrimPrefix(name, "public.")
-		t := cat.tables[bare]
+		t := cat.TableByName[bare]
 		switch {
 		case t != nil:
-		case cat.sequences[bare] != nil:
+		case cat.SequenceByName[bare] != nil:
 			return pgerr.New(pgerr.WrongObjectType, "cannot lock relation %q", bare).
 				WithDetail("This operation is not supported for sequences.")
-		case cat.views[bare] != nil:
+		case cat.ViewByName[bare] != nil:
 			return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE on a view is not supported")
 		default:
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
@@ -350,11 +351,11 @@ func (c *compiler) optionsToTable(n *ast.FuncCallExpr) (*tableFunc, error) {
 
 // seqSource reads a sequence as a relation, one row of its state, as
 // pg_dump does to dump where the sequence has got to.
-type seqSource struct{ q *Sequence }
+type seqSource struct{ q *catalog.Sequence }
 
 var seqColumns = []virtCol{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}}
 
-func seqScope(q *Sequence, alias string) *scope {
+func seqScope(q *catalog.Sequence, alias string) *scope {
 	sc := &scope{}
 	for i, c := range seqColumns {
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, tableOID: q.ID, attNum: int16(i + 1)})
@@ -366,56 +367,12 @@ func seqScope(q *Sequence, alias string) *scope {
 func (ss *seqSource) explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
 
 func (ss *seqSource) open(x *execCtx) (rowIter, error) {
-	last, called, err := x.s.e.seqs.peek(ss.q)
+	last, called, err := x.s.e.seqs.Peek(ss.q)
 	if err != nil {
 		return nil, err
 	}
 	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
 	return &sliceIter{rows: [][]any{{last, int64(0), called, presentKey}}}, nil
-}
-
-// peek reads a sequence's state as PostgreSQL keeps it: the last value
-// handed out and is_called, or, before any, the first value and false.
-// It takes nothing, so it does not change what nextval returns next.
-func (sq *sequences) peek(s *Sequence) (last int64, called bool, err error) {
-	st := sq.stateOf(s.storage())
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	next := st.next
-	if st.uncalled {
-		return next, false, nil
-	}
-	if st.left == 0 {
-		// No reserved values are left: the stored state is what the next
-		// nextval starts from, as reserve and setval left it.
-		tx := sq.store.Begin(txn.ReadCommitted)
-		cur, ok, err := tx.Get(seqKey(s.storage()))
-		_ = tx.Rollback()
-		if err != nil {
-			return 0, false, err
-		}
-		switch {
-		case !ok && s.First != nil:
-			return *s.First, false, nil
-		case !ok:
-			return s.Start, false, nil
-		case string(cur) == seqExhausted:
-			// Used up to the bound, which was the last value.
-			if s.Increment > 0 {
-				return s.Max, true, nil
-			}
-			return s.Min, true, nil
-		}
-		if next, err = strconv.ParseInt(string(cur), 10, 64); err != nil {
-			return 0, false, err
-		}
-	}
-	last = next - s.Increment
-	if last < s.Min || last > s.Max || (last < next) != (s.Increment > 0) {
-		// setval(v, false) at the bound: the next value is not after one.
-		return next, false, nil
-	}
-	return last, true, nil
 }
 
 // searchPath is the schemas of search_path that exist, in its order.
@@ -502,8 +459,8 @@ func pgInitPrivsRows(s *Session) []row {
 // PostgreSQL's initdb gives it, since epochdb has no COMMENT.
 func pgDescriptionRows(s *Session) []row {
 	rows := []row{{"objoid": oidPublic, "classoid": oidPgNamespace, "description": "standard public schema"}}
-	for k, text := range s.catalog().comments {
-		rows = append(rows, row{"objoid": k.objOID, "classoid": k.classOID, "objsubid": int64(k.subID), "description": text})
+	for k, text := range s.catalog().Comments {
+		rows = append(rows, row{"objoid": k.ObjOID, "classoid": k.ClassOID, "objsubid": int64(k.SubID), "description": text})
 	}
 	return rows
 }
@@ -521,12 +478,12 @@ func ruleOIDOf(id uint32) uint32 { return 1<<31 | id }
 
 // viewRules lists the relations with a _RETURN rule, views and
 // materialized views, with the relations their queries read.
-func viewRules(cat *Catalog) (ids []uint32, deps [][]uint32) {
-	for _, v := range cat.views {
+func viewRules(cat *catalog.Catalog) (ids []uint32, deps [][]uint32) {
+	for _, v := range cat.ViewByName {
 		ids, deps = append(ids, v.ID), append(deps, v.Deps)
 	}
-	for _, t := range cat.tables {
-		if t.isMatView() {
+	for _, t := range cat.TableByName {
+		if t.IsMatView() {
 			ids, deps = append(ids, t.ID), append(deps, t.Deps)
 		}
 	}
@@ -555,7 +512,7 @@ func pgDumpDependRows(s *Session) []row {
 	cat := s.catalog()
 	for _, t := range cat.Tables() {
 		for _, c := range t.Columns {
-			if c.Default == "" || !c.visible() {
+			if c.Default == "" || !c.Visible() {
 				continue
 			}
 			def := attrdefOID(t, c)
@@ -583,9 +540,9 @@ func pgDumpDependRows(s *Session) []row {
 }
 
 // defaultSequences are the sequences a column default takes values from.
-func defaultSequences(cat *Catalog, c *TableColumn) []*Sequence {
-	var seqs []*Sequence
-	if q := cat.seqByID[c.Serial]; q != nil {
+func defaultSequences(cat *catalog.Catalog, c *catalog.TableColumn) []*catalog.Sequence {
+	var seqs []*catalog.Sequence
+	if q := cat.SequenceByID[c.Serial]; q != nil {
 		seqs = append(seqs, q)
 	}
 	n, err := parseExpr(c.Default)
@@ -595,7 +552,7 @@ func defaultSequences(cat *Catalog, c *TableColumn) []*Sequence {
 	f := &tableNameFinder{}
 	n.Accept(f)
 	for _, name := range f.sequences {
-		if q := cat.sequences[name]; q != nil && !slices.Contains(seqs, q) {
+		if q := cat.SequenceByName[name]; q != nil && !slices.Contains(seqs, q) {
 			seqs = append(seqs, q)
 		}
 	}
@@ -621,7 +578,7 @@ func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
 		schema, name = parts[0], parts[1]
 	}
 	if cmd.Kind == "type" {
-		if (schema != "" && schema != "public") || s.catalog().enumNamed(name) == nil {
+		if (schema != "" && schema != "public") || s.catalog().EnumNamed(name) == nil {
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 		}
 	} else {
@@ -666,10 +623,10 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 		return err
 	}
 	name := strings.TrimPrefix(cmd.Name, "public.")
-	old := d.cat.sequences[name]
+	old := d.Cat.SequenceByName[name]
 	switch {
 	case old != nil:
-	case d.cat.tables[name] != nil || d.cat.views[name] != nil:
+	case d.Cat.TableByName[name] != nil || d.Cat.ViewByName[name] != nil:
 		return pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", name)
 	case cmd.IfExists:
 		s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", name)
@@ -677,12 +634,12 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 	default:
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
 	}
-	var owner *Table
-	var col *TableColumn
+	var owner *catalog.Table
+	var col *catalog.TableColumn
 	if cmd.Table != "" {
 		tname := strings.TrimPrefix(cmd.Table, "public.")
-		if owner = d.cat.tables[tname]; owner == nil {
-			if d.cat.views[tname] != nil || d.cat.sequences[tname] != nil {
+		if owner = d.Cat.TableByName[tname]; owner == nil {
+			if d.Cat.ViewByName[tname] != nil || d.Cat.SequenceByName[tname] != nil {
 				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must have same owner as table it is linked to")
 			}
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Table)
@@ -692,14 +649,14 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 		}
 	}
 	// The column that owned it before gives it up.
-	if prev := d.cat.byID[old.Owner]; prev != nil && prev != owner {
-		t := prev.clone()
+	if prev := d.Cat.TableByID[old.Owner]; prev != nil && prev != owner {
+		t := prev.Clone()
 		for _, c := range t.Columns {
 			if c.Serial == old.ID {
 				c.Serial = 0
 			}
 		}
-		if err := d.putTable(ctx, t); err != nil {
+		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -709,7 +666,7 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 		if err := s.lockTableForDDL(ctx, d, owner, true); err != nil {
 			return err
 		}
-		t := owner.clone()
+		t := owner.Clone()
 		for _, c := range t.Columns {
 			switch {
 			case c.Num == col.Num:
@@ -718,10 +675,10 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 				c.Serial = 0
 			}
 		}
-		if err := d.putTable(ctx, t); err != nil {
+		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
 		seq.Owner = t.ID
 	}
-	return d.putSequence(ctx, &seq)
+	return d.PutSequence(ctx, &seq)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
@@ -36,7 +38,7 @@ type rowLocking struct {
 // lockTarget is a table whose rows a result row locks: its row sits at
 // off in the source row, its key last.
 type lockTarget struct {
-	t   *Table
+	t   *catalog.Table
 	off int
 }
 
@@ -265,7 +267,7 @@ func (it *lockIter) lock(src []any) (keep, changed bool, err error) {
 		case !got.Exists, got.ByStatement:
 			return false, false, nil
 		case got.Changed:
-			fresh, err := target.t.decodeRow(key, got.Value)
+			fresh, err := target.t.DecodeRow(key, got.Value)
 			if err != nil {
 				return false, false, err
 			}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -179,10 +181,10 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	if tn.Schema.O != "" && tn.Schema.O != "public" {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", tn.Schema.O, tn.Name.O)
 	}
-	if v := c.s.catalog().views[tn.Name.O]; v != nil {
+	if v := c.s.catalog().ViewByName[tn.Name.O]; v != nil {
 		return c.planView(v, alias)
 	}
-	if q := c.s.catalog().sequences[tn.Name.O]; q != nil && q.Name[0] != 0 {
+	if q := c.s.catalog().SequenceByName[tn.Name.O]; q != nil && q.Name[0] != 0 {
 		return &seqSource{q: q}, seqScope(q, alias), nil
 	}
 	t, err := c.s.catalog().Table(tn.Name.O)
@@ -196,7 +198,7 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	return &tableScan{t: t, access: access{kind: "seq"}}, tableScope(t, alias), nil
 }
 
-func tableScope(t *Table, alias string) *scope {
+func tableScope(t *catalog.Table, alias string) *scope {
 	sc := plainTableScope(t, alias)
 	for i, col := range t.Columns {
 		if col.Hidden && !col.Dropped {
@@ -208,11 +210,11 @@ func tableScope(t *Table, alias string) *scope {
 
 // plainTableScope is tableScope without the hidden columns' expressions,
 // for compiling what computes them: generation expressions.
-func plainTableScope(t *Table, alias string) *scope {
+func plainTableScope(t *catalog.Table, alias string) *scope {
 	sc := &scope{}
 	for _, col := range t.Columns {
 		name := col.Name
-		if !col.visible() {
+		if !col.Visible() {
 			name = ""
 		}
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: name, t: col.Type, tableOID: t.ID, attNum: col.Num})
@@ -1465,7 +1467,7 @@ func distinctRows(rows [][]any, exprs []expr) [][]any {
 // serves only if the WHERE clause implies its predicate, which implied
 // tells with the number of the predicate's conjuncts (0 for a full
 // index, -1 if not implied); each counts as a column bound by equality.
-func chooseAccess(t *Table, where expr, implied func(*Index) int) access {
+func chooseAccess(t *catalog.Table, where expr, implied func(*catalog.Index) int) access {
 	eq := map[int]expr{}
 	type bound struct {
 		e    expr
@@ -1500,7 +1502,7 @@ func chooseAccess(t *Table, where expr, implied func(*Index) int) access {
 			hi[ce.idx] = bound{other, true}
 		}
 	}
-	describe := func(ix *Index, n int) string {
+	describe := func(ix *catalog.Index, n int) string {
 		var parts []string
 		for _, ci := range ix.Columns[:n] {
 			parts = append(parts, t.Columns[ci].Name+" = ?")
@@ -1510,7 +1512,7 @@ func chooseAccess(t *Table, where expr, implied func(*Index) int) access {
 	// bounded is the access through ix that binds the longest leading run
 	// of its columns by equality, then the next column by a range if the
 	// WHERE clause has one; score counts what it binds.
-	bounded := func(kind string, ix *Index) (a access, score int) {
+	bounded := func(kind string, ix *catalog.Index) (a access, score int) {
 		a = access{kind: kind, ix: ix}
 		for _, ci := range ix.Columns {
 			v, ok := eq[ci]

@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -31,7 +33,7 @@ type seqRestart struct {
 // init_params): a bound not given takes its default on CREATE, or with NO
 // MINVALUE or NO MAXVALUE; the start must lie within the bounds, as must a
 // RESTART value.
-func applySeqOptions(seq *Sequence, opts []*ast.SequenceOption, create bool) (seqRestart, error) {
+func applySeqOptions(seq *catalog.Sequence, opts []*ast.SequenceOption, create bool) (seqRestart, error) {
 	typ := sequenceType(seq)
 	typeMin, typeMax := seqTypeBounds(typ.Oid)
 	var r seqRestart
@@ -114,7 +116,7 @@ func applySeqOptions(seq *Sequence, opts []*ast.SequenceOption, create bool) (se
 	}
 	// Values are reserved durably in blocks of at least seqBlock; a
 	// larger CACHE makes the blocks larger.
-	if seq.Cache > seqBlock {
+	if seq.Cache > catalog.SeqBlock {
 		seq.Block = seq.Cache
 	}
 	return r, nil

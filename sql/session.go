@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/spill"
@@ -35,8 +37,8 @@ type EngineOptions struct {
 type Engine struct {
 	store  *txn.Store
 	opts   EngineOptions
-	cat    atomic.Pointer[Catalog]
-	seqs   *sequences
+	cat    atomic.Pointer[catalog.Catalog]
+	seqs   *catalog.Sequences
 	locks  *tableLocks
 	notify *notifyHub
 	// sessions holds the open sessions by pid, for the views that say
@@ -60,7 +62,7 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 	if opts.TempDir == "" {
 		opts.TempDir = os.TempDir()
 	}
-	e := &Engine{store: store, opts: opts, seqs: &sequences{store: store, state: map[uint32]*seqState{}}, locks: newTableLocks(),
+	e := &Engine{store: store, opts: opts, seqs: &catalog.Sequences{Store: store, State: map[uint32]*catalog.SeqState{}}, locks: newTableLocks(),
 		notify: newNotifyHub(), createTemp: spill.CreateTemp}
 	if err := e.reloadCatalog(); err != nil {
 		return nil, err
@@ -71,14 +73,14 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 func (e *Engine) reloadCatalog() error {
 	tx := e.store.Begin(txn.ReadCommitted)
 	defer tx.Rollback()
-	cat, err := loadCatalog(tx)
+	cat, err := catalog.Load(tx)
 	if err != nil {
 		return err
 	}
 	// Sessions reload concurrently; never go back to an older catalog.
 	for {
 		cur := e.cat.Load()
-		if cur != nil && cur.version >= cat.version {
+		if cur != nil && cur.Version >= cat.Version {
 			return nil
 		}
 		if e.cat.CompareAndSwap(cur, cat) {
@@ -118,15 +120,15 @@ type Session struct {
 	listenOps []listenOp
 	notifies  []Notification
 
-	keyBuf, valBuf []byte                // scratch for writeRow
-	planningViews  []uint32              // the views being planned, innermost last
-	planReads      []uint32              // the tables the statement being planned reads
-	planDepth      int                   // how many plan calls are under way
-	planLocks      string                // the first locking clause the statement being planned has
-	planDML        []*cte                // the data-modifying WITH queries of the statement being planned
-	checkCache     map[*Table][]expr     // compiled CHECK constraints, by table
-	genCache       map[*Table][]expr     // compiled generation expressions, by table and column
-	predCache      map[predicateKey]expr // compiled partial index predicates
+	keyBuf, valBuf []byte                    // scratch for writeRow
+	planningViews  []uint32                  // the views being planned, innermost last
+	planReads      []uint32                  // the tables the statement being planned reads
+	planDepth      int                       // how many plan calls are under way
+	planLocks      string                    // the first locking clause the statement being planned has
+	planDML        []*cte                    // the data-modifying WITH queries of the statement being planned
+	checkCache     map[*catalog.Table][]expr // compiled CHECK constraints, by table
+	genCache       map[*catalog.Table][]expr // compiled generation expressions, by table and column
+	predCache      map[predicateKey]expr     // compiled partial index predicates
 
 	settings map[string]string // by canonical name
 	changed  map[string]bool
@@ -138,7 +140,7 @@ type Session struct {
 	tx        *txn.Tx
 	explicit  bool
 	failed    bool
-	ddlState  *ddl // the transaction changed the catalog
+	ddlState  *catalog.DDL // the transaction changed the catalog
 	txnStart  time.Time
 	stmtStart time.Time
 	cursors   map[string]*Portal
@@ -361,18 +363,18 @@ func (s *Session) TxStatus() byte {
 
 // catalog is what this session's statements see: its own DDL transaction's
 // private catalog, or the engine's.
-func (s *Session) catalog() *Catalog {
+func (s *Session) catalog() *catalog.Catalog {
 	if s.ddlState != nil {
-		return s.ddlState.cat
+		return s.ddlState.Cat
 	}
 	return s.e.cat.Load()
 }
 
 // ddl returns the transaction's DDL state, taking the catalog lock on
 // first use.
-func (s *Session) ddl(ctx context.Context) (*ddl, error) {
+func (s *Session) ddl(ctx context.Context) (*catalog.DDL, error) {
 	if s.ddlState == nil {
-		d, err := beginDDL(ctx, s.e.store, s.tx)
+		d, err := catalog.BeginDDL(ctx, s.e.store, s.tx)
 		if err != nil {
 			return nil, err
 		}
@@ -500,8 +502,8 @@ func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 
 // writeTargets are the tables p's plan writes: its own target, and those
 // of its data-modifying WITH queries.
-func writeTargets(p *Prepared) []*Table {
-	var out []*Table
+func writeTargets(p *Prepared) []*catalog.Table {
+	var out []*catalog.Table
 	switch plan := p.plan.(type) {
 	case *writePlan:
 		out = append(out, plan.t)
@@ -531,7 +533,7 @@ type Prepared struct {
 	params []types.T
 	cols   []Column
 	plan   any // a queryPlan, a *writePlan, or nil for statements executed directly
-	cat    *Catalog
+	cat    *catalog.Catalog
 	reads  []uint32 // the tables the plan reads (see lockTables)
 	locks  string   // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	dml    []*cte   // the plan's data-modifying WITH queries, in order
@@ -1059,11 +1061,11 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		s.restoreDeferred(sp.deferred)
 		if s.ddlState != nil {
 			// The rolled-back part may have changed the catalog.
-			cat, err := loadCatalog(s.tx)
+			cat, err := catalog.Load(s.tx)
 			if err != nil {
 				return "", true, err
 			}
-			s.ddlState.cat = cat
+			s.ddlState.Cat = cat
 		}
 		return "ROLLBACK", true, nil
 	}

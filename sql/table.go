@@ -1,75 +1,23 @@
 package sql
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
 
-// rowKey builds the primary-index key of row: the primary key columns, or
-// the hidden row id for a table without one.
-func (t *Table) rowKey(row []any, rowID int64) []byte {
-	return t.appendRowKey(make([]byte, 0, 32), row, rowID)
-}
-
-func (t *Table) appendRowKey(k []byte, row []any, rowID int64) []byte {
-	k = appendIndexPrefix(k, t.DataID, primaryIndex)
-	if pk := t.PrimaryKey(); pk != nil {
-		for _, ci := range pk.Columns {
-			k = types.AppendKey(k, t.Columns[ci].Type, row[ci], false)
-		}
-		return k
-	}
-	return binary.BigEndian.AppendUint64(k, uint64(rowID)^1<<63)
-}
-
-// indexKey builds the key of a unique index entry for row.
-func (t *Table) indexKey(ix *Index, row []any) []byte {
-	k := indexPrefix(t.DataID, ix.ID)
-	for _, ci := range ix.Columns {
-		k = types.AppendKey(k, t.Columns[ci].Type, row[ci], false)
-	}
-	return k
-}
-
-// hasNull reports whether any of ix's columns is NULL in row: such an entry
-// never conflicts, as in PostgreSQL's unique indexes.
-func hasNull(ix *Index, row []any) bool {
-	for _, ci := range ix.Columns {
-		if row[ci] == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// decodeRow decodes a stored row. The row carries its primary-index key as
-// one extra, unnamed last element, so UPDATE and DELETE can find it again
-// (a table without primary key has nothing else to find it by).
-func (t *Table) decodeRow(key, b []byte) ([]any, error) {
-	row := make([]any, len(t.Columns)+1)
-	if err := types.DecodeRow(t.types(), b, row[:len(t.Columns)]); err != nil {
-		return nil, pgerr.New(pgerr.DataCorrupted, "corrupt row in table %q: %v", t.Name, err)
-	}
-	row[len(t.Columns)] = key
-	return row, nil
-}
-
-func (t *Table) encodeRow(row []any) []byte {
-	return types.EncodeRow(nil, t.types(), row[:len(t.Columns)])
-}
-
 // keyDescription renders "Key (a, b)=(1, x) already exists." for
 // unique-violation details.
-func (t *Table) keyDescription(ix *Index, row []any, s *Session) string {
-	return "Key " + t.keyValues(ix, row, s) + " already exists."
+func keyDescription(t *catalog.Table, ix *catalog.Index, row []any, s *Session) string {
+	return "Key " + keyValues(t, ix, row, s) + " already exists."
 }
 
 // keyValues renders "(a, b)=(1, x)": an index's columns and row's values.
-func (t *Table) keyValues(ix *Index, row []any, s *Session) string {
+func keyValues(t *catalog.Table, ix *catalog.Index, row []any, s *Session) string {
 	names := make([]string, len(ix.Columns))
 	vals := make([]string, len(ix.Columns))
 	for i, ci := range ix.Columns {
@@ -84,10 +32,10 @@ func (t *Table) keyValues(ix *Index, row []any, s *Session) string {
 }
 
 // rowDescription renders a row for not-null violation details.
-func (t *Table) rowDescription(row []any, s *Session) string {
+func rowDescription(t *catalog.Table, row []any, s *Session) string {
 	var vals []string
 	for i, c := range t.Columns {
-		if !c.visible() {
+		if !c.Visible() {
 			continue
 		}
 		if row[i] == nil {
@@ -102,14 +50,14 @@ func (t *Table) rowDescription(row []any, s *Session) string {
 // tableScan reads a table: the whole primary index, a range of it, or one
 // key, chosen from the WHERE clause (see chooseAccess).
 type tableScan struct {
-	t      *Table
+	t      *catalog.Table
 	access access
 }
 
 // access is how a scan reaches its rows.
 type access struct {
 	kind string // "seq", "pk-point", "pk-range", "unique-point", "index-scan"
-	ix   *Index
+	ix   *catalog.Index
 	// eq holds the values of a leading run of index columns bound by
 	// equality; lo and hi bound the next column (pk-range, index-scan).
 	eq       []expr
@@ -142,10 +90,10 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 			a = access{kind: "seq"} // the WHERE clause filters the rows anyway
 		}
 	}
-	prefix := indexPrefix(t.DataID, primaryIndex)
-	start, end := prefix, prefixEnd(prefix)
+	prefix := catalog.IndexPrefix(t.DataID, catalog.PrimaryIndexID)
+	start, end := prefix, catalog.PrefixEnd(prefix)
 	if a.kind != "seq" {
-		key := indexPrefix(t.DataID, a.ix.ID)
+		key := catalog.IndexPrefix(t.DataID, a.ix.ID)
 		for i, e := range a.eq {
 			v, err := e.eval(x.env(nil))
 			if err != nil {
@@ -156,7 +104,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 			}
 			key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
 		}
-		start, end = key, prefixEnd(key)
+		start, end = key, catalog.PrefixEnd(key)
 		if a.lo != nil || a.hi != nil {
 			col := t.Columns[a.ix.Columns[len(a.eq)]]
 			if a.lo != nil {
@@ -166,7 +114,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 				}
 				start = types.AppendKey(bytesClone(key), col.Type, v, false)
 				if !a.loIncl {
-					start = prefixEnd(start)
+					start = catalog.PrefixEnd(start)
 				}
 			}
 			if a.hi != nil {
@@ -176,7 +124,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 				}
 				end = types.AppendKey(bytesClone(key), col.Type, v, false)
 				if a.hiIncl {
-					end = prefixEnd(end)
+					end = catalog.PrefixEnd(end)
 				}
 			}
 		}
@@ -187,16 +135,16 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 			return ts.indexScan(x, start, end), nil
 		}
 	}
-	scan := &kvScan{tx: x.tx, start: start, end: end}
+	scan := &catalog.KVScan{Tx: x.tx, Start: start, End: end}
 	return &funcIter{f: func() ([]any, error) {
-		kv, ok, err := scan.nextKV()
+		kv, ok, err := scan.Next()
 		if !ok || err != nil {
 			return nil, err
 		}
 		if err := x.ctx.Err(); err != nil {
 			return nil, pgerr.Convert(err)
 		}
-		return t.decodeRow(kv.k, kv.v)
+		return t.DecodeRow(kv.K, kv.V)
 	}}, nil
 }
 
@@ -210,7 +158,7 @@ func (ts *tableScan) uniqueLookup(x *execCtx, key []byte) (rowIter, error) {
 	if err != nil || !ok {
 		return &sliceIter{}, err
 	}
-	row, err := ts.t.decodeRow(pk, v)
+	row, err := ts.t.DecodeRow(pk, v)
 	if err != nil {
 		return nil, err
 	}
@@ -220,16 +168,16 @@ func (ts *tableScan) uniqueLookup(x *execCtx, key []byte) (rowIter, error) {
 // indexScan reads the rows that the index entries in [start, end) point
 // to, in index order.
 func (ts *tableScan) indexScan(x *execCtx, start, end []byte) rowIter {
-	scan := &kvScan{tx: x.tx, start: start, end: end}
+	scan := &catalog.KVScan{Tx: x.tx, Start: start, End: end}
 	return &funcIter{f: func() ([]any, error) {
-		entry, ok, err := scan.nextKV()
+		entry, ok, err := scan.Next()
 		if !ok || err != nil {
 			return nil, err
 		}
 		if err := x.ctx.Err(); err != nil {
 			return nil, pgerr.Convert(err)
 		}
-		v, ok, err := x.tx.Get(entry.v)
+		v, ok, err := x.tx.Get(entry.V)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +186,7 @@ func (ts *tableScan) indexScan(x *execCtx, start, end []byte) rowIter {
 			// transaction: one without a row is a bug, never skipped.
 			return nil, pgerr.New(pgerr.IndexCorrupted, "index %q of %q has an entry for a missing row", ts.access.ix.Name, ts.t.Name)
 		}
-		return ts.t.decodeRow(entry.v, v)
+		return ts.t.DecodeRow(entry.V, v)
 	}}
 }
 

@@ -34,7 +34,7 @@ func compileEnumFunc(name string) builtin {
 		if len(args) == 2 && t.Oid == types.OidUnknown {
 			t = args[1].typ()
 		}
-		et := c.s.catalog().enumByOid(t.Oid)
+		et := c.s.catalog().EnumByOid(t.Oid)
 		if et == nil {
 			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, argTypes(args)).
 				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")

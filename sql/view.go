@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -12,36 +14,17 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// View is a stored query that FROM reads like a table: each use parses and
-// plans the query anew, as a subquery under the view's name.
-type View struct {
-	ID   uint32 `json:"id"`
-	Name string `json:"name"`
-	// SQL is the query as written (PostgreSQL's dialect).
-	SQL     string       `json:"sql"`
-	Columns []ViewColumn `json:"columns"`
-	// Deps are the tables and views the query reads, which cannot be
-	// dropped while the view exists.
-	Deps []uint32 `json:"deps,omitempty"`
-}
-
-// ViewColumn is an output column of a view.
-type ViewColumn struct {
-	Name string  `json:"name"`
-	Type types.T `json:"type"`
-}
-
 // createView runs CREATE [OR REPLACE] VIEW.
 func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
 	}
-	old := d.cat.views[cv.Name]
-	if old == nil && relationNamed(d.cat, cv.Name) || old != nil && !cv.OrReplace {
+	old := d.Cat.ViewByName[cv.Name]
+	if old == nil && relationNamed(d.Cat, cv.Name) || old != nil && !cv.OrReplace {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cv.Name)
 	}
-	v := &View{Name: cv.Name, SQL: cv.Query.SQL}
+	v := &catalog.View{Name: cv.Name, SQL: cv.Query.SQL}
 	qp, err := planViewQuery(s, v.SQL)
 	if err != nil {
 		return err
@@ -51,19 +34,19 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		return pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
 	for i, col := range cols {
-		vc := ViewColumn{Name: col.Name, Type: col.Type}
+		vc := catalog.ViewColumn{Name: col.Name, Type: col.Type}
 		if i < len(cv.Columns) {
 			vc.Name = cv.Columns[i]
 		}
 		if vc.Type.Oid == types.OidUnknown {
 			vc.Type = types.Text
 		}
-		if slices.ContainsFunc(v.Columns, func(o ViewColumn) bool { return o.Name == vc.Name }) {
+		if slices.ContainsFunc(v.Columns, func(o catalog.ViewColumn) bool { return o.Name == vc.Name }) {
 			return pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", vc.Name)
 		}
 		v.Columns = append(v.Columns, vc)
 	}
-	if v.Deps, err = viewDeps(d.cat, cv.Query.AST); err != nil {
+	if v.Deps, err = viewDeps(d.Cat, cv.Query.AST); err != nil {
 		return err
 	}
 	if old != nil {
@@ -80,15 +63,15 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 			}
 		}
 		v.ID = old.ID
-		return d.putView(ctx, v)
+		return d.PutView(ctx, v)
 	}
-	if v.ID, err = d.nextID(ctx); err != nil {
+	if v.ID, err = d.NextID(ctx); err != nil {
 		return err
 	}
-	if err := d.claimName(ctx, v.Name, v.ID); err != nil {
+	if err := d.ClaimName(ctx, v.Name, v.ID); err != nil {
 		return err
 	}
-	return d.putView(ctx, v)
+	return d.PutView(ctx, v)
 }
 
 // planViewQuery plans a view's query on its own: not inside the query that
@@ -110,7 +93,7 @@ func planViewQuery(s *Session, sql string) (queryPlan, error) {
 // planView plans a FROM item that names a view. Its columns are those it
 // was made with: a * in its query that now reads more (a column added to
 // a table since) gives only the first ones, as PostgreSQL expands * once.
-func (c *compiler) planView(v *View, alias string) (source, *scope, error) {
+func (c *compiler) planView(v *catalog.View, alias string) (source, *scope, error) {
 	if slices.Contains(c.s.planningViews, v.ID) {
 		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", v.Name)
 	}
@@ -162,22 +145,22 @@ func (n *narrowed) explain(indent string) string { return n.in.explain(indent) }
 // viewDeps lists the tables, views and sequences a query reads. A
 // sequence named to nextval must exist, as PostgreSQL's regclass
 // constant requires.
-func viewDeps(cat *Catalog, n ast.Node) ([]uint32, error) {
+func viewDeps(cat *catalog.Catalog, n ast.Node) ([]uint32, error) {
 	f := &tableNameFinder{}
 	n.Accept(f)
 	for _, name := range f.sequences {
-		if cat.sequences[name] == nil {
+		if cat.SequenceByName[name] == nil {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
 	}
 	var deps []uint32
 	for _, name := range f.names {
 		var id uint32
-		if t := cat.tables[name]; t != nil {
+		if t := cat.TableByName[name]; t != nil {
 			id = t.ID
-		} else if v := cat.views[name]; v != nil {
+		} else if v := cat.ViewByName[name]; v != nil {
 			id = v.ID
-		} else if sq := cat.sequences[name]; sq != nil {
+		} else if sq := cat.SequenceByName[name]; sq != nil {
 			id = sq.ID
 		}
 		if id != 0 && !slices.Contains(deps, id) {
@@ -225,7 +208,7 @@ func (f *tableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // viewUsesColumn reports whether a view that reads table t may read its
 // column name: by name, or through a *.
-func viewUsesColumn(v *View, t *Table, name string) bool {
+func viewUsesColumn(v *catalog.View, t *catalog.Table, name string) bool {
 	if !slices.Contains(v.Deps, t.ID) {
 		return false
 	}
@@ -261,14 +244,14 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 	if err != nil {
 		return err
 	}
-	var views []*View
+	var views []*catalog.View
 	for _, tn := range n.Tables {
-		v := d.cat.views[tn.Name.O]
+		v := d.Cat.ViewByName[tn.Name.O]
 		switch {
-		case v == nil && d.cat.tables[tn.Name.O] != nil && d.cat.tables[tn.Name.O].isMatView():
+		case v == nil && d.Cat.TableByName[tn.Name.O] != nil && d.Cat.TableByName[tn.Name.O].IsMatView():
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
 				WithHint("Use DROP MATERIALIZED VIEW to remove a materialized view.")
-		case v == nil && d.cat.tables[tn.Name.O] != nil:
+		case v == nil && d.Cat.TableByName[tn.Name.O] != nil:
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
 				WithHint("Use DROP TABLE to remove a table.")
 		case v == nil && n.IfExists:
@@ -284,7 +267,7 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 	for i, v := range views {
 		ids[i], targets[i] = v.ID, dropTarget{kind: "view", name: v.Name, id: v.ID}
 	}
-	deps, err := s.checkDependents(d.cat, targets, ids, cascade)
+	deps, err := s.checkDependents(d.Cat, targets, ids, cascade)
 	if err != nil {
 		return err
 	}
@@ -292,27 +275,18 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 		return err
 	}
 	for _, v := range views {
-		if err := d.dropView(ctx, v); err != nil {
+		if err := d.DropView(ctx, v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// dropView removes v from the catalog.
-func (d *ddl) dropView(ctx context.Context, v *View) error {
-	delete(d.cat.views, v.Name)
-	if err := d.tx.Delete(ctx, descKey(v.ID)); err != nil {
-		return err
-	}
-	return d.tx.Delete(ctx, nameKey(v.Name))
-}
-
 // viewMisuse is the error of an operation on a view that only a table,
 // index or sequence takes (42809), as PostgreSQL words it; nil if name is
 // not a view.
-func (c *Catalog) viewMisuse(name, op string) error {
-	if t := c.tables[name]; t != nil && t.isMatView() {
+func viewMisuse(c *catalog.Catalog, name, op string) error {
+	if t := c.TableByName[name]; t != nil && t.IsMatView() {
 		switch op {
 		case "create index", "copy out", "alter rename", "alter rename constraint":
 			return nil
@@ -324,7 +298,7 @@ func (c *Catalog) viewMisuse(name, op string) error {
 		return pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation %q", strings.TrimPrefix(op, "alter "), name).
 			WithDetail("This operation is not supported for materialized views.")
 	}
-	if c.views[name] == nil {
+	if c.ViewByName[name] == nil {
 		return nil
 	}
 	switch op {
@@ -361,9 +335,9 @@ func (s *Session) alterViewRename(ctx context.Context, cmd *parser.AlterViewRena
 	if cmd.Materialized {
 		kind = "materialized view"
 	}
-	v, t := d.cat.views[name], d.cat.tables[name]
+	v, t := d.Cat.ViewByName[name], d.Cat.TableByName[name]
 	switch {
-	case cmd.Materialized && t != nil && t.isMatView(), !cmd.Materialized && v != nil:
+	case cmd.Materialized && t != nil && t.IsMatView(), !cmd.Materialized && v != nil:
 	case v != nil || t != nil:
 		return pgerr.New(pgerr.WrongObjectType, "%q is not a %s", name, kind)
 	case cmd.IfExists:
@@ -376,49 +350,49 @@ func (s *Session) alterViewRename(ctx context.Context, cmd *parser.AlterViewRena
 		if err := s.lockTableForDDL(ctx, d, t, true); err != nil {
 			return err
 		}
-		renamed := t.clone()
+		renamed := t.Clone()
 		if cmd.Column != "" {
-			err = d.renameColumn(renamed, cmd.Column, cmd.NewName)
+			err = renameColumn(d, renamed, cmd.Column, cmd.NewName)
 		} else {
-			err = d.renameTable(ctx, renamed, cmd.NewName)
+			err = renameTable(d, ctx, renamed, cmd.NewName)
 		}
 		if err != nil {
 			return err
 		}
-		return d.putTable(ctx, renamed)
+		return d.PutTable(ctx, renamed)
 	}
 	renamed := *v
 	renamed.Columns = slices.Clone(v.Columns)
 	if cmd.Column != "" {
-		i := slices.IndexFunc(renamed.Columns, func(c ViewColumn) bool { return c.Name == cmd.Column })
+		i := slices.IndexFunc(renamed.Columns, func(c catalog.ViewColumn) bool { return c.Name == cmd.Column })
 		switch {
 		case i < 0:
 			return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", cmd.Column)
-		case slices.ContainsFunc(renamed.Columns, func(c ViewColumn) bool { return c.Name == cmd.NewName }):
+		case slices.ContainsFunc(renamed.Columns, func(c catalog.ViewColumn) bool { return c.Name == cmd.NewName }):
 			return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", cmd.NewName, name)
 		}
-		for _, other := range d.cat.views {
+		for _, other := range d.Cat.ViewByName {
 			if slices.Contains(other.Deps, v.ID) && parser.MentionsName(other.SQL, cmd.Column) {
 				return pgerr.New(pgerr.FeatureNotSupported, "cannot rename column %s of view %s because view %s uses it", cmd.Column, name, other.Name).
 					WithHint("Drop the view, rename the column, and create the view again.")
 			}
 		}
 		renamed.Columns[i].Name = cmd.NewName
-		return d.putView(ctx, &renamed)
+		return d.PutView(ctx, &renamed)
 	}
-	if relationNamed(d.cat, cmd.NewName) {
+	if relationNamed(d.Cat, cmd.NewName) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
 	}
-	if err := d.renameInViews(ctx, v.ID, name, cmd.NewName); err != nil {
+	if err := renameInViews(d, ctx, v.ID, name, cmd.NewName); err != nil {
 		return err
 	}
-	if err := d.claimName(ctx, cmd.NewName, v.ID); err != nil {
+	if err := d.ClaimName(ctx, cmd.NewName, v.ID); err != nil {
 		return err
 	}
-	if err := d.tx.Delete(ctx, nameKey(name)); err != nil {
+	if err := d.Tx.Delete(ctx, catalog.NameKey(name)); err != nil {
 		return err
 	}
-	delete(d.cat.views, name)
+	delete(d.Cat.ViewByName, name)
 	renamed.Name = cmd.NewName
-	return d.putView(ctx, &renamed)
+	return d.PutView(ctx, &renamed)
 }

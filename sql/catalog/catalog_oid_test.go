@@ -1,4 +1,4 @@
-package sql
+package catalog
 
 import (
 	"encoding/json"
@@ -11,22 +11,22 @@ import (
 // with each index at its legacy oid, stable across loads and clear of the
 // oids the object id counter hands out.
 func TestLegacyIndexOID(t *testing.T) {
-	old := &Table{ID: firstObjectID + 3, Name: "old", DataID: firstObjectID + 3, NextNum: 2,
+	old := &Table{ID: FirstObjectID + 3, Name: "old", DataID: FirstObjectID + 3, NextNum: 2,
 		Columns: []*TableColumn{{Num: 1, Name: "id", Type: types.Int4}, {Num: 2, Name: "code", Type: types.Text}},
-		Indexes: []*Index{{ID: primaryIndex, Name: "old_pkey", Columns: []int{0}, Primary: true},
+		Indexes: []*Index{{ID: PrimaryIndexID, Name: "old_pkey", Columns: []int{0}, Primary: true},
 			{ID: 2, Name: "old_code_key", Columns: []int{1}}}}
-	b, err := json.Marshal(&descriptor{Table: old})
+	b, err := json.Marshal(&Descriptor{Table: old})
 	if err != nil {
 		t.Fatal(err)
 	}
 	load := func() *Table {
-		var d descriptor
+		var d Descriptor
 		if err := json.Unmarshal(b, &d); err != nil {
 			t.Fatal(err)
 		}
-		c := newCatalog()
+		c := New()
 		c.add(&d)
-		return c.tables["old"]
+		return c.TableByName["old"]
 	}
 	first, second := load(), load()
 	seen := map[uint32]bool{}

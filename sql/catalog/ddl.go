@@ -1,0 +1,209 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"strconv"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/txn"
+)
+
+// DDL is a DDL transaction's view of the catalog: it locks the catalog
+// version (so DDL transactions serialise), writes descriptors through the
+// transaction, and keeps a private catalog that the session's later
+// statements in the same transaction see.
+type DDL struct {
+	Tx    *txn.Tx
+	Cat   *Catalog
+	Store *txn.Store // for what must not roll back with tx (object ids)
+}
+
+// BeginDDL locks the catalog for tx and loads the private copy.
+func BeginDDL(ctx context.Context, store *txn.Store, tx *txn.Tx) (*DDL, error) {
+	err := tx.Mutate(ctx, KeyCatalogVersion, func(cur []byte, _ bool) ([]byte, txn.Op, error) {
+		v, _ := strconv.ParseUint(string(cur), 10, 64)
+		return strconv.AppendUint(nil, v+1, 10), txn.Put, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Read the newest committed descriptors, not the statement's snapshot:
+	// the version lock means no other DDL is in flight.
+	tx.NextStatement()
+	cat, err := Load(tx)
+	if err != nil {
+		return nil, err
+	}
+	return &DDL{Tx: tx, Cat: cat, Store: store}, nil
+}
+
+// NextID hands out an object id. Like PostgreSQL's oids, ids are never
+// handed out twice, even if the DDL that took one rolls back: state kept
+// outside the DDL's transaction under an id (a sequence's reserved block)
+// must not pass to a later object. So the counter moves in a transaction
+// of its own.
+func (d *DDL) NextID(ctx context.Context) (uint32, error) {
+	tx := d.Store.Begin(txn.ReadCommitted)
+	var id uint32
+	err := tx.Mutate(ctx, KeyNextObjectID, func(cur []byte, ok bool) ([]byte, txn.Op, error) {
+		id = FirstObjectID
+		if ok {
+			n, _ := strconv.ParseUint(string(cur), 10, 32)
+			id = uint32(n)
+		}
+		return strconv.AppendUint(nil, uint64(id)+1, 10), txn.Put, nil
+	})
+	if err != nil {
+		_ = tx.Rollback()
+		return 0, err
+	}
+	return id, tx.Commit()
+}
+
+// ClaimName takes name for id, or fails with 42P07 if it is taken.
+func (d *DDL) ClaimName(ctx context.Context, name string, id uint32) error {
+	return d.Tx.Mutate(ctx, NameKey(name), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+		if exists {
+			return nil, txn.Keep, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+		}
+		return binary.BigEndian.AppendUint32(nil, id), txn.Put, nil
+	})
+}
+
+// PutTable stores t, giving its new indexes and checks their oids.
+func (d *DDL) PutTable(ctx context.Context, t *Table) error {
+	var oids []*uint32
+	for _, ix := range t.Indexes {
+		oids = append(oids, &ix.OID)
+	}
+	for _, ck := range t.Checks {
+		oids = append(oids, &ck.OID)
+	}
+	for _, fk := range t.ForeignKeys {
+		oids = append(oids, &fk.OID)
+	}
+	for _, oid := range oids {
+		if *oid == 0 {
+			id, err := d.NextID(ctx)
+			if err != nil {
+				return err
+			}
+			*oid = id
+		}
+	}
+	t.colTypes = t.ColumnTypes()
+	d.Cat.TableByName[t.Name] = t
+	d.Cat.TableByID[t.ID] = t
+	d.Cat.inbound.Store(nil)
+	return d.Put(ctx, t.ID, &Descriptor{Table: t})
+}
+
+// Stage makes t what the DDL's catalog holds for its table before it is
+// written, for checks inside the DDL that must see it as it will be.
+func (d *DDL) Stage(t *Table) {
+	d.Cat.TableByName[t.Name], d.Cat.TableByID[t.ID] = t, t
+	d.Cat.inbound.Store(nil)
+}
+
+func (d *DDL) PutView(ctx context.Context, v *View) error {
+	d.Cat.ViewByName[v.Name] = v
+	return d.Put(ctx, v.ID, &Descriptor{View: v})
+}
+
+func (d *DDL) PutSequence(ctx context.Context, s *Sequence) error {
+	d.Cat.SequenceByName[s.Name] = s
+	d.Cat.SequenceByID[s.ID] = s
+	return d.Put(ctx, s.ID, &Descriptor{Sequence: s})
+}
+
+func (d *DDL) Put(ctx context.Context, id uint32, desc *Descriptor) error {
+	b, err := json.Marshal(desc)
+	if err != nil {
+		return err
+	}
+	return d.Tx.Put(ctx, DescKey(id), b)
+}
+
+func (d *DDL) DropTable(ctx context.Context, t *Table) error {
+	delete(d.Cat.TableByName, t.Name)
+	delete(d.Cat.TableByID, t.ID)
+	d.Cat.inbound.Store(nil)
+	for _, s := range d.Cat.SequenceByName {
+		if s.Owner == t.ID {
+			if err := d.DropSequence(ctx, s); err != nil {
+				return err
+			}
+		}
+	}
+	if err := d.Tx.Delete(ctx, DescKey(t.ID)); err != nil {
+		return err
+	}
+	if err := d.Tx.Delete(ctx, NameKey(t.Name)); err != nil {
+		return err
+	}
+	return d.DeleteData(ctx, t.DataID)
+}
+
+func (d *DDL) DropSequence(ctx context.Context, s *Sequence) error {
+	delete(d.Cat.SequenceByName, s.Name)
+	delete(d.Cat.SequenceByID, s.ID)
+	for _, k := range [][]byte{DescKey(s.ID), NameKey(s.Name), SeqKey(s.StorageID())} {
+		if err := d.Tx.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteData gives up every row and index entry of a data id, as of the
+// DDL's commit: one record, whatever the table's size (txn.DropRange).
+// Data ids are never used again, and the committed catalog no longer names
+// this one, so no snapshot that sees the commit reads it; older snapshots
+// read it as it was until compaction removes it.
+func (d *DDL) DeleteData(ctx context.Context, dataID uint32) error {
+	prefix := IndexPrefix(dataID, 0)[:5]
+	return d.Tx.DropRange(ctx, prefix, PrefixEnd(prefix))
+}
+
+// DeleteRange deletes every key that starts with prefix, a batch of keys
+// at a time: the scan, at the statement's snapshot, does not see the
+// deletions, and resumes after the batch's last key.
+func (d *DDL) DeleteRange(ctx context.Context, prefix []byte) error {
+	scan := &KVScan{Tx: d.Tx, Start: prefix, End: PrefixEnd(prefix)}
+	for {
+		e, ok, err := scan.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.Tx.Delete(ctx, bytes.Clone(e.K)); err != nil {
+			return err
+		}
+	}
+}
+
+// RestartSequence makes seq start over, at first or else at its START
+// value, on new state of its own, which the DDL's catalog names: the
+// transaction's nextval calls see the restart, others the old state until
+// it commits, and a rollback keeps the old state, as PostgreSQL's new
+// relfilenode does.
+func (d *DDL) RestartSequence(ctx context.Context, seq *Sequence, first *int64) error {
+	restarted := *seq
+	restarted.First = first
+	var err error
+	if restarted.Storage, err = d.NextID(ctx); err != nil {
+		return err
+	}
+	return d.PutSequence(ctx, &restarted)
+}
+
+// DropView removes v from the catalog.
+func (d *DDL) DropView(ctx context.Context, v *View) error {
+	delete(d.Cat.ViewByName, v.Name)
+	if err := d.Tx.Delete(ctx, DescKey(v.ID)); err != nil {
+		return err
+	}
+	return d.Tx.Delete(ctx, NameKey(v.Name))
+}
