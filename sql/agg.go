@@ -3,11 +3,9 @@ package sql
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -37,8 +35,10 @@ type aggCall struct {
 	nargs    int    // the arguments proper, before the keys
 	order    []sortKey
 	t        types.T
-	loc      *time.Location // the session's, in which json aggregates write times
-	filter   expr           // FILTER (WHERE ...), over the input row, or nil
+	filter   expr // FILTER (WHERE ...), over the input row, or nil
+	// agg is the overload of sql/builtins the call resolved to; nil for an
+	// ordered-set aggregate, which this package computes.
+	agg *builtins.Aggregate
 	// An ordered-set aggregate's fraction (or array of them), evaluated
 	// when planned, or the error that evaluation gave.
 	frac    any
@@ -114,7 +114,7 @@ func (a *aggPlan) groupDependents(sc *scope, cat *catalog.Catalog) {
 }
 
 func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
-	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct, loc: c.s.loc()}
+	call := &aggCall{fn: strings.ToLower(n.F), distinct: n.Distinct}
 	nodes := n.Args
 	if d, ok := markerCall(at0(nodes), "epochdb_distinct"); ok && len(d.Args) == 1 {
 		// The parser's DISTINCT of an aggregate TiDB knows but takes no
@@ -284,7 +284,7 @@ func argTypes(args []expr) string {
 // DISTINCT leaves it.
 func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	call.nargs = len(call.args)
-	if call.distinct && len(keys) == 0 && orderedAgg(call.fn) {
+	if call.distinct && len(keys) == 0 && call.agg.Ordered {
 		call.order = []sortKey{{idx: call.nargs, t: call.args[0].typ()}}
 		call.args = append(call.args, call.args[0])
 		return nil
@@ -307,149 +307,51 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 		call.order = append(call.order, k)
 		call.args = append(call.args, key)
 	}
-	if !orderedAgg(call.fn) {
+	if !call.agg.Ordered {
 		// Compiled only to check them: the result ignores the order.
 		call.args, call.order = call.args[:call.nargs], nil
 	}
 	return nil
 }
 
-// oneArgAgg are the aggregates of one argument whose calls typeCheck
-// checks no further.
-var oneArgAgg = map[string]bool{
-	"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true,
-	"every": true, "json_agg": true, "jsonb_agg": true,
-}
-
-// orderedAgg reports whether an aggregate's result depends on the order of
-// its input.
-func orderedAgg(fn string) bool {
-	switch fn {
-	case "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		return true
-	}
-	return false
-}
-
-// typeCheck resolves the aggregate's result type, PostgreSQL's way.
+// typeCheck resolves the call against the aggregate's overloads in
+// sql/builtins, as PostgreSQL resolves a function call, converting its
+// arguments to the chosen overload's parameters.
 func (call *aggCall) typeCheck(c *compiler) error {
-	switch {
-	case call.args == nil && call.fn == "count":
-		call.t = types.Int8 // count(*)
-		return nil
-	case call.args == nil && !orderedSetAgg(call.fn):
-		return noFunction(call.fn, nil)
-	case len(call.args) != 1 && oneArgAgg[call.fn]:
-		return noFunction(call.fn, call.args)
+	aggs := builtins.LookupAggregate(call.fn)
+	if aggs == nil {
+		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
 	}
-	if statAgg(call.fn) {
-		return call.typeCheckStat(c)
+	ovs := make([]builtins.Overload, len(aggs))
+	for i := range aggs {
+		ovs[i] = aggs[i].Overload
 	}
-	arg := call.args[0]
-	var err error
-	if arg, err = c.resolveUnknown(arg); err != nil {
+	cand, err := chooseOverload(call.fn, call.args, make([]string, len(call.args)), ovs)
+	if err != nil {
 		return err
 	}
-	if arg.typ().Oid == types.OidTime && (call.fn == "sum" || call.fn == "avg") {
-		// There is no sum(time): it is sum(interval), by time's implicit cast.
-		if arg, err = c.coerce(arg, types.IntervalType); err != nil {
-			return err
+	resolved, err := c.applyCandidate(cand, call.args)
+	if err != nil {
+		return err
+	}
+	for i := range ovs {
+		if cand.o == &ovs[i] {
+			call.agg = &aggs[i]
 		}
 	}
-	call.args[0] = arg
-	at := arg.typ()
-	switch call.fn {
-	case "count":
-		call.t = types.Int8
-	case "sum":
-		switch at.Oid {
-		case types.OidInt2, types.OidInt4:
-			call.t = types.Int8
-		case types.OidInt8, types.OidNumeric:
-			call.t = types.Numeric
-		case types.OidFloat4, types.OidFloat8, types.OidInterval:
-			call.t = types.T{Oid: at.Oid, Mod: -1}
-		default:
-			return pgerr.New(pgerr.UndefinedFunction, "function sum(%s) does not exist", at)
-		}
-	case "avg":
-		switch {
-		case at.Oid == types.OidFloat4 || at.Oid == types.OidFloat8:
-			call.t = types.Float8
-		case at.Oid == types.OidInterval:
-			call.t = types.IntervalType
-		case numRank(at.Oid) > 0:
-			call.t = types.Numeric
-		default:
-			return pgerr.New(pgerr.UndefinedFunction, "function avg(%s) does not exist", at)
-		}
-	case "min", "max":
-		switch {
-		case at.Oid == types.OidVarchar || at.Oid == types.OidName:
-			call.t = types.Text // they have no min and max of their own
-		case numRank(at.Oid) > 0, timeRank(at.Oid) > 0, isString(at.Oid), at.Oid == types.OidInterval, at.Oid == types.OidOid,
-			at.Oid == types.OidTime,
-			types.IsEnum(at.Oid):
-			call.t = types.T{Oid: at.Oid, Mod: at.Mod}
-		default:
-			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, at)
-		}
-	case "bool_and", "bool_or", "every":
-		if call.args[0], err = c.coerce(arg, types.Bool); err != nil {
-			return err
-		}
-		call.t = types.Bool
-	case "string_agg", "group_concat":
-		if len(call.args) != 2 {
-			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
-		}
-		for i := range call.args {
-			et := call.args[i].typ()
-			if !isString(et.Oid) && et.Oid != types.OidUnknown {
-				return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
-			}
-			if call.args[i], err = c.coerce(call.args[i], types.Text); err != nil {
-				return err
-			}
-		}
-		call.t = types.Text
-	case "array_agg":
-		if len(call.args) != 1 {
-			return pgerr.New(pgerr.UndefinedFunction, "function array_agg(%s) does not exist", argTypes(call.args))
-		}
-		t, ok := types.ArrayOf(at)
-		if !ok {
-			return pgerr.New(pgerr.UndefinedFunction, "function array_agg(%s) does not exist", at)
-		}
-		call.t = t
-	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		want := 1
-		if strings.HasSuffix(call.fn, "object_agg") {
-			want = 2
-		}
-		if len(call.args) != want {
-			return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
-		}
-		for i := range call.args {
-			if call.args[i], err = c.resolveUnknown(call.args[i]); err != nil {
-				return err
-			}
-		}
-		call.t = types.JSONType
-		if strings.HasPrefix(call.fn, "jsonb") {
-			call.t = types.JSONBType
-		}
-	default:
-		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
+	call.args, call.t = resolved.args, resolved.ret
+	if len(call.args) == 0 {
+		call.args = nil // count(*)
 	}
 	return nil
 }
 
-// aggState accumulates one aggregate call over one group.
+// aggState accumulates one aggregate call over one group: the inputs
+// DISTINCT has seen and ORDER BY sorts are this package's; what they
+// fold into is acc, sql/builtins' (or an ordered-set aggregate's state).
 type aggState struct {
 	call    *aggCall
-	count   int64
-	acc     any // running sum / min / max / and / or / string / array
+	acc     builtins.Accumulator
 	seen    map[string]struct{}
 	ordered [][]any // an ordered aggregate's inputs, sorted at the end
 	// sorted takes an ordered aggregate's inputs instead, sorting them
@@ -458,14 +360,32 @@ type aggState struct {
 	sorted *sorter
 }
 
+// newAggState is the state of one group of call, in execution x.
+func newAggState(x *execCtx, call *aggCall) *aggState {
+	st := &aggState{call: call, x: x}
+	st.acc = call.newAccumulator(x, false)
+	return st
+}
+
+// newAccumulator makes a state of call's aggregate, with moving one that
+// takes inputs back out, if the aggregate has one.
+func (call *aggCall) newAccumulator(x *execCtx, moving bool) builtins.Accumulator {
+	if call.agg == nil {
+		return &orderedSetState{call: call}
+	}
+	ts := argTypesOf(call.args[:call.nargs])
+	if moving && call.agg.NewMoving != nil {
+		return call.agg.NewMoving(x.env(nil), ts, call.t)
+	}
+	return call.agg.New(x.env(nil), ts, call.t)
+}
+
 func (st *aggState) add(vals []any) error {
 	c := st.call
 	if c.args == nil {
-		st.count++
-		return nil
+		return st.acc.Add(nil) // count(*)
 	}
-	v := vals[0]
-	if v == nil && !keepsNulls(c.fn) {
+	if vals[0] == nil && (c.agg == nil || !c.agg.KeepsNulls) {
 		return nil
 	}
 	if c.distinct {
@@ -517,107 +437,13 @@ func (st *aggState) foldSorted() error {
 }
 
 // accumulate folds one input into the state.
-func (st *aggState) accumulate(vals []any) error {
-	c := st.call
-	v := vals[0]
-	st.count++
-	switch c.fn {
-	case "count":
-		// The count is all it keeps: no moments, whose squares of large
-		// floats would overflow.
-	case "sum", "avg":
-		return st.addSum(v)
-	case "min", "max":
-		if st.acc == nil || c.replacesExtreme(v, st.acc) {
-			st.acc = v
-		}
-	case "bool_and", "every":
-		st.acc = (st.acc == nil || st.acc.(bool)) && v.(bool)
-	case "bool_or":
-		st.acc = (st.acc != nil && st.acc.(bool)) || v.(bool)
-	case "string_agg", "group_concat":
-		// A builder, not a string: appending to a string copies it, which
-		// made the aggregate quadratic in its input.
-		b, _ := st.acc.(*strings.Builder)
-		if b == nil {
-			b = new(strings.Builder)
-			st.acc = b
-		} else if len(vals) > 1 && vals[1] != nil {
-			b.WriteString(vals[1].(string))
-		}
-		b.WriteString(v.(string))
-	case "array_agg":
-		arr, _ := st.acc.([]any)
-		st.acc = append(arr, v)
-	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		// The inputs, gathered for builtins.JSONAgg to write.
-		if c.nargs == 2 && vals[0] == nil {
-			return pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
-		}
-		inputs, _ := st.acc.([][]any)
-		st.acc = append(inputs, slices.Clone(vals[:c.nargs]))
-	default:
-		return st.accumulateStat(vals)
-	}
-	return nil
-}
+func (st *aggState) accumulate(vals []any) error { return st.acc.Add(vals) }
 
 // replacesExtreme reports whether v, a later input than acc, takes its
-// place as min or max. Of two equal inputs both take the later, as
-// PostgreSQL's numeric_smaller and the like do, which shows when equal
-// values print differently (1.0 and 1.00, '1 day' and '24 hours').
+// place as min or max: of two equal inputs the later does, as
+// builtins' min and max take it.
 func (c *aggCall) replacesExtreme(v, acc any) bool {
-	cmp := types.Compare(c.t, v, acc)
-	if c.fn == "min" {
-		return cmp <= 0
-	}
-	return cmp >= 0
-}
-
-// keepsNulls reports whether an aggregate takes NULL inputs in.
-func keepsNulls(fn string) bool {
-	switch fn {
-	case "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		return true
-	}
-	return false
-}
-
-// addSum keeps integer sums in numeric (exact, no overflow) and float
-// sums in float64.
-func (st *aggState) addSum(v any) error {
-	switch x := v.(type) {
-	case int64:
-		d := apd.New(x, 0)
-		if st.acc != nil {
-			if _, err := builtins.NumericContext.Add(d, st.acc.(*apd.Decimal), d); err != nil {
-				return err
-			}
-		}
-		st.acc = d
-	case *apd.Decimal:
-		d := new(apd.Decimal).Set(x)
-		if st.acc != nil {
-			if _, err := builtins.NumericContext.Add(d, st.acc.(*apd.Decimal), x); err != nil {
-				return err
-			}
-		}
-		st.acc = d
-	case float64:
-		if st.acc == nil {
-			st.acc = x
-		} else {
-			st.acc = st.acc.(float64) + x
-		}
-	case types.Interval:
-		if st.acc == nil {
-			st.acc = x
-		} else {
-			a := st.acc.(types.Interval)
-			st.acc = types.Interval{Months: a.Months + x.Months, Days: a.Days + x.Days, Micros: a.Micros + x.Micros}
-		}
-	}
-	return nil
+	return types.Compare(c.t, v, acc)*c.agg.Extreme >= 0
 }
 
 // result is the aggregate's value over what it took in so far. One
@@ -644,43 +470,5 @@ func (st *aggState) result(x *execCtx) (any, error) {
 			return nil, err
 		}
 	}
-	switch c.fn {
-	case "string_agg", "group_concat":
-		if b, ok := st.acc.(*strings.Builder); ok {
-			return b.String(), nil
-		}
-		return nil, nil
-	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		inputs, _ := st.acc.([][]any)
-		return builtins.JSONAgg(c.t, argTypesOf(c.args[:c.nargs]), inputs, c.loc)
-	case "count":
-		return st.count, nil
-	case "avg":
-		if st.count == 0 {
-			return nil, nil
-		}
-		switch acc := st.acc.(type) {
-		case float64:
-			return acc / float64(st.count), nil
-		case types.Interval:
-			return types.ScaleInterval(acc, float64(st.count), true)
-		}
-		return numericArith('/', st.acc.(*apd.Decimal), apd.New(st.count, 0))
-	case "sum":
-		if st.acc == nil {
-			return nil, nil
-		}
-		if d, ok := st.acc.(*apd.Decimal); ok && c.t.Oid == types.OidInt8 {
-			i, err := d.Int64()
-			if err != nil {
-				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
-			}
-			return i, nil
-		}
-		return st.acc, nil
-	}
-	if statAgg(c.fn) {
-		return st.statResult()
-	}
-	return st.acc, nil
+	return st.acc.Result()
 }

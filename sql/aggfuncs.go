@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -107,83 +106,14 @@ func (c *compiler) noWithinGroup(fn string, direct, keys []ast.ExprNode, nargs i
 
 // aggArity is how many arguments an aggregate takes.
 func aggArity(fn string) int {
-	switch {
-	case regression(fn), fn == "string_agg", fn == "json_object_agg", fn == "jsonb_object_agg":
-		return 2
+	if aggs := builtins.LookupAggregate(fn); aggs != nil {
+		return len(aggs[len(aggs)-1].Args)
 	}
 	return 1
 }
 
 func orderedSetAgg(fn string) bool {
 	return fn == "percentile_cont" || fn == "percentile_disc" || fn == "mode"
-}
-
-// statAgg reports whether fn is one of this file's aggregates.
-func statAgg(fn string) bool {
-	switch fn {
-	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bit_and", "bit_or", "bit_xor":
-		return true
-	}
-	return regression(fn) || orderedSetAgg(fn)
-}
-
-// regression reports whether fn is an aggregate of (Y, X) pairs.
-func regression(fn string) bool {
-	switch fn {
-	case "corr", "covar_pop", "covar_samp", "regr_slope", "regr_intercept", "regr_count", "regr_r2",
-		"regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy":
-		return true
-	}
-	return false
-}
-
-// typeCheckStat resolves the result type of a statistical or bitwise
-// aggregate, coercing its arguments to what it reads.
-func (call *aggCall) typeCheckStat(c *compiler) error {
-	noFunc := func() error {
-		return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(call.args))
-	}
-	switch {
-	case regression(call.fn):
-		if len(call.args) != 2 {
-			return noFunc()
-		}
-		for i, a := range call.args {
-			if numRank(a.typ().Oid) == 0 && a.typ().Oid != types.OidUnknown {
-				return noFunc()
-			}
-			var err error
-			if call.args[i], err = c.coerce(a, types.Float8); err != nil {
-				return err
-			}
-		}
-		call.t = types.Float8
-		if call.fn == "regr_count" {
-			call.t = types.Int8
-		}
-		return nil
-	case len(call.args) != 1:
-		return noFunc()
-	}
-	arg, err := c.resolveUnknown(call.args[0])
-	if err != nil {
-		return err
-	}
-	call.args[0] = arg
-	switch o := arg.typ().Oid; {
-	case call.fn == "bit_and" || call.fn == "bit_or" || call.fn == "bit_xor":
-		if o != types.OidInt2 && o != types.OidInt4 && o != types.OidInt8 {
-			return noFunc()
-		}
-		call.t = types.T{Oid: o, Mod: -1}
-	case o == types.OidFloat4 || o == types.OidFloat8:
-		call.t = types.Float8
-	case numRank(o) > 0:
-		call.t = types.Numeric
-	default:
-		return noFunc()
-	}
-	return nil
 }
 
 // planOrderedSet plans percentile_cont, percentile_disc and mode: their
@@ -271,288 +201,16 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 	return nil
 }
 
-// numericMoments is the state of stddev and variance over integers and
-// numerics: exact sums.
-type numericMoments struct {
-	n          int64
-	sum, sumSq *apd.Decimal
-	nonFinite  bool // a NaN or an infinity makes the result NaN
+// orderedSetState is the state of an ordered-set aggregate: its inputs,
+// which arrive sorted by the call's one key.
+type orderedSetState struct {
+	call *aggCall
+	vs   []any
 }
 
-// floatMoments is the state of stddev and variance over floats, and
-// regressionState that of the (Y, X) aggregates: float8_accum's and
-// float8_regr_accum's N, Sx, Sxx and so on.
-type floatMoments struct{ n, sx, sxx float64 }
+func (o *orderedSetState) Add(vals []any) error { o.vs = append(o.vs, vals[0]); return nil }
 
-type regressionState struct{ n, sx, sy, sxx, syy, sxy float64 }
-
-func (st *aggState) accumulateStat(vals []any) error {
-	c := st.call
-	switch {
-	case orderedSetAgg(c.fn):
-		vs, _ := st.acc.([]any)
-		st.acc = append(vs, vals[0])
-	case regression(c.fn):
-		if vals[1] == nil {
-			return nil
-		}
-		r, _ := st.acc.(*regressionState)
-		if r == nil {
-			r = &regressionState{}
-			st.acc = r
-		}
-		return r.add(vals[0].(float64), vals[1].(float64))
-	case c.fn == "bit_and" || c.fn == "bit_or" || c.fn == "bit_xor":
-		v := vals[0].(int64)
-		if st.acc != nil {
-			a := st.acc.(int64)
-			switch c.fn {
-			case "bit_and":
-				v &= a
-			case "bit_or":
-				v |= a
-			default:
-				v ^= a
-			}
-		}
-		st.acc = v
-	default:
-		switch v := vals[0].(type) {
-		case float64:
-			m, _ := st.acc.(*floatMoments)
-			if m == nil {
-				m = &floatMoments{}
-				st.acc = m
-			}
-			return m.add(v)
-		case int64:
-			return st.addNumeric(apd.New(v, 0))
-		case *apd.Decimal:
-			return st.addNumeric(v)
-		}
-	}
-	return nil
-}
-
-func (st *aggState) addNumeric(d *apd.Decimal) error {
-	m, _ := st.acc.(*numericMoments)
-	if m == nil {
-		m = &numericMoments{sum: new(apd.Decimal), sumSq: new(apd.Decimal)}
-		st.acc = m
-	}
-	m.n++
-	if d.Form != apd.Finite {
-		m.nonFinite = true
-		return nil
-	}
-	sq := new(apd.Decimal)
-	if _, err := builtins.NumericContext.Mul(sq, d, d); err != nil {
-		return builtins.ErrNumericOverflow()
-	}
-	if _, err := builtins.NumericContext.Add(m.sum, m.sum, d); err != nil {
-		return builtins.ErrNumericOverflow()
-	}
-	if _, err := builtins.NumericContext.Add(m.sumSq, m.sumSq, sq); err != nil {
-		return builtins.ErrNumericOverflow()
-	}
-	return nil
-}
-
-func errFloatOverflow() error {
-	return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
-}
-
-func isInfOrNaN(f float64) bool { return math.IsInf(f, 0) || math.IsNaN(f) }
-
-// add is float8_accum.
-func (m *floatMoments) add(x float64) error {
-	prevN, prevSx := m.n, m.sx
-	m.n++
-	m.sx += x
-	if prevN > 0 {
-		tmp := x*m.n - m.sx
-		m.sxx += tmp * tmp / (m.n * prevN)
-		if math.IsInf(m.sx, 0) || math.IsInf(m.sxx, 0) {
-			if !math.IsInf(prevSx, 0) && !math.IsInf(x, 0) {
-				return errFloatOverflow()
-			}
-			m.sxx = math.NaN()
-		}
-	} else if isInfOrNaN(x) {
-		m.sxx = math.NaN()
-	}
-	return nil
-}
-
-// add is float8_regr_accum.
-func (r *regressionState) add(y, x float64) error {
-	prevN, prevSx, prevSy := r.n, r.sx, r.sy
-	r.n++
-	r.sx += x
-	r.sy += y
-	if prevN > 0 {
-		tmpX, tmpY := x*r.n-r.sx, y*r.n-r.sy
-		scale := 1.0 / (r.n * prevN)
-		r.sxx += tmpX * tmpX * scale
-		r.syy += tmpY * tmpY * scale
-		r.sxy += tmpX * tmpY * scale
-		if math.IsInf(r.sx, 0) || math.IsInf(r.sxx, 0) {
-			if !math.IsInf(prevSx, 0) && !math.IsInf(x, 0) {
-				return errFloatOverflow()
-			}
-			r.sxx = math.NaN()
-		}
-		if math.IsInf(r.sy, 0) || math.IsInf(r.syy, 0) {
-			if !math.IsInf(prevSy, 0) && !math.IsInf(y, 0) {
-				return errFloatOverflow()
-			}
-			r.syy = math.NaN()
-		}
-		if math.IsInf(r.sxy, 0) {
-			if !math.IsInf(prevSx, 0) && !math.IsInf(x, 0) && !math.IsInf(prevSy, 0) && !math.IsInf(y, 0) {
-				return errFloatOverflow()
-			}
-			r.sxy = math.NaN()
-		}
-		return nil
-	}
-	if isInfOrNaN(x) {
-		r.sxx, r.sxy = math.NaN(), math.NaN()
-	}
-	if isInfOrNaN(y) {
-		r.syy, r.sxy = math.NaN(), math.NaN()
-	}
-	return nil
-}
-
-// statResult is the final value of one of this file's aggregates.
-func (st *aggState) statResult() (any, error) {
-	c := st.call
-	switch {
-	case orderedSetAgg(c.fn):
-		vs, _ := st.acc.([]any)
-		return c.orderedSetResult(vs)
-	case regression(c.fn):
-		r, _ := st.acc.(*regressionState)
-		if r == nil {
-			r = &regressionState{}
-		}
-		return r.result(c.fn), nil
-	}
-	sample := c.fn != "stddev_pop" && c.fn != "var_pop"
-	sqrt := c.fn == "stddev" || c.fn == "stddev_samp" || c.fn == "stddev_pop"
-	switch m := st.acc.(type) {
-	case *floatMoments:
-		var v float64
-		switch {
-		case sample && m.n <= 1:
-			return nil, nil
-		case sample:
-			v = m.sxx / (m.n - 1)
-		default:
-			v = m.sxx / m.n
-		}
-		if sqrt {
-			v = math.Sqrt(v)
-		}
-		return v, nil
-	case *numericMoments:
-		return m.result(sample, sqrt)
-	}
-	return st.acc, nil // bit_and and its kin, or NULL over no rows
-}
-
-// result is numeric_stddev_internal: the numerator N*sum(x²) - sum(x)² is
-// exact; the quotient takes select_div_scale's scale, and the square root
-// the same.
-func (m *numericMoments) result(sample, sqrt bool) (any, error) {
-	switch {
-	case m.nonFinite:
-		return &apd.Decimal{Form: apd.NaN}, nil
-	case m.n == 0 || sample && m.n == 1:
-		return nil, nil
-	}
-	n := apd.New(m.n, 0)
-	num, sq := new(apd.Decimal), new(apd.Decimal)
-	if _, err := builtins.NumericContext.Mul(num, n, m.sumSq); err != nil {
-		return nil, builtins.ErrNumericOverflow()
-	}
-	if _, err := builtins.NumericContext.Mul(sq, m.sum, m.sum); err != nil {
-		return nil, builtins.ErrNumericOverflow()
-	}
-	if _, err := builtins.NumericContext.Sub(num, num, sq); err != nil {
-		return nil, builtins.ErrNumericOverflow()
-	}
-	if num.Sign() <= 0 {
-		return apd.New(0, 0), nil // roundoff cannot make it negative; zero is zero
-	}
-	den := apd.New(m.n-1, 0)
-	if !sample {
-		den = apd.New(m.n, 0)
-	}
-	if _, err := builtins.NumericContext.Mul(den, den, n); err != nil {
-		return nil, builtins.ErrNumericOverflow()
-	}
-	scale := builtins.NumericDivScale(num, den)
-	v := builtins.NumericDiv(num, den, scale)
-	if !sqrt {
-		return v, nil
-	}
-	w, _ := builtins.NBase(v)
-	return builtins.EvalRounded(scale, (w+1)*4/2-1, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
-		return c.Sqrt(d, v)
-	})
-}
-
-// result is the final functions of float.c's regression aggregates.
-func (r *regressionState) result(fn string) any {
-	if fn == "regr_count" {
-		return int64(r.n)
-	}
-	if r.n < 1 || fn == "covar_samp" && r.n < 2 {
-		return nil
-	}
-	switch fn {
-	case "regr_sxx":
-		return r.sxx
-	case "regr_syy":
-		return r.syy
-	case "regr_sxy":
-		return r.sxy
-	case "regr_avgx":
-		return r.sx / r.n
-	case "regr_avgy":
-		return r.sy / r.n
-	case "covar_pop":
-		return r.sxy / r.n
-	case "covar_samp":
-		return r.sxy / (r.n - 1)
-	case "corr":
-		if r.sxx == 0 || r.syy == 0 {
-			return nil
-		}
-		return r.sxy / math.Sqrt(r.sxx*r.syy)
-	case "regr_r2":
-		switch {
-		case r.sxx == 0:
-			return nil
-		case r.syy == 0:
-			return 1.0
-		}
-		return r.sxy * r.sxy / (r.sxx * r.syy)
-	case "regr_slope":
-		if r.sxx == 0 {
-			return nil
-		}
-		return r.sxy / r.sxx
-	case "regr_intercept":
-		if r.sxx == 0 {
-			return nil
-		}
-		return (r.sy - r.sx*r.sxy/r.sxx) / r.n
-	}
-	return nil
-}
+func (o *orderedSetState) Result() (any, error) { return o.call.orderedSetResult(o.vs) }
 
 // orderedSetResult computes an ordered-set aggregate over its sorted
 // non-NULL inputs.

@@ -56,8 +56,9 @@
 //	                  its clause; past work_mem it spills through
 //	                  sql/spill
 //
-// Where the cut goes next, each with a doc.go of its own: the aggregates
-// and the arithmetic and comparison operators into sql/builtins;
+// Where the cut goes next, each with a doc.go of its own: the
+// ordered-set aggregates and the arithmetic, comparison and date/time
+// operators into sql/builtins;
 // sql/pgcatalog, the virtual pg_catalog
 // and information_schema relations over it; and the planner and executor
 // apart from the session.

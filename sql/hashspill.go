@@ -282,7 +282,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*spi
 	newGroup := func(keys []any) *group {
 		g := &group{keys: keys, states: make([]*aggState, len(a.calls))}
 		for i, c := range a.calls {
-			g.states[i] = &aggState{call: c, x: x}
+			g.states[i] = newAggState(x, c)
 		}
 		order = append(order, g)
 		return g
@@ -388,12 +388,5 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*spi
 // holdsInputs reports whether the call's state grows with its inputs:
 // it keeps them (ORDER BY, DISTINCT), or builds a value of them.
 func (c *aggCall) holdsInputs() bool {
-	if c.distinct || len(c.order) > 0 {
-		return true
-	}
-	switch c.fn {
-	case "array_agg", "string_agg", "group_concat", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
-		return true
-	}
-	return false
+	return c.distinct || len(c.order) > 0 || c.agg != nil && c.agg.Holds
 }

@@ -399,8 +399,8 @@ func acceptsAll(c candidate, in []types.T) bool {
 // polymorphic reports whether t is one of builtins' pseudo-types.
 func polymorphic(t types.T) bool {
 	switch t.Oid {
-	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray,
-		types.OidAnyCompatible, types.OidAnyCompatibleArray:
+	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray, types.OidAnyEnum,
+		types.OidAnyCompatible, types.OidAnyCompatibleArray, types.OidRecord:
 		return true
 	}
 	return false
@@ -435,9 +435,17 @@ func resolvePolymorphic(c candidate, in []types.T) ([]types.T, types.T, error) {
 			if isArray {
 				return nil, types.T{}, errInconsistent
 			}
+		case types.OidAnyEnum:
+			if !types.IsEnum(t.Oid) {
+				return nil, types.T{}, errInconsistent
+			}
+		case types.OidRecord:
+			if _, rec := t.Fields(); !rec {
+				return nil, types.T{}, errInconsistent
+			}
 		}
 		switch p.Oid {
-		case types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray:
+		case types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray, types.OidAnyEnum:
 			if elem.Oid != types.OidUnknown && elem.Oid != t.Oid {
 				return nil, types.T{}, errInconsistent
 			}
@@ -463,7 +471,7 @@ func resolvePolymorphic(c candidate, in []types.T) ([]types.T, types.T, error) {
 	concrete := func(p types.T) (types.T, error) {
 		var t types.T
 		switch p.Oid {
-		case types.OidAnyElement, types.OidAnyNonArray, types.OidAnyArray:
+		case types.OidAnyElement, types.OidAnyNonArray, types.OidAnyArray, types.OidAnyEnum:
 			if elem.Oid == types.OidUnknown {
 				return types.T{}, pgerr.New(pgerr.DatatypeMismatch,
 					"could not determine polymorphic type because input has type unknown")
@@ -489,7 +497,7 @@ func resolvePolymorphic(c candidate, in []types.T) ([]types.T, types.T, error) {
 		switch {
 		case p.Oid == types.OidAny && t.Oid == types.OidUnknown:
 			targets[j] = types.Text
-		case p.Oid == types.OidAny:
+		case p.Oid == types.OidAny || p.Oid == types.OidRecord:
 			targets[j] = t
 		default:
 			var err error

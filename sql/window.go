@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -295,10 +296,10 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			return nil, err
 		}
 		call.t = args[0].typ()
-	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg",
-		"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bit_and", "bit_or", "bit_xor",
-		"corr", "covar_pop", "covar_samp", "regr_slope", "regr_intercept", "regr_count", "regr_r2", "regr_avgx",
-		"regr_avgy", "regr_sxx", "regr_syy", "regr_sxy":
+	default:
+		if builtins.LookupAggregate(call.fn) == nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", call.fn)
+		}
 		agg := &aggCall{fn: call.fn, args: args}
 		if call.fn == "count" && (len(argNodes) == 0 || len(argNodes) == 1 && isConstOne(argNodes[0])) {
 			agg.args = nil // count(*)
@@ -306,9 +307,11 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		if err := agg.typeCheck(in); err != nil {
 			return nil, err
 		}
+		if agg.args != nil {
+			args = agg.args // converted to the overload's parameters
+		}
+		agg.nargs = len(agg.args)
 		call.agg, call.t = agg, agg.t
-	default:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", call.fn)
 	}
 	call.args = args
 	if cond != nil {

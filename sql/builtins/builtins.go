@@ -125,6 +125,8 @@ var (
 	AnyNonArray        = types.T{Oid: types.OidAnyNonArray, Mod: -1}
 	AnyCompatible      = types.T{Oid: types.OidAnyCompatible, Mod: -1}
 	AnyCompatibleArray = types.T{Oid: types.OidAnyCompatibleArray, Mod: -1}
+	// AnyEnum takes a value of any enum type, and is AnyElement besides.
+	AnyEnum = types.T{Oid: types.OidAnyEnum, Mod: -1}
 	// Record takes a row of any row type.
 	Record = types.T{Oid: types.OidRecord, Mod: -1}
 )

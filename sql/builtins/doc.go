@@ -1,8 +1,8 @@
-// Package builtins holds SQL's built-in functions and operators: for each
-// name, its overloads (parameter types, result type, and a Go
-// implementation), in two tables (table.go), one of functions and one of
-// operators, that the planner resolves calls against. A function's code
-// lives in its family's file:
+// Package builtins holds SQL's built-in functions, operators and
+// aggregates: for each name, its overloads (parameter types, result type,
+// and a Go implementation), in tables that the planner resolves calls
+// against: functions and operators in table.go, aggregates in
+// aggregates.go. A function's code lives in its family's file:
 //
 //	math.go        the math functions, round and trunc, and the scale
 //	               rules of numeric results
@@ -24,6 +24,9 @@
 //	series.go      generate_series and unnest
 //	session.go     current_user, version(), current_setting, set_config
 //	uuid.go        gen_random_uuid
+//	aggregates.go  count, sum, avg, min, max, bool_and, bit_and,
+//	               string_agg, array_agg, json_agg, ...
+//	stats.go       stddev, variance, corr, covar_*, regr_*
 //
 // # What a function is here
 //
@@ -53,6 +56,14 @@
 // so that make_interval(days => 3) resolves as in PostgreSQL. A
 // set-returning function's overloads have Rows in place of Fn, yielding
 // values one at a time.
+//
+// An Aggregate is an Overload's signature with an Accumulator in place of
+// Fn: the planner groups rows and applies DISTINCT, ORDER BY and FILTER,
+// and the accumulator folds one group's inputs, as PostgreSQL's
+// transition and final functions do. An aggregate whose inputs come back
+// out exactly (count, sum over integers, numeric and intervals, the
+// boolean ones) also has a moving state, a Remover, with which a window
+// frame that slides costs O(1) a row.
 //
 // # How a call is resolved
 //
@@ -88,8 +99,7 @@
 // The package depends on sql/types, sql/pgerr, and sql/parser, whose
 // keyword list decides what quote_ident and format's %I quote. A few
 // exported helpers serve what is still planned in package sql, and go
-// back inside when it moves here: the numeric helpers (NumericDiv,
-// NumericDivScale, OwnNumeric, EvalRounded, NBase, ErrNumericOverflow,
-// NumericContext) for the arithmetic operators and the aggregates, and
-// JSONAgg, the result of json_agg and json_object_agg.
+// back inside when it moves here: the numeric helpers NumericDiv,
+// NumericDivScale, OwnNumeric and NumericContext, for the arithmetic
+// operators.
 package builtins

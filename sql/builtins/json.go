@@ -879,32 +879,6 @@ func jsonKindPhrase(j *types.JSON) string {
 	return "a scalar"
 }
 
-// JSONAgg is the value of json[b]_agg (one argument, of type args[0])
-// or json[b]_object_agg (two: a key and a value) over their inputs, of
-// type jt: json_agg writes [1, 2], arrays and records each on a line of
-// their own; json_object_agg writes { "a" : 1, "b" : 2 }. The planner's
-// aggregation gathers the inputs, and calls it for the result.
-func JSONAgg(jt types.T, args []types.T, inputs [][]any, loc *time.Location) (any, error) {
-	if inputs == nil {
-		return nil, nil
-	}
-	return makeJSON(jt, func(b *jsonBuilder) {
-		if len(args) == 1 {
-			t := args[0]
-			sep := ", "
-			if _, rec := t.Fields(); rec || t.IsArray() {
-				sep = ", \n "
-			}
-			b.array(len(inputs), sep, func(i int) { b.value(t, inputs[i][0]) })
-			return
-		}
-		b.object(len(inputs), "{ ", ", ", " }", func(i int) {
-			b.key(args[0], inputs[i][0], " : ")
-			b.value(args[1], inputs[i][1])
-		})
-	}, loc)
-}
-
 func jsonbPretty(j *types.JSON, _ []any) (any, error) { return string(j.AppendPretty(nil)), nil }
 
 func jsonbStripNulls(j *types.JSON, _ []any) (any, error) { return stripNulls(j, true), nil }

@@ -32,10 +32,10 @@ const (
 	maxDisplayScale = 1000 // NUMERIC_MAX_DISPLAY_SCALE
 )
 
-// NBase returns d's weight and leading digits in PostgreSQL's base-10000
+// nbase returns d's weight and leading digits in PostgreSQL's base-10000
 // representation (at most two, trailing zero digits stripped); zero has
 // weight 0 and no digits.
-func NBase(d *apd.Decimal) (weight int64, digits []int64) {
+func nbase(d *apd.Decimal) (weight int64, digits []int64) {
 	if d.IsZero() {
 		return 0, nil
 	}
@@ -124,8 +124,8 @@ func NumericDiv(l, r *apd.Decimal, scale int32) *apd.Decimal {
 // NumericDivScale is select_div_scale: the quotient's weight is estimated
 // from the operands' leading base-10000 digits.
 func NumericDivScale(l, r *apd.Decimal) int32 {
-	w1, d1 := NBase(l)
-	w2, d2 := NBase(r)
+	w1, d1 := nbase(l)
+	w2, d2 := nbase(r)
 	qweight := w1 - w2
 	if first(d1) <= first(d2) {
 		qweight--
@@ -152,10 +152,10 @@ func lnWeight(d *apd.Decimal) int64 {
 		if x.IsZero() {
 			return 0
 		}
-		w, digits := NBase(x)
+		w, digits := nbase(x)
 		return w*4 + int64(math.Log10(float64(digits[0])))
 	}
-	w, digits := NBase(d)
+	w, digits := nbase(d)
 	v, dweight := digits[0], w*4
 	if len(digits) > 1 {
 		v, dweight = v*10000+digits[1], dweight-4
@@ -170,18 +170,18 @@ func approxWeight(log10 float64) int64 {
 	return int64(max(min(log10, 2000), -2000))
 }
 
-// EvalRounded computes f to scale digits after the point, rounded half
+// evalRounded computes f to scale digits after the point, rounded half
 // away from zero. mag is about log10 of the result, so that the working
 // precision covers every digit up to scale with guard digits to spare.
-func EvalRounded(scale int32, mag int64, f func(c *apd.Context, d *apd.Decimal) (apd.Condition, error)) (*apd.Decimal, error) {
+func evalRounded(scale int32, mag int64, f func(c *apd.Context, d *apd.Decimal) (apd.Condition, error)) (*apd.Decimal, error) {
 	c := NumericContext
 	c.Precision = uint32(max(mag+int64(scale), 0) + 20)
 	d := new(apd.Decimal)
 	if _, err := f(&c, d); err != nil {
-		return nil, ErrNumericOverflow()
+		return nil, errNumericOverflow()
 	}
 	if _, err := c.Quantize(d, d, -scale); err != nil {
-		return nil, ErrNumericOverflow()
+		return nil, errNumericOverflow()
 	}
 	if d.IsZero() {
 		d.Negative = false
@@ -189,7 +189,7 @@ func EvalRounded(scale int32, mag int64, f func(c *apd.Context, d *apd.Decimal) 
 	return d, nil
 }
 
-func ErrNumericOverflow() error {
+func errNumericOverflow() error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 }
 
@@ -200,9 +200,9 @@ func numericSqrt(x *apd.Decimal) (*apd.Decimal, error) {
 	if x.Form != apd.Finite {
 		return x, nil // NaN, Infinity
 	}
-	w, _ := NBase(x)
+	w, _ := nbase(x)
 	sweight := (w+1)*4/2 - 1
-	return EvalRounded(resultScale(minSigDigits-sweight, x), sweight, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return evalRounded(resultScale(minSigDigits-sweight, x), sweight, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Sqrt(d, x)
 	})
 }
@@ -216,10 +216,10 @@ func numericExp(x *apd.Decimal) (*apd.Decimal, error) {
 	}
 	f, _ := x.Float64()
 	if math.Abs(f) > 6000 {
-		return nil, ErrNumericOverflow()
+		return nil, errNumericOverflow()
 	}
 	mag := approxWeight(f * 0.434294481903252)
-	return EvalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return evalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Exp(d, x)
 	})
 }
@@ -242,7 +242,7 @@ func numericLn(x *apd.Decimal) (*apd.Decimal, error) {
 		return x, nil
 	}
 	mag := lnWeight(x)
-	return EvalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return evalRounded(resultScale(minSigDigits-mag, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Ln(d, x)
 	})
 }
@@ -265,7 +265,7 @@ func numericLog(base, x *apd.Decimal) (*apd.Decimal, error) {
 		return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
 	}
 	mag := lnWeight(x) - lnWeight(base)
-	return EvalRounded(resultScale(minSigDigits-mag, base, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return evalRounded(resultScale(minSigDigits-mag, base, x), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		c.Precision += 10
 		var lb apd.Decimal
 		if _, err := c.Ln(&lb, base); err != nil {
@@ -316,9 +316,9 @@ func numericPower(b, e *apd.Decimal) (*apd.Decimal, error) {
 			f, _ := b.Float64()
 			mag := float64(n) * math.Log10(math.Abs(f))
 			if mag > 4*32768 {
-				return nil, ErrNumericOverflow()
+				return nil, errNumericOverflow()
 			}
-			return EvalRounded(scale, approxWeight(mag), func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+			return evalRounded(scale, approxWeight(mag), func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 				return c.Pow(d, b, apd.New(n, 0))
 			})
 		}
@@ -336,17 +336,17 @@ func numericPower(b, e *apd.Decimal) (*apd.Decimal, error) {
 	c := NumericContext
 	c.Precision = uint32(local) + 20
 	if _, err := c.Ln(&lnb, b); err != nil {
-		return nil, ErrNumericOverflow()
+		return nil, errNumericOverflow()
 	}
 	_, _ = NumericContext.Quantize(&lnb, &lnb, -local)
 	_, _ = NumericContext.Mul(&prod, &lnb, e)
 	_, _ = NumericContext.Quantize(&prod, &prod, -local)
 	val, _ := prod.Float64()
 	if math.Abs(val) > 6000 {
-		return nil, ErrNumericOverflow()
+		return nil, errNumericOverflow()
 	}
 	mag := approxWeight(val * 0.434294481903252)
-	return EvalRounded(resultScale(minSigDigits-mag, b, e), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
+	return evalRounded(resultScale(minSigDigits-mag, b, e), mag, func(c *apd.Context, d *apd.Decimal) (apd.Condition, error) {
 		return c.Pow(d, b, e)
 	})
 }

@@ -43,6 +43,25 @@ func TestTableRows(t *testing.T) {
 	for op, ovs := range operators {
 		check("operator", op, ovs)
 	}
+	for name, aggs := range aggregates {
+		for i, a := range aggs {
+			switch {
+			case a.New == nil:
+				t.Errorf("aggregate %s overload %d: no New", name, i)
+			case a.Fn != nil || a.Typed != nil || a.Rows != nil:
+				t.Errorf("aggregate %s overload %d: an implementation of a function's", name, i)
+			case a.Extreme != 0 && a.NewMoving != nil:
+				t.Errorf("aggregate %s overload %d: an extreme with a moving state", name, i)
+			case isPolymorphic(a.Ret) && !slices.ContainsFunc(a.Args, isPolymorphic):
+				t.Errorf("aggregate %s overload %d: returns %v, which no argument decides", name, i, a.Ret.Oid)
+			}
+			if a.NewMoving != nil {
+				if _, ok := a.NewMoving(nil, a.Args, a.Ret).(Remover); !ok {
+					t.Errorf("aggregate %s overload %d: its moving state cannot take inputs back out", name, i)
+				}
+			}
+		}
+	}
 }
 
 func btoi(b bool) int {
@@ -54,7 +73,7 @@ func btoi(b bool) int {
 
 func isPolymorphic(t types.T) bool {
 	switch t.Oid {
-	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray,
+	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray, types.OidAnyEnum,
 		types.OidAnyCompatible, types.OidAnyCompatibleArray, types.OidRecord:
 		return true
 	}

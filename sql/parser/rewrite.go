@@ -974,9 +974,10 @@ var noTiDBWindow = map[string]bool{
 }
 
 // windowAggs are the aggregates of noTiDBWindow that the planner takes
-// over a window.
+// over a window: all but the ordered-set ones.
 var windowAggs = map[string]bool{
-	"string_agg": true, "bool_and": true, "bool_or": true, "every": true,
+	"string_agg": true, "bool_and": true, "bool_or": true, "every": true, "array_agg": true,
+	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 	"stddev": true, "variance": true, "corr": true, "covar_pop": true, "covar_samp": true,
 	"regr_slope": true, "regr_intercept": true, "regr_count": true, "regr_r2": true, "regr_avgx": true,
 	"regr_avgy": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,

@@ -103,6 +103,7 @@ const (
 	OidAnyCompatible         Oid = 5077
 	OidAnyCompatibleArray    Oid = 5078
 	OidAnyCompatibleNonArray Oid = 5079
+	OidAnyEnum               Oid = 3500
 
 	OidRegprocedure Oid = 2202
 	OidRegclass     Oid = 2205

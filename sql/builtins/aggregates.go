@@ -1,0 +1,511 @@
+package builtins
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// The aggregate functions: count, sum, avg, min, max, the boolean and
+// bitwise aggregates, string_agg, array_agg, json[b]_agg and
+// json[b]_object_agg, and the statistics (stddev, variance and the
+// regression aggregates of (Y, X) pairs). The planner groups the rows,
+// and handles DISTINCT, ORDER BY and FILTER; an Accumulator folds one
+// group's inputs, as PostgreSQL's transition and final functions do.
+// The ordered-set aggregates (percentile_cont, percentile_disc, mode),
+// whose direct arguments the planner evaluates, are still planned in
+// package sql.
+
+// An Aggregate is one signature of an aggregate function: its parameters
+// and result type, as an Overload's (whose Fn it leaves unset), and how
+// it accumulates.
+type Aggregate struct {
+	Overload
+	// New makes the state of one group, for a call whose parameter and
+	// result types are args and ret.
+	New func(env Env, args []types.T, ret types.T) Accumulator
+	// NewMoving, if set, makes a state that can also take inputs back out
+	// (a Remover), for a window frame whose start moves: PostgreSQL's
+	// moving-aggregate implementation, which exists for the aggregates
+	// whose inputs come back out exactly.
+	NewMoving func(env Env, args []types.T, ret types.T) Accumulator
+	// KeepsNulls takes in a row whose first argument is NULL; other
+	// aggregates skip it, as a strict transition function does.
+	KeepsNulls bool
+	// Ordered says the result depends on the order of the inputs
+	// (array_agg, string_agg), and Holds that the state grows with them.
+	Ordered, Holds bool
+	// Extreme is -1 for min and +1 for max, whose result is the least or
+	// greatest input by the result type's order (a window frame keeps the
+	// inputs that may still be it), and 0 for the others.
+	Extreme int
+}
+
+// An Accumulator folds the inputs of one group: Add takes one row's
+// arguments, Result gives the value over what it took so far, and may be
+// called again after more Adds, as a window's running aggregate does.
+type Accumulator interface {
+	Add(args []any) error
+	Result() (any, error)
+}
+
+// A Remover takes a row's arguments back out of the state: the row Add
+// took first of those it still holds.
+type Remover interface {
+	Remove(args []any) error
+}
+
+// LookupAggregate returns the overloads of the aggregate called name, nil
+// if there is none.
+func LookupAggregate(name string) []Aggregate { return aggregates[name] }
+
+var aggregates = map[string][]Aggregate{
+	"count": {
+		{Overload: Overload{Ret: types.Int8}, New: newCount, NewMoving: newCount},
+		{Overload: Overload{Args: []types.T{Any}, Ret: types.Int8}, New: newCount, NewMoving: newCount},
+	},
+	"sum": sumOverloads(false),
+	"avg": sumOverloads(true),
+	"min": extremes(-1),
+	"max": extremes(1),
+	"bool_and": {{Overload: Overload{Args: []types.T{types.Bool}, Ret: types.Bool}, New: newBool(true),
+		NewMoving: newBool(true)}},
+	"every": {{Overload: Overload{Args: []types.T{types.Bool}, Ret: types.Bool}, New: newBool(true),
+		NewMoving: newBool(true)}},
+	"bool_or": {{Overload: Overload{Args: []types.T{types.Bool}, Ret: types.Bool}, New: newBool(false),
+		NewMoving: newBool(false)}},
+	"bit_and": bitAggregates("&"),
+	"bit_or":  bitAggregates("|"),
+	"bit_xor": bitAggregates("#"),
+	"string_agg": {{Overload: Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text},
+		New: newStringAgg, Ordered: true, Holds: true}},
+	// TiDB's grammar reads string_agg as its group_concat.
+	"group_concat": {{Overload: Overload{Args: []types.T{types.Text, types.Text}, Ret: types.Text},
+		New: newStringAgg, Ordered: true, Holds: true}},
+	"array_agg": {{Overload: Overload{Args: []types.T{AnyNonArray}, Ret: AnyArray},
+		New: newArrayAgg, KeepsNulls: true, Ordered: true, Holds: true}},
+	"json_agg":         jsonAgg(types.JSONType, 1),
+	"jsonb_agg":        jsonAgg(types.JSONBType, 1),
+	"json_object_agg":  jsonAgg(types.JSONType, 2),
+	"jsonb_object_agg": jsonAgg(types.JSONBType, 2),
+	"stddev":           moments(true, true),
+	"stddev_samp":      moments(true, true),
+	"stddev_pop":       moments(false, true),
+	"variance":         moments(true, false),
+	"var_samp":         moments(true, false),
+	"var_pop":          moments(false, false),
+	"corr":             regression("corr"),
+	"covar_pop":        regression("covar_pop"),
+	"covar_samp":       regression("covar_samp"),
+	"regr_slope":       regression("regr_slope"),
+	"regr_intercept":   regression("regr_intercept"),
+	"regr_count":       regression("regr_count"),
+	"regr_r2":          regression("regr_r2"),
+	"regr_avgx":        regression("regr_avgx"),
+	"regr_avgy":        regression("regr_avgy"),
+	"regr_sxx":         regression("regr_sxx"),
+	"regr_syy":         regression("regr_syy"),
+	"regr_sxy":         regression("regr_sxy"),
+}
+
+// count is count(*) and count(x): the rows, or those with x not NULL.
+type count struct{ n int64 }
+
+func newCount(Env, []types.T, types.T) Accumulator { return &count{} }
+
+func (c *count) Add([]any) error      { c.n++; return nil }
+func (c *count) Remove([]any) error   { c.n--; return nil }
+func (c *count) Result() (any, error) { return c.n, nil }
+
+// sumOverloads are sum's, or with avg avg's: integer sums are exact
+// (numeric), float sums float8's.
+func sumOverloads(avg bool) []Aggregate {
+	sig := func(arg, ret types.T) Aggregate {
+		a := Aggregate{Overload: Overload{Args: []types.T{arg}, Ret: ret}, New: newSum(avg, false)}
+		if arg.Oid != types.OidFloat4 && arg.Oid != types.OidFloat8 {
+			a.NewMoving = newSum(avg, true)
+		}
+		return a
+	}
+	if avg {
+		return []Aggregate{sig(types.Int2, types.Numeric), sig(types.Int4, types.Numeric), sig(types.Int8, types.Numeric),
+			sig(types.Numeric, types.Numeric), sig(types.Float4, types.Float8), sig(types.Float8, types.Float8),
+			sig(types.IntervalType, types.IntervalType)}
+	}
+	return []Aggregate{sig(types.Int2, types.Int8), sig(types.Int4, types.Int8), sig(types.Int8, types.Numeric),
+		sig(types.Numeric, types.Numeric), sig(types.Float4, types.Float4), sig(types.Float8, types.Float8),
+		sig(types.IntervalType, types.IntervalType)}
+}
+
+// sum is the state of sum and avg: the inputs counted, and their sum as
+// a numeric (integers and numerics), a float64 or an interval. A moving
+// one, which may take inputs back out, keeps the numeric infinities and
+// NaNs apart, which have no inverse, and how many inputs of each scale it
+// holds, to give the scale adding up its inputs afresh would.
+type sum struct {
+	avg, moving bool
+	ret         types.T
+	n           int64
+	acc         any
+	nonFinite   int
+	exponents   map[int32]int64
+}
+
+func newSum(avg, moving bool) func(Env, []types.T, types.T) Accumulator {
+	return func(_ Env, _ []types.T, ret types.T) Accumulator { return &sum{avg: avg, moving: moving, ret: ret} }
+}
+
+func (s *sum) Add(a []any) error {
+	s.n++
+	switch x := a[0].(type) {
+	case int64:
+		return s.addNumeric(apd.New(x, 0))
+	case *apd.Decimal:
+		if s.moving {
+			if x.Form != apd.Finite {
+				s.nonFinite++
+				return nil
+			}
+			if s.exponents == nil {
+				s.exponents = make(map[int32]int64)
+			}
+			s.exponents[x.Exponent]++
+		}
+		return s.addNumeric(x)
+	case float64:
+		if s.acc == nil {
+			s.acc = x
+		} else {
+			s.acc = s.acc.(float64) + x
+		}
+	case types.Interval:
+		if s.acc == nil {
+			s.acc = x
+		} else {
+			y := s.acc.(types.Interval)
+			s.acc = types.Interval{Months: y.Months + x.Months, Days: y.Days + x.Days, Micros: y.Micros + x.Micros}
+		}
+	}
+	return nil
+}
+
+// addNumeric adds d to the numeric sum, a new value each time: results
+// already given may hold the old one.
+func (s *sum) addNumeric(d *apd.Decimal) error {
+	if s.acc == nil {
+		s.acc = new(apd.Decimal).Set(d)
+		return nil
+	}
+	r := new(apd.Decimal)
+	if _, err := NumericContext.Add(r, s.acc.(*apd.Decimal), d); err != nil {
+		return err
+	}
+	s.acc = r
+	return nil
+}
+
+func (s *sum) Remove(a []any) error {
+	if d, ok := a[0].(*apd.Decimal); ok && d.Form != apd.Finite {
+		s.n--
+		s.nonFinite--
+		return nil
+	}
+	if s.n--; s.n == 0 {
+		s.acc, s.nonFinite = nil, 0 // the sum of no rows is NULL
+		clear(s.exponents)
+		return nil
+	}
+	switch x := a[0].(type) {
+	case int64:
+		return s.subtract(apd.New(x, 0))
+	case *apd.Decimal:
+		if s.exponents[x.Exponent]--; s.exponents[x.Exponent] == 0 {
+			delete(s.exponents, x.Exponent)
+		}
+		return s.subtract(x)
+	case types.Interval:
+		y := s.acc.(types.Interval)
+		s.acc = types.Interval{Months: y.Months - x.Months, Days: y.Days - x.Days, Micros: y.Micros - x.Micros}
+	}
+	return nil
+}
+
+func (s *sum) subtract(d *apd.Decimal) error {
+	r := new(apd.Decimal)
+	if _, err := NumericContext.Sub(r, s.acc.(*apd.Decimal), d); err != nil {
+		return err
+	}
+	s.acc = r
+	return nil
+}
+
+// errRecompute is what a moving sum's Result gives while it holds an
+// infinity or a NaN, whose sum with the rest it cannot know without them:
+// the frame's value is computed afresh.
+var errRecompute = pgerr.New(pgerr.InternalError, "moving aggregate holds a value it cannot take back out")
+
+// ErrRecompute reports whether err is a moving state's request that its
+// value be computed afresh, from a state that is not moving.
+func ErrRecompute(err error) bool { return err == errRecompute }
+
+func (s *sum) Result() (any, error) {
+	if s.nonFinite > 0 {
+		return nil, errRecompute
+	}
+	if s.avg {
+		if s.n == 0 {
+			return nil, nil
+		}
+		switch acc := s.acc.(type) {
+		case float64:
+			return acc / float64(s.n), nil
+		case types.Interval:
+			return types.ScaleInterval(acc, float64(s.n), true)
+		}
+		return numericDivide(s.numericSum(), apd.New(s.n, 0))
+	}
+	if s.acc == nil {
+		return nil, nil
+	}
+	switch acc := s.acc.(type) {
+	case *apd.Decimal:
+		d := s.numericSum()
+		if s.ret.Oid == types.OidInt8 {
+			i, err := d.Int64()
+			if err != nil {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
+			}
+			return i, nil
+		}
+		return d, nil
+	case float64:
+		if s.ret.Oid == types.OidFloat4 {
+			return float64(float32(acc)), nil
+		}
+	}
+	return s.acc, nil
+}
+
+// numericSum is the numeric sum, with the scale of its input of the
+// largest scale, as adding its inputs afresh would give it, not that of
+// a larger one a moving state has given back.
+func (s *sum) numericSum() *apd.Decimal {
+	d := s.acc.(*apd.Decimal)
+	if len(s.exponents) == 0 {
+		return d
+	}
+	exp := int32(math.MaxInt32)
+	for e := range s.exponents {
+		exp = min(exp, e)
+	}
+	if exp <= d.Exponent {
+		return d
+	}
+	r := new(apd.Decimal)
+	if _, err := NumericContext.Quantize(r, d, exp); err != nil {
+		return d
+	}
+	return r
+}
+
+// numericDivide is numeric division with PostgreSQL's result scale.
+func numericDivide(l, r *apd.Decimal) (any, error) {
+	if l.Form != apd.Finite || r.Form != apd.Finite {
+		d := new(apd.Decimal)
+		if _, err := NumericContext.Quo(d, l, r); err != nil {
+			return nil, errNumericOverflow()
+		}
+		return d, nil
+	}
+	return OwnNumeric(NumericDiv(l, r, NumericDivScale(l, r))), nil
+}
+
+// extremes are min's (sign -1) or max's (+1) overloads: the types with
+// an order, their result the input type itself.
+func extremes(sign int) []Aggregate {
+	var aggs []Aggregate
+	for _, t := range []types.T{types.Int2, types.Int4, types.Int8, types.Numeric, types.Float4, types.Float8,
+		types.Text, {Oid: types.OidBpchar, Mod: -1}, types.Date, types.TimeType, types.Timestamp, types.Timestamptz,
+		types.IntervalType, {Oid: types.OidOid, Mod: -1}, AnyEnum} {
+		aggs = append(aggs, Aggregate{Overload: Overload{Args: []types.T{t}, Ret: t}, New: newExtreme(sign), Extreme: sign})
+	}
+	return aggs
+}
+
+// extreme is min's or max's state. Of two equal inputs the later wins,
+// as PostgreSQL's numeric_smaller and the like do, which shows when
+// equal values print differently (1.0 and 1.00, '1 day' and '24 hours').
+type extreme struct {
+	sign int
+	t    types.T
+	v    any
+}
+
+func newExtreme(sign int) func(Env, []types.T, types.T) Accumulator {
+	return func(_ Env, args []types.T, _ types.T) Accumulator { return &extreme{sign: sign, t: args[0]} }
+}
+
+func (x *extreme) Add(a []any) error {
+	if x.v == nil || types.Compare(x.t, a[0], x.v)*x.sign >= 0 {
+		x.v = a[0]
+	}
+	return nil
+}
+
+func (x *extreme) Result() (any, error) { return x.v, nil }
+
+// boolAgg is bool_and and every (all) or bool_or: the true inputs
+// counted, so that they can come back out.
+type boolAgg struct {
+	all      bool
+	n, trues int64
+}
+
+func newBool(all bool) func(Env, []types.T, types.T) Accumulator {
+	return func(Env, []types.T, types.T) Accumulator { return &boolAgg{all: all} }
+}
+
+func (b *boolAgg) Add(a []any) error {
+	b.n++
+	if a[0].(bool) {
+		b.trues++
+	}
+	return nil
+}
+
+func (b *boolAgg) Remove(a []any) error {
+	b.n--
+	if a[0].(bool) {
+		b.trues--
+	}
+	return nil
+}
+
+func (b *boolAgg) Result() (any, error) {
+	switch {
+	case b.n == 0:
+		return nil, nil
+	case b.all:
+		return b.trues == b.n, nil
+	}
+	return b.trues > 0, nil
+}
+
+// bitAggregates are bit_and's, bit_or's or bit_xor's overloads.
+func bitAggregates(op string) []Aggregate {
+	var aggs []Aggregate
+	for _, t := range intTypes {
+		aggs = append(aggs, Aggregate{Overload: Overload{Args: []types.T{t}, Ret: t},
+			New: func(Env, []types.T, types.T) Accumulator { return &bitAgg{op: op} }})
+	}
+	return aggs
+}
+
+type bitAgg struct {
+	op string
+	v  any
+}
+
+func (b *bitAgg) Add(a []any) error {
+	v := a[0].(int64)
+	if b.v != nil {
+		v = bitwise(b.op, 64, b.v.(int64), v)
+	}
+	b.v = v
+	return nil
+}
+
+func (b *bitAgg) Result() (any, error) { return b.v, nil }
+
+// stringAgg is string_agg(s, sep): a builder, not a string, since
+// appending to a string copies it, which made the aggregate quadratic.
+type stringAgg struct{ b *strings.Builder }
+
+func newStringAgg(Env, []types.T, types.T) Accumulator { return &stringAgg{} }
+
+func (s *stringAgg) Add(a []any) error {
+	if s.b == nil {
+		s.b = new(strings.Builder)
+	} else if a[1] != nil {
+		s.b.WriteString(a[1].(string))
+	}
+	s.b.WriteString(a[0].(string))
+	return nil
+}
+
+func (s *stringAgg) Result() (any, error) {
+	if s.b == nil {
+		return nil, nil
+	}
+	return s.b.String(), nil
+}
+
+// arrayAgg is array_agg: the inputs, NULLs too.
+type arrayAgg struct{ vs []any }
+
+func newArrayAgg(Env, []types.T, types.T) Accumulator { return &arrayAgg{} }
+
+func (s *arrayAgg) Add(a []any) error { s.vs = append(s.vs, a[0]); return nil }
+
+func (s *arrayAgg) Result() (any, error) {
+	if s.vs == nil {
+		return nil, nil
+	}
+	return s.vs, nil
+}
+
+// jsonAgg are json[b]_agg's overloads (one argument) or
+// json[b]_object_agg's (two: a key and a value).
+func jsonAgg(jt types.T, nargs int) []Aggregate {
+	args := []types.T{AnyElement}
+	if nargs == 2 {
+		args = []types.T{Any, Any}
+	}
+	return []Aggregate{{Overload: Overload{Args: args, Ret: jt, Volatility: Stable}, KeepsNulls: true, Ordered: true, Holds: true,
+		New: func(e Env, args []types.T, ret types.T) Accumulator {
+			return &jsonAggState{env: e, args: args, ret: ret}
+		}}}
+}
+
+// jsonAggState gathers the inputs, and writes them at the end: json_agg
+// writes [1, 2], arrays and records each on a line of their own;
+// json_object_agg writes { "a" : 1, "b" : 2 }.
+type jsonAggState struct {
+	env    Env
+	args   []types.T
+	ret    types.T
+	inputs [][]any
+}
+
+func (s *jsonAggState) Add(a []any) error {
+	if len(s.args) == 2 && a[0] == nil {
+		return pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
+	}
+	s.inputs = append(s.inputs, slices.Clone(a[:len(s.args)]))
+	return nil
+}
+
+func (s *jsonAggState) Result() (any, error) {
+	if s.inputs == nil {
+		return nil, nil
+	}
+	return makeJSON(s.ret, func(b *jsonBuilder) {
+		if len(s.args) == 1 {
+			t := s.args[0]
+			sep := ", "
+			if _, rec := t.Fields(); rec || t.IsArray() {
+				sep = ", \n "
+			}
+			b.array(len(s.inputs), sep, func(i int) { b.value(t, s.inputs[i][0]) })
+			return
+		}
+		b.object(len(s.inputs), "{ ", ", ", " }", func(i int) {
+			b.key(s.args[0], s.inputs[i][0], " : ")
+			b.value(s.args[1], s.inputs[i][1])
+		})
+	}, s.env.Location())
+}
