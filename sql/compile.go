@@ -595,82 +595,17 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
 
-// unknownBesideDatetime types an untyped literal operand of an arithmetic
-// operator whose other operand is an interval, timestamp or date, as
-// PostgreSQL's operator resolution does: the one operator that takes the
-// other type there decides (timestamp + '1 day' is timestamp + interval,
-// interval * '2' is interval * float8), and date + '...' has two.
-// Other operands come back as they are.
-func (c *compiler) unknownBesideDatetime(op byte, l, r expr) (expr, expr, error) {
-	known, left := r.typ(), false
-	if r.typ().Oid == types.OidUnknown {
-		known, left = l.typ(), true
-	}
-	var to types.T
-	switch known.Oid {
-	case types.OidInterval:
-		switch {
-		case op == '+' || op == '-':
-			to = types.IntervalType
-		case op == '*' || op == '/' && left:
-			to = types.Float8
-		}
-	case types.OidTimestamp, types.OidTimestamptz:
-		if op == '+' {
-			to = types.IntervalType
-		}
-	case types.OidDate:
-		if op == '+' {
-			return nil, nil, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s + %s", l.typ(), r.typ()).
-				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
-		}
-	}
-	if to.Oid == 0 {
-		return l, r, nil
-	}
-	var err error
-	if left {
-		r, err = c.coerce(r, to)
-	} else {
-		l, err = c.coerce(l, to)
-	}
-	return l, r, err
-}
-
+// arith compiles l op r for + - * / %: the numbers' arithmetic here, and
+// that of the date and time types (and jsonb's -) by sql/builtins'
+// operators, which an untyped literal beside one resolves against too.
 func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	lt, rt := l.typ(), r.typ()
-	if op == '-' && lt.Oid == types.OidJSONB {
-		return c.callOperator("-", l, r)
-	}
-	if lt.Oid == types.OidTime || rt.Oid == types.OidTime {
-		return c.timeArith(op, l, r)
-	}
-	if lt.Oid == types.OidUnknown != (rt.Oid == types.OidUnknown) {
-		var err error
-		if l, r, err = c.unknownBesideDatetime(op, l, r); err != nil {
-			return nil, err
+	if datetimeOperand(lt) || datetimeOperand(rt) || op == '-' && lt.Oid == types.OidJSONB {
+		e, err := c.callOperator(string(op), l, r)
+		if f, ok := e.(*funcExpr); ok {
+			f.op = op // deparsed as arithmetic, not as a function
 		}
-		lt, rt = l.typ(), r.typ()
-	}
-	if lu, ru := lt.Oid == types.OidUnknown, rt.Oid == types.OidUnknown; op == '-' && lt.Oid != rt.Oid &&
-		(timeRank(lt.Oid) > 0 || lu) && (timeRank(rt.Oid) > 0 || ru) && !(lu && ru) {
-		// timestamp - date and the like: PostgreSQL casts the date (or
-		// the timestamp, against a timestamptz) up and subtracts. An
-		// untyped literal takes the other side's type, for which a
-		// minus operator exists.
-		t, _ := unify(lt, rt)
-		var err error
-		if l, err = c.coerce(l, t); err != nil {
-			return nil, err
-		}
-		if r, err = c.coerce(r, t); err != nil {
-			return nil, err
-		}
-		lt, rt = t, t
-	}
-	if f, ok := dateTimeArith(op, lt, rt); ok {
-		f.op = op
-		return c.call2(f, l, r)
+		return e, err
 	}
 	t, ok := unify(lt, rt)
 	if !ok || numRank(t.Oid) == 0 {
@@ -690,43 +625,6 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	return &arithExpr{op: op, t: t, l: l, r: r}, nil
 }
 
-// timeArith is arithmetic with a time operand. An untyped literal beside
-// it is an interval for + and a time for -, as PostgreSQL resolves it;
-// where time has no operator of its own, it converts to interval
-// implicitly (date - time is date - interval).
-func (c *compiler) timeArith(op byte, l, r expr) (expr, error) {
-	var err error
-	switch {
-	case isUnknown(l) && op == '+':
-		l, err = c.coerce(l, types.IntervalType)
-	case isUnknown(l):
-		l, err = c.coerce(l, types.TimeType)
-	case isUnknown(r) && op == '+':
-		r, err = c.coerce(r, types.IntervalType)
-	case isUnknown(r):
-		r, err = c.coerce(r, types.TimeType)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if f, ok := dateTimeArith(op, l.typ(), r.typ()); ok {
-		f.op = op
-		return c.call2(f, l, r)
-	}
-	toInterval := func(e expr) expr {
-		if e.typ().Oid == types.OidTime {
-			return &castExpr{e: e, from: e.typ(), to: types.IntervalType}
-		}
-		return e
-	}
-	li, ri := toInterval(l), toInterval(r)
-	if f, ok := dateTimeArith(op, li.typ(), ri.typ()); ok {
-		f.op = op
-		return c.call2(f, li, ri)
-	}
-	return nil, noOperator(string(op), l.typ(), r.typ())
-}
-
 // coerceArgs converts args to params in place, or fails as PostgreSQL
 // does when no version of name takes them.
 func (c *compiler) coerceArgs(name string, args []expr, params []types.T) error {
@@ -742,6 +640,12 @@ func (c *compiler) coerceArgs(name string, args []expr, params []types.T) error 
 		}
 	}
 	return nil
+}
+
+// datetimeOperand reports whether t is a date or time type, whose
+// arithmetic sql/builtins has.
+func datetimeOperand(t types.T) bool {
+	return timeRank(t.Oid) > 0 || t.Oid == types.OidTime || t.Oid == types.OidInterval
 }
 
 func isUnknown(e expr) bool { return e.typ().Oid == types.OidUnknown }

@@ -3,13 +3,11 @@ package sql
 import (
 	"context"
 	"maps"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -124,14 +122,6 @@ func (c *compiler) call(n *ast.FuncCallExpr) (expr, error) {
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
-}
-
-// call2 builds a two-argument strict function expression from a ready
-// implementation (datetime arithmetic).
-func (c *compiler) call2(f *funcExpr, l, r expr) (expr, error) {
-	f.args = []expr{l, r}
-	f.strict = true
-	return f, nil
 }
 
 func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
@@ -484,147 +474,6 @@ func setval(e *env, s *catalog.Sequence, a []any) (any, error) {
 		e.s.currvals[s.ID] = v
 	}
 	return v, nil
-}
-
-// dateTimeArith returns the implementation of date and time arithmetic,
-// or false if neither operand is a date, time or interval. time's
-// operators are time ± interval, time - time and date + time; the others
-// that take a time take it as an interval, which the caller converts it to.
-func dateTimeArith(op byte, l, r types.T) (*funcExpr, bool) {
-	if op == '+' && (l.Oid == types.OidInterval && (timeRank(r.Oid) > 0 || r.Oid == types.OidTime) ||
-		r.Oid == types.OidDate && (numRank(l.Oid) > 0 && numRank(l.Oid) <= 2 || l.Oid == types.OidTime)) {
-		// interval + timestamp, integer + date and time + date are the
-		// other way round.
-		f, ok := dateTimeArith(op, r, l)
-		if ok {
-			fn := f.fn
-			f.fn = func(e *env, a []any) (any, error) { return fn(e, []any{a[1], a[0]}) }
-		}
-		return f, ok
-	}
-	switch {
-	case (op == '+' || op == '-') && l.Oid == types.OidTime && r.Oid == types.OidInterval:
-		return &funcExpr{name: "time_pl_interval", t: types.TimeType, fn: func(_ *env, a []any) (any, error) {
-			iv := a[1].(types.Interval)
-			if op == '-' {
-				iv.Micros = -iv.Micros
-			}
-			return types.AddToTime(a[0].(int64), iv), nil
-		}}, true
-	case op == '-' && l.Oid == types.OidTime && r.Oid == types.OidTime:
-		return &funcExpr{name: "time_mi_time", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
-			return types.Interval{Micros: a[0].(int64) - a[1].(int64)}, nil
-		}}, true
-	case op == '+' && l.Oid == types.OidDate && r.Oid == types.OidTime:
-		return &funcExpr{name: "datetime_pl", t: types.Timestamp, fn: func(_ *env, a []any) (any, error) {
-			date := a[0].(time.Time)
-			if types.IsInfinite(date) {
-				return date, nil
-			}
-			ts, err := types.Cast(date, types.Date, types.Timestamp, nil)
-			if err != nil {
-				return nil, err
-			}
-			us := types.Micros(ts.(time.Time)) + a[1].(int64)
-			if !types.TimestampInRange(us) {
-				return nil, types.ErrTimestampRange()
-			}
-			return types.FromMicros(us), nil
-		}}, true
-	case op == '-' && l.Oid == types.OidDate && r.Oid == types.OidDate:
-		return &funcExpr{name: "date_mi", t: types.Int4, fn: func(_ *env, a []any) (any, error) {
-			x, y := a[0].(time.Time), a[1].(time.Time)
-			if types.IsInfinite(x) || types.IsInfinite(y) {
-				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
-			}
-			// Unix seconds, not time.Sub, whose Duration spans only 292 years.
-			return (x.Unix() - y.Unix()) / 86400, nil
-		}}, true
-	case (op == '+' || op == '-') && l.Oid == types.OidDate && numRank(r.Oid) > 0 && numRank(r.Oid) <= 2:
-		return &funcExpr{name: "date_pli", t: types.Date, fn: func(_ *env, a []any) (any, error) {
-			date, d := a[0].(time.Time), a[1].(int64)
-			if types.IsInfinite(date) {
-				return date, nil
-			}
-			if op == '-' {
-				d = -d
-			}
-			days := int64(types.Days(date)) + d
-			if !types.DateInRange(days) {
-				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
-			}
-			return types.FromDays(int32(days)), nil
-		}}, true
-	case (op == '+' || op == '-') && timeRank(l.Oid) > 0 && r.Oid == types.OidInterval:
-		t := l
-		if t.Oid == types.OidDate {
-			t = types.Timestamp
-		}
-		return &funcExpr{name: "timestamp_pl_interval", t: types.T{Oid: t.Oid, Mod: -1}, fn: func(e *env, a []any) (any, error) {
-			iv := a[1].(types.Interval)
-			if op == '-' {
-				iv = types.Interval{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
-			}
-			return types.TimestampPlusInterval(a[0].(time.Time), iv, t.Oid == types.OidTimestamptz, e.s.loc())
-		}}, true
-	case (op == '+' || op == '-') && l.Oid == types.OidInterval && r.Oid == types.OidInterval:
-		return &funcExpr{name: "interval_pl", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
-			x, y := a[0].(types.Interval), a[1].(types.Interval)
-			if op == '-' {
-				y = types.Interval{Months: -y.Months, Days: -y.Days, Micros: -y.Micros}
-			}
-			months, days := int64(x.Months)+int64(y.Months), int64(x.Days)+int64(y.Days)
-			micros, ok := types.AddInt64(x.Micros, y.Micros)
-			if !ok || months != int64(int32(months)) || days != int64(int32(days)) {
-				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
-			}
-			return types.Interval{Months: int32(months), Days: int32(days), Micros: micros}, nil
-		}}, true
-	case (op == '*' || op == '/') && l.Oid == types.OidInterval && numRank(r.Oid) > 0,
-		op == '*' && numRank(l.Oid) > 0 && r.Oid == types.OidInterval:
-		return &funcExpr{name: "interval_mul", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
-			iv, n := a[0], a[1]
-			if op == '*' && l.Oid != types.OidInterval {
-				iv, n = n, iv
-			}
-			f := toFloat(n)
-			if op == '/' {
-				if f == 0 {
-					return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
-				}
-				return types.ScaleInterval(iv.(types.Interval), f, true)
-			}
-			return types.ScaleInterval(iv.(types.Interval), f, false)
-		}}, true
-	case op == '-' && timeRank(l.Oid) >= 2 && l.Oid == r.Oid:
-		return &funcExpr{name: "timestamp_mi", t: types.IntervalType, fn: func(_ *env, a []any) (any, error) {
-			x, y := a[0].(time.Time), a[1].(time.Time)
-			if types.IsInfinite(x) || types.IsInfinite(y) {
-				return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
-			}
-			// As PostgreSQL: the difference in microseconds, whole days
-			// split off (interval_justify_hours). Unix seconds, not
-			// time.Sub, whose Duration spans only 292 years.
-			micros := (x.Unix()-y.Unix())*1_000_000 + int64(x.Nanosecond()/1000-y.Nanosecond()/1000)
-			const day = 86_400_000_000
-			return types.Interval{Days: int32(micros / day), Micros: micros % day}, nil
-		}}, true
-	}
-	return nil, false
-}
-
-// toFloat is a number datum as a float64.
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case *apd.Decimal:
-		f, _ := x.Float64()
-		return f
-	}
-	return math.NaN()
 }
 
 // compileLocalTime is LOCALTIME[(p)] and LOCALTIMESTAMP[(p)]: the time of

@@ -381,14 +381,21 @@ func namedArgTypes(args []expr, names []string) string {
 // acceptsAll reports whether every argument converts to its parameter
 // implicitly. Among the numeric types PostgreSQL converts implicitly only
 // upwards, int2 → int4 → int8 → numeric → float4 → float8 (float4 to
-// numeric is an assignment cast), which decides power(2.0, 3::float4).
+// numeric is an assignment cast), which decides power(2.0, 3::float4);
+// among the dates and timestamps too, date → timestamp → timestamptz.
 func acceptsAll(c candidate, in []types.T) bool {
 	for j, t := range in {
-		if polymorphic(c.arg(j)) {
+		p := c.arg(j)
+		if polymorphic(p) {
 			continue
 		}
-		from, to := numRank(t.Oid), numRank(c.arg(j).Oid)
-		if from > 0 && to > 0 && from > to || !implicitOK(t, c.arg(j)) {
+		if from, to := numRank(t.Oid), numRank(p.Oid); from > 0 && to > 0 && from > to {
+			return false
+		}
+		if from, to := timeRank(t.Oid), timeRank(p.Oid); from > 0 && to > 0 && from > to {
+			return false
+		}
+		if !implicitOK(t, p) {
 			return false
 		}
 	}

@@ -257,6 +257,11 @@ var table = map[string][]Overload{
 // TiDB lacks as calls (a -> b is epochdb_arrow(a, b)), which the planner
 // resolves here.
 var operators = map[string][]Overload{
+	// datearith.go; the numbers' own arithmetic is the planner's.
+	"+": datePlus(),
+	"*": intervalTimesOps(),
+	"/": intervalDivOps(),
+
 	// bitwise.go; ~ is the prefix operator, one argument.
 	"&":  bitOp("&"),
 	"|":  bitOp("|"),
@@ -277,7 +282,7 @@ var operators = map[string][]Overload{
 	"?|":  one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(false))),
 	"?&":  one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(true))),
 	"#-":  one(types.JSONBType, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbDeletePath)),
-	"-":   jsonbMinus(),
+	"-":   slices.Concat(dateMinus(), jsonbMinus()),
 	"||": {{Args: []types.T{types.JSONBType, types.JSONBType}, Ret: types.JSONBType, Fn: jsonFn(func(j *types.JSON, a []any) (any, error) {
 		return jsonbConcat(j, a[0].(*types.JSON))
 	})}},
