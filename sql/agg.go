@@ -36,13 +36,12 @@ type aggCall struct {
 	order    []sortKey
 	t        types.T
 	filter   expr // FILTER (WHERE ...), over the input row, or nil
-	// agg is the overload of sql/builtins the call resolved to; nil for an
-	// ordered-set aggregate, which this package computes.
+	// agg is the overload of sql/builtins the call resolved to.
 	agg *builtins.Aggregate
-	// An ordered-set aggregate's fraction (or array of them), evaluated
-	// when planned, or the error that evaluation gave.
-	frac    any
-	fracErr error
+	// An ordered-set aggregate's direct arguments (its fraction, or array
+	// of them), evaluated when planned, and the error that gave, if any.
+	direct    []any
+	directErr error
 }
 
 func (a *aggPlan) groupIndex(n ast.ExprNode) (int, bool) {
@@ -370,10 +369,13 @@ func newAggState(x *execCtx, call *aggCall) *aggState {
 // newAccumulator makes a state of call's aggregate, with moving one that
 // takes inputs back out, if the aggregate has one.
 func (call *aggCall) newAccumulator(x *execCtx, moving bool) builtins.Accumulator {
-	if call.agg == nil {
-		return &orderedSetState{call: call}
-	}
 	ts := argTypesOf(call.args[:call.nargs])
+	if call.agg.NewOrderedSet != nil {
+		if call.directErr != nil {
+			return failedState{call.directErr}
+		}
+		return call.agg.NewOrderedSet(x.env(nil), call.direct, ts, call.t)
+	}
 	if moving && call.agg.NewMoving != nil {
 		return call.agg.NewMoving(x.env(nil), ts, call.t)
 	}

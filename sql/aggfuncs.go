@@ -2,12 +2,10 @@ package sql
 
 import (
 	"context"
-	"math"
 	"slices"
 
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
-	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
@@ -112,13 +110,17 @@ func aggArity(fn string) int {
 	return 1
 }
 
+// orderedSetAgg reports whether fn is an ordered-set aggregate, called
+// WITHIN GROUP.
 func orderedSetAgg(fn string) bool {
-	return fn == "percentile_cont" || fn == "percentile_disc" || fn == "mode"
+	aggs := builtins.LookupAggregate(fn)
+	return aggs != nil && aggs[0].NewOrderedSet != nil
 }
 
-// planOrderedSet plans percentile_cont, percentile_disc and mode: their
-// direct arguments, which must be constant, and their one sort key, which
-// becomes the call's only argument.
+// planOrderedSet plans an ordered-set aggregate (percentile_cont,
+// percentile_disc, mode): its call resolves against its overloads with
+// the direct arguments, which must be constant and are evaluated here,
+// followed by its one sort key, which becomes the call's only argument.
 func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) error {
 	var args []expr
 	for _, n := range direct {
@@ -138,155 +140,41 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 		}
 		args = append(args, e)
 	}
-	noFunc := func() error {
+	if len(keys) != 3 {
 		return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", call.fn, argTypes(args))
 	}
-	wantDirect := 1
-	if call.fn == "mode" {
-		wantDirect = 0
+	call.args = args
+	if err := call.typeCheck(c); err != nil {
+		return err
 	}
-	if len(direct) != wantDirect || len(keys) != 3 {
-		return noFunc()
-	}
-	key := args[wantDirect]
-	kt := key.typ()
-	var err error
-	if wantDirect == 1 {
-		d := args[0]
-		fracT, array := types.Float8, false
-		if _, ok := d.typ().Elem(); ok {
-			fracT, array = types.T{Oid: types.OidFloat8Array, Mod: -1}, true
-		}
-		if d, err = c.coerce(d, fracT); err != nil {
-			return noFunc()
-		}
-		if call.fn == "percentile_cont" {
-			switch {
-			case kt.Oid == types.OidInterval:
-			case kt.Oid == types.OidTime:
-				// Interpolated as intervals, by time's implicit cast.
-				if key, err = c.coerce(key, types.IntervalType); err != nil {
-					return err
-				}
-				kt = types.IntervalType
-			case numRank(kt.Oid) > 0:
-				if key, err = c.coerce(key, types.Float8); err != nil {
-					return err
-				}
-				kt = types.Float8
-			default:
-				return noFunc()
-			}
-		}
-		call.t = kt
-		if array {
-			var ok bool
-			if call.t, ok = types.ArrayOf(kt); !ok {
-				return noFunc()
-			}
-		}
+	args = call.args
+	nd := call.agg.Direct
+	for _, d := range args[:nd] {
 		if !constant(d) {
 			return pgerr.New(pgerr.FeatureNotSupported, "direct arguments of %s that are not constants are not supported", call.fn)
 		}
 		// Evaluated once; an error waits for the result, as in PostgreSQL.
-		call.frac, call.fracErr = d.eval(&env{ctx: context.Background(), s: c.s})
-	} else {
-		call.t = kt
+		v, err := d.eval(&env{ctx: context.Background(), s: c.s})
+		call.direct = append(call.direct, v)
+		if call.directErr == nil {
+			call.directErr = err
+		}
 	}
-	if err := checkComparable(kt, true); err != nil {
+	key := args[nd]
+	if err := checkComparable(key.typ(), true); err != nil {
 		return err
 	}
-	k := sortKey{idx: 0, t: kt, desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
+	k := sortKey{idx: 0, t: key.typ(), desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
 	call.args, call.nargs, call.order = []expr{key}, 1, []sortKey{k}
 	return nil
 }
 
-// orderedSetState is the state of an ordered-set aggregate: its inputs,
-// which arrive sorted by the call's one key.
-type orderedSetState struct {
-	call *aggCall
-	vs   []any
-}
+// failedState is the state of an ordered-set aggregate whose direct
+// argument failed to evaluate: its result is the failure.
+type failedState struct{ err error }
 
-func (o *orderedSetState) Add(vals []any) error { o.vs = append(o.vs, vals[0]); return nil }
-
-func (o *orderedSetState) Result() (any, error) { return o.call.orderedSetResult(o.vs) }
-
-// orderedSetResult computes an ordered-set aggregate over its sorted
-// non-NULL inputs.
-func (c *aggCall) orderedSetResult(vs []any) (any, error) {
-	vs = slices.DeleteFunc(vs, func(v any) bool { return v == nil })
-	if c.fn == "mode" {
-		var best any
-		bestN := 0
-		for i := 0; i < len(vs); {
-			j := i + 1
-			for j < len(vs) && types.Compare(c.t, vs[i], vs[j]) == 0 {
-				j++
-			}
-			if j-i > bestN {
-				best, bestN = vs[i], j-i
-			}
-			i = j
-		}
-		return best, nil
-	}
-	if c.fracErr != nil {
-		return nil, c.fracErr
-	}
-	one := func(frac any) (any, error) {
-		if frac == nil {
-			return nil, nil
-		}
-		p := frac.(float64)
-		if p < 0 || p > 1 || math.IsNaN(p) {
-			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "percentile value %g is not between 0 and 1", p)
-		}
-		if len(vs) == 0 {
-			return nil, nil
-		}
-		if c.fn == "percentile_disc" {
-			row := max(int64(math.Ceil(p*float64(len(vs)))), 1)
-			return vs[row-1], nil
-		}
-		at := p * float64(len(vs)-1)
-		lo, hi := math.Floor(at), math.Ceil(at)
-		first := vs[int(lo)]
-		if hi == lo {
-			return first, nil
-		}
-		return lerp(first, vs[int(hi)], at-lo)
-	}
-	fracs, array := c.frac.([]any)
-	if !array {
-		return one(c.frac)
-	}
-	if len(vs) == 0 {
-		return nil, nil
-	}
-	out := make([]any, len(fracs))
-	for i, f := range fracs {
-		v, err := one(f)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// lerp is float8_lerp and interval_lerp: lo + (hi - lo) * p.
-func lerp(lo, hi any, p float64) (any, error) {
-	if l, ok := lo.(float64); ok {
-		return l + p*(hi.(float64)-l), nil
-	}
-	l, h := lo.(types.Interval), hi.(types.Interval)
-	m, err := types.ScaleInterval(types.Interval{Months: h.Months - l.Months, Days: h.Days - l.Days, Micros: h.Micros - l.Micros}, p, false)
-	if err != nil {
-		return nil, err
-	}
-	return types.Interval{Months: m.Months + l.Months, Days: m.Days + l.Days, Micros: m.Micros + l.Micros}, nil
-}
+func (f failedState) Add([]any) error      { return nil }
+func (f failedState) Result() (any, error) { return nil, f.err }
 
 // distinctOnItems takes the parser's epochdb_distinct_on(...) off the
 // front of a select list: it returns the query without it, and its

@@ -16,9 +16,7 @@ import (
 // regression aggregates of (Y, X) pairs). The planner groups the rows,
 // and handles DISTINCT, ORDER BY and FILTER; an Accumulator folds one
 // group's inputs, as PostgreSQL's transition and final functions do.
-// The ordered-set aggregates (percentile_cont, percentile_disc, mode),
-// whose direct arguments the planner evaluates, are still planned in
-// package sql.
+// The ordered-set aggregates are orderedset.go's.
 
 // An Aggregate is one signature of an aggregate function: its parameters
 // and result type, as an Overload's (whose Fn it leaves unset), and how
@@ -43,6 +41,12 @@ type Aggregate struct {
 	// greatest input by the result type's order (a window frame keeps the
 	// inputs that may still be it), and 0 for the others.
 	Extreme int
+	// NewOrderedSet, in place of New, makes the state of an ordered-set
+	// aggregate (WITHIN GROUP): its first Direct parameters are direct
+	// arguments, evaluated once (direct), and its last is the sort key,
+	// whose values the state takes in order.
+	NewOrderedSet func(env Env, direct []any, args []types.T, ret types.T) Accumulator
+	Direct        int
 }
 
 // An Accumulator folds the inputs of one group: Add takes one row's
@@ -110,6 +114,9 @@ var aggregates = map[string][]Aggregate{
 	"regr_sxx":         regression("regr_sxx"),
 	"regr_syy":         regression("regr_syy"),
 	"regr_sxy":         regression("regr_sxy"),
+	"percentile_cont":  percentiles(true),
+	"percentile_disc":  percentiles(false),
+	"mode":             {withinGroup([]types.T{AnyElement}, AnyElement, 0, mode)},
 }
 
 // count is count(*) and count(x): the rows, or those with x not NULL.

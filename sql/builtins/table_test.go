@@ -46,8 +46,10 @@ func TestTableRows(t *testing.T) {
 	for name, aggs := range aggregates {
 		for i, a := range aggs {
 			switch {
-			case a.New == nil:
-				t.Errorf("aggregate %s overload %d: no New", name, i)
+			case (a.New == nil) == (a.NewOrderedSet == nil):
+				t.Errorf("aggregate %s overload %d: not one of New and NewOrderedSet", name, i)
+			case a.NewOrderedSet == nil && a.Direct > 0, a.Direct >= len(a.Args) && a.NewOrderedSet != nil:
+				t.Errorf("aggregate %s overload %d: %d direct arguments of %d", name, i, a.Direct, len(a.Args))
 			case a.Fn != nil || a.Typed != nil || a.Rows != nil:
 				t.Errorf("aggregate %s overload %d: an implementation of a function's", name, i)
 			case a.Extreme != 0 && a.NewMoving != nil:
