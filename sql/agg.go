@@ -36,8 +36,10 @@ type aggCall struct {
 	order    []sortKey
 	t        types.T
 	filter   expr // FILTER (WHERE ...), over the input row, or nil
-	// agg is the overload of sql/builtins the call resolved to.
-	agg *builtins.Aggregate
+	// agg is the overload of sql/builtins the call resolved to, and
+	// argTypes its arguments' types, which each group's state is made for.
+	agg      *builtins.Aggregate
+	argTypes []types.T
 	// An ordered-set aggregate's direct arguments (its fraction, or array
 	// of them), evaluated when planned, and the error that gave, if any.
 	direct    []any
@@ -286,6 +288,7 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	if call.distinct && len(keys) == 0 && call.agg.Ordered {
 		call.order = []sortKey{{idx: call.nargs, t: call.args[0].typ()}}
 		call.args = append(call.args, call.args[0])
+		call.argTypes = argTypesOf(call.args[:call.nargs])
 		return nil
 	}
 	for i := 0; i+2 < len(keys); i += 3 {
@@ -310,6 +313,7 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 		// Compiled only to check them: the result ignores the order.
 		call.args, call.order = call.args[:call.nargs], nil
 	}
+	call.argTypes = argTypesOf(call.args[:call.nargs])
 	return nil
 }
 
@@ -369,17 +373,17 @@ func newAggState(x *execCtx, call *aggCall) *aggState {
 // newAccumulator makes a state of call's aggregate, with moving one that
 // takes inputs back out, if the aggregate has one.
 func (call *aggCall) newAccumulator(x *execCtx, moving bool) builtins.Accumulator {
-	ts := argTypesOf(call.args[:call.nargs])
+	ts := call.argTypes
 	if call.agg.NewOrderedSet != nil {
 		if call.directErr != nil {
 			return failedState{call.directErr}
 		}
-		return call.agg.NewOrderedSet(x.env(nil), call.direct, ts, call.t)
+		return call.agg.NewOrderedSet(x.funcEnv(), call.direct, ts, call.t)
 	}
 	if moving && call.agg.NewMoving != nil {
-		return call.agg.NewMoving(x.env(nil), ts, call.t)
+		return call.agg.NewMoving(x.funcEnv(), ts, call.t)
 	}
-	return call.agg.New(x.env(nil), ts, call.t)
+	return call.agg.New(x.funcEnv(), ts, call.t)
 }
 
 func (st *aggState) add(vals []any) error {

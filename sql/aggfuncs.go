@@ -166,6 +166,7 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 	}
 	k := sortKey{idx: 0, t: key.typ(), desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
 	call.args, call.nargs, call.order = []expr{key}, 1, []sortKey{k}
+	call.argTypes = argTypesOf(call.args)
 	return nil
 }
 

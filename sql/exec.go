@@ -37,6 +37,8 @@ type execCtx struct {
 	// temp holds the statement's temporary files, in its outermost
 	// execution (see temps).
 	temp *spill.Set
+	// rowless is funcEnv's.
+	rowless *env
 }
 
 // canceled reports, every 1024 calls, whether the statement has been
@@ -59,6 +61,15 @@ func (x *execCtx) closeCTEs() {
 			r.close()
 		}
 	}
+}
+
+// funcEnv is an environment of no row, made once per execution, for
+// what asks only the session of it: the aggregates' states.
+func (x *execCtx) funcEnv() *env {
+	if x.rowless == nil {
+		x.rowless = x.env(nil)
+	}
+	return x.rowless
 }
 
 func (x *execCtx) env(row []any) *env {

@@ -310,7 +310,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		if agg.args != nil {
 			args = agg.args // converted to the overload's parameters
 		}
-		agg.nargs = len(agg.args)
+		agg.nargs, agg.argTypes = len(agg.args), argTypesOf(agg.args)
 		call.agg, call.t = agg, agg.t
 	}
 	call.args = args

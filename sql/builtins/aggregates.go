@@ -170,7 +170,17 @@ func (s *sum) Add(a []any) error {
 	s.n++
 	switch x := a[0].(type) {
 	case int64:
-		return s.addNumeric(apd.New(x, 0))
+		d := apd.New(x, 0)
+		if s.acc == nil {
+			s.acc = d
+			return nil
+		}
+		// d is this call's own: it takes the sum.
+		if _, err := NumericContext.Add(d, s.acc.(*apd.Decimal), d); err != nil {
+			return err
+		}
+		s.acc = d
+		return nil
 	case *apd.Decimal:
 		if s.moving {
 			if x.Form != apd.Finite {
