@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -33,7 +35,7 @@ type aggCall struct {
 	distinct bool
 	args     []expr // nil for count(*); then the ORDER BY keys, if any
 	nargs    int    // the arguments proper, before the keys
-	order    []sortKey
+	order    []rowexec.SortKey
 	t        types.T
 	filter   expr // FILTER (WHERE ...), over the input row, or nil
 	// agg is the overload of sql/builtins the call resolved to, and
@@ -286,7 +288,7 @@ func argTypes(args []expr) string {
 func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	call.nargs = len(call.args)
 	if call.distinct && len(keys) == 0 && call.agg.Ordered {
-		call.order = []sortKey{{idx: call.nargs, t: call.args[0].typ()}}
+		call.order = []rowexec.SortKey{{Idx: call.nargs, T: call.args[0].typ()}}
 		call.args = append(call.args, call.args[0])
 		call.argTypes = argTypesOf(call.args[:call.nargs])
 		return nil
@@ -301,9 +303,9 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 		}
 		dir := keys[i+1].(*driver.ValueExpr).GetString()
 		nulls := keys[i+2].(*driver.ValueExpr).GetString()
-		k := sortKey{idx: len(call.args), t: key.typ(), desc: dir == "desc"}
-		k.nullsFirst = nulls == "first" || nulls == "default" && k.desc
-		if err := checkComparable(k.t, true); err != nil {
+		k := rowexec.SortKey{Idx: len(call.args), T: key.typ(), Desc: dir == "desc"}
+		k.NullsFirst = nulls == "first" || nulls == "default" && k.Desc
+		if err := checkComparable(k.T, true); err != nil {
 			return err
 		}
 		call.order = append(call.order, k)
@@ -360,7 +362,7 @@ type aggState struct {
 	// sorted takes an ordered aggregate's inputs instead, sorting them
 	// within work_mem, when x, the execution grouping them, is set.
 	x      *execCtx
-	sorted *sorter
+	sorted *rowexec.Sorter
 }
 
 // newAggState is the state of one group of call, in execution x.
@@ -416,23 +418,23 @@ func (st *aggState) add(vals []any) error {
 			return nil
 		}
 		if st.sorted == nil {
-			st.sorted = newSorter(st.x, byKeys(c.order))
+			st.sorted = rowexec.NewSorter(st.x, rowexec.ByKeys(c.order))
 		}
-		return st.sorted.add(slices.Clone(vals))
+		return st.sorted.Add(slices.Clone(vals))
 	}
 	return st.accumulate(vals)
 }
 
 // foldSorted accumulates the inputs sorted took, in their order.
 func (st *aggState) foldSorted() error {
-	it, err := st.sorted.finish()
+	it, err := st.sorted.Finish()
 	st.sorted = nil
 	if err != nil {
 		return err
 	}
-	defer it.close()
+	defer it.Close()
 	for {
-		vals, err := it.next()
+		vals, err := it.Next()
 		if err != nil || vals == nil {
 			return err
 		}
@@ -458,11 +460,11 @@ func (c *aggCall) replacesExtreme(v, acc any) bool {
 func (st *aggState) result(x *execCtx) (any, error) {
 	c := st.call
 	if st.ordered != nil {
-		if err := sortRowsCanceling(x, st.ordered, c.order); err != nil {
+		if err := rowexec.SortRows(x, st.ordered, c.order); err != nil {
 			return nil, err
 		}
 		for _, vals := range st.ordered {
-			if err := x.canceled(); err != nil {
+			if err := x.Canceled(); err != nil {
 				return nil, err
 			}
 			if err := st.accumulate(vals); err != nil {

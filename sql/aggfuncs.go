@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -164,8 +166,8 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 	if err := checkComparable(key.typ(), true); err != nil {
 		return err
 	}
-	k := sortKey{idx: 0, t: key.typ(), desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
-	call.args, call.nargs, call.order = []expr{key}, 1, []sortKey{k}
+	k := rowexec.SortKey{Idx: 0, T: key.typ(), Desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
+	call.args, call.nargs, call.order = []expr{key}, 1, []rowexec.SortKey{k}
 	call.argTypes = argTypesOf(call.args)
 	return nil
 }
@@ -202,32 +204,32 @@ func (p *selectPlan) planDistinctOn(c *compiler, items []ast.ExprNode) error {
 		if err != nil {
 			return err
 		}
-		k := sortKey{idx: idx, t: p.exprs[idx].typ()}
-		if err := checkComparable(k.t, true); err != nil {
+		k := rowexec.SortKey{Idx: idx, T: p.exprs[idx].typ()}
+		if err := checkComparable(k.T, true); err != nil {
 			return err
 		}
 		p.distinctOn = append(p.distinctOn, k)
 	}
 	on := func(idx int) bool {
-		return slices.ContainsFunc(p.distinctOn, func(k sortKey) bool { return k.idx == idx })
+		return slices.ContainsFunc(p.distinctOn, func(k rowexec.SortKey) bool { return k.Idx == idx })
 	}
 	mismatch := pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 	skipped := false
 	ordered := map[int]bool{}
 	for i, k := range p.order {
 		switch {
-		case slices.ContainsFunc(p.order[:i], func(o sortKey) bool { return o.idx == k.idx }):
+		case slices.ContainsFunc(p.order[:i], func(o rowexec.SortKey) bool { return o.Idx == k.Idx }):
 			// A repeated ORDER BY item is no item: PostgreSQL drops it.
-		case !on(k.idx):
+		case !on(k.Idx):
 			skipped = true
 		case skipped:
 			return mismatch
 		default:
-			ordered[k.idx] = true
+			ordered[k.Idx] = true
 		}
 	}
 	for _, k := range p.distinctOn {
-		if skipped && !ordered[k.idx] {
+		if skipped && !ordered[k.Idx] {
 			return mismatch
 		}
 	}

@@ -250,10 +250,10 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if err != nil {
 		return 0, err
 	}
-	defer it.close()
+	defer it.Close()
 	var rows int64
 	for {
-		r, err := it.next()
+		r, err := it.Next()
 		if err != nil || r == nil {
 			return rows, err
 		}

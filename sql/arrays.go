@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -82,10 +84,10 @@ type arrayQueryExpr struct {
 
 func (a *arrayQueryExpr) typ() types.T { return a.t }
 func (a *arrayQueryExpr) eval(e *env) (any, error) {
-	return a.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
+	return a.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
 		vals := []any{}
 		for {
-			row, err := it.next()
+			row, err := it.Next()
 			if row == nil || err != nil {
 				return vals, err
 			}

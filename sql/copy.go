@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -548,7 +550,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	s.tx.NextStatement()
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
 	defer x.closeTemps()
-	var it rowIter
+	var it rowexec.RowIter
 	var err error
 	switch {
 	case cp.query != nil && pt.p.dml != nil:
@@ -556,7 +558,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	case cp.query != nil:
 		it, err = cp.query.open(x)
 	default:
-		var src rowIter
+		var src rowexec.RowIter
 		src, err = (&tableScan{t: cp.t, access: access{kind: "seq"}}).open(x)
 		if err == nil {
 			cols := make([]expr, len(cp.targets))
@@ -569,7 +571,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	if err != nil {
 		return 0, err
 	}
-	defer it.close()
+	defer it.Close()
 	if cp.cmd.Format == "binary" {
 		return cp.writeBinary(it, emit)
 	}
@@ -590,7 +592,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 		}
 	}
 	for {
-		row, err := it.next()
+		row, err := it.Next()
 		if err != nil {
 			return 0, err
 		}
@@ -615,14 +617,14 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 // and header extension length, then per row its field count and each
 // field as a length (-1 for NULL) and the type's binary encoding, then a
 // field count of -1.
-func (cp *copyPlan) writeBinary(it rowIter, emit func([]byte) error) (int64, error) {
+func (cp *copyPlan) writeBinary(it rowexec.RowIter, emit func([]byte) error) (int64, error) {
 	if err := emit(binary.BigEndian.AppendUint64(append([]byte(nil), binarySignature...), 0)); err != nil {
 		return 0, err
 	}
 	var n int64
 	var buf []byte
 	for {
-		row, err := it.next()
+		row, err := it.Next()
 		if err != nil {
 			return 0, err
 		}

@@ -3,6 +3,8 @@ package sql
 import (
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -249,7 +251,7 @@ func (p *recursivePlan) explain(indent string) string {
 	return indent + "Recursive Union\n" + p.left.explain(indent+"  ") + "\n" + p.right.explain(indent+"  ")
 }
 
-func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
+func (p *recursivePlan) open(x *execCtx) (rowexec.RowIter, error) {
 	cur, err := p.left.open(x)
 	if err != nil {
 		return nil, err
@@ -260,21 +262,21 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 	}
 	// next holds this round's rows, the next working table; work the one
 	// the recursive term reads now. Both keep to work_mem.
-	next, work := newRowStore(x), (*rowStore)(nil)
-	return &funcIter{f: func() ([]any, error) {
+	next, work := rowexec.NewRowStore(x), (*rowexec.RowStore)(nil)
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for cur != nil {
-			row, err := cur.next()
+			row, err := cur.Next()
 			if err != nil {
 				return nil, err
 			}
 			if row == nil {
-				cur.close()
+				cur.Close()
 				cur = nil
 				if work != nil {
-					work.close()
+					work.Close()
 				}
 				work, next = next, nil
-				if work.len() == 0 {
+				if work.Len() == 0 {
 					return nil, nil
 				}
 				if err := x.ctx.Err(); err != nil {
@@ -283,7 +285,7 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 				if x.cache == nil {
 					x.cache = make(map[any]any)
 				}
-				x.cache[p.d.workTable], next = work, newRowStore(x)
+				x.cache[p.d.workTable], next = work, rowexec.NewRowStore(x)
 				if cur, err = p.right.open(x); err != nil {
 					return nil, err
 				}
@@ -302,19 +304,19 @@ func (p *recursivePlan) open(x *execCtx) (rowIter, error) {
 				}
 				seen[string(k)] = true
 			}
-			if err := next.add(row); err != nil {
+			if err := next.Add(row); err != nil {
 				return nil, err
 			}
 			return row, nil
 		}
 		return nil, nil
-	}, done: func() {
+	}, Done: func() {
 		if cur != nil {
-			cur.close()
+			cur.Close()
 		}
-		for _, st := range []*rowStore{work, next} {
+		for _, st := range []*rowexec.RowStore{work, next} {
 			if st != nil {
-				st.close()
+				st.Close()
 			}
 		}
 	}}, nil
@@ -327,12 +329,12 @@ type workScan struct {
 	alias string
 }
 
-func (s *workScan) open(x *execCtx) (rowIter, error) {
-	work, _ := x.cache[s.d.workTable].(*rowStore)
+func (s *workScan) open(x *execCtx) (rowexec.RowIter, error) {
+	work, _ := x.cache[s.d.workTable].(*rowexec.RowStore)
 	if work == nil {
-		return &sliceIter{}, nil
+		return &rowexec.SliceIter{}, nil
 	}
-	return work.cursor(), nil
+	return work.Cursor(), nil
 }
 
 func (s *workScan) explain(indent string) string {
@@ -343,37 +345,37 @@ func (s *workScan) explain(indent string) string {
 // which every reader shares, in a row store (within work_mem), and the
 // running query that computes more.
 type cteRows struct {
-	rows *rowStore
-	more rowIter // nil once every row is computed
+	rows *rowexec.RowStore
+	more rowexec.RowIter // nil once every row is computed
 }
 
 // next returns the row c, one of the readers, reads next, computing it if
 // need be; nil past the last.
-func (r *cteRows) next(c *storeCursor) ([]any, error) {
-	for c.i >= r.rows.len() && r.more != nil {
-		row, err := r.more.next()
+func (r *cteRows) next(c *rowexec.StoreCursor) ([]any, error) {
+	for c.Pos() >= r.rows.Len() && r.more != nil {
+		row, err := r.more.Next()
 		if err != nil {
 			return nil, err
 		}
 		if row == nil {
-			r.more.close()
+			r.more.Close()
 			r.more = nil
 			break
 		}
-		if err := r.rows.add(row); err != nil {
+		if err := r.rows.Add(row); err != nil {
 			return nil, err
 		}
 	}
-	return c.next()
+	return c.Next()
 }
 
 // close ends the query and drops its rows, once the execution is done.
 func (r *cteRows) close() {
 	if r.more != nil {
-		r.more.close()
+		r.more.Close()
 		r.more = nil
 	}
-	r.rows.close()
+	r.rows.Close()
 }
 
 // cteScan reads a WITH query.
@@ -383,13 +385,13 @@ type cteScan struct {
 	up    int // how many levels out the WITH query's level is
 }
 
-func (s *cteScan) open(x *execCtx) (rowIter, error) {
+func (s *cteScan) open(x *execCtx) (rowexec.RowIter, error) {
 	r, err := s.d.rowsIn(x.up(s.up))
 	if err != nil {
 		return nil, err
 	}
-	c := r.rows.cursor()
-	return &funcIter{f: func() ([]any, error) { return r.next(c) }}, nil
+	c := r.rows.Cursor()
+	return &rowexec.FuncIter{F: func() ([]any, error) { return r.next(c) }}, nil
 }
 
 // rowsIn returns d's rows in x, the execution of the level that defines
@@ -402,7 +404,7 @@ func (d *cte) rowsIn(x *execCtx) (*cteRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &cteRows{rows: newRowStore(x), more: it}
+	r := &cteRows{rows: rowexec.NewRowStore(x), more: it}
 	if x.cache == nil {
 		x.cache = make(map[any]any)
 	}

@@ -861,10 +861,10 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 	if err != nil {
 		return err
 	}
-	defer it.close()
+	defer it.Close()
 	row := make([]any, len(t.Columns)+1) // reused: insertRow keeps no row
 	for {
-		r, err := it.next()
+		r, err := it.Next()
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -24,22 +26,22 @@ type writePlan struct {
 	t         *catalog.Table
 	returning []expr
 	cols      []Column
-	run       func(x *execCtx) (rows *rowStore, n int64, err error)
+	run       func(x *execCtx) (rows *rowexec.RowStore, n int64, err error)
 	explain   func() string
 }
 
 // returned collects the RETURNING rows of a run, within work_mem.
-func (p *writePlan) returned(x *execCtx) *rowStore {
+func (p *writePlan) returned(x *execCtx) *rowexec.RowStore {
 	if p.returning == nil {
 		return nil
 	}
-	return newRowStore(x)
+	return rowexec.NewRowStore(x)
 }
 
 // failRun ends a run that failed: its RETURNING rows are not wanted.
-func failRun(out *rowStore, err error) (*rowStore, int64, error) {
+func failRun(out *rowexec.RowStore, err error) (*rowexec.RowStore, int64, error) {
 	if out != nil {
-		out.close()
+		out.Close()
 	}
 	return nil, 0, err
 }
@@ -221,7 +223,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 				return nil, err
 			}
 		}
-		ins.rows = func(x *execCtx) (rowIter, error) {
+		ins.rows = func(x *execCtx) (rowexec.RowIter, error) {
 			// The rows stream from the query into the table: the query
 			// cannot see them, which the transaction's statement numbers
 			// see to (a statement reads only earlier statements' writes).
@@ -349,7 +351,7 @@ type insert struct {
 	fitted   bool   // fit has seen a row
 	targets  []int  // targets[i] is the table column the i-th value goes to
 	defaults []expr // each column's default (nil: NULL)
-	rows     func(x *execCtx) (rowIter, error)
+	rows     func(x *execCtx) (rowexec.RowIter, error)
 	conflict *onConflict // ON CONFLICT, or nil
 }
 
@@ -398,7 +400,7 @@ func (ins *insert) fit(n int) error {
 // valuesRows produces n VALUES rows of width values each from consts,
 // except where exprs holds an expression to evaluate at each run. Without
 // any, every run returns the same rows, which the run only reads.
-func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowIter, error) {
+func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowexec.RowIter, error) {
 	split := func(flat []any) [][]any {
 		rows := make([][]any, n)
 		for r := range rows {
@@ -408,9 +410,9 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowI
 	}
 	if !slices.ContainsFunc(exprs, func(e expr) bool { return e != nil }) {
 		rows := split(consts)
-		return func(*execCtx) (rowIter, error) { return &sliceIter{rows: rows}, nil }
+		return func(*execCtx) (rowexec.RowIter, error) { return &rowexec.SliceIter{Rows: rows}, nil }
 	}
-	return func(x *execCtx) (rowIter, error) {
+	return func(x *execCtx) (rowexec.RowIter, error) {
 		flat := slices.Clone(consts)
 		e := x.env(nil)
 		for i, ex := range exprs {
@@ -421,7 +423,7 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowI
 				}
 			}
 		}
-		return &sliceIter{rows: split(flat)}, nil
+		return &rowexec.SliceIter{Rows: split(flat)}, nil
 	}
 }
 
@@ -434,12 +436,12 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 	for _, ti := range targets {
 		named[ti] = true
 	}
-	p.run = func(x *execCtx) (*rowStore, int64, error) {
+	p.run = func(x *execCtx) (*rowexec.RowStore, int64, error) {
 		vals, err := rows(x)
 		if err != nil {
 			return nil, 0, err
 		}
-		defer vals.close()
+		defer vals.Close()
 		out := p.returned(x)
 		var ingest *ingestBatch // deduplicates the rows of an ingest table
 		if t.Ingest != nil {
@@ -453,7 +455,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 		row := make([]any, len(t.Columns)+1) // reused: nothing keeps a written row
 		var n int64
 		for {
-			v, err := vals.next()
+			v, err := vals.Next()
 			if err != nil {
 				return failRun(out, err)
 			}
@@ -494,7 +496,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 						if err != nil {
 							return err
 						}
-						return out.add(r)
+						return out.Add(r)
 					}
 					return nil
 				})
@@ -510,7 +512,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 			if p.returning != nil {
 				r, err := p.project(x, row)
 				if err == nil {
-					err = out.add(r)
+					err = out.Add(r)
 				}
 				if err != nil {
 					return failRun(out, err)
@@ -711,7 +713,7 @@ func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.Tabl
 // runModify makes p.run: modifyRows with update (nil deletes), counting
 // the rows written and projecting RETURNING.
 func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any) ([]any, error)) {
-	p.run = func(x *execCtx) (*rowStore, int64, error) {
+	p.run = func(x *execCtx) (*rowexec.RowStore, int64, error) {
 		out := p.returned(x)
 		var count int64
 		var up func(old []any) ([]any, error)
@@ -735,7 +737,7 @@ func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any
 				if err != nil {
 					return err
 				}
-				return out.add(r)
+				return out.Add(r)
 			}
 			return nil
 		})
@@ -856,7 +858,7 @@ func (s *Session) modifyRows(x *execCtx, t *catalog.Table, scan *tableScan, wher
 		return err
 	}
 	candidates := &filterIter{in: it, x: x, pred: trueIfNil(where)}
-	defer candidates.close()
+	defer candidates.Close()
 	var pred func(old []any) (bool, error)
 	if where != nil {
 		pred = func(old []any) (bool, error) {
@@ -865,7 +867,7 @@ func (s *Session) modifyRows(x *execCtx, t *catalog.Table, scan *tableScan, wher
 		}
 	}
 	for {
-		cand, err := candidates.next()
+		cand, err := candidates.Next()
 		if err != nil || cand == nil {
 			return err
 		}

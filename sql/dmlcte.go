@@ -3,6 +3,7 @@ package sql
 import (
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -77,7 +78,7 @@ func (p *dmlCTEPlan) explain(indent string) string {
 	return indent + p.w.explain()
 }
 
-func (p *dmlCTEPlan) open(x *execCtx) (rowIter, error) {
+func (p *dmlCTEPlan) open(x *execCtx) (rowexec.RowIter, error) {
 	end := x.tx.StatementPart()
 	rows, _, err := p.w.run(x)
 	end()
@@ -85,9 +86,9 @@ func (p *dmlCTEPlan) open(x *execCtx) (rowIter, error) {
 		return nil, err
 	}
 	if rows == nil {
-		return &sliceIter{}, nil
+		return &rowexec.SliceIter{}, nil
 	}
-	return storeRows(rows), nil
+	return rowexec.StoreRows(rows), nil
 }
 
 // finishDML runs the data-modifying WITH queries that the main statement
@@ -104,15 +105,15 @@ func finishDML(x *execCtx, dml []*cte) error {
 // runWritingQuery runs a query with data-modifying WITH queries to its end
 // and returns its rows, held within work_mem, for the caller to read and
 // close.
-func (s *Session) runWritingQuery(x *execCtx, plan queryPlan, dml []*cte) (rowIter, error) {
+func (s *Session) runWritingQuery(x *execCtx, plan queryPlan, dml []*cte) (rowexec.RowIter, error) {
 	x.fk = &fkState{}
 	it, err := plan.open(x)
 	if err != nil {
 		return nil, err
 	}
-	rows := newRowStore(x)
-	if err := rows.addAll(it); err != nil {
-		rows.close()
+	rows := rowexec.NewRowStore(x)
+	if err := rows.AddAll(it); err != nil {
+		rows.Close()
 		return nil, err
 	}
 	err = finishDML(x, dml)
@@ -120,8 +121,8 @@ func (s *Session) runWritingQuery(x *execCtx, plan queryPlan, dml []*cte) (rowIt
 		err = x.flushFK()
 	}
 	if err != nil {
-		rows.close()
+		rows.Close()
 		return nil, err
 	}
-	return storeRows(rows), nil
+	return rowexec.StoreRows(rows), nil
 }

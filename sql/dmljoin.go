@@ -87,14 +87,14 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 	}
 	// As in modifyRows, the candidates are written as the join finds them.
 	candidates := &filterIter{in: it, x: x, pred: trueIfNil(m.where)}
-	defer candidates.close()
+	defer candidates.Close()
 	t, width := m.t, m.width
 	// The target is the join's left side, each of whose rows meets all
 	// its matches before the next row meets any (see nestedJoin), so a
 	// target row's candidates come one after another.
 	var last []byte
 	for {
-		cand, err := candidates.next()
+		cand, err := candidates.Next()
 		if err != nil || cand == nil {
 			return err
 		}

@@ -7,9 +7,12 @@
 // The layer is being cut into packages by concern (issue 9), with
 // dependencies that point one way, down:
 //
-//	level 3  sql ──────────────► every package below, txn and sstable
-//	           (session, statements, DDL, planner, executor, virtual
-//	           catalogs: one package while the cut goes on)
+//	level 4  sql ──────────────► every package below, txn and sstable
+//	           (session, statements, DDL, planner, the operators over
+//	           expressions, virtual catalogs: one package while the cut
+//	           goes on)
+//	            │
+//	level 3  sql/rowexec ──────► sql/spill, sql/types, sql/pgerr
 //	            │
 //	level 2  sql/builtins ─────► sql/parser, sql/types, sql/pgerr
 //	         sql/catalog ──────► sql/types, sql/pgerr, txn
@@ -32,6 +35,8 @@
 //	              tables of overloads that the planner resolves calls against
 //	sql/catalog   the stored catalog: descriptors of tables, sequences,
 //	              views and enums, their keys, and the row encoding
+//	sql/rowexec   the row operators without expressions: RowIter, the
+//	              external sort, the spilling row store
 //
 // TestPackageLayers (layers_test.go) holds the rule: each package may
 // import only the epochdb packages its row there lists, and a new package
@@ -52,8 +57,9 @@
 //	a statement       the parser (sql/parser), then Session.plan's
 //	                  switch (session.go) and the file of its kind:
 //	                  ddl.go, alter.go, dml.go, copy.go, ...
-//	a plan operator   a rowIter (exec.go) made by the planner file of
-//	                  its clause; past work_mem it spills through
+//	a plan operator   a rowexec.RowIter made by the planner file of its
+//	                  clause, in sql/rowexec if it evaluates no
+//	                  expression; past work_mem it spills through
 //	                  sql/spill
 //
 // Where the cut goes next, each with a doc.go of its own: the

@@ -659,9 +659,9 @@ func (s *Session) validateForeignKey(x *execCtx, t *catalog.Table, fk *catalog.F
 	if err != nil {
 		return err
 	}
-	defer it.close()
+	defer it.Close()
 	for {
-		row, err := it.next()
+		row, err := it.Next()
 		if err != nil || row == nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -88,7 +89,7 @@ func hashValue(x *execCtx, row []any, keys []hashKey, left bool) (string, bool, 
 func (j *nestedJoin) buckets(x *execCtx, right [][]any) (map[string][]int, error) {
 	m := make(map[string][]int, len(right))
 	for i, row := range right {
-		if err := x.canceled(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return nil, err
 		}
 		k, ok, err := hashValue(x, row, j.hash, false)
@@ -119,20 +120,20 @@ func (j *nestedJoin) probe(x *execCtx, l []any, buckets map[string][]int) ([]int
 // right partition that still passes work_mem is partitioned again, with
 // its left partition, by another hash. The pairs come out one after
 // another, so the rows do not come in the left side's order.
-func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
+func (j *nestedJoin) graceJoin(x *execCtx, right rowexec.RowIter) (rowexec.RowIter, error) {
 	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
-	var nullRight, nullLeft *rowStore
+	var nullRight, nullLeft *rowexec.RowStore
 	if j.rightOuter {
-		nullRight = newRowStore(x)
+		nullRight = rowexec.NewRowStore(x)
 	}
 	if j.leftOuter {
-		nullLeft = newRowStore(x)
+		nullLeft = rowexec.NewRowStore(x)
 	}
 	var queue []partPair
-	var cur rowIter
+	var cur rowexec.RowIter
 	closeAll := func() {
 		if cur != nil {
-			cur.close()
+			cur.Close()
 			cur = nil
 		}
 		rparts.close()
@@ -141,14 +142,14 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 			p.remove()
 		}
 		queue = nil
-		for _, st := range []*rowStore{nullRight, nullLeft} {
+		for _, st := range []*rowexec.RowStore{nullRight, nullLeft} {
 			if st != nil {
-				st.close()
+				st.Close()
 			}
 		}
 	}
 	err := j.partitionSide(x, right, false, rparts, nullRight)
-	var lit rowIter
+	var lit rowexec.RowIter
 	if err == nil {
 		lit, err = j.left.open(x)
 	}
@@ -172,19 +173,19 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 			queue = append(queue, partPair{rf[i], lf[i], 1})
 		}
 	}
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
 			if cur != nil {
-				row, err := cur.next()
+				row, err := cur.Next()
 				if row != nil || err != nil {
 					return row, err
 				}
-				cur.close()
+				cur.Close()
 				cur = nil
 			}
 			switch {
 			case nullLeft != nil:
-				cur = padded(storeRows(nullLeft), func(l []any) ([]any, error) { return j.padRight(x, l) })
+				cur = padded(rowexec.StoreRows(nullLeft), func(l []any) ([]any, error) { return j.padRight(x, l) })
 				nullLeft = nil
 			case len(queue) > 0:
 				p := queue[0]
@@ -196,34 +197,34 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowIter) (rowIter, error) {
 				}
 				queue = append(more, queue...)
 			case nullRight != nil:
-				cur = padded(storeRows(nullRight), func(r []any) ([]any, error) { return j.padLeft(x, r) })
+				cur = padded(rowexec.StoreRows(nullRight), func(r []any) ([]any, error) { return j.padLeft(x, r) })
 				nullRight = nil
 			default:
 				return nil, nil
 			}
 		}
-	}, done: closeAll}, nil
+	}, Done: closeAll}, nil
 }
 
 // padded yields pad of each row of it.
-func padded(it rowIter, pad func([]any) ([]any, error)) rowIter {
-	return &funcIter{f: func() ([]any, error) {
-		row, err := it.next()
+func padded(it rowexec.RowIter, pad func([]any) ([]any, error)) rowexec.RowIter {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		row, err := it.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
 		return pad(row)
-	}, done: it.close}
+	}, Done: it.Close}
 }
 
 // partitionSide writes the rows of one side of the join to partitions,
 // each after its key; a row with a NULL key goes to nulls, or nowhere.
-func (j *nestedJoin) partitionSide(x *execCtx, it rowIter, left bool, ps *partitions, nulls *rowStore) error {
-	defer it.close()
+func (j *nestedJoin) partitionSide(x *execCtx, it rowexec.RowIter, left bool, ps *partitions, nulls *rowexec.RowStore) error {
+	defer it.Close()
 	for {
-		row, err := it.next()
+		row, err := it.Next()
 		if err == nil && row != nil {
-			err = x.canceled()
+			err = x.Canceled()
 		}
 		if err != nil || row == nil {
 			return err
@@ -233,7 +234,7 @@ func (j *nestedJoin) partitionSide(x *execCtx, it rowIter, left bool, ps *partit
 		case err != nil:
 			return err
 		case !ok && nulls != nil:
-			err = nulls.add(row)
+			err = nulls.Add(row)
 		case ok:
 			err = ps.add([]byte(k), append([]any{[]byte(k)}, row...))
 		}
@@ -246,21 +247,21 @@ func (j *nestedJoin) partitionSide(x *execCtx, it rowIter, left bool, ps *partit
 // joinPair joins a pair of partitions: it returns their joined rows, or,
 // if the right one does not fit in work_mem, no rows but the pairs it
 // split the two into.
-func (j *nestedJoin) joinPair(x *execCtx, p partPair) (rowIter, []partPair, error) {
+func (j *nestedJoin) joinPair(x *execCtx, p partPair) (rowexec.RowIter, []partPair, error) {
 	var right [][]any
 	if p.right != nil {
-		recs, rest, err := gather(x, &spilledRows{f: p.right})
+		recs, rest, err := rowexec.Gather(x, &spilledRows{f: p.right})
 		if err != nil {
 			p.remove()
 			return nil, nil, err
 		}
 		if rest != nil && p.level <= maxSpillLevel {
-			pairs, err := splitPair(x, prepend(recs, rest), p)
+			pairs, err := splitPair(x, rowexec.Prepend(recs, rest), p)
 			return nil, pairs, err
 		}
 		if rest != nil {
 			// As deep as partitions go: the rest is held, fit or not.
-			more, err := drain(rest)
+			more, err := rowexec.Drain(rest)
 			if err != nil {
 				if p.left != nil {
 					p.left.Remove()
@@ -274,56 +275,56 @@ func (j *nestedJoin) joinPair(x *execCtx, p partPair) (rowIter, []partPair, erro
 			right[i] = rec[1:]
 		}
 	}
-	var left rowIter = &sliceIter{}
+	var left rowexec.RowIter = &rowexec.SliceIter{}
 	if p.left != nil {
 		left = withoutKeys(&spilledRows{f: p.left})
 	}
 	buckets, err := j.buckets(x, right)
 	if err != nil {
-		left.close()
+		left.Close()
 		return nil, nil, err
 	}
 	return j.loop(x, left, right, buckets), nil, nil
 }
 
 // withoutKeys strips the key from each record of a join partition.
-func withoutKeys(it rowIter) rowIter {
-	return &funcIter{f: func() ([]any, error) {
-		rec, err := it.next()
+func withoutKeys(it rowexec.RowIter) rowexec.RowIter {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		rec, err := it.Next()
 		if rec == nil || err != nil {
 			return nil, err
 		}
 		return rec[1:], nil
-	}, done: it.close}
+	}, Done: it.Close}
 }
 
 // storeJoin is the join without hash keys whose right rows pass
 // work_mem: they go to a row store, read again for each left row.
-func (j *nestedJoin) storeJoin(x *execCtx, right rowIter) (rowIter, error) {
-	store := newRowStore(x)
-	if err := store.addAll(right); err != nil {
-		store.close()
+func (j *nestedJoin) storeJoin(x *execCtx, right rowexec.RowIter) (rowexec.RowIter, error) {
+	store := rowexec.NewRowStore(x)
+	if err := store.AddAll(right); err != nil {
+		store.Close()
 		return nil, err
 	}
 	lit, err := j.left.open(x)
 	if err != nil {
-		store.close()
+		store.Close()
 		return nil, err
 	}
 	var matched []uint64 // a bit per right row, for RIGHT and FULL JOIN
 	if j.rightOuter {
-		matched = make([]uint64, (store.len()+63)/64)
+		matched = make([]uint64, (store.Len()+63)/64)
 	}
-	rc := store.cursor()
+	rc := store.Cursor()
 	var cur []any
 	curMatched, leftDone := false, false
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
 			if leftDone {
 				// The right rows no left row matched, padded on the left.
 				for {
-					ri := rc.i
-					r, err := rc.next()
+					ri := rc.Pos()
+					r, err := rc.Next()
 					if r == nil || err != nil {
 						return nil, err
 					}
@@ -333,7 +334,7 @@ func (j *nestedJoin) storeJoin(x *execCtx, right rowIter) (rowIter, error) {
 				}
 			}
 			if cur == nil {
-				l, err := lit.next()
+				l, err := lit.Next()
 				if err != nil {
 					return nil, err
 				}
@@ -342,18 +343,18 @@ func (j *nestedJoin) storeJoin(x *execCtx, right rowIter) (rowIter, error) {
 						return nil, nil
 					}
 					leftDone = true
-					rc.rewind()
+					rc.Rewind()
 					continue
 				}
 				cur, curMatched = l, false
-				rc.rewind()
+				rc.Rewind()
 			}
 			for {
-				if err := x.canceled(); err != nil {
+				if err := x.Canceled(); err != nil {
 					return nil, err
 				}
-				ri := rc.i
-				r, err := rc.next()
+				ri := rc.Pos()
+				r, err := rc.Next()
 				if err != nil {
 					return nil, err
 				}
@@ -382,8 +383,8 @@ func (j *nestedJoin) storeJoin(x *execCtx, right rowIter) (rowIter, error) {
 				return j.padRight(x, l)
 			}
 		}
-	}, done: func() {
-		lit.close()
-		store.close()
+	}, Done: func() {
+		lit.Close()
+		store.Close()
 	}}, nil
 }

@@ -3,6 +3,8 @@ package sql
 import (
 	"hash/maphash"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
 )
@@ -54,7 +56,7 @@ func (ps *partitions) add(key []byte, row []any) error {
 	f := ps.files[i]
 	if f == nil {
 		var err error
-		if f, err = ps.x.newTempFile("hash"); err != nil {
+		if f, err = ps.x.NewTempFile("hash"); err != nil {
 			return err
 		}
 		ps.files[i] = f
@@ -122,16 +124,16 @@ func (p partPair) remove() {
 // and the left one's are read from its file; both files are removed. A
 // split that leaves every right record in one partition splits nothing,
 // and that partition is not split again.
-func splitPair(x *execCtx, right rowIter, pair partPair) ([]partPair, error) {
+func splitPair(x *execCtx, right rowexec.RowIter, pair partPair) ([]partPair, error) {
 	rps, lps := newPartitions(x, pair.level), newPartitions(x, pair.level)
 	var counts [spillParts]int
 	total := 0
-	copyIn := func(it rowIter, ps *partitions, count bool) error {
-		defer it.close()
+	copyIn := func(it rowexec.RowIter, ps *partitions, count bool) error {
+		defer it.Close()
 		for {
-			rec, err := it.next()
+			rec, err := it.Next()
 			if err == nil && rec != nil {
-				err = x.canceled()
+				err = x.Canceled()
 			}
 			if err != nil || rec == nil {
 				return err
@@ -197,19 +199,19 @@ func groupKey(buf []byte, ts []types.T, vals []any) []byte {
 // after the input, those groups come out, and then each partition's,
 // aggregated in turn the same way. Every row of a group is aggregated in
 // one pass, in input order.
-func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
+func (p *selectPlan) aggregate(x *execCtx, it rowexec.RowIter) (rowexec.RowIter, error) {
 	rows, parts, err := p.aggPass(x, it, 0)
 	if err != nil {
 		return nil, err
 	}
 	if len(parts) == 0 {
-		return &sliceIter{rows: rows}, nil
+		return &rowexec.SliceIter{Rows: rows}, nil
 	}
 	var queue []spillPart
 	for _, f := range parts {
 		queue = append(queue, spillPart{f, 1})
 	}
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for len(rows) == 0 {
 			if len(queue) == 0 {
 				return nil, nil
@@ -231,7 +233,7 @@ func (p *selectPlan) aggregate(x *execCtx, it rowIter) (rowIter, error) {
 		row := rows[0]
 		rows[0], rows = nil, rows[1:]
 		return row, nil
-	}, done: func() {
+	}, Done: func() {
 		for _, q := range queue {
 			q.f.Remove()
 		}
@@ -251,14 +253,14 @@ type spilledRows struct {
 	r *spill.Reader
 }
 
-func (s *spilledRows) next() ([]any, error) {
+func (s *spilledRows) Next() ([]any, error) {
 	if s.r == nil {
 		s.r = s.f.Reader(0)
 	}
 	return s.r.Next()
 }
 
-func (s *spilledRows) close() { s.f.Remove() }
+func (s *spilledRows) Close() { s.f.Remove() }
 
 // minGroupsToSpill is how many groups a pass holds before it spills, so
 // that groups whose states alone pass work_mem do not make a level of
@@ -269,8 +271,8 @@ const minGroupsToSpill = 8
 // and returns the rows of the groups it holds, and the partitions of the
 // rows it could not take. At level 0, it reads input rows; deeper, a
 // partition's, each its GROUP BY values and then the input row.
-func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*spill.File, error) {
-	defer it.close()
+func (p *selectPlan) aggPass(x *execCtx, it rowexec.RowIter, level int) ([][]any, []*spill.File, error) {
+	defer it.Close()
 	a := p.agg
 	ng := len(a.groupExprs)
 	type group struct {
@@ -287,7 +289,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*spi
 		order = append(order, g)
 		return g
 	}
-	limit := x.workMem()
+	limit := x.WorkMem()
 	var mem int64
 	var parts *partitions
 	fail := func(err error) ([][]any, []*spill.File, error) {
@@ -298,9 +300,9 @@ func (p *selectPlan) aggPass(x *execCtx, it rowIter, level int) ([][]any, []*spi
 	}
 	var k []byte
 	for {
-		rec, err := it.next()
+		rec, err := it.Next()
 		if err == nil {
-			err = x.canceled()
+			err = x.Canceled()
 		}
 		if err != nil {
 			return fail(err)

@@ -88,9 +88,9 @@ func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table,
 	if err != nil {
 		return err
 	}
-	defer it.close()
+	defer it.Close()
 	for {
-		row, err := it.next()
+		row, err := it.Next()
 		if err != nil || row == nil {
 			return err
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/cockroachdb/errors"
@@ -404,7 +406,7 @@ func (c *compiler) planProducerBegin(n *ast.TableSource, call *ast.FuncCallExpr)
 // (and so durable) before the row is returned: an epoch handed to a
 // producer is never handed out again, whatever happens to the caller's
 // transaction or the server.
-func (p *producerBegin) open(x *execCtx) (rowIter, error) {
+func (p *producerBegin) open(x *execCtx) (rowexec.RowIter, error) {
 	vals := make([]any, len(p.args))
 	for i, a := range p.args {
 		v, err := a.eval(x.env(nil))
@@ -464,7 +466,7 @@ func (p *producerBegin) open(x *execCtx) (rowIter, error) {
 	for _, s := range st.Pending() {
 		pending = append(pending, s)
 	}
-	return &sliceIter{rows: [][]any{{st.Epoch, st.High, pending}}}, nil
+	return &rowexec.SliceIter{Rows: [][]any{{st.Epoch, st.High, pending}}}, nil
 }
 
 // namedArg unpacks the parser's rendering of a named argument, name =>

@@ -20,7 +20,8 @@ var layers = map[string][]string{
 	"sql/spill":    {"sql/pgerr", "sql/types"},
 	"sql/builtins": {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
 	"sql/catalog":  {"sql/pgerr", "sql/types", "txn"},
-	"sql":          {"sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/spill", "sql/types", "txn", "sstable"},
+	"sql/rowexec":  {"sql/pgerr", "sql/types", "sql/spill"},
+	"sql":          {"sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/rowexec", "sql/spill", "sql/types", "txn", "sstable"},
 }
 
 // Dependencies among sql's packages point one way: no package imports one

@@ -102,10 +102,10 @@ func (s *Session) fillMatView(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 	if err != nil {
 		return 0, err
 	}
-	defer it.close()
+	defer it.Close()
 	var n int64
 	for {
-		r, err := it.next()
+		r, err := it.Next()
 		if err != nil || r == nil {
 			return n, err
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/cockroachdb/apd/v3"
 
 	"github.com/epochdb/epochdb/sql/types"
@@ -40,7 +42,7 @@ type memoTable struct {
 
 // memoized is resultFor with a memo of the results by the subquery's
 // params and extra.
-func (sq *subquery) memoized(e *env, extra []any, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+func (sq *subquery) memoized(e *env, extra []any, f func(x *execCtx, it rowexec.RowIter) (any, error)) (any, error) {
 	x := e.x.up(sq.lvl.depth - 1 - sq.lvl.anchor)
 	m, _ := x.cache[sq].(*memoTable)
 	if m == nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -197,12 +199,12 @@ func (v *virtTable) source(s *Session) source { return &virtSource{v: v, s: s} }
 
 func (vs *virtSource) explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
 
-func (vs *virtSource) open(x *execCtx) (rowIter, error) {
+func (vs *virtSource) open(x *execCtx) (rowexec.RowIter, error) {
 	rows := vs.v.rows(x.s)
 	for i := range rows {
 		rows[i] = append(rows[i], presentKey) // the hidden key slot
 	}
-	return &sliceIter{rows: rows}, nil
+	return &rowexec.SliceIter{Rows: rows}, nil
 }
 
 // relation is one row of pg_class: a table, an index, a sequence, or one of

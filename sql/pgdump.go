@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -366,13 +368,13 @@ func seqScope(q *catalog.Sequence, alias string) *scope {
 
 func (ss *seqSource) explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
 
-func (ss *seqSource) open(x *execCtx) (rowIter, error) {
+func (ss *seqSource) open(x *execCtx) (rowexec.RowIter, error) {
 	last, called, err := x.s.e.seqs.Peek(ss.q)
 	if err != nil {
 		return nil, err
 	}
 	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
-	return &sliceIter{rows: [][]any{{last, int64(0), called, presentKey}}}, nil
+	return &rowexec.SliceIter{Rows: [][]any{{last, int64(0), called, presentKey}}}, nil
 }
 
 // searchPath is the schemas of search_path that exist, in its order.

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -120,7 +121,7 @@ type filtered struct {
 	pred expr
 }
 
-func (f *filtered) open(x *execCtx) (rowIter, error) {
+func (f *filtered) open(x *execCtx) (rowexec.RowIter, error) {
 	it, err := f.in.open(x)
 	if err != nil {
 		return nil, err

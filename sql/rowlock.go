@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -207,15 +209,15 @@ func (sourceRow) eval(e *env) (any, error) { return slices.Clone(e.row), nil }
 
 // lockIter locks the rows behind each result row of p as it passes.
 type lockIter struct {
-	in rowIter
+	in rowexec.RowIter
 	x  *execCtx
 	p  *selectPlan
 }
 
-func (it *lockIter) next() ([]any, error) {
+func (it *lockIter) Next() ([]any, error) {
 	l := it.p.locking
 	for {
-		row, err := it.in.next()
+		row, err := it.in.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
@@ -308,4 +310,4 @@ func (it *lockIter) recheck(src []any) (bool, error) {
 	return isTrue(v), err
 }
 
-func (it *lockIter) close() { it.in.close() }
+func (it *lockIter) Close() { it.in.Close() }

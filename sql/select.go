@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -52,7 +54,7 @@ type selectPlan struct {
 	exprs    []expr // output columns, then hidden ORDER BY columns
 	visible  int
 	distinct bool
-	order    []sortKey
+	order    []rowexec.SortKey
 	limit    expr
 	offset   expr
 	ctes     []*cte
@@ -72,7 +74,7 @@ type selectPlan struct {
 	checkWhere expr
 	// distinctOn keys DISTINCT ON: of each run of rows that agree on
 	// these columns, in ORDER BY order, the first is kept.
-	distinctOn []sortKey
+	distinctOn []rowexec.SortKey
 }
 
 func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
@@ -81,7 +83,7 @@ func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
 // valuesSource is a VALUES list's rows.
 type valuesSource struct{ rows [][]expr }
 
-func (v *valuesSource) open(x *execCtx) (rowIter, error) {
+func (v *valuesSource) open(x *execCtx) (rowexec.RowIter, error) {
 	out := make([][]any, len(v.rows))
 	e := x.env(nil)
 	for i, exprs := range v.rows {
@@ -93,7 +95,7 @@ func (v *valuesSource) open(x *execCtx) (rowIter, error) {
 			}
 		}
 	}
-	return &sliceIter{rows: out}, nil
+	return &rowexec.SliceIter{Rows: out}, nil
 }
 
 func (v *valuesSource) explain(indent string) string { return indent + "Values Scan on \"*VALUES*\"" }
@@ -136,8 +138,10 @@ func (c *compiler) planValues(rows []*ast.RowExpr) (source, *scope, error) {
 
 type oneRow struct{}
 
-func (oneRow) open(*execCtx) (rowIter, error) { return &sliceIter{rows: [][]any{{}}}, nil }
-func (oneRow) explain(indent string) string   { return indent + "Result" }
+func (oneRow) open(*execCtx) (rowexec.RowIter, error) {
+	return &rowexec.SliceIter{Rows: [][]any{{}}}, nil
+}
+func (oneRow) explain(indent string) string { return indent + "Result" }
 
 // planFrom builds the source and scope of a FROM clause.
 func (c *compiler) planFrom(from *ast.TableRefsClause) (source, *scope, error) {
@@ -290,7 +294,7 @@ func (j *nestedJoin) explain(indent string) string {
 // while they fit in work_mem; past that a hash join partitions both sides
 // (graceJoin) and a join without hash keys reads its right rows from a
 // row store for each left row (storeJoin).
-func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
+func (j *nestedJoin) open(x *execCtx) (rowexec.RowIter, error) {
 	if j.lateral {
 		lit, err := j.left.open(x)
 		if err != nil {
@@ -302,15 +306,15 @@ func (j *nestedJoin) open(x *execCtx) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	right, rest, err := gather(x, rit)
+	right, rest, err := rowexec.Gather(x, rit)
 	if err != nil {
 		return nil, err
 	}
 	if rest != nil {
 		if len(j.hash) > 0 {
-			return j.graceJoin(x, prepend(right, rest))
+			return j.graceJoin(x, rowexec.Prepend(right, rest))
 		}
-		return j.storeJoin(x, prepend(right, rest))
+		return j.storeJoin(x, rowexec.Prepend(right, rest))
 	}
 	var buckets map[string][]int
 	if len(j.hash) > 0 {
@@ -338,7 +342,7 @@ func (j *nestedJoin) padRight(x *execCtx, l []any) ([]any, error) {
 // loop joins the rows of lit with right, each left row meeting its
 // bucket's rows if buckets is set, else every right row (for a lateral
 // join, those its own run of the right side returns).
-func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[string][]int) rowIter {
+func (j *nestedJoin) loop(x *execCtx, lit rowexec.RowIter, right [][]any, buckets map[string][]int) rowexec.RowIter {
 	var cur []any
 	var cands []int // with buckets, the right rows cur may meet
 	i, matched := 0, false
@@ -347,7 +351,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[st
 		rightMatched = make([]bool, len(right))
 	}
 	leftDone, r := false, 0
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
 			if leftDone {
 				// The right rows no left row matched, padded on the left.
@@ -360,7 +364,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[st
 				return nil, nil
 			}
 			if cur == nil {
-				l, err := lit.next()
+				l, err := lit.Next()
 				if err != nil {
 					return nil, err
 				}
@@ -383,7 +387,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[st
 				if buckets != nil {
 					// A probe that finds nothing never reaches the
 					// pair loop's check.
-					if err := x.canceled(); err != nil {
+					if err := x.Canceled(); err != nil {
 						return nil, err
 					}
 					if cands, err = j.probe(x, l, buckets); err != nil {
@@ -396,7 +400,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[st
 				n = len(cands)
 			}
 			for i < n {
-				if err := x.canceled(); err != nil {
+				if err := x.Canceled(); err != nil {
 					return nil, err
 				}
 				ri := i
@@ -426,7 +430,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowIter, right [][]any, buckets map[st
 				return j.padRight(x, l)
 			}
 		}
-	}, done: lit.close}
+	}, Done: lit.Close}
 }
 
 // rightRows reads the right side's rows.
@@ -435,7 +439,7 @@ func (j *nestedJoin) rightRows(x *execCtx) ([][]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return drain(it)
+	return rowexec.Drain(it)
 }
 
 func (c *compiler) planJoin(n *ast.Join) (source, *scope, error) {
@@ -954,9 +958,9 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	if err != nil {
 		return err
 	}
-	key.idx, key.t = idx, p.exprs[idx].typ()
+	key.Idx, key.T = idx, p.exprs[idx].typ()
 	p.order = append(p.order, key)
-	return checkComparable(key.t, true)
+	return checkComparable(key.T, true)
 }
 
 // target finds the column an ORDER BY or DISTINCT ON item names: an output
@@ -1013,12 +1017,12 @@ func (p *selectPlan) target(c *compiler, e ast.ExprNode, clause string) (int, er
 
 // orderItem reads an ORDER BY item: its expression, and the direction and
 // NULLs placement of its sort key.
-func orderItem(item *ast.ByItem) (ast.ExprNode, sortKey) {
+func orderItem(item *ast.ByItem) (ast.ExprNode, rowexec.SortKey) {
 	e := item.Expr
-	key := sortKey{desc: item.Desc, nullsFirst: item.Desc}
+	key := rowexec.SortKey{Desc: item.Desc, NullsFirst: item.Desc}
 	if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
 		e = f.Args[0]
-		key.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
+		key.NullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
 	}
 	return e, key
 }
@@ -1221,7 +1225,7 @@ func explainParts(indent string, ctes []*cte, subs []*subquery) string {
 }
 
 // open executes the plan and returns its output rows as an iterator.
-func (p *selectPlan) open(x *execCtx) (rowIter, error) {
+func (p *selectPlan) open(x *execCtx) (rowexec.RowIter, error) {
 	it, err := p.src.open(x)
 	if err != nil {
 		return nil, err
@@ -1264,20 +1268,20 @@ func (p *selectPlan) open(x *execCtx) (rowIter, error) {
 		return window(x, &lockIter{in: it, x: x, p: p}, p.limit, p.offset)
 	}
 	visible := it
-	it = &funcIter{f: func() ([]any, error) {
-		row, err := visible.next()
+	it = &rowexec.FuncIter{F: func() ([]any, error) {
+		row, err := visible.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
 		return row[:p.visible], nil
-	}, done: visible.close}
+	}, Done: visible.Close}
 	return window(x, it, p.limit, p.offset)
 }
 
 // window applies OFFSET and LIMIT to it. It reads no more rows than it
 // returns or skips, so a LIMIT ends even an endless recursive query, as
 // in PostgreSQL.
-func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
+func window(x *execCtx, it rowexec.RowIter, limit, offset expr) (rowexec.RowIter, error) {
 	if limit == nil && offset == nil {
 		return it, nil
 	}
@@ -1285,12 +1289,12 @@ func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
 	if offset != nil {
 		v, err := offset.eval(x.env(nil))
 		if err != nil {
-			it.close()
+			it.Close()
 			return nil, err
 		}
 		if v != nil {
 			if skip = v.(int64); skip < 0 {
-				it.close()
+				it.Close()
 				return nil, pgerr.New(pgerr.InvalidRowCountInResultOffset, "OFFSET must not be negative")
 			}
 		}
@@ -1298,19 +1302,19 @@ func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
 	if limit != nil {
 		v, err := limit.eval(x.env(nil))
 		if err != nil {
-			it.close()
+			it.Close()
 			return nil, err
 		}
 		if v != nil {
 			if take = v.(int64); take < 0 {
-				it.close()
+				it.Close()
 				return nil, pgerr.New(pgerr.InvalidRowCountInLimitClause, "LIMIT must not be negative")
 			}
 		}
 	}
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for ; skip > 0; skip-- {
-			if row, err := it.next(); row == nil || err != nil {
+			if row, err := it.Next(); row == nil || err != nil {
 				return nil, err
 			}
 		}
@@ -1320,13 +1324,13 @@ func window(x *execCtx, it rowIter, limit, offset expr) (rowIter, error) {
 		if take > 0 {
 			take--
 		}
-		return it.next()
-	}, done: it.close}, nil
+		return it.Next()
+	}, Done: it.Close}, nil
 }
 
 // ordered returns it's rows in ORDER BY order, without DISTINCT's or
 // DISTINCT ON's duplicates, sorting within work_mem (see sorter).
-func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
+func (p *selectPlan) ordered(x *execCtx, it rowexec.RowIter) (rowexec.RowIter, error) {
 	if p.distinct {
 		return p.distinctRows(x, it)
 	}
@@ -1336,7 +1340,7 @@ func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
 		if p.locking == nil {
 			n = rowsRead(x, p.limit, p.offset)
 		}
-		return sortFirst(x, it, byKeys(p.order), n)
+		return rowexec.SortFirst(x, it, rowexec.ByKeys(p.order), n)
 	}
 	// DISTINCT ON keeps the first row of each group in ORDER BY order, or
 	// without ORDER BY in the order of its keys. The keys ORDER BY leaves
@@ -1345,32 +1349,32 @@ func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
 	// group's first in ORDER BY order.
 	keys := slices.Clip(p.order)
 	for _, k := range p.distinctOn {
-		if !slices.ContainsFunc(keys, func(o sortKey) bool { return o.idx == k.idx }) {
+		if !slices.ContainsFunc(keys, func(o rowexec.SortKey) bool { return o.Idx == k.Idx }) {
 			keys = append(keys, k)
 		}
 	}
-	sorted, err := sortRows(x, it, byKeys(keys))
+	sorted, err := rowexec.SortIter(x, it, rowexec.ByKeys(keys))
 	if err != nil {
 		return nil, err
 	}
 	var last []byte
 	first := true
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
-			row, err := sorted.next()
+			row, err := sorted.Next()
 			if row == nil || err != nil {
 				return nil, err
 			}
 			var k []byte
 			for _, key := range p.distinctOn {
-				k = types.AppendKey(k, key.t, row[key.idx], false)
+				k = types.AppendKey(k, key.T, row[key.Idx], false)
 			}
 			if first || !bytes.Equal(k, last) {
 				first, last = false, k
 				return row, nil
 			}
 		}
-	}, done: sorted.close}, nil
+	}, Done: sorted.Close}, nil
 }
 
 // distinctRows is SELECT DISTINCT: each row's first occurrence, in ORDER
@@ -1379,25 +1383,25 @@ func (p *selectPlan) ordered(x *execCtx, it rowIter) (rowIter, error) {
 // external sorts do: the first by each row's DISTINCT key and then input
 // position, which puts a row's first occurrence first among its
 // duplicates, and the second, of those, by ORDER BY and then position.
-func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
-	rows, rest, err := gather(x, it)
+func (p *selectPlan) distinctRows(x *execCtx, it rowexec.RowIter) (rowexec.RowIter, error) {
+	rows, rest, err := rowexec.Gather(x, it)
 	if err != nil {
 		return nil, err
 	}
 	if rest == nil {
 		rows = distinctRows(rows, p.exprs[:p.visible])
 		if len(p.order) > 0 {
-			if err := sortRowsCanceling(x, rows, p.order); err != nil {
+			if err := rowexec.SortRows(x, rows, p.order); err != nil {
 				return nil, err
 			}
 		}
-		return &sliceIter{rows: rows}, nil
+		return &rowexec.SliceIter{Rows: rows}, nil
 	}
 	width := len(p.exprs)
-	in := prepend(rows, rest)
+	in := rowexec.Prepend(rows, rest)
 	var seq int64
-	keyed := &funcIter{f: func() ([]any, error) {
-		row, err := in.next()
+	keyed := &rowexec.FuncIter{F: func() ([]any, error) {
+		row, err := in.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
@@ -1407,15 +1411,15 @@ func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
 		}
 		seq++
 		return append(row[:width:width], k, seq), nil
-	}, done: in.close}
-	byKey, err := sortRows(x, keyed, func(a, b []any) int { return bytes.Compare(a[width].([]byte), b[width].([]byte)) })
+	}, Done: in.Close}
+	byKey, err := rowexec.SortIter(x, keyed, func(a, b []any) int { return bytes.Compare(a[width].([]byte), b[width].([]byte)) })
 	if err != nil {
 		return nil, err
 	}
 	var last []byte
-	firsts := &funcIter{f: func() ([]any, error) {
+	firsts := &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
-			row, err := byKey.next()
+			row, err := byKey.Next()
 			if row == nil || err != nil {
 				return nil, err
 			}
@@ -1424,9 +1428,9 @@ func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
 				return row, nil
 			}
 		}
-	}, done: byKey.close}
-	sorted, err := sortRows(x, firsts, func(a, b []any) int {
-		if c := compareRows(a, b, p.order); c != 0 {
+	}, Done: byKey.Close}
+	sorted, err := rowexec.SortIter(x, firsts, func(a, b []any) int {
+		if c := rowexec.CompareRows(a, b, p.order); c != 0 {
 			return c
 		}
 		return cmp.Compare(a[width+1].(int64), b[width+1].(int64))
@@ -1434,13 +1438,13 @@ func (p *selectPlan) distinctRows(x *execCtx, it rowIter) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &funcIter{f: func() ([]any, error) {
-		row, err := sorted.next()
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		row, err := sorted.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
 		return row[:width], nil
-	}, done: sorted.close}, nil
+	}, Done: sorted.Close}, nil
 }
 
 func distinctRows(rows [][]any, exprs []expr) [][]any {

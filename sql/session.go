@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -678,7 +680,7 @@ func (s *Session) plan(p *Prepared) error {
 type Portal struct {
 	p      *Prepared
 	params []any
-	rows   rowIter // open result of a query, between Executes
+	rows   rowexec.RowIter // open result of a query, between Executes
 	// x is the execution rows runs in; each Execute or FETCH that resumes
 	// it gives it that message's context.
 	x     *execCtx
@@ -697,7 +699,7 @@ func (pt *Portal) Copy() *CopySpec { return pt.p.copy }
 // its execution.
 func (pt *Portal) Close() {
 	if pt.rows != nil {
-		pt.rows.close()
+		pt.rows.Close()
 		pt.rows = nil
 	}
 	pt.x.closeTemps()
@@ -755,7 +757,7 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 		}
 	}
 	for emitted := 0; maxRows <= 0 || emitted < maxRows; emitted++ {
-		row, err := pt.rows.next()
+		row, err := pt.rows.Next()
 		if err != nil {
 			pt.Close()
 			s.fail()
@@ -880,7 +882,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 		}
 		if err != nil {
 			if rows != nil {
-				rows.close()
+				rows.Close()
 			}
 			return "", pgerr.Convert(err)
 		}
@@ -889,7 +891,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			tag = fmt.Sprintf("INSERT 0 %d", n)
 		}
 		if rows != nil {
-			pt.rows, pt.tag = storeRows(rows), tag
+			pt.rows, pt.tag = rowexec.StoreRows(rows), tag
 			return "", nil
 		}
 		return tag, nil
@@ -1143,7 +1145,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, e
 		if err != nil {
 			return "", err
 		}
-		pt.rows, pt.tag = &sliceIter{rows: rows}, "SHOW"
+		pt.rows, pt.tag = &rowexec.SliceIter{Rows: rows}, "SHOW"
 		return "", nil
 	case *parser.SetTransaction:
 		if cmd.Isolation != "" {
@@ -1363,7 +1365,7 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 	for _, line := range strings.Split(text, "\n") {
 		rows = append(rows, []any{line})
 	}
-	pt.rows, pt.tag = &sliceIter{rows: rows}, "EXPLAIN"
+	pt.rows, pt.tag = &rowexec.SliceIter{Rows: rows}, "EXPLAIN"
 	return "", nil
 }
 
@@ -1414,22 +1416,22 @@ func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (str
 	}
 	// The rows fetched are held, within work_mem, until the FETCH's
 	// portal sends them; MOVE only counts them.
-	var rows *rowStore
+	var rows *rowexec.RowStore
 	if !cmd.Move {
-		rows = newRowStore(pt.x)
+		rows = rowexec.NewRowStore(pt.x)
 	}
 	var n int64
 	for cmd.Count < 0 || n < cmd.Count {
 		if cur.rows == nil {
 			break
 		}
-		row, err := cur.rows.next()
+		row, err := cur.rows.Next()
 		if err == nil && row != nil && rows != nil {
-			err = rows.add(row)
+			err = rows.Add(row)
 		}
 		if err != nil {
 			if rows != nil {
-				rows.close()
+				rows.Close()
 			}
 			return "", err
 		}
@@ -1442,7 +1444,7 @@ func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (str
 	if cmd.Move {
 		return fmt.Sprintf("MOVE %d", n), nil
 	}
-	pt.rows, pt.tag = storeRows(rows), fmt.Sprintf("FETCH %d", n)
+	pt.rows, pt.tag = rowexec.StoreRows(rows), fmt.Sprintf("FETCH %d", n)
 	return "", nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
@@ -50,7 +52,7 @@ func (p *setOpPlan) explain(indent string) string {
 }
 
 // side opens one input, converted to the result's types.
-func (p *setOpPlan) side(x *execCtx, i int) (rowIter, error) {
+func (p *setOpPlan) side(x *execCtx, i int) (rowexec.RowIter, error) {
 	in := p.left
 	if i == 1 {
 		in = p.right
@@ -70,7 +72,7 @@ func (p *setOpPlan) key(row []any) string {
 	return string(k)
 }
 
-func (p *setOpPlan) open(x *execCtx) (rowIter, error) {
+func (p *setOpPlan) open(x *execCtx) (rowexec.RowIter, error) {
 	left, err := p.side(x, 0)
 	if err != nil {
 		return nil, err
@@ -83,16 +85,16 @@ func (p *setOpPlan) open(x *execCtx) (rowIter, error) {
 	// at a time (see counted).
 	right, err := p.side(x, 1)
 	if err != nil {
-		left.close()
+		left.Close()
 		return nil, err
 	}
-	rrows, rest, err := gather(x, right)
+	rrows, rest, err := rowexec.Gather(x, right)
 	if err != nil {
-		left.close()
+		left.Close()
 		return nil, err
 	}
 	if rest != nil {
-		return p.partitioned(x, prepend(rrows, rest), left)
+		return p.partitioned(x, rowexec.Prepend(rrows, rest), left)
 	}
 	counts := make(map[string]int, len(rrows))
 	for _, row := range rrows {
@@ -102,11 +104,11 @@ func (p *setOpPlan) open(x *execCtx) (rowIter, error) {
 }
 
 // counted streams the left rows through the right rows' counts.
-func (p *setOpPlan) counted(left rowIter, counts map[string]int) rowIter {
+func (p *setOpPlan) counted(left rowexec.RowIter, counts map[string]int) rowexec.RowIter {
 	intersect := p.kind == "INTERSECT"
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
-			row, err := left.next()
+			row, err := left.Next()
 			if row == nil || err != nil {
 				return nil, err
 			}
@@ -129,7 +131,7 @@ func (p *setOpPlan) counted(left rowIter, counts map[string]int) rowIter {
 			}
 			return row, nil
 		}
-	}, done: left.close}
+	}, Done: left.Close}
 }
 
 // partitioned is INTERSECT or EXCEPT whose right rows pass work_mem: both
@@ -137,13 +139,13 @@ func (p *setOpPlan) counted(left rowIter, counts map[string]int) rowIter {
 // row's key, then the row), and each pair of partitions is counted and
 // streamed on its own; a right partition that still does not fit is split
 // again. Rows come out a pair of partitions at a time.
-func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error) {
+func (p *setOpPlan) partitioned(x *execCtx, right, left rowexec.RowIter) (rowexec.RowIter, error) {
 	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
 	err := p.partitionRows(x, right, rparts)
 	if err == nil {
 		err = p.partitionRows(x, left, lparts)
 	} else {
-		left.close()
+		left.Close()
 	}
 	var rf, lf [spillParts]*spill.File
 	if err == nil {
@@ -164,15 +166,15 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 			queue = append(queue, partPair{rf[i], lf[i], 1})
 		}
 	}
-	var cur rowIter
-	return &funcIter{f: func() ([]any, error) {
+	var cur rowexec.RowIter
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
 			if cur != nil {
-				row, err := cur.next()
+				row, err := cur.Next()
 				if row != nil || err != nil {
 					return row, err
 				}
-				cur.close()
+				cur.Close()
 				cur = nil
 			}
 			if len(queue) == 0 {
@@ -187,9 +189,9 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 			}
 			queue = append(more, queue...)
 		}
-	}, done: func() {
+	}, Done: func() {
 		if cur != nil {
-			cur.close()
+			cur.Close()
 		}
 		for _, pair := range queue {
 			pair.remove()
@@ -198,12 +200,12 @@ func (p *setOpPlan) partitioned(x *execCtx, right, left rowIter) (rowIter, error
 }
 
 // partitionRows writes each row of it, after its key, to its partition.
-func (p *setOpPlan) partitionRows(x *execCtx, it rowIter, ps *partitions) error {
-	defer it.close()
+func (p *setOpPlan) partitionRows(x *execCtx, it rowexec.RowIter, ps *partitions) error {
+	defer it.Close()
 	for {
-		row, err := it.next()
+		row, err := it.Next()
 		if err == nil && row != nil {
-			err = x.canceled()
+			err = x.Canceled()
 		}
 		if err != nil || row == nil {
 			return err
@@ -217,20 +219,20 @@ func (p *setOpPlan) partitionRows(x *execCtx, it rowIter, ps *partitions) error 
 
 // countPair counts a right partition and streams its left partition
 // through the counts, or if the right one does not fit, splits the pair.
-func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowIter, []partPair, error) {
+func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowexec.RowIter, []partPair, error) {
 	if pair.left == nil {
 		pair.remove() // right rows with no left rows to meet
-		return &sliceIter{}, nil, nil
+		return &rowexec.SliceIter{}, nil, nil
 	}
 	counts := make(map[string]int)
 	if pair.right != nil {
-		limit := x.workMem()
+		limit := x.WorkMem()
 		var mem int64
 		r := pair.right.Reader(0)
 		for {
 			rec, err := r.Next()
 			if err == nil && rec != nil {
-				err = x.canceled()
+				err = x.Canceled()
 			}
 			if err != nil {
 				pair.remove()
@@ -259,18 +261,18 @@ func (p *setOpPlan) countPair(x *execCtx, pair partPair) (rowIter, []partPair, e
 // the set fits in work_mem; past that, a row the set does not hold goes,
 // after its key, to a partition by the key's hash, and once both sides
 // are done each partition is deduplicated on its own (see dedupPass).
-func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
+func (p *setOpPlan) union(x *execCtx, left rowexec.RowIter) rowexec.RowIter {
 	var seen map[string]bool
 	if !p.all {
 		seen = make(map[string]bool)
 	}
-	limit := x.workMem()
+	limit := x.WorkMem()
 	var mem int64
 	var parts *partitions
 	var pending [][]any // rows a partition's pass kept
 	var queue []spillPart
 	cur, onRight := left, false
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
 			if len(pending) > 0 {
 				row := pending[0]
@@ -291,12 +293,12 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 				queue = append(more, queue...) // deeper first: fewer files open
 				continue
 			}
-			row, err := cur.next()
+			row, err := cur.Next()
 			if err != nil {
 				return nil, err
 			}
 			if row == nil {
-				cur.close()
+				cur.Close()
 				cur = nil
 				if !onRight {
 					onRight = true
@@ -334,9 +336,9 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 			}
 			return row, nil
 		}
-	}, done: func() {
+	}, Done: func() {
 		if cur != nil {
-			cur.close()
+			cur.Close()
 		}
 		if parts != nil {
 			parts.close()
@@ -352,16 +354,16 @@ func (p *setOpPlan) union(x *execCtx, left rowIter) rowIter {
 // of the next level.
 func (p *setOpPlan) dedupPass(x *execCtx, part spillPart) ([][]any, []spillPart, error) {
 	it := &spilledRows{f: part.f}
-	defer it.close()
+	defer it.Close()
 	seen := make(map[string]bool)
-	limit := x.workMem()
+	limit := x.WorkMem()
 	var mem int64
 	var rows [][]any
 	var parts *partitions
 	for {
-		rec, err := it.next()
+		rec, err := it.Next()
 		if err == nil && rec != nil {
-			err = x.canceled()
+			err = x.Canceled()
 		}
 		if err != nil {
 			if parts != nil {
@@ -408,7 +410,7 @@ func (p *setOpPlan) dedupPass(x *execCtx, part spillPart) ([][]any, []spillPart,
 // the WITH queries it defines.
 type setOpQuery struct {
 	in            queryPlan
-	order         []sortKey
+	order         []rowexec.SortKey
 	limit, offset expr
 	ctes          []*cte
 	subs          []*subquery
@@ -416,13 +418,13 @@ type setOpQuery struct {
 
 func (q *setOpQuery) columns() []Column { return q.in.columns() }
 
-func (q *setOpQuery) open(x *execCtx) (rowIter, error) {
+func (q *setOpQuery) open(x *execCtx) (rowexec.RowIter, error) {
 	it, err := q.in.open(x)
 	if err != nil {
 		return nil, err
 	}
 	if len(q.order) > 0 {
-		if it, err = sortFirst(x, it, byKeys(q.order), rowsRead(x, q.limit, q.offset)); err != nil {
+		if it, err = rowexec.SortFirst(x, it, rowexec.ByKeys(q.order), rowsRead(x, q.limit, q.offset)); err != nil {
 			return nil, err
 		}
 	}
@@ -539,9 +541,9 @@ func setOperator(n ast.Node) *ast.SetOprType {
 
 // setOpOrder resolves an ORDER BY item of a set operation, which can name
 // only a result column, by name or position.
-func setOpOrder(item *ast.ByItem, cols []Column) (sortKey, error) {
+func setOpOrder(item *ast.ByItem, cols []Column) (rowexec.SortKey, error) {
 	e, key := orderItem(item)
-	key.idx = -1
+	key.Idx = -1
 	pos, ok, err := ordinal(e, "ORDER BY")
 	if err != nil {
 		return key, err
@@ -550,7 +552,7 @@ func setOpOrder(item *ast.ByItem, cols []Column) (sortKey, error) {
 		if pos < 1 || pos > len(cols) {
 			return key, pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
 		}
-		key.idx = pos - 1
+		key.Idx = pos - 1
 	} else if cn, ok := e.(*ast.ColumnNameExpr); ok {
 		if cn.Name.Table.O != "" {
 			return key, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", cn.Name.Table.O)
@@ -559,12 +561,12 @@ func setOpOrder(item *ast.ByItem, cols []Column) (sortKey, error) {
 			if col.Name != cn.Name.Name.O {
 				continue
 			}
-			if key.idx >= 0 {
+			if key.Idx >= 0 {
 				return key, pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", col.Name)
 			}
-			key.idx = i
+			key.Idx = i
 		}
-		if key.idx < 0 {
+		if key.Idx < 0 {
 			return key, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", cn.Name.Name.O)
 		}
 	} else {
@@ -572,7 +574,7 @@ func setOpOrder(item *ast.ByItem, cols []Column) (sortKey, error) {
 			WithDetail("Only result column names can be used, not expressions or functions.").
 			WithHint("Add the expression/function to every SELECT, or move the UNION into a FROM clause.")
 	}
-	key.t = cols[key.idx].Type
+	key.T = cols[key.Idx].Type
 	return key, nil
 }
 

@@ -87,16 +87,16 @@ func (x *execCtx) closeTemps() {
 	}
 }
 
-// workMem is the statement's work_mem in bytes.
-func (x *execCtx) workMem() int64 {
+// WorkMem is the statement's work_mem in bytes.
+func (x *execCtx) WorkMem() int64 {
 	if n := kilobytes(x.s.settings["work_mem"]); n > 0 {
 		return n
 	}
 	return 64 << 20
 }
 
-// newTempFile makes a temporary file for x's statement; kind says which
+// NewTempFile makes a temporary file for x's statement; kind says which
 // operator writes it (sort, hash, store).
-func (x *execCtx) newTempFile(kind string) (*spill.File, error) {
+func (x *execCtx) NewTempFile(kind string) (*spill.File, error) {
 	return x.temps().New(kind)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -128,15 +130,15 @@ func compileSRFRef(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 // apply runs the set-returning step over the input rows. The calls'
 // values are drawn one output row at a time, so a long series is never
 // held whole and a LIMIT stops it early.
-func (s *srfPlan) apply(x *execCtx, in rowIter) rowIter {
+func (s *srfPlan) apply(x *execCtx, in rowexec.RowIter) rowexec.RowIter {
 	var row []any
 	nexts := make([]func() (any, bool, error), len(s.calls))
 	live := 0 // calls with values still to come for row
 	produced := 0
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		for {
 			if live == 0 {
-				r, err := in.next()
+				r, err := in.Next()
 				if r == nil || err != nil {
 					return nil, err
 				}
@@ -172,7 +174,7 @@ func (s *srfPlan) apply(x *execCtx, in rowIter) rowIter {
 			}
 			return out, nil
 		}
-	}, done: in.close}
+	}, Done: in.Close}
 }
 
 // compileField is (record).field, which the parser writes as

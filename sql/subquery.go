@@ -3,6 +3,8 @@ package sql
 import (
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -259,13 +261,13 @@ func (c *compiler) planSubquery(n ast.ExprNode) (*subquery, error) {
 // result computes f over the subquery's rows for the expression's env e:
 // every time if the subquery is correlated, else once per execution of the
 // level it is anchored to.
-func (sq *subquery) result(e *env, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+func (sq *subquery) result(e *env, f func(x *execCtx, it rowexec.RowIter) (any, error)) (any, error) {
 	return sq.resultFor(e, nil, f)
 }
 
 // resultFor is result for an f whose answer depends, besides the
 // subquery's rows, on the values extra.
-func (sq *subquery) resultFor(e *env, extra []any, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+func (sq *subquery) resultFor(e *env, extra []any, f func(x *execCtx, it rowexec.RowIter) (any, error)) (any, error) {
 	if sq.lvl.correlated {
 		if sq.memo {
 			return sq.memoized(e, extra, f)
@@ -287,14 +289,14 @@ func (sq *subquery) resultFor(e *env, extra []any, f func(x *execCtx, it rowIter
 	return v, nil
 }
 
-func (sq *subquery) run(e *env, f func(x *execCtx, it rowIter) (any, error)) (any, error) {
+func (sq *subquery) run(e *env, f func(x *execCtx, it rowexec.RowIter) (any, error)) (any, error) {
 	x := &execCtx{ctx: e.x.ctx, s: e.x.s, tx: e.x.tx, params: e.x.params, outer: e}
 	defer x.closeCTEs()
 	it, err := sq.plan.open(x)
 	if err != nil {
 		return nil, err
 	}
-	defer it.close()
+	defer it.Close()
 	return f(x, it)
 }
 
@@ -328,12 +330,12 @@ func (c *compiler) scalarSubquery(n *ast.SubqueryExpr) (expr, error) {
 
 func (s *scalarSubquery) typ() types.T { return s.t }
 func (s *scalarSubquery) eval(e *env) (any, error) {
-	return s.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
-		row, err := it.next()
+	return s.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
+		row, err := it.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
-		more, err := it.next()
+		more, err := it.Next()
 		if err != nil {
 			return nil, err
 		}
@@ -360,8 +362,8 @@ func (c *compiler) exists(n *ast.ExistsSubqueryExpr) (expr, error) {
 
 func (x *existsExpr) typ() types.T { return types.Bool }
 func (x *existsExpr) eval(e *env) (any, error) {
-	v, err := x.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
-		row, err := it.next()
+	v, err := x.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
+		row, err := it.Next()
 		return row != nil, err
 	})
 	if err != nil {
@@ -454,10 +456,10 @@ func (q *quantifiedSubquery) eval(e *env) (any, error) {
 	}
 	if q.sq.lvl.correlated {
 		// Stream: the answer is often known before the last row.
-		v, err := q.sq.resultFor(e, l, func(x *execCtx, it rowIter) (any, error) {
+		v, err := q.sq.resultFor(e, l, func(x *execCtx, it rowexec.RowIter) (any, error) {
 			res := any(q.all)
 			for {
-				row, err := it.next()
+				row, err := it.Next()
 				if row == nil || err != nil {
 					return res, err
 				}
@@ -471,13 +473,13 @@ func (q *quantifiedSubquery) eval(e *env) (any, error) {
 		})
 		return v, err
 	}
-	v, err := q.sq.result(e, func(x *execCtx, it rowIter) (any, error) {
+	v, err := q.sq.result(e, func(x *execCtx, it rowexec.RowIter) (any, error) {
 		set := &quantSet{}
 		if q.op == "=" && !q.all {
 			set.hashed = make(map[string]bool)
 		}
 		for {
-			row, err := it.next()
+			row, err := it.Next()
 			if err != nil {
 				return nil, err
 			}
@@ -587,7 +589,7 @@ type derived struct {
 	alias string
 }
 
-func (d *derived) open(x *execCtx) (rowIter, error) { return d.plan.open(x) }
+func (d *derived) open(x *execCtx) (rowexec.RowIter, error) { return d.plan.open(x) }
 func (d *derived) explain(indent string) string {
 	return indent + "Subquery Scan on " + d.alias + "\n" + d.plan.explain(indent+"  ")
 }
@@ -671,12 +673,12 @@ func (r *rowSubquery) row(e *env) ([]any, error) {
 	if r.lastEnv == e {
 		return r.last, nil
 	}
-	v, err := r.sq.result(e, func(_ *execCtx, it rowIter) (any, error) {
-		row, err := it.next()
+	v, err := r.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
+		row, err := it.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
-		more, err := it.next()
+		more, err := it.Next()
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -78,7 +80,7 @@ func (ts *tableScan) explain(indent string) string {
 	}
 }
 
-func (ts *tableScan) open(x *execCtx) (rowIter, error) {
+func (ts *tableScan) open(x *execCtx) (rowexec.RowIter, error) {
 	t := ts.t
 	a := ts.access
 	if a.ix != nil && !a.ix.Primary {
@@ -100,7 +102,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 				return nil, err
 			}
 			if v == nil {
-				return &sliceIter{}, nil // col = NULL matches nothing
+				return &rowexec.SliceIter{}, nil // col = NULL matches nothing
 			}
 			key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
 		}
@@ -110,7 +112,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 			if a.lo != nil {
 				v, err := a.lo.eval(x.env(nil))
 				if err != nil || v == nil {
-					return &sliceIter{}, err
+					return &rowexec.SliceIter{}, err
 				}
 				start = types.AppendKey(bytesClone(key), col.Type, v, false)
 				if !a.loIncl {
@@ -120,7 +122,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 			if a.hi != nil {
 				v, err := a.hi.eval(x.env(nil))
 				if err != nil || v == nil {
-					return &sliceIter{}, err
+					return &rowexec.SliceIter{}, err
 				}
 				end = types.AppendKey(bytesClone(key), col.Type, v, false)
 				if a.hiIncl {
@@ -136,7 +138,7 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 		}
 	}
 	scan := &catalog.KVScan{Tx: x.tx, Start: start, End: end}
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		kv, ok, err := scan.Next()
 		if !ok || err != nil {
 			return nil, err
@@ -149,27 +151,27 @@ func (ts *tableScan) open(x *execCtx) (rowIter, error) {
 }
 
 // uniqueLookup finds the row a unique index entry points to.
-func (ts *tableScan) uniqueLookup(x *execCtx, key []byte) (rowIter, error) {
+func (ts *tableScan) uniqueLookup(x *execCtx, key []byte) (rowexec.RowIter, error) {
 	pk, ok, err := x.tx.Get(key)
 	if err != nil || !ok {
-		return &sliceIter{}, err
+		return &rowexec.SliceIter{}, err
 	}
 	v, ok, err := x.tx.Get(pk)
 	if err != nil || !ok {
-		return &sliceIter{}, err
+		return &rowexec.SliceIter{}, err
 	}
 	row, err := ts.t.DecodeRow(pk, v)
 	if err != nil {
 		return nil, err
 	}
-	return &sliceIter{rows: [][]any{row}}, nil
+	return &rowexec.SliceIter{Rows: [][]any{row}}, nil
 }
 
 // indexScan reads the rows that the index entries in [start, end) point
 // to, in index order.
-func (ts *tableScan) indexScan(x *execCtx, start, end []byte) rowIter {
+func (ts *tableScan) indexScan(x *execCtx, start, end []byte) rowexec.RowIter {
 	scan := &catalog.KVScan{Tx: x.tx, Start: start, End: end}
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		entry, ok, err := scan.Next()
 		if !ok || err != nil {
 			return nil, err

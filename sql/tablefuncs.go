@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -136,7 +138,7 @@ func (f *tableFunc) evalArgs(e *env) ([]any, error) {
 }
 
 // open reads the function in FROM: a record's fields are columns.
-func (f *tableFunc) open(x *execCtx) (rowIter, error) {
+func (f *tableFunc) open(x *execCtx) (rowexec.RowIter, error) {
 	if f.series != nil {
 		return f.openSeries(x)
 	}
@@ -156,15 +158,15 @@ func (f *tableFunc) open(x *execCtx) (rowIter, error) {
 			rows[i] = append(slices.Clip(rows[i]), int64(i+1))
 		}
 	}
-	return &sliceIter{rows: rows}, nil
+	return &rowexec.SliceIter{Rows: rows}, nil
 }
 
 // openSeries reads a function that yields its values one at a time.
-func (f *tableFunc) openSeries(x *execCtx) (rowIter, error) {
+func (f *tableFunc) openSeries(x *execCtx) (rowexec.RowIter, error) {
 	e := x.env(nil)
 	vals, err := f.evalArgs(e)
 	if vals == nil || err != nil {
-		return &sliceIter{}, err
+		return &rowexec.SliceIter{}, err
 	}
 	next, err := f.series(e, vals)
 	if err != nil {
@@ -172,7 +174,7 @@ func (f *tableFunc) openSeries(x *execCtx) (rowIter, error) {
 	}
 	n := int64(0)
 	_, record := f.t.Fields()
-	return &funcIter{f: func() ([]any, error) {
+	return &rowexec.FuncIter{F: func() ([]any, error) {
 		v, ok, err := next()
 		if !ok || err != nil {
 			return nil, err

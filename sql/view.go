@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -125,15 +127,15 @@ type narrowed struct {
 	width int
 }
 
-func (n *narrowed) open(x *execCtx) (rowIter, error) {
+func (n *narrowed) open(x *execCtx) (rowexec.RowIter, error) {
 	it, err := n.in.open(x)
 	if err != nil {
 		return nil, err
 	}
-	return &funcIter{f: func() ([]any, error) {
-		row, err := it.next()
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		row, err := it.Next()
 		if row == nil || err != nil {
-			it.close()
+			it.Close()
 			return nil, err
 		}
 		return row[:n.width:n.width], nil

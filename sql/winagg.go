@@ -74,7 +74,7 @@ func (f *frameAgg) move(x *execCtx, from, to int) error {
 		f.reset(from)
 	}
 	for ; f.head < from; f.head++ {
-		if err := x.canceled(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return err
 		}
 		if err := f.remove(f.head); err != nil {
@@ -82,7 +82,7 @@ func (f *frameAgg) move(x *execCtx, from, to int) error {
 		}
 	}
 	for ; f.tail < to; f.tail++ {
-		if err := x.canceled(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return err
 		}
 		if err := f.add(f.tail); err != nil {
@@ -157,7 +157,7 @@ func (f *frameAgg) result(x *execCtx) (any, error) {
 	}
 	st := &aggState{call: f.call.agg, acc: f.call.agg.newAccumulator(x, false)}
 	for j := f.head; j < f.tail; j++ {
-		if err := x.canceled(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return nil, err
 		}
 		if vals, ok := f.args(j); ok {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/rowexec"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -56,7 +58,7 @@ type winCall struct {
 	agg       *aggCall // the aggregate, for an aggregate over a window
 	filter    expr     // the aggregate's FILTER, or nil
 	partition []expr
-	order     []sortKey // over the values of orderBy
+	order     []rowexec.SortKey // over the values of orderBy
 	orderBy   []expr
 	frame     winFrame
 }
@@ -349,10 +351,10 @@ func (call *winCall) planSpec(in *compiler, spec *ast.WindowSpec) error {
 	if spec.OrderBy != nil {
 		for _, item := range spec.OrderBy.Items {
 			e := windowKey(item.Expr)
-			k := sortKey{desc: item.Desc, nullsFirst: item.Desc}
+			k := rowexec.SortKey{Desc: item.Desc, NullsFirst: item.Desc}
 			if f, ok := e.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_nulls" {
 				e = f.Args[0]
-				k.nullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
+				k.NullsFirst = f.Args[1].(*driver.ValueExpr).GetString() == "first"
 			}
 			oe, err := in.compile(e)
 			if err != nil {
@@ -361,7 +363,7 @@ func (call *winCall) planSpec(in *compiler, spec *ast.WindowSpec) error {
 			if oe, err = in.resolveUnknown(oe); err != nil {
 				return err
 			}
-			k.idx, k.t = len(call.partition)+len(call.orderBy), oe.typ()
+			k.Idx, k.T = len(call.partition)+len(call.orderBy), oe.typ()
 			call.order = append(call.order, k)
 			call.orderBy = append(call.orderBy, oe)
 		}
@@ -496,7 +498,7 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 	// Toward smaller values for PRECEDING in ascending order, and for
 	// FOLLOWING in descending order.
 	op := byte('+')
-	if (b.Type == ast.Preceding) != call.order[0].desc {
+	if (b.Type == ast.Preceding) != call.order[0].Desc {
 		op = '-'
 	}
 	var conv expr = &colExpr{t: ot, idx: 0}
@@ -572,7 +574,7 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 		return nil, nil, nil
 	}
 	at := len(call.partition)
-	desc := call.order[0].desc
+	desc := call.order[0].Desc
 	// The non-NULL values are one run, NULLs sorted before or after it.
 	lo, hi := 0, len(part)
 	for lo < hi && part[lo][at] == nil {
@@ -587,7 +589,7 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 		}
 		out := make([]any, len(part))
 		for j := lo; j < hi; j++ {
-			if err := x.canceled(); err != nil {
+			if err := x.Canceled(); err != nil {
 				return nil, err
 			}
 			v, err := b.conv.eval(x.env([]any{part[j][at]}))
@@ -620,7 +622,7 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 		}
 		out := make([]int, len(part))
 		for i, row := range part {
-			if err := x.canceled(); err != nil {
+			if err := x.Canceled(); err != nil {
 				return nil, err
 			}
 			if row[at] == nil {
@@ -686,13 +688,13 @@ func (c *compiler) windowRef(n *ast.WindowFuncExpr) (expr, error) {
 // apply runs the window step: it reads every input row and returns them
 // with one column added per call, in their input order. Rows that pass
 // work_mem go to applySpilled.
-func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
-	rows, rest, err := gather(x, it)
+func (w *winPlan) apply(x *execCtx, it rowexec.RowIter) (rowexec.RowIter, error) {
+	rows, rest, err := rowexec.Gather(x, it)
 	if err != nil {
 		return nil, err
 	}
 	if rest != nil {
-		return w.applySpilled(x, prepend(rows, rest))
+		return w.applySpilled(x, rowexec.Prepend(rows, rest))
 	}
 	for i, r := range rows {
 		rows[i] = slices.Grow(slices.Clip(r), len(w.calls))
@@ -706,7 +708,7 @@ func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
 			rows[i] = append(rows[i], vals[i])
 		}
 	}
-	return &sliceIter{rows: rows}, nil
+	return &rowexec.SliceIter{Rows: rows}, nil
 }
 
 // applySpilled is apply for more rows than work_mem holds. The rows go
@@ -718,18 +720,18 @@ func (w *winPlan) apply(x *execCtx, it rowIter) (rowIter, error) {
 // One partition's keys and arguments are held in memory while its values
 // are computed (frames move over them), so a partition that alone does
 // not fit in work_mem exceeds it.
-func (w *winPlan) applySpilled(x *execCtx, in rowIter) (rowIter, error) {
-	store := newRowStore(x)
-	if err := store.addAll(in); err != nil {
-		store.close()
+func (w *winPlan) applySpilled(x *execCtx, in rowexec.RowIter) (rowexec.RowIter, error) {
+	store := rowexec.NewRowStore(x)
+	if err := store.AddAll(in); err != nil {
+		store.Close()
 		return nil, err
 	}
-	vals := make([]rowIter, 0, len(w.calls))
+	vals := make([]rowexec.RowIter, 0, len(w.calls))
 	done := func() {
 		for _, v := range vals {
-			v.close()
+			v.Close()
 		}
-		store.close()
+		store.Close()
 	}
 	for _, call := range w.calls {
 		v, err := call.computeSpilled(x, store)
@@ -739,15 +741,15 @@ func (w *winPlan) applySpilled(x *execCtx, in rowIter) (rowIter, error) {
 		}
 		vals = append(vals, v)
 	}
-	cur := store.cursor()
-	return &funcIter{f: func() ([]any, error) {
-		row, err := cur.next()
+	cur := store.Cursor()
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		row, err := cur.Next()
 		if row == nil || err != nil {
 			return nil, err
 		}
 		row = slices.Grow(slices.Clip(row), len(vals))
 		for _, v := range vals {
-			pv, err := v.next()
+			pv, err := v.Next()
 			if err == nil && pv == nil {
 				err = pgerr.New(pgerr.InternalError, "a window function has fewer values than rows")
 			}
@@ -757,25 +759,25 @@ func (w *winPlan) applySpilled(x *execCtx, in rowIter) (rowIter, error) {
 			row = append(row, pv[1])
 		}
 		return row, nil
-	}, done: done}, nil
+	}, Done: done}, nil
 }
 
 // keyed returns, for each row of in, the call's partition and order
 // values, its arguments (and FILTER), and last the row's input position;
 // keys orders them by partition, then by the window's order.
-func (call *winCall) keyed(x *execCtx, in rowIter) (rows rowIter, keys []sortKey) {
+func (call *winCall) keyed(x *execCtx, in rowexec.RowIter) (rows rowexec.RowIter, keys []rowexec.SortKey) {
 	exprs := append(append(slices.Clip(call.partition), call.orderBy...), call.args...)
 	if call.filter != nil {
 		exprs = append(exprs, call.filter) // after the arguments
 	}
 	nk := len(exprs)
 	var pos int64
-	rows = &funcIter{f: func() ([]any, error) {
-		r, err := in.next()
+	rows = &rowexec.FuncIter{F: func() ([]any, error) {
+		r, err := in.Next()
 		if r == nil || err != nil {
 			return nil, err
 		}
-		if err := x.canceled(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return nil, err
 		}
 		e := x.env(r)
@@ -788,10 +790,10 @@ func (call *winCall) keyed(x *execCtx, in rowIter) (rows rowIter, keys []sortKey
 		k[nk] = pos
 		pos++
 		return k, nil
-	}, done: in.close}
-	keys = make([]sortKey, 0, len(call.partition)+len(call.order))
+	}, Done: in.Close}
+	keys = make([]rowexec.SortKey, 0, len(call.partition)+len(call.order))
 	for j, pe := range call.partition {
-		keys = append(keys, sortKey{idx: j, t: pe.typ()})
+		keys = append(keys, rowexec.SortKey{Idx: j, T: pe.typ()})
 	}
 	return rows, append(keys, call.order...)
 }
@@ -807,15 +809,15 @@ func (call *winCall) keyedWidth() int {
 
 // computeSpilled is compute over a row store: it returns the call's
 // values as rows of (input position, value), in input order.
-func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error) {
-	keyed, keys := call.keyed(x, store.cursor())
-	sorted, err := sortRows(x, keyed, byKeys(keys))
+func (call *winCall) computeSpilled(x *execCtx, store *rowexec.RowStore) (rowexec.RowIter, error) {
+	keyed, keys := call.keyed(x, store.Cursor())
+	sorted, err := rowexec.SortIter(x, keyed, rowexec.ByKeys(keys))
 	if err != nil {
 		return nil, err
 	}
-	defer sorted.close()
+	defer sorted.Close()
 	nk, argAt := call.keyedWidth(), len(call.partition)+len(call.orderBy)
-	out := newSorter(x, func(a, b []any) int { return cmp.Compare(a[0].(int64), b[0].(int64)) })
+	out := rowexec.NewSorter(x, func(a, b []any) int { return cmp.Compare(a[0].(int64), b[0].(int64)) })
 	var part [][]any
 	flush := func() error {
 		vals, err := call.partitionValues(x, part, argAt)
@@ -823,7 +825,7 @@ func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error
 			return err
 		}
 		for i, k := range part {
-			if err := out.add([]any{k[nk], vals[i]}); err != nil {
+			if err := out.Add([]any{k[nk], vals[i]}); err != nil {
 				return err
 			}
 		}
@@ -831,7 +833,7 @@ func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error
 		return nil
 	}
 	for {
-		k, err := sorted.next()
+		k, err := sorted.Next()
 		if err == nil && k != nil && len(part) > 0 && !sameKeys(part[0], k, keys[:len(call.partition)]) {
 			err = flush()
 		}
@@ -839,11 +841,11 @@ func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error
 			err = flush()
 		}
 		if err != nil {
-			out.close()
+			out.Close()
 			return nil, err
 		}
 		if k == nil {
-			return out.finish()
+			return out.Finish()
 		}
 		part = append(part, k)
 	}
@@ -854,13 +856,13 @@ func (call *winCall) computeSpilled(x *execCtx, store *rowStore) (rowIter, error
 func (call *winCall) compute(x *execCtx, rows [][]any) ([]any, error) {
 	// keyed[i] holds the partition and order values, the arguments, and
 	// last the row's input position.
-	it, keys := call.keyed(x, &sliceIter{rows: rows})
-	keyed, err := drain(it)
+	it, keys := call.keyed(x, &rowexec.SliceIter{Rows: rows})
+	keyed, err := rowexec.Drain(it)
 	if err != nil {
 		return nil, err
 	}
 	nk := call.keyedWidth()
-	if err := sortRowsCanceling(x, keyed, keys); err != nil {
+	if err := rowexec.SortRows(x, keyed, keys); err != nil {
 		return nil, err
 	}
 
@@ -996,7 +998,7 @@ func (call *winCall) partitionValues(x *execCtx, part [][]any, argAt int) ([]any
 	}
 	if call.agg == nil { // first_value, last_value, nth_value
 		for i := range part {
-			if err := x.canceled(); err != nil {
+			if err := x.Canceled(); err != nil {
 				return nil, err
 			}
 			from, to := frame(i)
@@ -1063,16 +1065,16 @@ func (call *winCall) ntile(part [][]any, argAt int) ([]any, error) {
 
 // sameKeys reports whether two key rows agree on keys, NULL agreeing with
 // NULL, as peers in a window do.
-func sameKeys(a, b []any, keys []sortKey) bool {
+func sameKeys(a, b []any, keys []rowexec.SortKey) bool {
 	for _, k := range keys {
-		x, y := a[k.idx], b[k.idx]
+		x, y := a[k.Idx], b[k.Idx]
 		if x == nil || y == nil {
 			if x != y {
 				return false
 			}
 			continue
 		}
-		if types.Compare(k.t, x, y) != 0 {
+		if types.Compare(k.T, x, y) != 0 {
 			return false
 		}
 	}
