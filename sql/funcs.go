@@ -16,8 +16,9 @@ import (
 )
 
 // builtin compiles a call of one built-in function that needs more of
-// the compiler than sql/builtins' overloads give: special syntax, a
-// polymorphic or variadic signature, or the session's catalog.
+// the compiler than sql/builtins' overloads give: special syntax
+// (CAST, COALESCE, TRIM, LOCALTIME(p)), the session's catalog (nextval,
+// the catalog functions, enum_range) or the engine.
 type builtin func(c *compiler, n *ast.FuncCallExpr) (expr, error)
 
 // funcCompilers are those functions; every other one is in sql/builtins.
