@@ -46,8 +46,9 @@
 //
 // While the cut goes on, by kind of change:
 //
-//	a function        its family's file in sql/builtins and a row of
-//	or operator       sql/builtins/table.go, and a testdata/sql case
+//	a function,       its family's file in sql/builtins and a row of
+//	operator or       sql/builtins/table.go (aggregates.go's table for
+//	aggregate         an aggregate), and a testdata/sql case
 //	                  recorded against PostgreSQL (EPOCHDB_PG_URL=...
 //	                  go test ./sql -run TestDiff -rewrite); one that
 //	                  needs the catalog or special syntax: funcs.go's
@@ -62,10 +63,10 @@
 //	                  expression; past work_mem it spills through
 //	                  sql/spill
 //
-// Where the cut goes next, each with a doc.go of its own: the
-// ordered-set aggregates and the arithmetic, comparison and date/time
-// operators into sql/builtins;
-// sql/pgcatalog, the virtual pg_catalog
-// and information_schema relations over it; and the planner and executor
-// apart from the session.
+// Where the cut goes next, each with a doc.go of its own: the expression
+// core (the expr interface, its environment and the basic nodes), which
+// the operators over expressions need to join sql/rowexec; the planner
+// apart from the session; and sql/pgcatalog, the virtual pg_catalog and
+// information_schema relations and the catalog functions, over
+// sql/catalog.
 package sql
