@@ -134,7 +134,7 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 		if call.filter, err = a.input.compile(cond); err != nil {
 			return nil, err
 		}
-		if t := call.filter.typ(); t.Oid != types.OidBool && t.Oid != types.OidUnknown {
+		if t := call.filter.Type(); t.Oid != types.OidBool && t.Oid != types.OidUnknown {
 			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", t)
 		}
 		if call.filter, err = a.input.coerce(call.filter, types.Bool); err != nil {
@@ -177,7 +177,7 @@ func (a *aggPlan) add(c *compiler, n *ast.AggregateFuncExpr) (expr, error) {
 	}
 	if call.distinct {
 		for _, arg := range call.args {
-			if err := checkComparable(arg.typ(), false); err != nil {
+			if err := checkComparable(arg.Type(), false); err != nil {
 				return nil, err
 			}
 		}
@@ -276,7 +276,7 @@ func unkeyed(args []ast.ExprNode) []ast.ExprNode {
 func argTypes(args []expr) string {
 	names := make([]string, len(args))
 	for i, a := range args {
-		names[i] = a.typ().String()
+		names[i] = a.Type().String()
 	}
 	return strings.Join(names, ", ")
 }
@@ -288,7 +288,7 @@ func argTypes(args []expr) string {
 func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 	call.nargs = len(call.args)
 	if call.distinct && len(keys) == 0 && call.agg.Ordered {
-		call.order = []rowexec.SortKey{{Idx: call.nargs, T: call.args[0].typ()}}
+		call.order = []rowexec.SortKey{{Idx: call.nargs, T: call.args[0].Type()}}
 		call.args = append(call.args, call.args[0])
 		call.argTypes = argTypesOf(call.args[:call.nargs])
 		return nil
@@ -303,7 +303,7 @@ func (call *aggCall) planOrder(c *compiler, keys []ast.ExprNode) error {
 		}
 		dir := keys[i+1].(*driver.ValueExpr).GetString()
 		nulls := keys[i+2].(*driver.ValueExpr).GetString()
-		k := rowexec.SortKey{Idx: len(call.args), T: key.typ(), Desc: dir == "desc"}
+		k := rowexec.SortKey{Idx: len(call.args), T: key.Type(), Desc: dir == "desc"}
 		k.NullsFirst = nulls == "first" || nulls == "default" && k.Desc
 		if err := checkComparable(k.T, true); err != nil {
 			return err
@@ -401,7 +401,7 @@ func (st *aggState) add(vals []any) error {
 		// keeps x twice for two separators, as PostgreSQL does.
 		var kb []byte
 		for i, a := range c.args[:c.nargs] {
-			kb = types.AppendKey(kb, a.typ(), vals[i], false)
+			kb = types.AppendKey(kb, a.Type(), vals[i], false)
 		}
 		k := string(kb)
 		if _, dup := st.seen[k]; dup {

@@ -156,17 +156,17 @@ func (call *aggCall) planOrderedSet(c *compiler, direct, keys []ast.ExprNode) er
 			return pgerr.New(pgerr.FeatureNotSupported, "direct arguments of %s that are not constants are not supported", call.fn)
 		}
 		// Evaluated once; an error waits for the result, as in PostgreSQL.
-		v, err := d.eval(&env{ctx: context.Background(), s: c.s})
+		v, err := d.Eval(&env{ctx: context.Background(), s: c.s})
 		call.direct = append(call.direct, v)
 		if call.directErr == nil {
 			call.directErr = err
 		}
 	}
 	key := args[nd]
-	if err := checkComparable(key.typ(), true); err != nil {
+	if err := checkComparable(key.Type(), true); err != nil {
 		return err
 	}
-	k := rowexec.SortKey{Idx: 0, T: key.typ(), Desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
+	k := rowexec.SortKey{Idx: 0, T: key.Type(), Desc: keys[1].(*driver.ValueExpr).GetString() == "desc"}
 	call.args, call.nargs, call.order = []expr{key}, 1, []rowexec.SortKey{k}
 	call.argTypes = argTypesOf(call.args)
 	return nil
@@ -204,7 +204,7 @@ func (p *selectPlan) planDistinctOn(c *compiler, items []ast.ExprNode) error {
 		if err != nil {
 			return err
 		}
-		k := rowexec.SortKey{Idx: idx, T: p.exprs[idx].typ()}
+		k := rowexec.SortKey{Idx: idx, T: p.exprs[idx].Type()}
 		if err := checkComparable(k.T, true); err != nil {
 			return err
 		}

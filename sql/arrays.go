@@ -82,8 +82,8 @@ type arrayQueryExpr struct {
 	t  types.T
 }
 
-func (a *arrayQueryExpr) typ() types.T { return a.t }
-func (a *arrayQueryExpr) eval(e *env) (any, error) {
+func (a *arrayQueryExpr) Type() types.T { return a.t }
+func (a *arrayQueryExpr) Eval(e *env) (any, error) {
 	return a.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
 		vals := []any{}
 		for {
@@ -103,7 +103,7 @@ func arrayOperand(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := e.typ()
+	t := e.Type()
 	switch {
 	case t.IsArray():
 		return e, nil
@@ -117,7 +117,7 @@ func arrayOperand(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		names = append(names, e.typ().String())
+		names = append(names, e.Type().String())
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", n.FnName.L, strings.Join(names, ", ")).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
@@ -129,7 +129,7 @@ func compileSubscript(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := arr.typ()
+	t := arr.Type()
 	elem, ok := t.Elem()
 	if t.Oid == types.OidName {
 		return c.nameSubscript(arr, n.Args[1])
@@ -165,16 +165,16 @@ func compileQuantified(all bool) builtin {
 		if err != nil {
 			return nil, err
 		}
-		at := arr.typ()
+		at := arr.Type()
 		if at.Oid == types.OidUnknown {
 			xt, err := c.resolveUnknown(x)
 			if err != nil {
 				return nil, err
 			}
 			x = xt
-			a, ok := types.ArrayOf(types.T{Oid: x.typ().Oid, Mod: -1})
+			a, ok := types.ArrayOf(types.T{Oid: x.Type().Oid, Mod: -1})
 			if !ok {
-				return nil, pgerr.New(pgerr.UndefinedObject, "could not find array type for data type %s", x.typ())
+				return nil, pgerr.New(pgerr.UndefinedObject, "could not find array type for data type %s", x.Type())
 			}
 			if arr, err = c.coerce(arr, a); err != nil {
 				return nil, err
@@ -185,9 +185,9 @@ func compileQuantified(all bool) builtin {
 		if !ok {
 			return nil, pgerr.New(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side")
 		}
-		t, ok := unify(x.typ(), elem)
+		t, ok := unify(x.Type(), elem)
 		if !ok {
-			return nil, noOperator(op, x.typ(), elem)
+			return nil, noOperator(op, x.Type(), elem)
 		}
 		if x, err = c.coerce(x, t); err != nil {
 			return nil, err
@@ -210,9 +210,9 @@ type quantifiedExpr struct {
 	x, arr expr
 }
 
-func (q *quantifiedExpr) typ() types.T { return types.Bool }
-func (q *quantifiedExpr) eval(e *env) (any, error) {
-	a, err := q.arr.eval(e)
+func (q *quantifiedExpr) Type() types.T { return types.Bool }
+func (q *quantifiedExpr) Eval(e *env) (any, error) {
+	a, err := q.arr.Eval(e)
 	if err != nil || a == nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (q *quantifiedExpr) eval(e *env) (any, error) {
 	if len(vals) == 0 {
 		return q.all, nil
 	}
-	v, err := q.x.eval(e)
+	v, err := q.x.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func arrayCoercible(from, to types.T) bool {
 // array, array || element or element || array. An untyped literal on the
 // other side is an array of the same type.
 func (c *compiler) arrayConcat(l, r expr) (expr, error) {
-	at, lt, rt := l.typ(), l.typ(), r.typ()
+	at, lt, rt := l.Type(), l.Type(), r.Type()
 	if !at.IsArray() {
 		at = rt
 	}
@@ -261,7 +261,7 @@ func (c *compiler) arrayConcat(l, r expr) (expr, error) {
 	var err error
 	// Each side is the array type, or else its element type.
 	side := func(e expr) (expr, bool, error) {
-		t := e.typ()
+		t := e.Type()
 		if t.Oid == at.Oid || t.Oid == types.OidUnknown {
 			e, err := c.coerce(e, at)
 			return e, true, err

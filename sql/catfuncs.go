@@ -180,10 +180,10 @@ var catalogBuiltins = map[string]builtin{
 		if err != nil {
 			return nil, err
 		}
-		if p, ok := e.(*paramExpr); ok && p.typ().Oid == types.OidUnknown {
+		if p, ok := e.(*paramExpr); ok && p.Type().Oid == types.OidUnknown {
 			return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", p.idx+1)
 		}
-		o := e.typ().Oid
+		o := e.Type().Oid
 		return &constExpr{t: types.Regtype, v: types.Reg{Oid: o, Name: formatType(o, -1, false)}}, nil
 	},
 	"to_regclass":     toReg(types.Regclass),
@@ -369,11 +369,11 @@ func (c *compiler) toReg(e expr, t types.T) (expr, error) {
 			return &constExpr{t: t}, nil
 		}
 	case *paramExpr:
-		if e.typ().Oid == types.OidUnknown {
+		if e.Type().Oid == types.OidUnknown {
 			(*c.params)[x.idx] = types.Text
 		}
 	}
-	from := e.typ()
+	from := e.Type()
 	if !isString(from.Oid) && !isOidLike(from.Oid) && !isInt(from.Oid) {
 		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t)
 	}
@@ -386,9 +386,9 @@ type regCastExpr struct {
 	to types.T
 }
 
-func (r *regCastExpr) typ() types.T { return r.to }
-func (r *regCastExpr) eval(e *env) (any, error) {
-	v, err := r.e.eval(e)
+func (r *regCastExpr) Type() types.T { return r.to }
+func (r *regCastExpr) Eval(e *env) (any, error) {
+	v, err := r.e.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}

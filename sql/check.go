@@ -88,7 +88,7 @@ func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (expr, error
 	if err != nil {
 		return nil, err
 	}
-	if et := e.typ(); et.Oid != types.OidBool {
+	if et := e.Type(); et.Oid != types.OidBool {
 		if et.Oid != types.OidUnknown {
 			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of CHECK must be type boolean, not type %s", et)
 		}
@@ -131,7 +131,7 @@ func (s *Session) failedCheck(t *catalog.Table, row []any) (*catalog.Check, erro
 	}
 	e := &env{ctx: context.Background(), row: row, s: s}
 	for i, ex := range exprs {
-		v, err := ex.eval(e)
+		v, err := ex.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,7 @@ func (s *Session) validateCheck(ctx context.Context, d *catalog.DDL, t *catalog.
 		return err
 	}
 	return s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
-		v, err := ex.eval(x.env(row))
+		v, err := ex.Eval(x.env(row))
 		if err != nil || v != false {
 			return err
 		}

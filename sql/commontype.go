@@ -112,7 +112,7 @@ func selectCommonType(what string, ts []types.T) (types.T, error) {
 // branch that does not convert to it implicitly.
 func (c *compiler) toCommonType(what string, es []expr, t types.T) error {
 	for i, e := range es {
-		if et := e.typ(); !castsImplicitly(et, t) {
+		if et := e.Type(); !castsImplicitly(et, t) {
 			return pgerr.New(pgerr.CannotCoerce, "%s could not convert type %s to %s",
 				what, types.T{Oid: et.Oid, Mod: -1}, types.T{Oid: t.Oid, Mod: -1})
 		}

@@ -417,7 +417,7 @@ func assignmentOnly(from, to types.T) bool {
 // untyped parameter takes t as its type, anything else is cast if PostgreSQL
 // would do so implicitly.
 func (c *compiler) coerce(e expr, t types.T) (expr, error) {
-	et := e.typ()
+	et := e.Type()
 	if et.Oid == t.Oid && (t.Mod < 0 || et.Mod == t.Mod) {
 		return e, nil
 	}
@@ -457,7 +457,7 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 // assign converts e to a column's type t for INSERT or UPDATE: as coerce
 // does, and also with the casts PostgreSQL allows in assignment only.
 func (c *compiler) assign(e expr, t types.T) (expr, error) {
-	if et := e.typ(); assignmentOnly(et, t) {
+	if et := e.Type(); assignmentOnly(et, t) {
 		return &castExpr{e: e, from: et, to: t}, nil
 	}
 	return c.coerce(e, t)
@@ -475,7 +475,7 @@ func (c *compiler) compileAssign(n ast.ExprNode, t types.T) (expr, error) {
 // resolveUnknown gives an expression that still has no type the type text,
 // as PostgreSQL does for output columns and function arguments.
 func (c *compiler) resolveUnknown(e expr) (expr, error) {
-	if e.typ().Oid == types.OidUnknown {
+	if e.Type().Oid == types.OidUnknown {
 		return c.coerce(e, types.Text)
 	}
 	return e, nil
@@ -503,14 +503,14 @@ func (c *compiler) unary(n *ast.UnaryOperationExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch e.typ().Oid {
+		switch e.Type().Oid {
 		case types.OidUnknown:
 			if e, err = c.coerce(e, types.Numeric); err != nil {
 				return nil, err
 			}
 		case types.OidTime:
 			// -time is -interval, by time's implicit cast.
-			e = &castExpr{e: e, from: e.typ(), to: types.IntervalType}
+			e = &castExpr{e: e, from: e.Type(), to: types.IntervalType}
 		}
 		return &negExpr{e: e}, nil
 	case opcode.Plus:
@@ -571,9 +571,9 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 		if !ok {
 			op = "IS NOT DISTINCT FROM" // the parser writes it as a <=> b
 		}
-		t, ok := comparisonType(l.typ(), r.typ())
+		t, ok := comparisonType(l.Type(), r.Type())
 		if !ok {
-			return nil, noOperator(op, l.typ(), r.typ())
+			return nil, noOperator(op, l.Type(), r.Type())
 		}
 		if l, err = c.coerce(l, t); err != nil {
 			return nil, err
@@ -599,7 +599,7 @@ func (c *compiler) binary(n *ast.BinaryOperationExpr) (expr, error) {
 // that of the date and time types (and jsonb's -) by sql/builtins'
 // operators, which an untyped literal beside one resolves against too.
 func (c *compiler) arith(op byte, l, r expr) (expr, error) {
-	lt, rt := l.typ(), r.typ()
+	lt, rt := l.Type(), r.Type()
 	if datetimeOperand(lt) || datetimeOperand(rt) || op == '-' && lt.Oid == types.OidJSONB {
 		e, err := c.callOperator(string(op), l, r)
 		if f, ok := e.(*funcExpr); ok {
@@ -629,7 +629,7 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 // does when no version of name takes them.
 func (c *compiler) coerceArgs(name string, args []expr, params []types.T) error {
 	for i, p := range params {
-		if t := args[i].typ(); t.Oid != types.OidUnknown && !implicitOK(t, p) {
+		if t := args[i].Type(); t.Oid != types.OidUnknown && !implicitOK(t, p) {
 			return noFunction(name, args)
 		}
 	}
@@ -648,7 +648,7 @@ func datetimeOperand(t types.T) bool {
 	return timeRank(t.Oid) > 0 || t.Oid == types.OidTime || t.Oid == types.OidInterval
 }
 
-func isUnknown(e expr) bool { return e.typ().Oid == types.OidUnknown }
+func isUnknown(e expr) bool { return e.Type().Oid == types.OidUnknown }
 
 // coerceAll coerces args[i] to ts[i].
 func (c *compiler) coerceAll(args []expr, ts ...types.T) error {
@@ -679,12 +679,12 @@ func (c *compiler) between(n *ast.BetweenExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, ok := unify(e.typ(), lo.typ())
+	t, ok := unify(e.Type(), lo.Type())
 	if ok {
-		t, ok = unify(t, hi.typ())
+		t, ok = unify(t, hi.Type())
 	}
 	if !ok {
-		return nil, noOperator(">=", e.typ(), lo.typ())
+		return nil, noOperator(">=", e.Type(), lo.Type())
 	}
 	for _, p := range []*expr{&e, &lo, &hi} {
 		if *p, err = c.coerce(*p, t); err != nil {
@@ -715,14 +715,14 @@ func (c *compiler) in(n *ast.PatternInExpr) (expr, error) {
 		return nil, err
 	}
 	list := make([]expr, len(n.List))
-	t := e.typ()
+	t := e.Type()
 	for i, item := range n.List {
 		if list[i], err = c.compile(item); err != nil {
 			return nil, err
 		}
 		var ok bool
-		if t, ok = unify(t, list[i].typ()); !ok {
-			return nil, noOperator("=", e.typ(), list[i].typ())
+		if t, ok = unify(t, list[i].Type()); !ok {
+			return nil, noOperator("=", e.Type(), list[i].Type())
 		}
 	}
 	if e, err = c.coerce(e, t); err != nil {
@@ -756,7 +756,7 @@ func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
 		if ce.operand, err = c.compile(n.Value); err != nil {
 			return nil, err
 		}
-		ce.opType = ce.operand.typ()
+		ce.opType = ce.operand.Type()
 	}
 	results := make([]expr, 0, len(n.WhenClauses)+1)
 	for _, w := range n.WhenClauses {
@@ -765,9 +765,9 @@ func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
 			if cond, err = c.compile(w.Expr); err != nil {
 				return nil, err
 			}
-			t, ok := unify(ce.opType, cond.typ())
+			t, ok := unify(ce.opType, cond.Type())
 			if !ok {
-				return nil, noOperator("=", ce.opType, cond.typ())
+				return nil, noOperator("=", ce.opType, cond.Type())
 			}
 			ce.opType = t
 		} else if cond, err = c.compileAs(w.Expr, types.Bool); err != nil {
@@ -801,10 +801,10 @@ func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
 	thens := results[:len(n.WhenClauses)]
 	ts := make([]types.T, 0, len(results))
 	if n.ElseClause != nil {
-		ts = append(ts, results[len(results)-1].typ())
+		ts = append(ts, results[len(results)-1].Type())
 	}
 	for _, e := range thens {
-		ts = append(ts, e.typ())
+		ts = append(ts, e.Type())
 	}
 	if ce.t, err = selectCommonType("CASE", ts); err != nil {
 		return nil, err
@@ -827,7 +827,7 @@ func (c *compiler) caseExpr(n *ast.CaseExpr) (expr, error) {
 func (c *compiler) commonType(what string, es []expr) (types.T, error) {
 	ts := make([]types.T, len(es))
 	for i, e := range es {
-		ts[i] = e.typ()
+		ts[i] = e.Type()
 	}
 	t, err := selectCommonType(what, ts)
 	if err != nil {

@@ -194,7 +194,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		}
 		for i, d := range defaults {
 			if !named[i] && d != nil {
-				v, err := d.eval(x.env(nil))
+				v, err := d.Eval(x.env(nil))
 				if err != nil {
 					return err
 				}

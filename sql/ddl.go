@@ -877,7 +877,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 		clear(row)
 		copy(row, r[:len(r)-1])
 		for _, c := range conv {
-			if row[c.col], err = c.e.eval(x.env(r)); err != nil {
+			if row[c.col], err = c.e.Eval(x.env(r)); err != nil {
 				return err
 			}
 		}
@@ -885,7 +885,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 			if defaults[i] == nil {
 				continue
 			}
-			if row[ci], err = defaults[i].eval(x.env(nil)); err != nil {
+			if row[ci], err = defaults[i].Eval(x.env(nil)); err != nil {
 				return err
 			}
 		}

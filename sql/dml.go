@@ -125,7 +125,7 @@ func (c *compiler) planReturning(p *writePlan, sc *scope, list *ast.FieldList) e
 			name = fieldName(f.Expr)
 		}
 		sp.exprs = append(sp.exprs, e)
-		sp.cols = append(sp.cols, Column{Name: name, Type: e.typ()})
+		sp.cols = append(sp.cols, Column{Name: name, Type: e.Type()})
 	}
 	p.returning, p.cols = sp.exprs, sp.cols
 	return nil
@@ -136,7 +136,7 @@ func (p *writePlan) project(x *execCtx, row []any) ([]any, error) {
 	e := x.env(row)
 	for i, r := range p.returning {
 		var err error
-		if out[i], err = r.eval(e); err != nil {
+		if out[i], err = r.Eval(e); err != nil {
 			return nil, err
 		}
 	}
@@ -418,7 +418,7 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowe
 		for i, ex := range exprs {
 			if ex != nil {
 				var err error
-				if flat[i], err = ex.eval(e); err != nil {
+				if flat[i], err = ex.Eval(e); err != nil {
 					return nil, err
 				}
 			}
@@ -472,7 +472,7 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 					continue
 				}
 				if d != nil {
-					if row[i], err = d.eval(e); err != nil {
+					if row[i], err = d.Eval(e); err != nil {
 						return failRun(out, err)
 					}
 				}
@@ -790,7 +790,7 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		row := append([]any(nil), old[:len(t.Columns)+1]...) // without the FROM items' part
 		e := x.env(old)
 		for _, st := range sets {
-			v, err := st.e.eval(e)
+			v, err := st.e.Eval(e)
 			if err != nil {
 				return nil, err
 			}
@@ -862,7 +862,7 @@ func (s *Session) modifyRows(x *execCtx, t *catalog.Table, scan *tableScan, wher
 	var pred func(old []any) (bool, error)
 	if where != nil {
 		pred = func(old []any) (bool, error) {
-			v, err := where.eval(x.env(old))
+			v, err := where.Eval(x.env(old))
 			return isTrue(v), err
 		}
 	}

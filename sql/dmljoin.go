@@ -111,7 +111,7 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 		var pred func(old []any) (bool, error)
 		if m.where != nil {
 			pred = func(old []any) (bool, error) {
-				v, err := m.where.eval(x.env(join(old)))
+				v, err := m.where.Eval(x.env(join(old)))
 				return isTrue(v), err
 			}
 		}

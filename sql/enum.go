@@ -54,7 +54,7 @@ type enumInputExpr struct {
 	array bool
 }
 
-func (x *enumInputExpr) typ() types.T {
+func (x *enumInputExpr) Type() types.T {
 	if x.array {
 		at, _ := types.ArrayOf(x.enum.T())
 		return at
@@ -62,8 +62,8 @@ func (x *enumInputExpr) typ() types.T {
 	return x.enum.T()
 }
 
-func (x *enumInputExpr) eval(env *env) (any, error) {
-	v, err := x.e.eval(env)
+func (x *enumInputExpr) Eval(env *env) (any, error) {
+	v, err := x.e.Eval(env)
 	if err != nil || v == nil {
 		return v, err
 	}
@@ -85,7 +85,7 @@ func (c *compiler) toEnum(e expr, t types.T, explicit bool) (expr, error) {
 		return nil, pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", elem.Oid)
 	}
 	input := &enumInputExpr{e: e, enum: et, array: array}
-	from := e.typ()
+	from := e.Type()
 	switch x := e.(type) {
 	case *unknownExpr:
 		if array {

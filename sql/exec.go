@@ -102,7 +102,7 @@ func (f *filterIter) Next() ([]any, error) {
 		if err := f.x.Canceled(); err != nil {
 			return nil, err
 		}
-		v, err := f.pred.eval(f.x.env(row))
+		v, err := f.pred.Eval(f.x.env(row))
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func (p *projectIter) Next() ([]any, error) {
 	e := p.x.env(row)
 	out := make([]any, len(p.exprs))
 	for i, ex := range p.exprs {
-		if out[i], err = ex.eval(e); err != nil {
+		if out[i], err = ex.Eval(e); err != nil {
 			return nil, err
 		}
 	}

@@ -14,10 +14,10 @@ import (
 
 // expr is a typed, compiled scalar expression. Compilation resolves names,
 // infers types the way PostgreSQL does (including parameter types), and
-// inserts implicit casts, so eval only computes.
+// inserts implicit casts, so Eval only computes.
 type expr interface {
-	typ() types.T
-	eval(env *env) (any, error)
+	Type() types.T
+	Eval(env *env) (any, error)
 }
 
 // env is what an expression reads while it runs: the current row, the
@@ -37,15 +37,15 @@ type constExpr struct {
 	v any
 }
 
-func (c *constExpr) typ() types.T           { return c.t }
-func (c *constExpr) eval(*env) (any, error) { return c.v, nil }
+func (c *constExpr) Type() types.T          { return c.t }
+func (c *constExpr) Eval(*env) (any, error) { return c.v, nil }
 
 // unknownExpr is a string literal whose type the context decides, as with
 // PostgreSQL's "unknown" literals: '5' compared with an int4 column is 5.
 type unknownExpr struct{ s string }
 
-func (u *unknownExpr) typ() types.T           { return types.Unknown }
-func (u *unknownExpr) eval(*env) (any, error) { return u.s, nil }
+func (u *unknownExpr) Type() types.T          { return types.Unknown }
+func (u *unknownExpr) Eval(*env) (any, error) { return u.s, nil }
 
 // colExpr reads column idx of the current row.
 type colExpr struct {
@@ -53,8 +53,8 @@ type colExpr struct {
 	idx int
 }
 
-func (c *colExpr) typ() types.T             { return c.t }
-func (c *colExpr) eval(e *env) (any, error) { return e.row[c.idx], nil }
+func (c *colExpr) Type() types.T            { return c.t }
+func (c *colExpr) Eval(e *env) (any, error) { return e.row[c.idx], nil }
 
 // paramExpr reads a bound parameter. Its type is shared with the planner's
 // parameter list, so inference that happens after it was compiled (the
@@ -64,14 +64,14 @@ type paramExpr struct {
 	types *[]types.T
 }
 
-func (p *paramExpr) typ() types.T {
+func (p *paramExpr) Type() types.T {
 	t := (*p.types)[p.idx]
 	if t.Oid == 0 {
 		return types.Unknown
 	}
 	return t
 }
-func (p *paramExpr) eval(e *env) (any, error) { return e.params[p.idx], nil }
+func (p *paramExpr) Eval(e *env) (any, error) { return e.params[p.idx], nil }
 
 // castExpr converts between types: explicitly (CAST, ::), or implicitly,
 // as PostgreSQL does when it converts an operand or an assigned value.
@@ -81,9 +81,9 @@ type castExpr struct {
 	explicit bool
 }
 
-func (c *castExpr) typ() types.T { return c.to }
-func (c *castExpr) eval(e *env) (any, error) {
-	v, err := c.e.eval(e)
+func (c *castExpr) Type() types.T { return c.to }
+func (c *castExpr) Eval(e *env) (any, error) {
+	v, err := c.e.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -108,11 +108,11 @@ type funcExpr struct {
 	fn     func(e *env, args []any) (any, error)
 }
 
-func (f *funcExpr) typ() types.T { return f.t }
-func (f *funcExpr) eval(e *env) (any, error) {
+func (f *funcExpr) Type() types.T { return f.t }
+func (f *funcExpr) Eval(e *env) (any, error) {
 	vals := make([]any, len(f.args))
 	for i, a := range f.args {
-		v, err := a.eval(e)
+		v, err := a.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -131,13 +131,13 @@ type cmpExpr struct {
 	l, r expr
 }
 
-func (c *cmpExpr) typ() types.T { return types.Bool }
-func (c *cmpExpr) eval(e *env) (any, error) {
-	l, err := c.l.eval(e)
+func (c *cmpExpr) Type() types.T { return types.Bool }
+func (c *cmpExpr) Eval(e *env) (any, error) {
+	l, err := c.l.Eval(e)
 	if err != nil || l == nil {
 		return nil, err
 	}
-	r, err := c.r.eval(e)
+	r, err := c.r.Eval(e)
 	if err != nil || r == nil {
 		return nil, err
 	}
@@ -168,13 +168,13 @@ type notDistinctExpr struct {
 	l, r expr
 }
 
-func (n *notDistinctExpr) typ() types.T { return types.Bool }
-func (n *notDistinctExpr) eval(e *env) (any, error) {
-	l, err := n.l.eval(e)
+func (n *notDistinctExpr) Type() types.T { return types.Bool }
+func (n *notDistinctExpr) Eval(e *env) (any, error) {
+	l, err := n.l.Eval(e)
 	if err != nil {
 		return nil, err
 	}
-	r, err := n.r.eval(e)
+	r, err := n.r.Eval(e)
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +190,9 @@ type logicExpr struct {
 	l, r expr
 }
 
-func (l *logicExpr) typ() types.T { return types.Bool }
-func (l *logicExpr) eval(e *env) (any, error) {
-	a, err := l.l.eval(e)
+func (l *logicExpr) Type() types.T { return types.Bool }
+func (l *logicExpr) Eval(e *env) (any, error) {
+	a, err := l.l.Eval(e)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (l *logicExpr) eval(e *env) (any, error) {
 	if a != nil && a.(bool) != l.and {
 		return a, nil
 	}
-	b, err := l.r.eval(e)
+	b, err := l.r.Eval(e)
 	if err != nil {
 		return nil, err
 	}
@@ -215,9 +215,9 @@ func (l *logicExpr) eval(e *env) (any, error) {
 
 type notExpr struct{ e expr }
 
-func (n *notExpr) typ() types.T { return types.Bool }
-func (n *notExpr) eval(e *env) (any, error) {
-	v, err := n.e.eval(e)
+func (n *notExpr) Type() types.T { return types.Bool }
+func (n *notExpr) Eval(e *env) (any, error) {
+	v, err := n.e.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -229,13 +229,13 @@ type isNullExpr struct {
 	not bool
 }
 
-func (n *isNullExpr) typ() types.T { return types.Bool }
-func (n *isNullExpr) eval(e *env) (any, error) {
-	v, err := n.e.eval(e)
+func (n *isNullExpr) Type() types.T { return types.Bool }
+func (n *isNullExpr) Eval(e *env) (any, error) {
+	v, err := n.e.Eval(e)
 	if err != nil {
 		return nil, err
 	}
-	if fields, ok := v.([]any); ok && n.e.typ().Oid == types.OidRecord {
+	if fields, ok := v.([]any); ok && n.e.Type().Oid == types.OidRecord {
 		// A row IS NULL if all its fields are, and IS NOT NULL if none
 		// is: (1, NULL) is neither.
 		for _, f := range fields {
@@ -255,9 +255,9 @@ type isTruthExpr struct {
 	not   bool
 }
 
-func (n *isTruthExpr) typ() types.T { return types.Bool }
-func (n *isTruthExpr) eval(e *env) (any, error) {
-	v, err := n.e.eval(e)
+func (n *isTruthExpr) Type() types.T { return types.Bool }
+func (n *isTruthExpr) Eval(e *env) (any, error) {
+	v, err := n.e.Eval(e)
 	if err != nil {
 		return nil, err
 	}
@@ -274,15 +274,15 @@ type inExpr struct {
 	not  bool
 }
 
-func (n *inExpr) typ() types.T { return types.Bool }
-func (n *inExpr) eval(e *env) (any, error) {
-	v, err := n.e.eval(e)
+func (n *inExpr) Type() types.T { return types.Bool }
+func (n *inExpr) Eval(e *env) (any, error) {
+	v, err := n.e.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}
 	sawNull := false
 	for _, item := range n.list {
-		w, err := item.eval(e)
+		w, err := item.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -310,17 +310,17 @@ type caseExpr struct {
 	els     expr
 }
 
-func (c *caseExpr) typ() types.T { return c.t }
-func (c *caseExpr) eval(e *env) (any, error) {
+func (c *caseExpr) Type() types.T { return c.t }
+func (c *caseExpr) Eval(e *env) (any, error) {
 	var op any
 	if c.operand != nil {
 		var err error
-		if op, err = c.operand.eval(e); err != nil {
+		if op, err = c.operand.Eval(e); err != nil {
 			return nil, err
 		}
 	}
 	for i, w := range c.whens {
-		v, err := w.eval(e)
+		v, err := w.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -331,13 +331,13 @@ func (c *caseExpr) eval(e *env) (any, error) {
 			match = op != nil && v != nil && types.Compare(c.opType, op, v) == 0
 		}
 		if match {
-			return c.thens[i].eval(e)
+			return c.thens[i].Eval(e)
 		}
 	}
 	if c.els == nil {
 		return nil, nil
 	}
-	return c.els.eval(e)
+	return c.els.Eval(e)
 }
 
 // coalesceExpr returns its first non-NULL argument, evaluating lazily.
@@ -346,10 +346,10 @@ type coalesceExpr struct {
 	args []expr
 }
 
-func (c *coalesceExpr) typ() types.T { return c.t }
-func (c *coalesceExpr) eval(e *env) (any, error) {
+func (c *coalesceExpr) Type() types.T { return c.t }
+func (c *coalesceExpr) Eval(e *env) (any, error) {
 	for _, a := range c.args {
-		v, err := a.eval(e)
+		v, err := a.Eval(e)
 		if err != nil || v != nil {
 			return v, err
 		}
@@ -364,13 +364,13 @@ type likeExpr struct {
 	escape     rune
 }
 
-func (l *likeExpr) typ() types.T { return types.Bool }
-func (l *likeExpr) eval(e *env) (any, error) {
-	v, err := l.e.eval(e)
+func (l *likeExpr) Type() types.T { return types.Bool }
+func (l *likeExpr) Eval(e *env) (any, error) {
+	v, err := l.e.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}
-	p, err := l.pattern.eval(e)
+	p, err := l.pattern.Eval(e)
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -438,13 +438,13 @@ type arithExpr struct {
 	l, r expr
 }
 
-func (a *arithExpr) typ() types.T { return a.t }
-func (a *arithExpr) eval(e *env) (any, error) {
-	l, err := a.l.eval(e)
+func (a *arithExpr) Type() types.T { return a.t }
+func (a *arithExpr) Eval(e *env) (any, error) {
+	l, err := a.l.Eval(e)
 	if err != nil || l == nil {
 		return nil, err
 	}
-	r, err := a.r.eval(e)
+	r, err := a.r.Eval(e)
 	if err != nil || r == nil {
 		return nil, err
 	}
@@ -575,15 +575,15 @@ func numericArith(op byte, l, r *apd.Decimal) (any, error) {
 // negExpr is unary minus.
 type negExpr struct{ e expr }
 
-func (n *negExpr) typ() types.T { return n.e.typ() }
-func (n *negExpr) eval(e *env) (any, error) {
-	v, err := n.e.eval(e)
+func (n *negExpr) Type() types.T { return n.e.Type() }
+func (n *negExpr) Eval(e *env) (any, error) {
+	v, err := n.e.Eval(e)
 	if err != nil || v == nil {
 		return nil, err
 	}
 	switch x := v.(type) {
 	case int64:
-		return intArith('-', n.typ(), 0, x)
+		return intArith('-', n.Type(), 0, x)
 	case float64:
 		return -x, nil
 	case *apd.Decimal:
@@ -591,7 +591,7 @@ func (n *negExpr) eval(e *env) (any, error) {
 	case types.Interval:
 		return types.Interval{Months: -x.Months, Days: -x.Days, Micros: -x.Micros}, nil
 	}
-	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", n.typ())
+	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: - %s", n.Type())
 }
 
 // isTrue is how WHERE, HAVING and CASE read a boolean: NULL is not true.

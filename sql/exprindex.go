@@ -51,7 +51,7 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 	if !immutable(e, vol) {
 		return 0, false, pgerr.New(pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
 	}
-	typ := compiled.typ()
+	typ := compiled.Type()
 	if typ.Oid == types.OidUnknown {
 		typ = types.Text
 	}

@@ -11,14 +11,14 @@ func rowsRead(x *execCtx, limit, offset expr) int64 {
 	if limit == nil || !rowIndependent(limit) || offset != nil && !rowIndependent(offset) {
 		return 0
 	}
-	v, err := limit.eval(x.env(nil))
+	v, err := limit.Eval(x.env(nil))
 	take, ok := v.(int64)
 	if err != nil || !ok || take < 0 {
 		return 0
 	}
 	var skip int64
 	if offset != nil {
-		v, err := offset.eval(x.env(nil))
+		v, err := offset.Eval(x.env(nil))
 		if err != nil {
 			return 0
 		}

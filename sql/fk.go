@@ -556,7 +556,7 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 			case 'd':
 				next[ci] = nil
 				if defaults[ci] != nil {
-					v, err := defaults[ci].eval(x.env(nil))
+					v, err := defaults[ci].Eval(x.env(nil))
 					if err != nil {
 						return nil, err
 					}

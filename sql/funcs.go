@@ -138,7 +138,7 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if types.IsReg(t.Oid) && e.typ().Oid != t.Oid {
+	if types.IsReg(t.Oid) && e.Type().Oid != t.Oid {
 		return c.toReg(e, t)
 	}
 	if types.HasEnum(t) {
@@ -153,14 +153,14 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 		return &constExpr{t: t, v: v}, nil
 	case *paramExpr:
-		if e.typ().Oid == types.OidUnknown {
+		if e.Type().Oid == types.OidUnknown {
 			(*c.params)[x.idx] = types.T{Oid: t.Oid, Mod: -1}
 		}
 	}
-	if e.typ().Oid == t.Oid && e.typ().Mod == t.Mod {
+	if e.Type().Oid == t.Oid && e.Type().Mod == t.Mod {
 		return e, nil
 	}
-	return &castExpr{e: e, from: e.typ(), to: t, explicit: true}, nil
+	return &castExpr{e: e, from: e.Type(), to: t, explicit: true}, nil
 }
 
 func compileArgs(c *compiler, n *ast.FuncCallExpr) ([]expr, error) {
@@ -191,16 +191,16 @@ func compileNullif(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil || len(args) != 2 {
 		return nil, argCountErr(n, err)
 	}
-	lt := args[0].typ()
-	t, ok := comparisonType(lt, args[1].typ())
+	lt := args[0].Type()
+	t, ok := comparisonType(lt, args[1].Type())
 	if !ok {
-		return nil, noOperator("=", lt, args[1].typ())
+		return nil, noOperator("=", lt, args[1].Type())
 	}
 	// NULLIF is the = operator's, and varchar has none of its own.
 	if t.Oid == types.OidUnknown || t.Oid == types.OidVarchar {
 		t = types.Text
 	}
-	rt := nullifType(lt, args[1].typ(), t)
+	rt := nullifType(lt, args[1].Type(), t)
 	if args[0], err = c.coerce(args[0], rt); err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func (c *compiler) coerceArg(name string, args []expr, i int, t types.T) error {
 func noFunction(name string, args []expr) error {
 	names := make([]string, len(args))
 	for i, a := range args {
-		names[i] = a.typ().String()
+		names[i] = a.Type().String()
 	}
 	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, joinComma(names)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
@@ -344,20 +344,20 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if len(args) != 2 {
 		return nil, pgerr.New(pgerr.InternalError, "malformed epochdb_concat_op")
 	}
-	if args[0].typ().IsArray() || args[1].typ().IsArray() {
+	if args[0].Type().IsArray() || args[1].Type().IsArray() {
 		return c.arrayConcat(args[0], args[1])
 	}
-	if lo, ro := args[0].typ().Oid, args[1].typ().Oid; lo == types.OidJSONB && (ro == types.OidJSONB || ro == types.OidUnknown) || ro == types.OidJSONB && lo == types.OidUnknown {
+	if lo, ro := args[0].Type().Oid, args[1].Type().Oid; lo == types.OidJSONB && (ro == types.OidJSONB || ro == types.OidUnknown) || ro == types.OidJSONB && lo == types.OidUnknown {
 		return c.callOperator("||", args[0], args[1])
 	}
-	if args[0].typ().Oid == types.OidBytea && args[1].typ().Oid == types.OidBytea {
+	if args[0].Type().Oid == types.OidBytea && args[1].Type().Oid == types.OidBytea {
 		return &funcExpr{name: "||", t: types.Bytea, args: args, strict: true, fn: func(_ *env, a []any) (any, error) {
 			return append(append([]byte(nil), a[0].([]byte)...), a[1].([]byte)...), nil
 		}}, nil
 	}
 	stringy := 0
 	for i, a := range args {
-		switch o := a.typ().Oid; {
+		switch o := a.Type().Oid; {
 		case o == types.OidUnknown || o == types.OidBpchar:
 			// char(n) loses its padding on the way to text.
 			if args[i], err = c.coerce(a, types.Text); err != nil {
@@ -369,7 +369,7 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 	}
 	if stringy == 0 {
-		return nil, noOperator("||", args[0].typ(), args[1].typ())
+		return nil, noOperator("||", args[0].Type(), args[1].Type())
 	}
 	return &funcExpr{name: "||", t: types.Text, args: args, strict: true, fn: textFunc(args, c.s.loc(), "")}, nil
 }
@@ -390,7 +390,7 @@ func textFunc(args []expr, loc *time.Location, sep string) func(*env, []any) (an
 			if s, ok := v.(string); ok {
 				sb.WriteString(s)
 			} else {
-				sb.Write(types.AppendText(nil, args[i].typ(), v, loc))
+				sb.Write(types.AppendText(nil, args[i].Type(), v, loc))
 			}
 		}
 		return sb.String(), nil
@@ -424,7 +424,7 @@ func seqFunc(params []types.T, f func(e *env, s *catalog.Sequence, args []any) (
 			switch {
 			case i > 0:
 				args[i], err = c.coerce(args[i], params[i-1])
-			case args[0].typ().Oid != types.OidRegclass:
+			case args[0].Type().Oid != types.OidRegclass:
 				args[0], err = c.coerce(args[0], types.Text)
 			}
 			if err != nil {
@@ -494,7 +494,7 @@ func compileLocalTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := p.eval(&env{ctx: context.Background(), s: c.s})
+		v, err := p.Eval(&env{ctx: context.Background(), s: c.s})
 		if !constant(p) || err != nil || v == nil {
 			return nil, pgerr.New(pgerr.SyntaxError, "%s precision must be an integer constant", strings.ToUpper(n.FnName.L))
 		}

@@ -108,7 +108,7 @@ func (s *Session) fillGenerated(t *catalog.Table, row []any) error {
 		if ex == nil {
 			continue
 		}
-		v, err := ex.eval(e)
+		v, err := ex.Eval(e)
 		if err != nil {
 			return err
 		}

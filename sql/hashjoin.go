@@ -59,8 +59,8 @@ func (c *compiler) addHashKey(j *nestedJoin, cols []scopeCol, cond ast.ExprNode)
 	for _, sides := range [][2]ast.ExprNode{{eq.L, eq.R}, {eq.R, eq.L}} {
 		l, lok := c.compileLocal(left, sides[0], false)
 		r, rok := c.compileLocal(right, sides[1], false)
-		if lok && rok && l.typ().Oid == r.typ().Oid && hashable(l.typ()) {
-			j.hash = append(j.hash, hashKey{left: l, right: r, t: l.typ()})
+		if lok && rok && l.Type().Oid == r.Type().Oid && hashable(l.Type()) {
+			j.hash = append(j.hash, hashKey{left: l, right: r, t: l.Type()})
 			return
 		}
 	}
@@ -76,7 +76,7 @@ func hashValue(x *execCtx, row []any, keys []hashKey, left bool) (string, bool, 
 		if left {
 			ex = k.left
 		}
-		v, err := ex.eval(e)
+		v, err := ex.Eval(e)
 		if err != nil || v == nil {
 			return "", false, err
 		}
@@ -363,7 +363,7 @@ func (j *nestedJoin) storeJoin(x *execCtx, right rowexec.RowIter) (rowexec.RowIt
 				}
 				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), r...)
 				if j.on != nil {
-					v, err := j.on.eval(x.env(row))
+					v, err := j.on.Eval(x.env(row))
 					if err != nil {
 						return nil, err
 					}

@@ -315,7 +315,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowexec.RowIter, level int) ([][]any
 			keys = make([]any, ng)
 			e := x.env(row)
 			for i, ge := range a.groupExprs {
-				if keys[i], err = ge.eval(e); err != nil {
+				if keys[i], err = ge.Eval(e); err != nil {
 					return fail(err)
 				}
 			}
@@ -338,7 +338,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowexec.RowIter, level int) ([][]any
 		e := x.env(row)
 		for i, c := range a.calls {
 			if c.filter != nil {
-				if ok, err := c.filter.eval(e); err != nil || !isTrue(ok) {
+				if ok, err := c.filter.Eval(e); err != nil || !isTrue(ok) {
 					if err != nil {
 						return fail(err)
 					}
@@ -347,7 +347,7 @@ func (p *selectPlan) aggPass(x *execCtx, it rowexec.RowIter, level int) ([][]any
 			}
 			vals := make([]any, len(c.args))
 			for j, arg := range c.args {
-				if vals[j], err = arg.eval(e); err != nil {
+				if vals[j], err = arg.Eval(e); err != nil {
 					return fail(err)
 				}
 			}

@@ -183,7 +183,7 @@ func (s *Session) hasEntry(t *catalog.Table, ix *catalog.Index, row []any) (bool
 	if err != nil {
 		return false, err
 	}
-	v, err := pred.eval(&env{ctx: context.Background(), row: row, s: s})
+	v, err := pred.Eval(&env{ctx: context.Background(), row: row, s: s})
 	return v == true, err
 }
 

@@ -409,7 +409,7 @@ func (c *compiler) planProducerBegin(n *ast.TableSource, call *ast.FuncCallExpr)
 func (p *producerBegin) open(x *execCtx) (rowexec.RowIter, error) {
 	vals := make([]any, len(p.args))
 	for i, a := range p.args {
-		v, err := a.eval(x.env(nil))
+		v, err := a.Eval(x.env(nil))
 		if err != nil {
 			return nil, err
 		}

@@ -190,7 +190,7 @@ func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any
 		if r.oc.where == nil {
 			return true, nil
 		}
-		v, err := r.oc.where.eval(e)
+		v, err := r.oc.where.Eval(e)
 		return isTrue(v), err
 	}
 	updated := false
@@ -198,7 +198,7 @@ func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any
 		next := append([]any(nil), old...)
 		e := eval(old)
 		for _, st := range r.oc.sets {
-			v, err := st.e.eval(e)
+			v, err := st.e.Eval(e)
 			if err != nil {
 				return nil, err
 			}

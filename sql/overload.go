@@ -122,7 +122,7 @@ func (c *compiler) applyCandidate(cand candidate, args []expr) (*resolvedCall, e
 func argTypesOf(args []expr) []types.T {
 	ts := make([]types.T, len(args))
 	for i, a := range args {
-		ts[i] = a.typ()
+		ts[i] = a.Type()
 	}
 	return ts
 }
@@ -370,7 +370,7 @@ func (c candidate) arg(j int) types.T { return c.o.Args[c.param[j]] }
 func namedArgTypes(args []expr, names []string) string {
 	shown := make([]string, len(args))
 	for j, a := range args {
-		shown[j] = a.typ().String()
+		shown[j] = a.Type().String()
 		if names[j] != "" {
 			shown[j] = names[j] + " => " + shown[j]
 		}

@@ -105,8 +105,8 @@ type tableOIDExpr struct {
 	oid int64
 }
 
-func (e *tableOIDExpr) typ() types.T { return types.OidType }
-func (e *tableOIDExpr) eval(env *env) (any, error) {
+func (e *tableOIDExpr) Type() types.T { return types.OidType }
+func (e *tableOIDExpr) Eval(env *env) (any, error) {
 	if env.row[e.key] == nil {
 		return nil, nil
 	}

@@ -28,7 +28,7 @@ func (c *compiler) rowValue(n *ast.RowExpr) (expr, error) {
 			return nil, err
 		}
 		r.elems = append(r.elems, e)
-		fields[i] = types.Field{Name: fmt.Sprintf("f%d", i+1), T: e.typ()}
+		fields[i] = types.Field{Name: fmt.Sprintf("f%d", i+1), T: e.Type()}
 	}
 	r.t = types.RecordOf(fields)
 	return r, nil
@@ -40,11 +40,11 @@ type recordExpr struct {
 	elems []expr
 }
 
-func (r *recordExpr) typ() types.T { return r.t }
-func (r *recordExpr) eval(e *env) (any, error) {
+func (r *recordExpr) Type() types.T { return r.t }
+func (r *recordExpr) Eval(e *env) (any, error) {
 	vals := make([]any, len(r.elems))
 	for i, el := range r.elems {
-		v, err := el.eval(e)
+		v, err := el.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -69,9 +69,9 @@ func (c *compiler) rowCompare(op string, l, r *ast.RowExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, ok := comparisonType(le.typ(), re.typ())
+		t, ok := comparisonType(le.Type(), re.Type())
 		if !ok {
-			return nil, noOperator(op, le.typ(), re.typ())
+			return nil, noOperator(op, le.Type(), re.Type())
 		}
 		if le, err = c.coerce(le, t); err != nil {
 			return nil, err
@@ -94,15 +94,15 @@ type rowCmpExpr struct {
 	l, r []expr
 }
 
-func (c *rowCmpExpr) typ() types.T { return types.Bool }
-func (c *rowCmpExpr) eval(e *env) (any, error) {
+func (c *rowCmpExpr) Type() types.T { return types.Bool }
+func (c *rowCmpExpr) Eval(e *env) (any, error) {
 	sawNull := false
 	for i := range c.l {
-		l, err := c.l[i].eval(e)
+		l, err := c.l[i].Eval(e)
 		if err != nil {
 			return nil, err
 		}
-		r, err := c.r[i].eval(e)
+		r, err := c.r[i].Eval(e)
 		if err != nil {
 			return nil, err
 		}

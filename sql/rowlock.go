@@ -204,8 +204,8 @@ func readsNoTable(src source) bool {
 // for the locking step to re-check.
 type sourceRow struct{}
 
-func (sourceRow) typ() types.T             { return types.Bytea }
-func (sourceRow) eval(e *env) (any, error) { return slices.Clone(e.row), nil }
+func (sourceRow) Type() types.T            { return types.Bytea }
+func (sourceRow) Eval(e *env) (any, error) { return slices.Clone(e.row), nil }
 
 // lockIter locks the rows behind each result row of p as it passes.
 type lockIter struct {
@@ -238,7 +238,7 @@ func (it *lockIter) Next() ([]any, error) {
 			}
 			e := it.x.env(src)
 			for i, ex := range it.p.exprs[:it.p.visible] {
-				if row[i], err = ex.eval(e); err != nil {
+				if row[i], err = ex.Eval(e); err != nil {
 					return nil, err
 				}
 			}
@@ -290,7 +290,7 @@ func (it *lockIter) recheck(src []any) (bool, error) {
 		if jc.leftOuter && padded(right) || jc.rightOuter && padded(left) {
 			continue
 		}
-		v, err := jc.on.eval(it.x.env(src[jc.off : jc.off+jc.width]))
+		v, err := jc.on.Eval(it.x.env(src[jc.off : jc.off+jc.width]))
 		switch {
 		case err != nil:
 			return false, err
@@ -306,7 +306,7 @@ func (it *lockIter) recheck(src []any) (bool, error) {
 	if it.p.checkWhere == nil {
 		return true, nil
 	}
-	v, err := it.p.checkWhere.eval(it.x.env(src))
+	v, err := it.p.checkWhere.Eval(it.x.env(src))
 	return isTrue(v), err
 }
 

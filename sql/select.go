@@ -90,7 +90,7 @@ func (v *valuesSource) open(x *execCtx) (rowexec.RowIter, error) {
 		out[i] = make([]any, len(exprs))
 		for j, ex := range exprs {
 			var err error
-			if out[i][j], err = ex.eval(e); err != nil {
+			if out[i][j], err = ex.Eval(e); err != nil {
 				return nil, err
 			}
 		}
@@ -262,7 +262,7 @@ func (j *nestedJoin) emit(x *execCtx, pair []any) ([]any, error) {
 	row := make([]any, len(j.using), len(j.using)+len(pair))
 	e := x.env(pair)
 	for i, u := range j.using {
-		v, err := u.eval(e)
+		v, err := u.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -410,7 +410,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowexec.RowIter, right [][]any, bucket
 				row := append(append(make([]any, 0, len(cur)+j.rightWidth), cur...), right[ri]...)
 				i++
 				if j.on != nil {
-					v, err := j.on.eval(x.env(row))
+					v, err := j.on.Eval(x.env(row))
 					if err != nil {
 						return nil, err
 					}
@@ -707,12 +707,12 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 				if err != nil {
 					return nil, err
 				}
-				if err := checkComparable(ge.typ(), false); err != nil {
+				if err := checkComparable(ge.Type(), false); err != nil {
 					return nil, err
 				}
 				agg.groupExprs = append(agg.groupExprs, ge)
 				agg.groupKeys = append(agg.groupKeys, restore(gn))
-				agg.groupTypes = append(agg.groupTypes, ge.typ())
+				agg.groupTypes = append(agg.groupTypes, ge.Type())
 			}
 			agg.keyed = len(agg.groupExprs)
 			agg.groupDependents(in.scope, c.s.catalog())
@@ -748,13 +748,13 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.typ().Oid == types.OidUnknown {
+		if e.Type().Oid == types.OidUnknown {
 			p.untyped = append(p.untyped, len(p.exprs))
 		}
 		if e, err = out.resolveUnknown(e); err != nil {
 			return nil, err
 		}
-		col := Column{Name: f.AsName.O, Type: e.typ()}
+		col := Column{Name: f.AsName.O, Type: e.Type()}
 		if col.Name == "" {
 			col.Name = fieldName(f.Expr)
 		}
@@ -768,7 +768,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 	p.visible = len(p.exprs)
 	if p.distinct {
 		for _, e := range p.exprs {
-			if err := checkComparable(e.typ(), false); err != nil {
+			if err := checkComparable(e.Type(), false); err != nil {
 				return nil, err
 			}
 		}
@@ -958,7 +958,7 @@ func (p *selectPlan) addOrder(c *compiler, item *ast.ByItem) error {
 	if err != nil {
 		return err
 	}
-	key.Idx, key.T = idx, p.exprs[idx].typ()
+	key.Idx, key.T = idx, p.exprs[idx].Type()
 	p.order = append(p.order, key)
 	return checkComparable(key.T, true)
 }
@@ -1287,7 +1287,7 @@ func window(x *execCtx, it rowexec.RowIter, limit, offset expr) (rowexec.RowIter
 	}
 	skip, take := int64(0), int64(-1) // -1: no limit
 	if offset != nil {
-		v, err := offset.eval(x.env(nil))
+		v, err := offset.Eval(x.env(nil))
 		if err != nil {
 			it.Close()
 			return nil, err
@@ -1300,7 +1300,7 @@ func window(x *execCtx, it rowexec.RowIter, limit, offset expr) (rowexec.RowIter
 		}
 	}
 	if limit != nil {
-		v, err := limit.eval(x.env(nil))
+		v, err := limit.Eval(x.env(nil))
 		if err != nil {
 			it.Close()
 			return nil, err
@@ -1407,7 +1407,7 @@ func (p *selectPlan) distinctRows(x *execCtx, it rowexec.RowIter) (rowexec.RowIt
 		}
 		var k []byte
 		for i, e := range p.exprs[:p.visible] {
-			k = types.AppendKey(k, e.typ(), row[i], false)
+			k = types.AppendKey(k, e.Type(), row[i], false)
 		}
 		seq++
 		return append(row[:width:width], k, seq), nil
@@ -1453,7 +1453,7 @@ func distinctRows(rows [][]any, exprs []expr) [][]any {
 	for _, row := range rows {
 		var k []byte
 		for i, e := range exprs {
-			k = types.AppendKey(k, e.typ(), row[i], false)
+			k = types.AppendKey(k, e.Type(), row[i], false)
 		}
 		if !seen[string(k)] {
 			seen[string(k)] = true

@@ -1498,7 +1498,7 @@ func (s *Session) sqlExecute(ctx context.Context, pt *Portal, cmd *parser.Execut
 		if err != nil {
 			return "", err
 		}
-		if vals[i], err = e.eval(x.env(nil)); err != nil {
+		if vals[i], err = e.Eval(x.env(nil)); err != nil {
 			return "", err
 		}
 	}

@@ -185,13 +185,13 @@ func compileField(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		return nil, err
 	}
 	name := n.Args[1].(*driver.ValueExpr).GetString()
-	fields, ok := rec.typ().Fields()
+	fields, ok := rec.Type().Fields()
 	if !ok {
-		return nil, pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, rec.typ())
+		return nil, pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, rec.Type())
 	}
 	i := slices.IndexFunc(fields, func(f types.Field) bool { return f.Name == name })
 	if i < 0 {
-		return nil, pgerr.New(pgerr.UndefinedColumn, "column %q not found in data type %s", name, rec.typ())
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column %q not found in data type %s", name, rec.Type())
 	}
 	return &funcExpr{name: name, t: fields[i].T, args: []expr{rec}, strict: true, fn: func(_ *env, a []any) (any, error) {
 		return a[0].([]any)[i], nil

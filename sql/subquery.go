@@ -177,8 +177,8 @@ type wholeRowExpr struct {
 	idx []int
 }
 
-func (w *wholeRowExpr) typ() types.T { return w.t }
-func (w *wholeRowExpr) eval(e *env) (any, error) {
+func (w *wholeRowExpr) Type() types.T { return w.t }
+func (w *wholeRowExpr) Eval(e *env) (any, error) {
 	vals := make([]any, len(w.idx))
 	for i, j := range w.idx {
 		vals[i] = e.row[j]
@@ -223,8 +223,8 @@ type outerColExpr struct {
 	idx   int
 }
 
-func (o *outerColExpr) typ() types.T { return o.t }
-func (o *outerColExpr) eval(e *env) (any, error) {
+func (o *outerColExpr) Type() types.T { return o.t }
+func (o *outerColExpr) Eval(e *env) (any, error) {
 	for d := o.depth; d > 0; d-- {
 		e = e.x.outer
 	}
@@ -328,8 +328,8 @@ func (c *compiler) scalarSubquery(n *ast.SubqueryExpr) (expr, error) {
 	return &scalarSubquery{sq: sq, t: cols[0].Type}, nil
 }
 
-func (s *scalarSubquery) typ() types.T { return s.t }
-func (s *scalarSubquery) eval(e *env) (any, error) {
+func (s *scalarSubquery) Type() types.T { return s.t }
+func (s *scalarSubquery) Eval(e *env) (any, error) {
 	return s.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
 		row, err := it.Next()
 		if row == nil || err != nil {
@@ -360,8 +360,8 @@ func (c *compiler) exists(n *ast.ExistsSubqueryExpr) (expr, error) {
 	return &existsExpr{sq: sq, not: n.Not}, nil
 }
 
-func (x *existsExpr) typ() types.T { return types.Bool }
-func (x *existsExpr) eval(e *env) (any, error) {
+func (x *existsExpr) Type() types.T { return types.Bool }
+func (x *existsExpr) Eval(e *env) (any, error) {
 	v, err := x.sq.result(e, func(_ *execCtx, it rowexec.RowIter) (any, error) {
 		row, err := it.Next()
 		return row != nil, err
@@ -418,9 +418,9 @@ func (c *compiler) quantified(ln ast.ExprNode, op string, all bool, sub ast.Expr
 		if err != nil {
 			return nil, err
 		}
-		t, ok := unify(l.typ(), cols[i].Type)
+		t, ok := unify(l.Type(), cols[i].Type)
 		if !ok {
-			return nil, noOperator(op, l.typ(), cols[i].Type)
+			return nil, noOperator(op, l.Type(), cols[i].Type)
 		}
 		if l, err = c.coerce(l, t); err != nil {
 			return nil, err
@@ -434,7 +434,7 @@ func (c *compiler) quantified(ln ast.ExprNode, op string, all bool, sub ast.Expr
 	return q, nil
 }
 
-func (q *quantifiedSubquery) typ() types.T { return types.Bool }
+func (q *quantifiedSubquery) Type() types.T { return types.Bool }
 
 // quantSet is an uncorrelated subquery's rows, converted, kept for the
 // rest of the execution: hashed for = ANY when they hold no NULL.
@@ -444,11 +444,11 @@ type quantSet struct {
 	withNull [][]any         // = ANY only: the rows with NULLs
 }
 
-func (q *quantifiedSubquery) eval(e *env) (any, error) {
+func (q *quantifiedSubquery) Eval(e *env) (any, error) {
 	l := make([]any, len(q.l))
 	lnull := false
 	for i, le := range q.l {
-		v, err := le.eval(e)
+		v, err := le.Eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -525,7 +525,7 @@ func (q *quantifiedSubquery) convert(x *execCtx, row []any) ([]any, error) {
 	out := make([]any, len(q.conv))
 	for i, c := range q.conv {
 		var err error
-		if out[i], err = c.eval(e); err != nil {
+		if out[i], err = c.Eval(e); err != nil {
 			return nil, err
 		}
 	}
@@ -704,8 +704,8 @@ type rowFieldExpr struct {
 	t types.T
 }
 
-func (f *rowFieldExpr) typ() types.T { return f.t }
-func (f *rowFieldExpr) eval(e *env) (any, error) {
+func (f *rowFieldExpr) Type() types.T { return f.t }
+func (f *rowFieldExpr) Eval(e *env) (any, error) {
 	row, err := f.r.row(e)
 	if row == nil || err != nil {
 		return nil, err

@@ -97,7 +97,7 @@ func (ts *tableScan) open(x *execCtx) (rowexec.RowIter, error) {
 	if a.kind != "seq" {
 		key := catalog.IndexPrefix(t.DataID, a.ix.ID)
 		for i, e := range a.eq {
-			v, err := e.eval(x.env(nil))
+			v, err := e.Eval(x.env(nil))
 			if err != nil {
 				return nil, err
 			}
@@ -110,7 +110,7 @@ func (ts *tableScan) open(x *execCtx) (rowexec.RowIter, error) {
 		if a.lo != nil || a.hi != nil {
 			col := t.Columns[a.ix.Columns[len(a.eq)]]
 			if a.lo != nil {
-				v, err := a.lo.eval(x.env(nil))
+				v, err := a.lo.Eval(x.env(nil))
 				if err != nil || v == nil {
 					return &rowexec.SliceIter{}, err
 				}
@@ -120,7 +120,7 @@ func (ts *tableScan) open(x *execCtx) (rowexec.RowIter, error) {
 				}
 			}
 			if a.hi != nil {
-				v, err := a.hi.eval(x.env(nil))
+				v, err := a.hi.Eval(x.env(nil))
 				if err != nil || v == nil {
 					return &rowexec.SliceIter{}, err
 				}

@@ -128,7 +128,7 @@ func (f *tableFunc) iterate(e *env) (next func() (any, bool, error), err error) 
 func (f *tableFunc) evalArgs(e *env) ([]any, error) {
 	vals := make([]any, len(f.args))
 	for i, a := range f.args {
-		v, err := a.eval(e)
+		v, err := a.Eval(e)
 		if v == nil || err != nil {
 			return nil, err
 		}
@@ -280,7 +280,7 @@ func (c *compiler) expandArray(n *ast.FuncCallExpr) (*tableFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	elem, _ := arr.typ().Elem()
+	elem, _ := arr.Type().Elem()
 	t := types.RecordOf([]types.Field{{Name: "x", T: types.T{Oid: elem.Oid, Mod: -1}}, {Name: "n", T: types.Int4}})
 	return &tableFunc{name: "_pg_expandarray", t: t, args: []expr{arr}, rows: func(a []any) ([]any, error) {
 		vals := a[0].([]any)

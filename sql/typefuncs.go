@@ -30,9 +30,9 @@ func compileEnumFunc(name string) builtin {
 		if len(args) != 1 && !(name == "enum_range" && len(args) == 2) {
 			return nil, argCountErr(n, nil)
 		}
-		t := args[0].typ()
+		t := args[0].Type()
 		if len(args) == 2 && t.Oid == types.OidUnknown {
-			t = args[1].typ()
+			t = args[1].Type()
 		}
 		et := c.s.catalog().EnumByOid(t.Oid)
 		if et == nil {

@@ -264,7 +264,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		if args[1], err = in.coerce(args[1], types.Int4); err != nil {
 			return nil, err
 		}
-		call.t = args[0].typ()
+		call.t = args[0].Type()
 	case "lag", "lead":
 		if len(args) < 1 || len(args) > 3 {
 			return nil, pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.fn, len(args))
@@ -287,7 +287,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 			if args[0], err = in.resolveUnknown(args[0]); err != nil {
 				return nil, err
 			}
-			call.t = args[0].typ()
+			call.t = args[0].Type()
 		}
 	case "first_value", "last_value":
 		if len(args) != 1 {
@@ -297,7 +297,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		if args[0], err = in.resolveUnknown(args[0]); err != nil {
 			return nil, err
 		}
-		call.t = args[0].typ()
+		call.t = args[0].Type()
 	default:
 		if builtins.LookupAggregate(call.fn) == nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s is not supported", call.fn)
@@ -324,7 +324,7 @@ func planWindowCall(in *compiler, wf *ast.WindowFuncExpr) (*winCall, error) {
 		if call.filter, err = in.compile(cond); err != nil {
 			return nil, err
 		}
-		if t := call.filter.typ(); t.Oid != types.OidBool && t.Oid != types.OidUnknown {
+		if t := call.filter.Type(); t.Oid != types.OidBool && t.Oid != types.OidUnknown {
 			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", t)
 		}
 		if call.filter, err = in.coerce(call.filter, types.Bool); err != nil {
@@ -363,7 +363,7 @@ func (call *winCall) planSpec(in *compiler, spec *ast.WindowSpec) error {
 			if oe, err = in.resolveUnknown(oe); err != nil {
 				return err
 			}
-			k.Idx, k.T = len(call.partition)+len(call.orderBy), oe.typ()
+			k.Idx, k.T = len(call.partition)+len(call.orderBy), oe.Type()
 			call.order = append(call.order, k)
 			call.orderBy = append(call.orderBy, oe)
 		}
@@ -461,12 +461,12 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 	if !constant(off) {
 		return frameBound{}, pgerr.New(pgerr.InvalidColumnReference, "argument of RANGE must not contain variables")
 	}
-	ot := call.orderBy[0].typ()
+	ot := call.orderBy[0].Type()
 	isTime := timeRank(ot.Oid) > 0 || ot.Oid == types.OidTime
 	if numRank(ot.Oid) == 0 && !isTime {
 		return frameBound{}, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", ot)
 	}
-	if off.typ().Oid == types.OidUnknown {
+	if off.Type().Oid == types.OidUnknown {
 		want := ot
 		if isTime {
 			want = types.IntervalType
@@ -475,7 +475,7 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 			return frameBound{}, err
 		}
 	}
-	offT := off.typ()
+	offT := off.Type()
 	integer := func(o types.Oid) bool { return o == types.OidInt2 || o == types.OidInt4 || o == types.OidInt8 }
 	switch {
 	case isTime && offT.Oid == types.OidInterval:
@@ -486,7 +486,7 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 			"RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", ot, offT)
 	}
 	which := map[bool]string{true: "starting", false: "ending"}[start]
-	v, err := off.eval(&env{ctx: context.Background(), s: in.s})
+	v, err := off.Eval(&env{ctx: context.Background(), s: in.s})
 	switch {
 	case err != nil:
 		return frameBound{}, err
@@ -525,7 +525,7 @@ func rangeBound(in *compiler, b ast.FrameBound, call *winCall, start bool) (fram
 	if err != nil {
 		return frameBound{}, err
 	}
-	if conv, err = in.coerce(conv, limit.typ()); err != nil {
+	if conv, err = in.coerce(conv, limit.Type()); err != nil {
 		return frameBound{}, err
 	}
 	return frameBound{kind: boundOffset, ahead: b.Type == ast.Following, limit: limit, conv: conv}, nil
@@ -592,7 +592,7 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 			if err := x.Canceled(); err != nil {
 				return nil, err
 			}
-			v, err := b.conv.eval(x.env([]any{part[j][at]}))
+			v, err := b.conv.Eval(x.env([]any{part[j][at]}))
 			if err != nil {
 				return nil, err
 			}
@@ -632,13 +632,13 @@ func (call *winCall) rangeFrames(x *execCtx, part [][]any, peers, peerEnd []int)
 				}
 				continue
 			}
-			limit, err := b.limit.eval(x.env([]any{row[at]}))
+			limit, err := b.limit.Eval(x.env([]any{row[at]}))
 			if err != nil {
 				return nil, err
 			}
 			// A frame starts at the first value at or past the limit, and
 			// ends after the last value at or before it.
-			out[i] = first(conv, b.limit.typ(), limit, start)
+			out[i] = first(conv, b.limit.Type(), limit, start)
 		}
 		return out, nil
 	}
@@ -783,7 +783,7 @@ func (call *winCall) keyed(x *execCtx, in rowexec.RowIter) (rows rowexec.RowIter
 		e := x.env(r)
 		k := make([]any, nk+1)
 		for j, pe := range exprs {
-			if k[j], err = pe.eval(e); err != nil {
+			if k[j], err = pe.Eval(e); err != nil {
 				return nil, err
 			}
 		}
@@ -793,7 +793,7 @@ func (call *winCall) keyed(x *execCtx, in rowexec.RowIter) (rows rowexec.RowIter
 	}, Done: in.Close}
 	keys = make([]rowexec.SortKey, 0, len(call.partition)+len(call.order))
 	for j, pe := range call.partition {
-		keys = append(keys, rowexec.SortKey{Idx: j, T: pe.typ()})
+		keys = append(keys, rowexec.SortKey{Idx: j, T: pe.Type()})
 	}
 	return rows, append(keys, call.order...)
 }
