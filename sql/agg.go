@@ -447,13 +447,6 @@ func (st *aggState) foldSorted() error {
 // accumulate folds one input into the state.
 func (st *aggState) accumulate(vals []any) error { return st.acc.Add(vals) }
 
-// replacesExtreme reports whether v, a later input than acc, takes its
-// place as min or max: of two equal inputs the later does, as
-// builtins' min and max take it.
-func (c *aggCall) replacesExtreme(v, acc any) bool {
-	return types.Compare(c.t, v, acc)*c.agg.Extreme >= 0
-}
-
 // result is the aggregate's value over what it took in so far. One
 // without ORDER BY may take more input after, as a window's running
 // aggregate does. x's cancellation stops an ordered one's sort and fold.

@@ -625,40 +625,10 @@ func (c *compiler) arith(op byte, l, r expr) (expr, error) {
 	return &arithExpr{op: op, t: t, l: l, r: r}, nil
 }
 
-// coerceArgs converts args to params in place, or fails as PostgreSQL
-// does when no version of name takes them.
-func (c *compiler) coerceArgs(name string, args []expr, params []types.T) error {
-	for i, p := range params {
-		if t := args[i].Type(); t.Oid != types.OidUnknown && !implicitOK(t, p) {
-			return noFunction(name, args)
-		}
-	}
-	for i, p := range params {
-		var err error
-		if args[i], err = c.coerce(args[i], p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // datetimeOperand reports whether t is a date or time type, whose
 // arithmetic sql/builtins has.
 func datetimeOperand(t types.T) bool {
 	return timeRank(t.Oid) > 0 || t.Oid == types.OidTime || t.Oid == types.OidInterval
-}
-
-func isUnknown(e expr) bool { return e.Type().Oid == types.OidUnknown }
-
-// coerceAll coerces args[i] to ts[i].
-func (c *compiler) coerceAll(args []expr, ts ...types.T) error {
-	for i := range args {
-		var err error
-		if args[i], err = c.coerce(args[i], ts[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func noOperator(op string, l, r types.T) error {

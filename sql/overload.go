@@ -386,7 +386,7 @@ func namedArgTypes(args []expr, names []string) string {
 func acceptsAll(c candidate, in []types.T) bool {
 	for j, t := range in {
 		p := c.arg(j)
-		if polymorphic(p) {
+		if builtins.IsPolymorphic(p) {
 			continue
 		}
 		if from, to := numRank(t.Oid), numRank(p.Oid); from > 0 && to > 0 && from > to {
@@ -399,18 +399,11 @@ func acceptsAll(c candidate, in []types.T) bool {
 			return false
 		}
 	}
-	_, _, err := resolvePolymorphic(c, in)
-	return !errors.Is(err, errInconsistent)
-}
-
-// polymorphic reports whether t is one of builtins' pseudo-types.
-func polymorphic(t types.T) bool {
-	switch t.Oid {
-	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray, types.OidAnyEnum,
-		types.OidAnyCompatible, types.OidAnyCompatibleArray, types.OidRecord:
+	if !slices.ContainsFunc(c.o.Args, builtins.IsPolymorphic) {
 		return true
 	}
-	return false
+	_, _, err := resolvePolymorphic(c, in)
+	return !errors.Is(err, errInconsistent)
 }
 
 // errInconsistent is resolvePolymorphic's for arguments that do not fit

@@ -119,7 +119,7 @@ func (f *frameAgg) add(j int) error {
 	}
 	if f.kind == frameExtreme {
 		// A row the new one replaces can no longer be the answer.
-		for len(f.deque) > 0 && f.call.agg.replacesExtreme(vals[0], f.part[f.deque[len(f.deque)-1]][f.argAt]) {
+		for len(f.deque) > 0 && f.call.agg.agg.Beats(f.call.agg.t, vals[0], f.part[f.deque[len(f.deque)-1]][f.argAt]) {
 			f.deque = f.deque[:len(f.deque)-1]
 		}
 		f.deque = append(f.deque, j)

@@ -367,11 +367,20 @@ func newExtreme(sign int) func(Env, []types.T, types.T) Accumulator {
 }
 
 func (x *extreme) Add(a []any) error {
-	if x.v == nil || types.Compare(x.t, a[0], x.v)*x.sign >= 0 {
+	if x.v == nil || beats(x.sign, x.t, a[0], x.v) {
 		x.v = a[0]
 	}
 	return nil
 }
+
+// beats reports whether v, an input of type t later than cur, takes its
+// place as the result of min (sign -1) or max (+1).
+func beats(sign int, t types.T, v, cur any) bool { return types.Compare(t, v, cur)*sign >= 0 }
+
+// Beats reports, for an Extreme aggregate, whether v, an input of type t
+// later than cur, takes its place as the result: a window frame asks it
+// of the inputs it keeps.
+func (a *Aggregate) Beats(t types.T, v, cur any) bool { return beats(a.Extreme, t, v, cur) }
 
 func (x *extreme) Result() (any, error) { return x.v, nil }
 

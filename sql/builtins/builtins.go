@@ -131,6 +131,17 @@ var (
 	Record = types.T{Oid: types.OidRecord, Mod: -1}
 )
 
+// IsPolymorphic reports whether t is one of these pseudo-types, which a
+// call's arguments resolve.
+func IsPolymorphic(t types.T) bool {
+	switch t.Oid {
+	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray, types.OidAnyEnum,
+		types.OidAnyCompatible, types.OidAnyCompatibleArray, types.OidRecord:
+		return true
+	}
+	return false
+}
+
 // Lookup returns the overloads of the function called name (lower case),
 // nil if there is none. The planner chooses among them by PostgreSQL's
 // rules for function calls.

@@ -2,11 +2,9 @@ package builtins
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -233,36 +231,34 @@ func isSeparatorChar(c byte) bool {
 
 func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
-// templates keeps parsed templates, since a template is nearly always a
-// constant: a few slots, each the last template whose hash chose it, as
-// formatting.c keeps its DCH and NUM caches for the whole backend.
-var templates [32]atomic.Pointer[parsedTemplate]
+// templates keeps parsed templates, date/time ones and number ones apart,
+// as formatting.c keeps its DCH and NUM caches.
+var templates memo[templateKey, *parsedTemplate]
 
-type parsedTemplate struct {
+type templateKey struct {
 	s      string
 	number bool
-	nodes  []fmtNode
-	num    numDesc
-	err    error
+}
+
+type parsedTemplate struct {
+	nodes []fmtNode
+	num   numDesc
+	err   error
 }
 
 // parseCached returns the parsed template s, date/time or, with number,
 // number patterns, and for numbers what they describe (a copy, for the
 // caller to change).
 func parseCached(s string, number bool) ([]fmtNode, numDesc, error) {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	slot := &templates[int(h.Sum32()%uint32(len(templates)))]
-	if p := slot.Load(); p != nil && p.s == s && p.number == number {
-		return p.nodes, p.num, p.err
-	}
-	p := &parsedTemplate{s: s, number: number}
-	if number {
-		p.nodes, p.err = parseTemplate(s, numKeys, &p.num)
-	} else {
-		p.nodes, p.err = parseTemplate(s, dchKeys, nil)
-	}
-	slot.Store(p)
+	p := templates.get(templateKey{s, number}, hashStrings(s, ""), func() *parsedTemplate {
+		p := &parsedTemplate{}
+		if number {
+			p.nodes, p.err = parseTemplate(s, numKeys, &p.num)
+		} else {
+			p.nodes, p.err = parseTemplate(s, dchKeys, nil)
+		}
+		return p
+	})
 	return p.nodes, p.num, p.err
 }
 

@@ -315,17 +315,27 @@ func appendJSONTree(buf []byte, j *types.JSON) []byte {
 
 // jsonbDeletePath is j #- path.
 func jsonbDeletePath(j *types.JSON, a []any) (any, error) {
-	path, ok := textPath(a[0].([]any))
-	if !ok {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "path element at position %d is null", slices.Index(a[0].([]any), nil)+1)
-	}
-	if j.Kind != types.JSONObject && j.Kind != types.JSONArray {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot delete path in scalar")
-	}
-	if len(path) == 0 {
+	path, err := editedPath(j, a[0].([]any), "delete")
+	switch {
+	case err != nil:
+		return nil, err
+	case len(path) == 0:
 		return j, nil
 	}
 	return deletePath(j, path), nil
+}
+
+// editedPath reads the path of a jsonb edit (what is "set" or
+// "delete"): no element of it NULL, and j a container to edit.
+func editedPath(j *types.JSON, steps []any, what string) ([]string, error) {
+	path, ok := textPath(steps)
+	if !ok {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "path element at position %d is null", slices.Index(steps, nil)+1)
+	}
+	if j.Kind != types.JSONObject && j.Kind != types.JSONArray {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot %s path in scalar", what)
+	}
+	return path, nil
 }
 
 func deletePath(j *types.JSON, path []string) *types.JSON {
@@ -375,14 +385,11 @@ func arrayIndex(step string, n int) (int, bool) {
 // jsonbSet is jsonb_set(target, path, new_value [, create_if_missing]).
 func jsonbSet(_ Env, a []any) (any, error) {
 	j := a[0].(*types.JSON)
-	path, ok := textPath(a[1].([]any))
-	if !ok {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "path element at position %d is null", slices.Index(a[1].([]any), nil)+1)
-	}
-	if j.Kind != types.JSONObject && j.Kind != types.JSONArray {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot set path in scalar")
-	}
-	if len(path) == 0 {
+	path, err := editedPath(j, a[1].([]any), "set")
+	switch {
+	case err != nil:
+		return nil, err
+	case len(path) == 0:
 		return j, nil
 	}
 	return setPath(j, path, a[2].(*types.JSON), a[3].(bool), 1)

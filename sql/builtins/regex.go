@@ -1,11 +1,9 @@
 package builtins
 
 import (
-	"hash/fnv"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -348,8 +346,6 @@ type pgRegex struct {
 	re     *regexp.Regexp // the pattern
 	anchor *regexp.Regexp // one character of context, then the pattern, anchored
 	glob   bool           // the g flag
-	// pattern and flags are the arguments it was compiled from.
-	pattern, flags string
 }
 
 // regexFlags are the flag letters of PostgreSQL's regex functions.
@@ -393,31 +389,29 @@ func parseRegexFlags(flags string) (regexFlags, error) {
 	return f, nil
 }
 
-// regexes keeps compiled patterns, since a pattern is nearly always a
-// constant: a few slots, each the last pattern and flags whose hash chose
-// it, as PostgreSQL keeps its compiled regular expressions for the whole
-// backend.
-var regexes [32]atomic.Pointer[pgRegex]
+// regexes keeps compiled patterns with their flags.
+var regexes memo[regexKey, regexEntry]
+
+type regexKey struct{ pattern, flags string }
+
+// A regexEntry is a pattern compiled, or why it does not compile; glob
+// is whether its flags, which parsed, ask for every match.
+type regexEntry struct {
+	re   *pgRegex
+	glob bool
+	err  error
+}
 
 // compileRegex compiles pattern with flags for the function fn; only
 // some functions take the g flag.
 func compileRegex(fn, pattern, flags string, globOK bool) (*pgRegex, error) {
-	h := fnv.New32a()
-	h.Write([]byte(pattern))
-	h.Write([]byte{0})
-	h.Write([]byte(flags))
-	slot := &regexes[int(h.Sum32()%uint32(len(regexes)))]
-	if re := slot.Load(); re != nil && re.pattern == pattern && re.flags == flags {
-		if re.glob && !globOK {
-			return nil, errGlobal(fn)
-		}
-		return re, nil
+	e := regexes.get(regexKey{pattern, flags}, hashStrings(pattern, flags), func() regexEntry {
+		return newRegex(pattern, flags)
+	})
+	if e.glob && !globOK {
+		return nil, errGlobal(fn)
 	}
-	re, err := newRegex(fn, pattern, flags, globOK)
-	if err == nil {
-		slot.Store(re)
-	}
-	return re, err
+	return e.re, e.err
 }
 
 func errGlobal(fn string) error {
@@ -425,15 +419,19 @@ func errGlobal(fn string) error {
 }
 
 // newRegex compiles pattern with flags.
-func newRegex(fn, pattern, flags string, globOK bool) (*pgRegex, error) {
+func newRegex(pattern, flags string) regexEntry {
 	f, err := parseRegexFlags(flags)
 	if err != nil {
-		return nil, err
+		return regexEntry{err: err}
 	}
-	if f.glob && !globOK {
-		return nil, errGlobal(fn)
-	}
-	key := pattern // the cache is keyed by the argument, not what is left of it
+	e := regexEntry{glob: f.glob}
+	e.re, e.err = compileARE(pattern, f)
+	return e
+}
+
+// compileARE compiles an ARE under flags f.
+func compileARE(pattern string, f regexFlags) (*pgRegex, error) {
+	var err error
 	if strings.HasPrefix(pattern, "***=") {
 		pattern, f.quote = pattern[4:], true
 	} else {
@@ -468,7 +466,7 @@ func newRegex(fn, pattern, flags string, globOK bool) (*pgRegex, error) {
 		re.Longest()
 		anchor.Longest()
 	}
-	return &pgRegex{re: re, anchor: anchor, glob: f.glob, pattern: key, flags: flags}, nil
+	return &pgRegex{re: re, anchor: anchor, glob: f.glob}, nil
 }
 
 // embeddedOptions reads an ARE's leading (?flags).

@@ -28,7 +28,7 @@ func TestTableRows(t *testing.T) {
 				t.Errorf("%s overload %d: more defaults than parameters", where, i)
 			case o.Variadic && (len(o.Args) == 0 || len(o.Defaults) > 0):
 				t.Errorf("%s overload %d: variadic without a last parameter, or with defaults", where, i)
-			case isPolymorphic(o.Ret) && o.Ret.Oid != types.OidRecord && !slices.ContainsFunc(o.Args, isPolymorphic):
+			case IsPolymorphic(o.Ret) && o.Ret.Oid != types.OidRecord && !slices.ContainsFunc(o.Args, IsPolymorphic):
 				t.Errorf("%s overload %d: returns %v, which no argument decides", where, i, o.Ret.Oid)
 			case (o.Rows != nil) != (ovs[0].Rows != nil):
 				t.Errorf("%s overload %d: returns a set where overload 0 does not, or the other way", where, i)
@@ -54,7 +54,7 @@ func TestTableRows(t *testing.T) {
 				t.Errorf("aggregate %s overload %d: an implementation of a function's", name, i)
 			case a.Extreme != 0 && a.NewMoving != nil:
 				t.Errorf("aggregate %s overload %d: an extreme with a moving state", name, i)
-			case isPolymorphic(a.Ret) && !slices.ContainsFunc(a.Args, isPolymorphic):
+			case IsPolymorphic(a.Ret) && !slices.ContainsFunc(a.Args, IsPolymorphic):
 				t.Errorf("aggregate %s overload %d: returns %v, which no argument decides", name, i, a.Ret.Oid)
 			}
 			if a.NewMoving != nil {
@@ -71,13 +71,4 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func isPolymorphic(t types.T) bool {
-	switch t.Oid {
-	case types.OidAny, types.OidAnyElement, types.OidAnyArray, types.OidAnyNonArray, types.OidAnyEnum,
-		types.OidAnyCompatible, types.OidAnyCompatibleArray, types.OidRecord:
-		return true
-	}
-	return false
 }

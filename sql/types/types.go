@@ -98,12 +98,11 @@ const (
 	OidAnyElement     Oid = 2283
 
 	// Pseudo-types that only the signatures of built-in functions use.
-	OidAny                   Oid = 2276
-	OidAnyNonArray           Oid = 2776
-	OidAnyCompatible         Oid = 5077
-	OidAnyCompatibleArray    Oid = 5078
-	OidAnyCompatibleNonArray Oid = 5079
-	OidAnyEnum               Oid = 3500
+	OidAny                Oid = 2276
+	OidAnyNonArray        Oid = 2776
+	OidAnyCompatible      Oid = 5077
+	OidAnyCompatibleArray Oid = 5078
+	OidAnyEnum            Oid = 3500
 
 	OidRegprocedure Oid = 2202
 	OidRegclass     Oid = 2205
