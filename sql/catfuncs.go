@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"unicode"
@@ -16,6 +17,8 @@ import (
 // The functions clients call on the catalogs (format_type, pg_get_expr,
 // pg_table_is_visible, ...), and the object identifier types: casts to
 // regclass, regtype and their kin look names up in the catalogs.
+
+func init() { maps.Copy(funcCompilers, catalogBuiltins) }
 
 var catalogBuiltins = map[string]builtin{
 	"format_type": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {

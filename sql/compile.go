@@ -94,6 +94,9 @@ type compiler struct {
 	// withDML are the data-modifying statements of the statement's own
 	// WITH clause; nil below its top level (see dmlcte.go).
 	withDML []*parser.Statement
+	// views are the views whose queries are being planned, innermost
+	// last: one that reads itself is an error.
+	views []uint32
 	// volatility, when set, collects the highest volatility of the
 	// built-in functions compiled, for the expressions that must be
 	// immutable: generated columns and index expressions and predicates.

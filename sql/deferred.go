@@ -52,7 +52,8 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*catalog.ForeignKey) bool)
 	if len(s.deferredFK.children) == 0 && len(s.deferredFK.parents) == 0 {
 		return nil
 	}
-	x := &execCtx{ctx: context.Background(), s: s, tx: tx, fk: &fkState{}}
+	fks := &fkState{}
+	x := &execCtx{ctx: context.Background(), s: s, tx: tx, fk: fks}
 	defer x.closeTemps()
 	keep := func(fk *catalog.ForeignKey) bool { return only != nil && !only(fk) }
 	// The checks kept are new slices: savepoints hold the old ones.
@@ -61,14 +62,14 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*catalog.ForeignKey) bool)
 		if keep(c.fk) {
 			kept.children = append(kept.children, c)
 		} else {
-			x.fk.children = append(x.fk.children, c)
+			fks.children = append(fks.children, c)
 		}
 	}
 	for _, c := range s.deferredFK.parents {
 		if keep(c.ref.FK) {
 			kept.parents = append(kept.parents, c)
 		} else {
-			x.fk.parents = append(x.fk.parents, c)
+			fks.parents = append(fks.parents, c)
 		}
 	}
 	s.deferredFK = kept

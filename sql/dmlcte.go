@@ -24,8 +24,8 @@ import (
 // part already changed leaves it alone, as PostgreSQL does a row its
 // command already modified.
 
-// planWrite plans an INSERT, UPDATE or DELETE.
-func (c *compiler) planWrite(st *parser.Statement) (*writePlan, error) {
+// planWrite plans an INSERT, UPDATE or DELETE for c.
+func (s *Session) planWrite(c *compiler, st *parser.Statement) (*writePlan, error) {
 	switch n := st.AST.(type) {
 	case *ast.InsertStmt:
 		return c.planInsert(n, st)
@@ -50,7 +50,7 @@ func (c *compiler) planDMLCTE(d *cte, n *ast.CommonTableExpression, i int, recur
 	}
 	cc := *c
 	cc.order, cc.withDML = st.ParamOrder, nil
-	w, err := cc.planWrite(st)
+	w, err := c.s.planWrite(&cc, st)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (c *compiler) planDMLCTE(d *cte, n *ast.CommonTableExpression, i int, recur
 	}
 	d.write = w
 	d.plan = &dmlCTEPlan{w: w, cols: d.cols}
-	c.s.planDML = append(c.s.planDML, d)
+	c.s.noteWriteCTE(d)
 	return nil
 }
 

@@ -27,8 +27,9 @@ type execCtx struct {
 	// canceled to look at the context now and then.
 	steps int
 	// fk collects the foreign key checks a writing statement runs when it
-	// ends; nil where writes owe none (DDL's rewrites of existing rows).
-	fk *fkState
+	// ends, the sql root package's *fkState; nil where writes owe none
+	// (DDL's rewrites of existing rows).
+	fk any
 	// temp holds the statement's temporary files, in its outermost
 	// execution (see temps).
 	temp *spill.Set

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -596,11 +595,3 @@ func (n *negExpr) Eval(e *env) (any, error) {
 
 // isTrue is how WHERE, HAVING and CASE read a boolean: NULL is not true.
 func isTrue(v any) bool { b, ok := v.(bool); return ok && b }
-
-// nowFunc is the transaction timestamp: now() is stable within a transaction.
-func (s *Session) txnTime() time.Time {
-	if s.txnStart.IsZero() {
-		return time.Now()
-	}
-	return s.txnStart
-}

@@ -213,14 +213,15 @@ type parentCheck struct {
 // must satisfy: all of them for a new row (old nil), the ones whose
 // columns changed for an updated one.
 func (x *execCtx) queueChildChecks(t *catalog.Table, old, row []any) {
-	if x.fk == nil {
+	fks, _ := x.fk.(*fkState)
+	if fks == nil {
 		return
 	}
 	for _, fk := range t.ForeignKeys {
 		if old != nil && !keyChanged(t, fk.Columns, old, row) {
 			continue
 		}
-		x.fk.children = append(x.fk.children, childCheck{t, fk, row})
+		fks.children = append(fks.children, childCheck{t, fk, row})
 	}
 }
 
@@ -326,7 +327,8 @@ func keyText(t *catalog.Table, cols []int, row []any, s *Session) string {
 // actions change the children, and NO ACTION is checked when the
 // statement ends.
 func (x *execCtx) afterParentChange(t *catalog.Table, old, row []any) error {
-	if x.fk == nil {
+	fks, _ := x.fk.(*fkState)
+	if fks == nil {
 		return nil
 	}
 	for _, ref := range x.s.catalog().Referencing(t.ID) {
@@ -340,7 +342,7 @@ func (x *execCtx) afterParentChange(t *catalog.Table, old, row []any) error {
 		}
 		switch action {
 		case 'a':
-			x.fk.parents = append(x.fk.parents, parentCheck{t, ref, old})
+			fks.parents = append(fks.parents, parentCheck{t, ref, old})
 		case 'r':
 			if err := x.checkUnreferenced(t, ref, old, false); err != nil {
 				return err
@@ -592,12 +594,13 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 // keys must be unreferenced. Checks queued while flushing (by cascades)
 // run too.
 func (x *execCtx) flushFK() error {
-	if x.fk == nil {
+	fks, _ := x.fk.(*fkState)
+	if fks == nil {
 		return nil
 	}
-	for len(x.fk.children) > 0 || len(x.fk.parents) > 0 {
-		children, parents := x.fk.children, x.fk.parents
-		x.fk.children, x.fk.parents = nil, nil
+	for len(fks.children) > 0 || len(fks.parents) > 0 {
+		children, parents := fks.children, fks.parents
+		fks.children, fks.parents = nil, nil
 		for _, c := range parents {
 			if x.s.deferredNow(c.ref.FK) {
 				x.s.deferredFK.parents = append(x.s.deferredFK.parents, c)

@@ -372,7 +372,7 @@ func (p *producerBegin) explain(indent string) string {
 // holds it, and would otherwise wait for itself.
 const producerBeginLockWait = 5 * time.Second
 
-func (c *compiler) planProducerBegin(n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
+func planProducerBegin(c *compiler, n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
 	if len(call.Args) < 2 || len(call.Args) > 3 {
 		return nil, nil, argCountErr(call, nil)
 	}
@@ -467,6 +467,11 @@ func (p *producerBegin) open(x *execCtx) (rowexec.RowIter, error) {
 		pending = append(pending, s)
 	}
 	return &rowexec.SliceIter{Rows: [][]any{{st.Epoch, st.High, pending}}}, nil
+}
+
+func init() {
+	fromPlanners["epochdb_producer_begin"] = planProducerBegin
+	funcCompilers["epochdb_ingest_forget"] = fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned)
 }
 
 // namedArg unpacks the parser's rendering of a named argument, name =>

@@ -47,7 +47,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 		}
 		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	qp, err := planViewQuery(s, cmd.Query.SQL)
+	qp, err := planViewQuery(s, cmd.Query.SQL, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -154,7 +154,7 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	if cmd.NoData {
 		return nil
 	}
-	qp, err := planViewQuery(s, t.MatView)
+	qp, err := planViewQuery(s, t.MatView, nil)
 	if err != nil {
 		return err
 	}

@@ -169,6 +169,7 @@ func (s *Session) runNotifyCmd(cmd any) (string, error) {
 func init() {
 	funcCompilers["pg_notify"] = compilePgNotify
 	funcCompilers["pg_listening_channels"] = compileSRFRef
+	tableFuncs["pg_listening_channels"] = listeningChannels
 }
 
 // compilePgNotify is pg_notify(channel, payload), NOTIFY as a function.
@@ -194,7 +195,7 @@ func compilePgNotify(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 
 // listeningChannels is pg_listening_channels(): the channels the session
 // listens on.
-func (c *compiler) listeningChannels(n *ast.FuncCallExpr) (*tableFunc, error) {
+func listeningChannels(c *compiler, n *ast.FuncCallExpr) (*tableFunc, error) {
 	if len(n.Args) != 0 {
 		return nil, argCountErr(n, nil)
 	}

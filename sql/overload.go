@@ -561,7 +561,7 @@ func (e *env) Location() *time.Location { return e.s.loc() }
 
 func (e *env) TransactionTime() time.Time { return e.s.txnTime() }
 
-func (e *env) StatementTime() time.Time { return e.s.stmtStart }
+func (e *env) StatementTime() time.Time { return e.s.statementTime() }
 
 func (e *env) Setting(name string) (string, error) { return e.s.getSetting(name) }
 
@@ -570,5 +570,5 @@ func (e *env) SetSetting(name, value string, local bool) error {
 }
 
 func (e *env) Session() builtins.Session {
-	return builtins.Session{User: e.s.user, Database: e.s.database, PID: int(e.s.pid), Version: e.s.e.versionString()}
+	return e.s.identity()
 }

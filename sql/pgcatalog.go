@@ -180,6 +180,16 @@ func virtualTable(tn *ast.TableName) *virtTable {
 	return nil
 }
 
+// virtualRelation plans a read of the virtual relation tn names, if there
+// is one.
+func (s *Session) virtualRelation(tn *ast.TableName, alias string) (source, *scope, bool) {
+	vt := virtualTable(tn)
+	if vt == nil {
+		return nil, nil, false
+	}
+	return vt.source(s), vt.scope(alias), true
+}
+
 func (v *virtTable) scope(alias string) *scope {
 	sc := &scope{}
 	for i, c := range v.cols {
@@ -200,7 +210,7 @@ func (v *virtTable) source(s *Session) source { return &virtSource{v: v, s: s} }
 func (vs *virtSource) explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
 
 func (vs *virtSource) open(x *execCtx) (rowexec.RowIter, error) {
-	rows := vs.v.rows(x.s)
+	rows := vs.v.rows(vs.s)
 	for i := range rows {
 		rows[i] = append(rows[i], presentKey) // the hidden key slot
 	}
@@ -959,7 +969,7 @@ func viewDef(s *Session, v *catalog.View) string {
 	// Column names the view gave its query's columns are no part of the
 	// query as written; a derived table's column list says them, so that
 	// the definition alone, as pg_dump writes it, makes the same columns.
-	if qp, err := planViewQuery(s, query); err == nil {
+	if qp, err := planViewQuery(s, query, nil); err == nil {
 		cols := qp.columns()
 		renamed := len(cols) != len(v.Columns)
 		names := make([]string, len(v.Columns))

@@ -355,7 +355,10 @@ func (c *compiler) optionsToTable(n *ast.FuncCallExpr) (*tableFunc, error) {
 // pg_dump does to dump where the sequence has got to.
 type seqSource struct{ q *catalog.Sequence }
 
-var seqColumns = []virtCol{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}}
+var seqColumns = []struct {
+	name string
+	t    types.T
+}{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}}
 
 func seqScope(q *catalog.Sequence, alias string) *scope {
 	sc := &scope{}
@@ -369,12 +372,18 @@ func seqScope(q *catalog.Sequence, alias string) *scope {
 func (ss *seqSource) explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
 
 func (ss *seqSource) open(x *execCtx) (rowexec.RowIter, error) {
-	last, called, err := x.s.e.seqs.Peek(ss.q)
+	last, called, err := x.s.peekSequence(ss.q)
 	if err != nil {
 		return nil, err
 	}
 	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
 	return &rowexec.SliceIter{Rows: [][]any{{last, int64(0), called, presentKey}}}, nil
+}
+
+// peekSequence returns where q has got to: its last value, and whether
+// nextval has taken it.
+func (s *Session) peekSequence(q *catalog.Sequence) (int64, bool, error) {
+	return s.e.seqs.Peek(q)
 }
 
 // searchPath is the schemas of search_path that exist, in its order.

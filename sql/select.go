@@ -179,8 +179,8 @@ func (c *compiler) planTable(tn *ast.TableName, alias string) (source, *scope, e
 	if d := c.ctes.lookup(tn.Name.O); d != nil && tn.Schema.O == "" {
 		return c.planCTEScan(d, alias)
 	}
-	if vt := virtualTable(tn); vt != nil {
-		return vt.source(c.s), vt.scope(alias), nil
+	if src, sc, ok := c.s.virtualRelation(tn, alias); ok {
+		return src, sc, nil
 	}
 	if tn.Schema.O != "" && tn.Schema.O != "public" {
 		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", tn.Schema.O, tn.Name.O)
@@ -795,9 +795,7 @@ func (c *compiler) planSelect(n *ast.SelectStmt) (*selectPlan, error) {
 		if err := p.planLocking(n, sc); err != nil {
 			return nil, err
 		}
-		if c.s.planLocks == "" {
-			c.s.planLocks = p.locking.word
-		}
+		c.s.noteLocking(p.locking.word)
 	}
 	if p.limit, p.offset, err = c.planLimit(n.Limit); err != nil {
 		return nil, err

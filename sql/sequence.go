@@ -121,3 +121,100 @@ func applySeqOptions(seq *catalog.Sequence, opts []*ast.SequenceOption, create b
 	}
 	return r, nil
 }
+
+// The sequence functions read and move the session's sequences.
+func init() {
+	for name, f := range map[string]builtin{
+		"nextval": seqFunc(nil, func(e *env, s *catalog.Sequence, _ []any) (any, error) {
+			v, err := e.s.e.seqs.Nextval(e.ctx, s)
+			if err == nil {
+				e.s.currvals[s.ID] = v
+			}
+			return v, err
+		}),
+		"currval": seqFunc(nil, func(e *env, s *catalog.Sequence, _ []any) (any, error) {
+			v, ok := e.s.currvals[s.ID]
+			if !ok {
+				return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", s.Name)
+			}
+			return v, nil
+		}),
+		"setval": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+			if len(n.Args) == 3 {
+				return seqFunc([]types.T{types.Int8, types.Bool}, setval)(c, n)
+			}
+			return seqFunc([]types.T{types.Int8}, setval)(c, n)
+		},
+	} {
+		funcCompilers[name] = f
+	}
+}
+
+// seqFunc compiles a sequence function: the first argument names the
+// sequence, as text or regclass; params are the types of the others.
+func seqFunc(params []types.T, f func(e *env, s *catalog.Sequence, args []any) (any, error)) builtin {
+	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		if len(n.Args) != 1+len(params) {
+			return nil, argCountErr(n, nil)
+		}
+		args := make([]expr, len(n.Args))
+		for i, a := range n.Args {
+			var err error
+			if args[i], err = c.compile(a); err != nil {
+				return nil, err
+			}
+			switch {
+			case i > 0:
+				args[i], err = c.coerce(args[i], params[i-1])
+			case args[0].Type().Oid != types.OidRegclass:
+				args[0], err = c.coerce(args[0], types.Text)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return &funcExpr{name: n.FnName.L, t: types.Int8, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
+			cat := e.s.catalog()
+			var s *catalog.Sequence
+			switch seq := a[0].(type) {
+			case string:
+				// A name as regclass reads it: pg_dump qualifies its own.
+				r, err := e.s.regByName(types.Regclass, seq)
+				if err != nil {
+					return nil, err
+				}
+				if s = cat.SequenceByID[uint32(r.Oid)]; s == nil {
+					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", r.Name)
+				}
+			case types.Reg:
+				if s = cat.SequenceByID[uint32(seq.Oid)]; s == nil {
+					return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", seq.Name)
+				}
+			}
+			return f(e, s, a[1:])
+		}}, nil
+	}
+}
+
+// setval is setval(seq, v [, is_called]): with is_called (the default) v
+// counts as taken, and nextval goes on after it; without, nextval returns v.
+func setval(e *env, s *catalog.Sequence, a []any) (any, error) {
+	v := a[0].(int64)
+	called := len(a) < 2 || a[1].(bool)
+	if v < s.Min || v > s.Max {
+		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)", v, s.Name, s.Min, s.Max)
+	}
+	next := v
+	if called {
+		if next += s.Increment; (next < v) != (s.Increment < 0) {
+			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
+		}
+	}
+	if err := e.s.e.seqs.Setval(e.ctx, s, next, called); err != nil {
+		return nil, err
+	}
+	if called {
+		e.s.currvals[s.ID] = v
+	}
+	return v, nil
+}

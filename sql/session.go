@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/rowexec"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -123,7 +124,6 @@ type Session struct {
 	notifies  []Notification
 
 	keyBuf, valBuf []byte                    // scratch for writeRow
-	planningViews  []uint32                  // the views being planned, innermost last
 	planReads      []uint32                  // the tables the statement being planned reads
 	planDepth      int                       // how many plan calls are under way
 	planLocks      string                    // the first locking clause the statement being planned has
@@ -607,6 +607,51 @@ func (s *Session) prepareStatement(st *parser.Statement, paramTypes []types.Oid)
 	return p, nil
 }
 
+// txnTime is the transaction timestamp: now() is stable within a
+// transaction.
+func (s *Session) txnTime() time.Time {
+	if s.txnStart.IsZero() {
+		return time.Now()
+	}
+	return s.txnStart
+}
+
+// statementTime is when the statement running began:
+// statement_timestamp().
+func (s *Session) statementTime() time.Time { return s.stmtStart }
+
+// workMem is work_mem in bytes: how much memory an operator may hold
+// before it spills rows to temporary files.
+func (s *Session) workMem() int64 {
+	if n := kilobytes(s.settings["work_mem"]); n > 0 {
+		return n
+	}
+	return 64 << 20
+}
+
+// newSpillSet makes the set of a statement's temporary files.
+func (s *Session) newSpillSet() *spill.Set {
+	e := s.e
+	return &spill.Set{Dir: e.opts.TempDir, Create: e.createTemp, Stats: &e.temp}
+}
+
+// identity is who the session is, as the functions that tell it see it.
+func (s *Session) identity() builtins.Session {
+	return builtins.Session{User: s.user, Database: s.database, PID: int(s.pid), Version: s.e.versionString()}
+}
+
+// noteWriteCTE adds d to the data-modifying WITH queries of the statement
+// being planned.
+func (s *Session) noteWriteCTE(d *cte) { s.planDML = append(s.planDML, d) }
+
+// noteLocking records word (FOR UPDATE, ...) as the locking clause of the
+// statement being planned, unless it has one already.
+func (s *Session) noteLocking(word string) {
+	if s.planLocks == "" {
+		s.planLocks = word
+	}
+}
+
 // plan plans p against the current catalog. Statements executed directly
 // (DDL, transaction control, SET, ...) have no plan.
 func (s *Session) plan(p *Prepared) error {
@@ -643,7 +688,7 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		var wp *writePlan
-		if wp, err = c.planWrite(p.st); err == nil {
+		if wp, err = s.planWrite(c, p.st); err == nil {
 			p.plan, p.cols = wp, wp.cols
 		}
 	case *ast.ExplainStmt:

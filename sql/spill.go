@@ -74,8 +74,7 @@ func (x *execCtx) temps() *spill.Set {
 		root = root.outer.x
 	}
 	if root.temp == nil {
-		e := x.s.e
-		root.temp = &spill.Set{Dir: e.opts.TempDir, Create: e.createTemp, Stats: &e.temp}
+		root.temp = x.s.newSpillSet()
 	}
 	return root.temp
 }
@@ -89,10 +88,7 @@ func (x *execCtx) closeTemps() {
 
 // WorkMem is the statement's work_mem in bytes.
 func (x *execCtx) WorkMem() int64 {
-	if n := kilobytes(x.s.settings["work_mem"]); n > 0 {
-		return n
-	}
-	return 64 << 20
+	return x.s.workMem()
 }
 
 // NewTempFile makes a temporary file for x's statement; kind says which

@@ -69,7 +69,7 @@ func (c *compiler) depth() int {
 // subqueryCompiler returns the compiler of a subquery in an expression c
 // compiles.
 func (c *compiler) subqueryCompiler() *compiler {
-	return &compiler{s: c.s, params: c.params, order: c.order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes}
+	return &compiler{s: c.s, params: c.params, order: c.order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views}
 }
 
 // column resolves a column reference: in c's scope, or else in an

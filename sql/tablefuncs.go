@@ -191,9 +191,23 @@ func (f *tableFunc) openSeries(x *execCtx) (rowexec.RowIter, error) {
 	}}, nil
 }
 
+// fromPlanners plan the functions in FROM that are relations of their own
+// rather than rows computed from their arguments, by name.
+var fromPlanners = map[string]func(c *compiler, n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error){}
+
+// tableFuncs compile the set-returning functions, other than those of
+// sql/builtins, that compute their rows from their arguments, by name.
+var tableFuncs = map[string]func(c *compiler, call *ast.FuncCallExpr) (*tableFunc, error){}
+
+func init() {
+	tableFuncs["_pg_expandarray"] = (*compiler).expandArray
+	tableFuncs["pg_partition_ancestors"] = (*compiler).partitionAncestors
+	tableFuncs["pg_options_to_table"] = (*compiler).optionsToTable
+}
+
 func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
-	if call.FnName.L == "epochdb_producer_begin" {
-		return c.planProducerBegin(n, call)
+	if plan, ok := fromPlanners[call.FnName.L]; ok {
+		return plan(c, n, call)
 	}
 	f, err := c.withScope(&scope{}).compileTableFunc(call)
 	if err != nil {
@@ -225,23 +239,15 @@ func (c *compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (so
 // isTableFunc reports whether name is a set-returning function that
 // compileTableFunc compiles.
 func isTableFunc(name string) bool {
-	return name == "_pg_expandarray" || name == "pg_partition_ancestors" ||
-		name == "pg_listening_channels" || name == "pg_options_to_table" || builtins.ReturnsSet(name)
+	_, ok := tableFuncs[name]
+	return ok || builtins.ReturnsSet(name)
 }
 
 // compileTableFunc compiles a call of a set-returning function that
 // computes its rows from its arguments alone.
 func (c *compiler) compileTableFunc(call *ast.FuncCallExpr) (*tableFunc, error) {
-	switch call.FnName.L {
-	case "_pg_expandarray":
-		return c.expandArray(call)
-	case "pg_partition_ancestors":
-		return c.partitionAncestors(call)
-	case "pg_options_to_table":
-		return c.optionsToTable(call)
-	}
-	if call.FnName.L == "pg_listening_channels" {
-		return c.listeningChannels(call)
+	if compile, ok := tableFuncs[call.FnName.L]; ok {
+		return compile(c, call)
 	}
 	if name := call.FnName.L; builtins.ReturnsSet(name) {
 		return c.tableFuncOverloaded(call, name, builtins.Lookup(name))

@@ -27,7 +27,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cv.Name)
 	}
 	v := &catalog.View{Name: cv.Name, SQL: cv.Query.SQL}
-	qp, err := planViewQuery(s, v.SQL)
+	qp, err := planViewQuery(s, v.SQL, nil)
 	if err != nil {
 		return err
 	}
@@ -77,8 +77,9 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 }
 
 // planViewQuery plans a view's query on its own: not inside the query that
-// reads the view, whose WITH queries and columns it cannot see.
-func planViewQuery(s *Session, sql string) (queryPlan, error) {
+// reads the view, whose WITH queries and columns it cannot see. views are
+// the views whose queries are being planned around it, innermost last.
+func planViewQuery(s *Session, sql string, views []uint32) (queryPlan, error) {
 	stmts, err := parser.Parse(sql)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ func planViewQuery(s *Session, sql string) (queryPlan, error) {
 	}
 	st := stmts[0]
 	var params []types.T
-	c := &compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}}
+	c := &compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}, views: views}
 	return c.planQuery(st.AST)
 }
 
@@ -96,12 +97,10 @@ func planViewQuery(s *Session, sql string) (queryPlan, error) {
 // was made with: a * in its query that now reads more (a column added to
 // a table since) gives only the first ones, as PostgreSQL expands * once.
 func (c *compiler) planView(v *catalog.View, alias string) (source, *scope, error) {
-	if slices.Contains(c.s.planningViews, v.ID) {
+	if slices.Contains(c.views, v.ID) {
 		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", v.Name)
 	}
-	c.s.planningViews = append(c.s.planningViews, v.ID)
-	qp, err := planViewQuery(c.s, v.SQL)
-	c.s.planningViews = c.s.planningViews[:len(c.s.planningViews)-1]
+	qp, err := planViewQuery(c.s, v.SQL, append(slices.Clip(c.views), v.ID))
 	if err != nil {
 		return nil, nil, err
 	}
