@@ -432,7 +432,7 @@ func (c *compiler) coerce(e expr, t types.T) (expr, error) {
 	}
 	switch x := e.(type) {
 	case *unknownExpr:
-		v, err := types.ParseText(t, x.s, c.s.loc())
+		v, err := types.ParseText(t, x.s, c.s.Location())
 		if err != nil {
 			return nil, err
 		}

@@ -105,9 +105,9 @@ func finishDML(x *execCtx, dml []*cte) error {
 // runWritingQuery runs a query with data-modifying WITH queries to its end
 // and returns its rows, held within work_mem, for the caller to read and
 // close.
-func (s *Session) runWritingQuery(x *execCtx, plan queryPlan, dml []*cte) (rowexec.RowIter, error) {
+func (s *Session) runWritingQuery(x *execCtx, qp queryPlan, dml []*cte) (rowexec.RowIter, error) {
 	x.fk = &fkState{}
-	it, err := plan.open(x)
+	it, err := qp.open(x)
 	if err != nil {
 		return nil, err
 	}

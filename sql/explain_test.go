@@ -59,7 +59,7 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		{"SELECT id FROM acct UNION SELECT branch FROM acct", "HashAggregate\n  Append"},
 	}
 	for _, c := range cases {
-		var plan []string
+		var qp []string
 		args := []any{}
 		if strings.Contains(c.query, "$1") {
 			args = append(args, 1, 2)
@@ -73,9 +73,9 @@ func TestExplainShowsIndexUse(t *testing.T) {
 			if err := rows.Scan(&line); err != nil {
 				t.Fatal(err)
 			}
-			plan = append(plan, line)
+			qp = append(qp, line)
 		}
-		if got := strings.Join(plan, "\n"); !strings.Contains(got, c.want) {
+		if got := strings.Join(qp, "\n"); !strings.Contains(got, c.want) {
 			t.Errorf("EXPLAIN %s:\n%s\nwant it to mention %q", c.query, got, c.want)
 		}
 	}

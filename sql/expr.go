@@ -91,9 +91,9 @@ func (c *castExpr) Eval(e *env) (any, error) {
 		from = types.Text
 	}
 	if c.explicit {
-		return types.Cast(v, from, c.to, e.s.loc())
+		return types.Cast(v, from, c.to, e.s.Location())
 	}
-	return types.CastImplicit(v, from, c.to, e.s.loc())
+	return types.CastImplicit(v, from, c.to, e.s.Location())
 }
 
 // funcExpr calls a built-in scalar function. Unless lazy, NULL arguments

@@ -122,7 +122,7 @@ func compileCast(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	switch x := e.(type) {
 	case *unknownExpr:
 		// An explicit cast, so a too-long string is cut, not an error.
-		v, err := types.Cast(x.s, types.Text, t, c.s.loc())
+		v, err := types.Cast(x.s, types.Text, t, c.s.Location())
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +189,7 @@ func compileNullif(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		x := a[0]
 		if rt.Oid != t.Oid {
 			var err error
-			if x, err = types.CastImplicit(x, rt, t, e.s.loc()); err != nil {
+			if x, err = types.CastImplicit(x, rt, t, e.s.Location()); err != nil {
 				return nil, err
 			}
 		}
@@ -346,7 +346,7 @@ func compileConcatOp(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if stringy == 0 {
 		return nil, noOperator("||", args[0].Type(), args[1].Type())
 	}
-	return &funcExpr{name: "||", t: types.Text, args: args, strict: true, fn: textFunc(args, c.s.loc(), "")}, nil
+	return &funcExpr{name: "||", t: types.Text, args: args, strict: true, fn: textFunc(args, c.s.Location(), "")}, nil
 }
 
 // textFunc joins the text forms of the non-NULL values of args with sep.
@@ -414,7 +414,7 @@ func compileLocalTime(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		return nil, argCountErr(n, nil)
 	}
 	return &funcExpr{name: n.FnName.L, t: t, args: args, strict: true, fn: func(e *env, _ []any) (any, error) {
-		wall := types.WallClock(e.s.txnTime().Truncate(time.Microsecond), e.s.loc())
+		wall := types.WallClock(e.s.txnTime().Truncate(time.Microsecond), e.s.Location())
 		if t.Oid == types.OidTime {
 			return types.Coerce(t, types.TimeOfDay(wall))
 		}

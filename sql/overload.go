@@ -557,7 +557,7 @@ var _ builtins.Env = (*env)(nil)
 
 func (e *env) Context() context.Context { return e.ctx }
 
-func (e *env) Location() *time.Location { return e.s.loc() }
+func (e *env) Location() *time.Location { return e.s.Location() }
 
 func (e *env) TransactionTime() time.Time { return e.s.txnTime() }
 

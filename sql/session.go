@@ -506,12 +506,12 @@ func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 // of its data-modifying WITH queries.
 func writeTargets(p *Prepared) []*catalog.Table {
 	var out []*catalog.Table
-	switch plan := p.plan.(type) {
+	switch qp := p.plan.(type) {
 	case *writePlan:
-		out = append(out, plan.t)
+		out = append(out, qp.t)
 	case *copyPlan:
-		if plan.cmd.From {
-			out = append(out, plan.t)
+		if qp.cmd.From {
+			out = append(out, qp.t)
 		}
 	}
 	for _, d := range p.dml {
@@ -898,19 +898,19 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			x.closeTemps()
 		}
 	}()
-	switch plan := pt.p.plan.(type) {
+	switch qp := pt.p.plan.(type) {
 	case queryPlan:
 		if pt.p.dml != nil {
 			// The query writes: all of it runs now, as PostgreSQL runs
 			// a portal whose WITH clause modifies data.
-			rows, err := s.runWritingQuery(x, plan, pt.p.dml)
+			rows, err := s.runWritingQuery(x, qp, pt.p.dml)
 			if err != nil {
 				return "", pgerr.Convert(err)
 			}
 			pt.rows = rows
 			return "", nil
 		}
-		it, err := plan.open(x)
+		it, err := qp.open(x)
 		if err != nil {
 			return "", pgerr.Convert(err)
 		}
@@ -918,7 +918,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 		return "", nil
 	case *writePlan:
 		x.fk = &fkState{}
-		rows, n, err := plan.run(x)
+		rows, n, err := qp.run(x)
 		if err == nil {
 			err = finishDML(x, pt.p.dml)
 		}
@@ -931,8 +931,8 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			}
 			return "", pgerr.Convert(err)
 		}
-		tag := fmt.Sprintf("%s %d", plan.verb, n)
-		if plan.verb == "INSERT" {
+		tag := fmt.Sprintf("%s %d", qp.verb, n)
+		if qp.verb == "INSERT" {
 			tag = fmt.Sprintf("INSERT 0 %d", n)
 		}
 		if rows != nil {
@@ -1398,11 +1398,11 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 		return "", err
 	}
 	var text string
-	switch plan := inner.plan.(type) {
+	switch qp := inner.plan.(type) {
 	case queryPlan:
-		text = plan.explain("")
+		text = qp.explain("")
 	case *writePlan:
-		text = plan.explain()
+		text = qp.explain()
 	default:
 		return "", pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}
