@@ -781,7 +781,7 @@ func (d deparser) print(e expr) (string, bool) {
 		case *constExpr:
 			if et := d.enumType(x.t); et != nil && x.v != nil {
 				// A label, with its type named as the search path finds it.
-				return parser.QuoteLiteral(x.v.(types.Enum).Label) + "::" + d.s.relName(oidPublic, et.Name), precPrimary
+				return parser.QuoteLiteral(x.v.(types.Enum).Label) + "::" + d.s.publicName(et.Name), precPrimary
 			}
 			return constText(x.t, x.v), precPrimary
 		case *colExpr:
@@ -829,7 +829,7 @@ func (d deparser) print(e expr) (string, bool) {
 			if x.name == "nextval" && len(args) == 1 {
 				if k, ok := x.args[0].(*constExpr); ok && d.s != nil {
 					if q, ok := k.v.(string); ok && d.s.catalog().SequenceByName[q] != nil {
-						args[0] = parser.QuoteLiteral(d.s.relName(oidPublic, q)) + "::text"
+						args[0] = parser.QuoteLiteral(d.s.publicName(q)) + "::text"
 					}
 				}
 				if a, ok := strings.CutSuffix(args[0], "::text"); ok {

@@ -441,6 +441,10 @@ func (s *Session) relName(nsp uint32, name string) string {
 	return parser.QuoteIdent(schema) + "." + parser.QuoteIdent(name)
 }
 
+// publicName is the name of an object of schema public as the search path
+// shows it: qualified unless public is on the path.
+func (s *Session) publicName(name string) string { return s.relName(oidPublic, name) }
+
 // oidPgNamespace is pg_namespace's own oid, a pg_description.classoid.
 const oidPgNamespace = 2615
 
