@@ -224,7 +224,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		return 0, err
 	}
 	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
-	for _, c := range qp.columns() {
+	for _, c := range qp.Columns() {
 		if _, dup := t.Column(c.Name); dup != nil {
 			return 0, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
 		}
@@ -246,7 +246,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
-	it, err := qp.open(x)
+	it, err := qp.Open(x)
 	if err != nil {
 		return 0, err
 	}

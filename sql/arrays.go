@@ -66,7 +66,7 @@ func compileArrayQuery(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := sq.plan.columns()
+	cols := sq.plan.Columns()
 	if len(cols) != 1 {
 		return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column")
 	}

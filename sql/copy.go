@@ -70,7 +70,7 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 			return pgerr.New(pgerr.FeatureNotSupported, "COPY query must be a SELECT")
 		}
 		cp.query = qp
-		for _, c := range qp.columns() {
+		for _, c := range qp.Columns() {
 			cp.colTypes = append(cp.colTypes, c.Type)
 		}
 	} else {
@@ -556,10 +556,10 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	case cp.query != nil && pt.p.dml != nil:
 		it, err = s.runWritingQuery(x, cp.query, pt.p.dml)
 	case cp.query != nil:
-		it, err = cp.query.open(x)
+		it, err = cp.query.Open(x)
 	default:
 		var src rowexec.RowIter
-		src, err = (&tableScan{t: cp.t, access: access{kind: "seq"}}).open(x)
+		src, err = (&tableScan{t: cp.t, access: access{kind: "seq"}}).Open(x)
 		if err == nil {
 			cols := make([]expr, len(cp.targets))
 			for i, ti := range cp.targets {
@@ -579,7 +579,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	if cp.cmd.Format == "csv" && cp.cmd.Header {
 		var names []string
 		if cp.query != nil {
-			for _, c := range cp.query.columns() {
+			for _, c := range cp.query.Columns() {
 				names = append(names, c.Name)
 			}
 		} else {

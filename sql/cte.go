@@ -88,7 +88,7 @@ func (c *compiler) planWith(w *ast.WithClause) (*compiler, []*cte, error) {
 			err = cc.planRecursive(d, n)
 		} else {
 			if d.plan, err = cc.planQuery(n.Query.Query); err == nil {
-				d.cols, err = cteColumns(d, n, d.plan.columns())
+				d.cols, err = cteColumns(d, n, d.plan.Columns())
 			}
 		}
 		if err != nil {
@@ -169,7 +169,7 @@ func (c *compiler) planRecursive(d *cte, n *ast.CommonTableExpression) error {
 	if err != nil {
 		return err
 	}
-	if d.cols, err = cteColumns(d, n, lp.columns()); err != nil {
+	if d.cols, err = cteColumns(d, n, lp.Columns()); err != nil {
 		return err
 	}
 	for i := range d.cols {
@@ -245,14 +245,14 @@ type recursivePlan struct {
 	conv        []expr // converts the recursive term's rows, or nil
 }
 
-func (p *recursivePlan) columns() []Column { return p.d.cols }
+func (p *recursivePlan) Columns() []Column { return p.d.cols }
 
-func (p *recursivePlan) explain(indent string) string {
-	return indent + "Recursive Union\n" + p.left.explain(indent+"  ") + "\n" + p.right.explain(indent+"  ")
+func (p *recursivePlan) Explain(indent string) string {
+	return indent + "Recursive Union\n" + p.left.Explain(indent+"  ") + "\n" + p.right.Explain(indent+"  ")
 }
 
-func (p *recursivePlan) open(x *execCtx) (rowexec.RowIter, error) {
-	cur, err := p.left.open(x)
+func (p *recursivePlan) Open(x *execCtx) (rowexec.RowIter, error) {
+	cur, err := p.left.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (p *recursivePlan) open(x *execCtx) (rowexec.RowIter, error) {
 					x.cache = make(map[any]any)
 				}
 				x.cache[p.d.workTable], next = work, rowexec.NewRowStore(x)
-				if cur, err = p.right.open(x); err != nil {
+				if cur, err = p.right.Open(x); err != nil {
 					return nil, err
 				}
 				if p.conv != nil {
@@ -329,7 +329,7 @@ type workScan struct {
 	alias string
 }
 
-func (s *workScan) open(x *execCtx) (rowexec.RowIter, error) {
+func (s *workScan) Open(x *execCtx) (rowexec.RowIter, error) {
 	work, _ := x.cache[s.d.workTable].(*rowexec.RowStore)
 	if work == nil {
 		return &rowexec.SliceIter{}, nil
@@ -337,7 +337,7 @@ func (s *workScan) open(x *execCtx) (rowexec.RowIter, error) {
 	return work.Cursor(), nil
 }
 
-func (s *workScan) explain(indent string) string {
+func (s *workScan) Explain(indent string) string {
 	return indent + "WorkTable Scan on " + aliased(s.d.name, s.alias)
 }
 
@@ -385,7 +385,7 @@ type cteScan struct {
 	up    int // how many levels out the WITH query's level is
 }
 
-func (s *cteScan) open(x *execCtx) (rowexec.RowIter, error) {
+func (s *cteScan) Open(x *execCtx) (rowexec.RowIter, error) {
 	r, err := s.d.rowsIn(x.up(s.up))
 	if err != nil {
 		return nil, err
@@ -400,7 +400,7 @@ func (d *cte) rowsIn(x *execCtx) (*cteRows, error) {
 	if r, ok := x.cache[d].(*cteRows); ok {
 		return r, nil
 	}
-	it, err := d.plan.open(x)
+	it, err := d.plan.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +412,7 @@ func (d *cte) rowsIn(x *execCtx) (*cteRows, error) {
 	return r, nil
 }
 
-func (s *cteScan) explain(indent string) string {
+func (s *cteScan) Explain(indent string) string {
 	return indent + "CTE Scan on " + aliased(s.d.name, s.alias)
 }
 

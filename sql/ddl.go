@@ -857,7 +857,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
 	scan := &tableScan{t: old, access: access{kind: "seq"}}
-	it, err := scan.open(x)
+	it, err := scan.Open(x)
 	if err != nil {
 		return err
 	}

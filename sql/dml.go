@@ -200,7 +200,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 		if err != nil {
 			return nil, err
 		}
-		cols := qp.columns()
+		cols := qp.Columns()
 		if err := ins.fit(len(cols)); err != nil {
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 			// The rows stream from the query into the table: the query
 			// cannot see them, which the transaction's statement numbers
 			// see to (a statement reads only earlier statements' writes).
-			it, err := qp.open(x)
+			it, err := qp.Open(x)
 			if err != nil {
 				return nil, err
 			}
@@ -705,7 +705,7 @@ func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.Tabl
 		return nil, err
 	}
 	p.explain = func() string {
-		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + m.scan.explain("  ")
+		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + m.scan.Explain("  ")
 	}
 	return m, nil
 }
@@ -853,7 +853,7 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 // with the table.
 func (s *Session) modifyRows(x *execCtx, t *catalog.Table, scan *tableScan, where expr,
 	update func(old []any) ([]any, error), done func(row []any) error) error {
-	it, err := scan.open(x)
+	it, err := scan.Open(x)
 	if err != nil {
 		return err
 	}

@@ -72,13 +72,13 @@ type dmlCTEPlan struct {
 	cols []Column
 }
 
-func (p *dmlCTEPlan) columns() []Column { return p.cols }
+func (p *dmlCTEPlan) Columns() []Column { return p.cols }
 
-func (p *dmlCTEPlan) explain(indent string) string {
+func (p *dmlCTEPlan) Explain(indent string) string {
 	return indent + p.w.explain()
 }
 
-func (p *dmlCTEPlan) open(x *execCtx) (rowexec.RowIter, error) {
+func (p *dmlCTEPlan) Open(x *execCtx) (rowexec.RowIter, error) {
 	end := x.tx.StatementPart()
 	rows, _, err := p.w.run(x)
 	end()
@@ -107,7 +107,7 @@ func finishDML(x *execCtx, dml []*cte) error {
 // close.
 func (s *Session) runWritingQuery(x *execCtx, qp queryPlan, dml []*cte) (rowexec.RowIter, error) {
 	x.fk = &fkState{}
-	it, err := qp.open(x)
+	it, err := qp.Open(x)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func (c *compiler) planJoinedTarget(p *writePlan, refs *ast.TableRefsClause, whe
 		return nil, err
 	}
 	p.explain = func() string {
-		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + src.explain("  ")
+		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + src.Explain("  ")
 	}
 	return m, nil
 }
@@ -81,7 +81,7 @@ func (c *compiler) planJoinedTarget(p *writePlan, refs *ast.TableRefsClause, whe
 // modifyJoined is modifyRows for a target joined with FROM items: update
 // and done see the target row followed by the items' row it matched.
 func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined []any) ([]any, error), done func(joined []any) error) error {
-	it, err := m.joined.open(x)
+	it, err := m.joined.Open(x)
 	if err != nil {
 		return err
 	}

@@ -83,8 +83,8 @@ func (x *execCtx) up(n int) *execCtx {
 // source produces the rows a query reads; planned per statement, opened
 // per execution.
 type source interface {
-	open(x *execCtx) (rowexec.RowIter, error)
-	explain(indent string) string
+	Open(x *execCtx) (rowexec.RowIter, error)
+	Explain(indent string) string
 }
 
 // filterIter keeps rows for which pred is true.

@@ -658,7 +658,7 @@ func allColumns(t *catalog.Table) []int {
 
 // validateForeignKey checks t's existing rows against a new foreign key.
 func (s *Session) validateForeignKey(x *execCtx, t *catalog.Table, fk *catalog.ForeignKey) error {
-	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
+	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).Open(x)
 	if err != nil {
 		return err
 	}

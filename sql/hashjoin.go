@@ -151,7 +151,7 @@ func (j *nestedJoin) graceJoin(x *execCtx, right rowexec.RowIter) (rowexec.RowIt
 	err := j.partitionSide(x, right, false, rparts, nullRight)
 	var lit rowexec.RowIter
 	if err == nil {
-		lit, err = j.left.open(x)
+		lit, err = j.left.Open(x)
 	}
 	if err == nil {
 		err = j.partitionSide(x, lit, true, lparts, nullLeft)
@@ -306,7 +306,7 @@ func (j *nestedJoin) storeJoin(x *execCtx, right rowexec.RowIter) (rowexec.RowIt
 		store.Close()
 		return nil, err
 	}
-	lit, err := j.left.open(x)
+	lit, err := j.left.Open(x)
 	if err != nil {
 		store.Close()
 		return nil, err

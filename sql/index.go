@@ -84,7 +84,7 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table, fn func(x *execCtx, row []any) error) error {
 	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
-	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).open(x)
+	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).Open(x)
 	if err != nil {
 		return err
 	}

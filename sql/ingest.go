@@ -363,7 +363,7 @@ type producerBegin struct {
 	args []expr // table name, producer, and resume_after or nil
 }
 
-func (p *producerBegin) explain(indent string) string {
+func (p *producerBegin) Explain(indent string) string {
 	return indent + "Function Scan on epochdb_producer_begin"
 }
 
@@ -402,11 +402,11 @@ func planProducerBegin(c *compiler, n *ast.TableSource, call *ast.FuncCallExpr) 
 	}}, nil
 }
 
-// open begins the producer in a short transaction of its own, committed
+// Open begins the producer in a short transaction of its own, committed
 // (and so durable) before the row is returned: an epoch handed to a
 // producer is never handed out again, whatever happens to the caller's
 // transaction or the server.
-func (p *producerBegin) open(x *execCtx) (rowexec.RowIter, error) {
+func (p *producerBegin) Open(x *execCtx) (rowexec.RowIter, error) {
 	vals := make([]any, len(p.args))
 	for i, a := range p.args {
 		v, err := a.Eval(x.env(nil))

@@ -51,7 +51,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err != nil {
 		return 0, err
 	}
-	cols := qp.columns()
+	cols := qp.Columns()
 	if len(cmd.Columns) > len(cols) {
 		return 0, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
 	}
@@ -98,7 +98,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 func (s *Session) fillMatView(ctx context.Context, d *catalog.DDL, t *catalog.Table, qp queryPlan) (int64, error) {
 	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
 	defer x.closeTemps()
-	it, err := qp.open(x)
+	it, err := qp.Open(x)
 	if err != nil {
 		return 0, err
 	}

@@ -207,9 +207,9 @@ type virtSource struct {
 
 func (v *virtTable) source(s *Session) source { return &virtSource{v: v, s: s} }
 
-func (vs *virtSource) explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
+func (vs *virtSource) Explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
 
-func (vs *virtSource) open(x *execCtx) (rowexec.RowIter, error) {
+func (vs *virtSource) Open(x *execCtx) (rowexec.RowIter, error) {
 	rows := vs.v.rows(vs.s)
 	for i := range rows {
 		rows[i] = append(rows[i], presentKey) // the hidden key slot
@@ -970,7 +970,7 @@ func viewDef(s *Session, v *catalog.View) string {
 	// query as written; a derived table's column list says them, so that
 	// the definition alone, as pg_dump writes it, makes the same columns.
 	if qp, err := planViewQuery(s, query, nil); err == nil {
-		cols := qp.columns()
+		cols := qp.Columns()
 		renamed := len(cols) != len(v.Columns)
 		names := make([]string, len(v.Columns))
 		for i, c := range v.Columns {

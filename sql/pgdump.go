@@ -369,9 +369,9 @@ func seqScope(q *catalog.Sequence, alias string) *scope {
 	return sc
 }
 
-func (ss *seqSource) explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
+func (ss *seqSource) Explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
 
-func (ss *seqSource) open(x *execCtx) (rowexec.RowIter, error) {
+func (ss *seqSource) Open(x *execCtx) (rowexec.RowIter, error) {
 	last, called, err := x.s.peekSequence(ss.q)
 	if err != nil {
 		return nil, err

@@ -121,12 +121,12 @@ type filtered struct {
 	pred expr
 }
 
-func (f *filtered) open(x *execCtx) (rowexec.RowIter, error) {
-	it, err := f.in.open(x)
+func (f *filtered) Open(x *execCtx) (rowexec.RowIter, error) {
+	it, err := f.in.Open(x)
 	if err != nil {
 		return nil, err
 	}
 	return &filterIter{in: it, x: x, pred: f.pred}, nil
 }
 
-func (f *filtered) explain(indent string) string { return f.in.explain(indent) }
+func (f *filtered) Explain(indent string) string { return f.in.Explain(indent) }

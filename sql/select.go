@@ -29,7 +29,7 @@ const hiddenKey = "\x00key"
 // of a statement, in FROM or in an expression. open runs it.
 type queryPlan interface {
 	source
-	columns() []Column
+	Columns() []Column
 }
 
 // planQuery plans a query at c's level.
@@ -77,13 +77,13 @@ type selectPlan struct {
 	distinctOn []rowexec.SortKey
 }
 
-func (p *selectPlan) columns() []Column { return p.cols[:p.visible] }
+func (p *selectPlan) Columns() []Column { return p.cols[:p.visible] }
 
 // oneRow is the FROM-less source: one empty row.
 // valuesSource is a VALUES list's rows.
 type valuesSource struct{ rows [][]expr }
 
-func (v *valuesSource) open(x *execCtx) (rowexec.RowIter, error) {
+func (v *valuesSource) Open(x *execCtx) (rowexec.RowIter, error) {
 	out := make([][]any, len(v.rows))
 	e := x.env(nil)
 	for i, exprs := range v.rows {
@@ -98,7 +98,7 @@ func (v *valuesSource) open(x *execCtx) (rowexec.RowIter, error) {
 	return &rowexec.SliceIter{Rows: out}, nil
 }
 
-func (v *valuesSource) explain(indent string) string { return indent + "Values Scan on \"*VALUES*\"" }
+func (v *valuesSource) Explain(indent string) string { return indent + "Values Scan on \"*VALUES*\"" }
 
 // planValues compiles a VALUES list: each column takes the common type of
 // its values, and the name PostgreSQL gives it, column1, column2, ...
@@ -138,10 +138,10 @@ func (c *compiler) planValues(rows []*ast.RowExpr) (source, *scope, error) {
 
 type oneRow struct{}
 
-func (oneRow) open(*execCtx) (rowexec.RowIter, error) {
+func (oneRow) Open(*execCtx) (rowexec.RowIter, error) {
 	return &rowexec.SliceIter{Rows: [][]any{{}}}, nil
 }
-func (oneRow) explain(indent string) string { return indent + "Result" }
+func (oneRow) Explain(indent string) string { return indent + "Result" }
 
 // planFrom builds the source and scope of a FROM clause.
 func (c *compiler) planFrom(from *ast.TableRefsClause) (source, *scope, error) {
@@ -271,7 +271,7 @@ func (j *nestedJoin) emit(x *execCtx, pair []any) ([]any, error) {
 	return append(row, pair...), nil
 }
 
-func (j *nestedJoin) explain(indent string) string {
+func (j *nestedJoin) Explain(indent string) string {
 	kind := "Nested Loop"
 	switch {
 	case j.leftOuter && j.rightOuter:
@@ -287,22 +287,22 @@ func (j *nestedJoin) explain(indent string) string {
 			kind = "Hash Join"
 		}
 	}
-	return indent + kind + "\n" + j.left.explain(indent+"  ") + "\n" + j.right.explain(indent+"  ")
+	return indent + kind + "\n" + j.left.Explain(indent+"  ") + "\n" + j.right.Explain(indent+"  ")
 }
 
-// open runs the join. The right side's rows are read first, and held
+// Open runs the join. The right side's rows are read first, and held
 // while they fit in work_mem; past that a hash join partitions both sides
 // (graceJoin) and a join without hash keys reads its right rows from a
 // row store for each left row (storeJoin).
-func (j *nestedJoin) open(x *execCtx) (rowexec.RowIter, error) {
+func (j *nestedJoin) Open(x *execCtx) (rowexec.RowIter, error) {
 	if j.lateral {
-		lit, err := j.left.open(x)
+		lit, err := j.left.Open(x)
 		if err != nil {
 			return nil, err
 		}
 		return j.loop(x, lit, nil, nil), nil
 	}
-	rit, err := j.right.open(x)
+	rit, err := j.right.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func (j *nestedJoin) open(x *execCtx) (rowexec.RowIter, error) {
 			return nil, err
 		}
 	}
-	lit, err := j.left.open(x)
+	lit, err := j.left.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +435,7 @@ func (j *nestedJoin) loop(x *execCtx, lit rowexec.RowIter, right [][]any, bucket
 
 // rightRows reads the right side's rows.
 func (j *nestedJoin) rightRows(x *execCtx) ([][]any, error) {
-	it, err := j.right.open(x)
+	it, err := j.right.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -1174,7 +1174,7 @@ func firstSelect(n ast.Node) *ast.SelectStmt {
 	return nil
 }
 
-func (p *selectPlan) explain(indent string) string {
+func (p *selectPlan) Explain(indent string) string {
 	var sb strings.Builder
 	top := indent
 	if p.limit != nil || p.offset != nil {
@@ -1201,7 +1201,7 @@ func (p *selectPlan) explain(indent string) string {
 		sb.WriteString(indent + "HashAggregate\n")
 		indent += "  "
 	}
-	sb.WriteString(p.src.explain(indent))
+	sb.WriteString(p.src.Explain(indent))
 	if p.where != nil {
 		sb.WriteString("\n" + indent + "  Filter: (WHERE clause)")
 	}
@@ -1214,7 +1214,7 @@ func (p *selectPlan) explain(indent string) string {
 func explainParts(indent string, ctes []*cte, subs []*subquery) string {
 	var sb strings.Builder
 	for _, d := range ctes {
-		sb.WriteString("\n" + indent + "CTE " + d.name + "\n" + d.plan.explain(indent+"  "))
+		sb.WriteString("\n" + indent + "CTE " + d.name + "\n" + d.plan.Explain(indent+"  "))
 	}
 	for _, sq := range subs {
 		sb.WriteString("\n" + sq.explain(indent))
@@ -1222,9 +1222,9 @@ func explainParts(indent string, ctes []*cte, subs []*subquery) string {
 	return sb.String()
 }
 
-// open executes the plan and returns its output rows as an iterator.
-func (p *selectPlan) open(x *execCtx) (rowexec.RowIter, error) {
-	it, err := p.src.open(x)
+// Open executes the plan and returns its output rows as an iterator.
+func (p *selectPlan) Open(x *execCtx) (rowexec.RowIter, error) {
+	it, err := p.src.Open(x)
 	if err != nil {
 		return nil, err
 	}

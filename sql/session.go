@@ -684,7 +684,7 @@ func (s *Session) plan(p *Prepared) error {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		var qp queryPlan
 		if qp, err = c.planQuery(n); err == nil {
-			p.plan, p.cols = qp, qp.columns()
+			p.plan, p.cols = qp, qp.Columns()
 		}
 	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
 		var wp *writePlan
@@ -910,7 +910,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			pt.rows = rows
 			return "", nil
 		}
-		it, err := qp.open(x)
+		it, err := qp.Open(x)
 		if err != nil {
 			return "", pgerr.Convert(err)
 		}
@@ -1400,7 +1400,7 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 	var text string
 	switch qp := inner.plan.(type) {
 	case queryPlan:
-		text = qp.explain("")
+		text = qp.Explain("")
 	case *writePlan:
 		text = qp.explain()
 	default:
@@ -1443,7 +1443,7 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 			WithDetail("Holdable cursors must be READ ONLY.")
 	}
 	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: params}
-	it, err := qp.open(x)
+	it, err := qp.Open(x)
 	if err != nil {
 		return "", err
 	}

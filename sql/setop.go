@@ -30,9 +30,9 @@ type setOpPlan struct {
 	conv [2][]expr
 }
 
-func (p *setOpPlan) columns() []Column { return p.cols }
+func (p *setOpPlan) Columns() []Column { return p.cols }
 
-func (p *setOpPlan) explain(indent string) string {
+func (p *setOpPlan) Explain(indent string) string {
 	var sb strings.Builder
 	inner := indent
 	switch {
@@ -47,7 +47,7 @@ func (p *setOpPlan) explain(indent string) string {
 		sb.WriteString("\n")
 		inner += "  "
 	}
-	sb.WriteString(inner + "Append\n" + p.left.explain(inner+"  ") + "\n" + p.right.explain(inner+"  "))
+	sb.WriteString(inner + "Append\n" + p.left.Explain(inner+"  ") + "\n" + p.right.Explain(inner+"  "))
 	return sb.String()
 }
 
@@ -57,7 +57,7 @@ func (p *setOpPlan) side(x *execCtx, i int) (rowexec.RowIter, error) {
 	if i == 1 {
 		in = p.right
 	}
-	it, err := in.open(x)
+	it, err := in.Open(x)
 	if err != nil || p.conv[i] == nil {
 		return it, err
 	}
@@ -72,7 +72,7 @@ func (p *setOpPlan) key(row []any) string {
 	return string(k)
 }
 
-func (p *setOpPlan) open(x *execCtx) (rowexec.RowIter, error) {
+func (p *setOpPlan) Open(x *execCtx) (rowexec.RowIter, error) {
 	left, err := p.side(x, 0)
 	if err != nil {
 		return nil, err
@@ -416,10 +416,10 @@ type setOpQuery struct {
 	subs          []*subquery
 }
 
-func (q *setOpQuery) columns() []Column { return q.in.columns() }
+func (q *setOpQuery) Columns() []Column { return q.in.Columns() }
 
-func (q *setOpQuery) open(x *execCtx) (rowexec.RowIter, error) {
-	it, err := q.in.open(x)
+func (q *setOpQuery) Open(x *execCtx) (rowexec.RowIter, error) {
+	it, err := q.in.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +431,7 @@ func (q *setOpQuery) open(x *execCtx) (rowexec.RowIter, error) {
 	return window(x, it, q.limit, q.offset)
 }
 
-func (q *setOpQuery) explain(indent string) string {
+func (q *setOpQuery) Explain(indent string) string {
 	var sb strings.Builder
 	top, inner := indent, indent
 	if q.limit != nil || q.offset != nil {
@@ -442,7 +442,7 @@ func (q *setOpQuery) explain(indent string) string {
 		sb.WriteString(inner + "Sort\n")
 		inner += "  "
 	}
-	sb.WriteString(q.in.explain(inner))
+	sb.WriteString(q.in.Explain(inner))
 	sb.WriteString(explainParts(top+"  ", q.ctes, q.subs))
 	return sb.String()
 }
@@ -511,7 +511,7 @@ func (c *compiler) planSetList(with *ast.WithClause, l *ast.SetOprSelectList, or
 	q.in = result
 	if order != nil {
 		for _, item := range order.Items {
-			key, err := setOpOrder(item, result.columns())
+			key, err := setOpOrder(item, result.Columns())
 			if err != nil {
 				return nil, err
 			}
@@ -593,7 +593,7 @@ func (c *compiler) setOp(op ast.SetOprType, l, r queryPlan) (*setOpPlan, error) 
 		p.kind = "EXCEPT"
 	}
 	p.all = op == ast.UnionAll || op == ast.IntersectAll || op == ast.ExceptAll
-	lc, rc := l.columns(), r.columns()
+	lc, rc := l.Columns(), r.Columns()
 	if len(lc) != len(rc) {
 		return nil, pgerr.New(pgerr.SyntaxError, "each %s query must have the same number of columns", p.kind)
 	}
@@ -645,7 +645,7 @@ func (c *compiler) setOp(op ast.SetOprType, l, r queryPlan) (*setOpPlan, error) 
 func inputTypes(plan queryPlan) []types.T {
 	var ts []types.T
 	sp, _ := plan.(*selectPlan)
-	for i, col := range plan.columns() {
+	for i, col := range plan.Columns() {
 		if sp != nil && slices.Contains(sp.untyped, i) {
 			ts = append(ts, types.Unknown)
 		} else {

@@ -292,7 +292,7 @@ func (sq *subquery) resultFor(e *env, extra []any, f func(x *execCtx, it rowexec
 func (sq *subquery) run(e *env, f func(x *execCtx, it rowexec.RowIter) (any, error)) (any, error) {
 	x := &execCtx{ctx: e.x.ctx, s: e.x.s, tx: e.x.tx, params: e.x.params, outer: e}
 	defer x.closeCTEs()
-	it, err := sq.plan.open(x)
+	it, err := sq.plan.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +306,7 @@ func (sq *subquery) explain(indent string) string {
 	if sq.lvl.correlated {
 		kind = "SubPlan"
 	}
-	return indent + kind + "\n" + sq.plan.explain(indent+"  ")
+	return indent + kind + "\n" + sq.plan.Explain(indent+"  ")
 }
 
 // scalarSubquery is (SELECT ...) as a value: NULL for no row, an error for
@@ -321,7 +321,7 @@ func (c *compiler) scalarSubquery(n *ast.SubqueryExpr) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := sq.plan.columns()
+	cols := sq.plan.Columns()
 	if len(cols) != 1 {
 		return nil, pgerr.New(pgerr.SyntaxError, "subquery must return only one column")
 	}
@@ -401,7 +401,7 @@ func (c *compiler) quantified(ln ast.ExprNode, op string, all bool, sub ast.Expr
 	if err != nil {
 		return nil, err
 	}
-	cols := sq.plan.columns()
+	cols := sq.plan.Columns()
 	switch {
 	case len(cols) > len(lns):
 		return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
@@ -589,9 +589,9 @@ type derived struct {
 	alias string
 }
 
-func (d *derived) open(x *execCtx) (rowexec.RowIter, error) { return d.plan.open(x) }
-func (d *derived) explain(indent string) string {
-	return indent + "Subquery Scan on " + d.alias + "\n" + d.plan.explain(indent+"  ")
+func (d *derived) Open(x *execCtx) (rowexec.RowIter, error) { return d.plan.Open(x) }
+func (d *derived) Explain(indent string) string {
+	return indent + "Subquery Scan on " + d.alias + "\n" + d.plan.Explain(indent+"  ")
 }
 
 // planDerived plans a subquery in FROM. It runs as part of the query whose
@@ -613,7 +613,7 @@ func (c *compiler) planDerived(n *ast.TableSource) (source, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := plan.columns()
+	cols := plan.Columns()
 	if len(names) > len(cols) {
 		return nil, nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified",
 			n.AsName.O, len(cols), len(names))
@@ -729,7 +729,7 @@ func compileRowField(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(sq.plan.columns()) != width {
+		if len(sq.plan.Columns()) != width {
 			return nil, pgerr.New(pgerr.SyntaxError, "number of columns does not match number of values")
 		}
 		r = &rowSubquery{sq: sq}
@@ -738,5 +738,5 @@ func compileRowField(c *compiler, n *ast.FuncCallExpr) (expr, error) {
 		}
 		c.rowSubqueries[key] = r
 	}
-	return &rowFieldExpr{r: r, i: i, t: r.sq.plan.columns()[i].Type}, nil
+	return &rowFieldExpr{r: r, i: i, t: r.sq.plan.Columns()[i].Type}, nil
 }

@@ -70,7 +70,7 @@ type access struct {
 	describe string
 }
 
-func (ts *tableScan) explain(indent string) string {
+func (ts *tableScan) Explain(indent string) string {
 	switch ts.access.kind {
 	case "seq":
 		return indent + "Seq Scan on " + ts.t.Name
@@ -80,7 +80,7 @@ func (ts *tableScan) explain(indent string) string {
 	}
 }
 
-func (ts *tableScan) open(x *execCtx) (rowexec.RowIter, error) {
+func (ts *tableScan) Open(x *execCtx) (rowexec.RowIter, error) {
 	t := ts.t
 	a := ts.access
 	if a.ix != nil && !a.ix.Primary {

@@ -75,7 +75,7 @@ type tableFunc struct {
 	ordinality bool
 }
 
-func (f *tableFunc) explain(indent string) string { return indent + "Function Scan on " + f.name }
+func (f *tableFunc) Explain(indent string) string { return indent + "Function Scan on " + f.name }
 
 // values calls the function with its arguments evaluated in e.
 func (f *tableFunc) values(e *env) ([]any, error) {
@@ -137,8 +137,8 @@ func (f *tableFunc) evalArgs(e *env) ([]any, error) {
 	return vals, nil
 }
 
-// open reads the function in FROM: a record's fields are columns.
-func (f *tableFunc) open(x *execCtx) (rowexec.RowIter, error) {
+// Open reads the function in FROM: a record's fields are columns.
+func (f *tableFunc) Open(x *execCtx) (rowexec.RowIter, error) {
 	if f.series != nil {
 		return f.openSeries(x)
 	}

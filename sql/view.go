@@ -31,7 +31,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	if err != nil {
 		return err
 	}
-	cols := qp.columns()
+	cols := qp.Columns()
 	if len(cv.Columns) > len(cols) {
 		return pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
@@ -104,7 +104,7 @@ func (c *compiler) planView(v *catalog.View, alias string) (source, *scope, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := qp.columns()
+	cols := qp.Columns()
 	if len(cols) < len(v.Columns) {
 		return nil, nil, pgerr.New(pgerr.InternalError, "view %q no longer matches its definition", v.Name)
 	}
@@ -126,8 +126,8 @@ type narrowed struct {
 	width int
 }
 
-func (n *narrowed) open(x *execCtx) (rowexec.RowIter, error) {
-	it, err := n.in.open(x)
+func (n *narrowed) Open(x *execCtx) (rowexec.RowIter, error) {
+	it, err := n.in.Open(x)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (n *narrowed) open(x *execCtx) (rowexec.RowIter, error) {
 	}}, nil
 }
 
-func (n *narrowed) explain(indent string) string { return n.in.explain(indent) }
+func (n *narrowed) Explain(indent string) string { return n.in.Explain(indent) }
 
 // viewDeps lists the tables, views and sequences a query reads. A
 // sequence named to nextval must exist, as PostgreSQL's regclass
