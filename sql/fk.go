@@ -535,11 +535,11 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 	if len(keys) == 0 {
 		return nil
 	}
-	var defaults []expr
+	var setDefaults []expr
 	if action == 'd' {
 		var params []types.T
 		var err error
-		if defaults, err = (&compiler{s: x.s, params: &params}).defaults(child); err != nil {
+		if setDefaults, err = (&compiler{s: x.s, params: &params}).defaults(child); err != nil {
 			return err
 		}
 	}
@@ -557,8 +557,8 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 				next[ci] = nil
 			case 'd':
 				next[ci] = nil
-				if defaults[ci] != nil {
-					v, err := defaults[ci].Eval(x.env(nil))
+				if setDefaults[ci] != nil {
+					v, err := setDefaults[ci].Eval(x.env(nil))
 					if err != nil {
 						return nil, err
 					}
