@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -103,7 +105,7 @@ func renameColumn(d *catalog.DDL, t *catalog.Table, from, to string) error {
 		}
 		n.Accept(columnRenamer{from: from, to: to})
 		renamed := *ck
-		renamed.Expr = storedExpr(n)
+		renamed.Expr = plan.StoredExpr(n)
 		t.Checks[i] = &renamed
 	}
 	for _, g := range t.Columns {
@@ -115,7 +117,7 @@ func renameColumn(d *catalog.DDL, t *catalog.Table, from, to string) error {
 			return err
 		}
 		n.Accept(columnRenamer{from: from, to: to})
-		g.Generated = storedExpr(n)
+		g.Generated = plan.StoredExpr(n)
 	}
 	col.Name = to
 	return nil
@@ -151,7 +153,7 @@ func (s *Session) setNotNull(ctx context.Context, d *catalog.DDL, t *catalog.Tab
 		return nil
 	}
 	col.NotNull = true
-	return s.eachRow(ctx, d, t, func(_ *execCtx, row []any) error {
+	return s.eachRow(ctx, d, t, func(_ *plan.ExecCtx, row []any) error {
 		if row[i] != nil {
 			return nil
 		}
@@ -179,11 +181,11 @@ func (s *Session) setDefault(t *catalog.Table, cd *ast.ColumnDef) error {
 		return nil
 	}
 	o := cd.Options[0]
-	if hasSubquery(o.Expr) {
+	if plan.HasSubquery(o.Expr) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
 	}
 	next := *col
-	next.Default = storedExpr(o.Expr)
+	next.Default = plan.StoredExpr(o.Expr)
 	if _, err := s.compileDefault(&next); err != nil {
 		return err
 	}
@@ -212,7 +214,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
 	var params []types.T
-	qp, err := (&compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}}).planQuery(n.Select)
+	qp, err := (&plan.Compiler{Host: s.host(), Params: &params, Order: st.ParamOrder, Scope: &plan.Scope{}}).PlanQuery(n.Select)
 	if err != nil {
 		return 0, err
 	}
@@ -244,8 +246,8 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if err := d.PutTable(ctx, t); err != nil {
 		return 0, err
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
-	defer x.closeTemps()
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: d.Tx}
+	defer x.CloseTemps()
 	it, err := qp.Open(x)
 	if err != nil {
 		return 0, err
@@ -270,7 +272,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 // e computes the new value over the old row.
 type typeChange struct {
 	col int
-	e   expr
+	e   plan.Expr
 }
 
 // isTypeChange reports whether a MODIFY COLUMN is the parser's form of
@@ -312,18 +314,18 @@ func (s *Session) alterType(d *catalog.DDL, old, t *catalog.Table, cd *ast.Colum
 	if in := t.Ingest; in != nil && (i == in.Producer || i == in.Sequence || i == in.Epoch) {
 		return typeChange{}, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of ingest column %q", name)
 	}
-	c := &compiler{s: s, params: new([]types.T), scope: tableScope(old, old.Name)}
-	var using expr = &colExpr{t: col.Type, idx: i}
+	c := &plan.Compiler{Host: s.host(), Params: new([]types.T), Scope: plan.TableScope(old, old.Name)}
+	var using plan.Expr = &plan.ColExpr{T: col.Type, Index: i}
 	explicit := false
 	for _, o := range cd.Options {
 		if o.Tp == ast.ColumnOptionDefaultValue {
-			if using, err = c.compile(o.Expr); err != nil {
+			if using, err = c.Compile(o.Expr); err != nil {
 				return typeChange{}, err
 			}
 			explicit = true
 		}
 	}
-	conv, err := c.assign(using, to)
+	conv, err := c.Assign(using, to)
 	if err != nil {
 		what := fmt.Sprintf("column %q", name)
 		hint := fmt.Sprintf("You might need to specify \"USING %s::%s\".", name, to)

@@ -2,7 +2,7 @@ package sql
 
 import (
 	"github.com/epochdb/epochdb/sql/pgerr"
-	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/sql/plan"
 )
 
 // This file is the surface pgwire (and the embedded database/sql driver)
@@ -33,14 +33,6 @@ type SessionParams struct {
 	// LISTENs on, when the notifying transactions commit. It is called
 	// from other sessions' goroutines and must not block. It may be nil.
 	Notify func(Notification)
-}
-
-// Column describes one result column, as RowDescription carries it.
-type Column struct {
-	Name     string
-	Type     types.T
-	TableOID uint32 // 0 unless the column comes straight from a table
-	AttNum   int16  // the table column's number (1-based), or 0
 }
 
 // CopySpec says that executing a portal runs a COPY, and how the data is
@@ -82,3 +74,6 @@ type CopySource interface {
 // Errors are *pgerr.Error (use pgerr.Convert on anything else). A session is
 // used by one goroutine at a time; ctx cancellation (CancelRequest) stops the
 // running statement with 57014.
+
+// Column describes one result column, as RowDescription carries it.
+type Column = plan.Column

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -20,10 +22,10 @@ import (
 // column, else t_check, numbered to differ from every constraint of the
 // schema.
 func (s *Session) addCheck(cat *catalog.Catalog, t *catalog.Table, name string, n ast.ExprNode) (*catalog.Check, error) {
-	if hasSubquery(n) {
+	if plan.HasSubquery(n) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
-	ck := &catalog.Check{Name: name, Expr: storedExpr(n), TimeZone: s.settings["TimeZone"]}
+	ck := &catalog.Check{Name: name, Expr: plan.StoredExpr(n), TimeZone: s.settings["TimeZone"]}
 	if _, err := s.compileCheck(t, ck); err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func constraintTaken(cat *catalog.Catalog, t *catalog.Table, name string) bool {
 
 // compileCheck compiles a check over t's rows, its literals read in the
 // time zone it was made in. It must be boolean.
-func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (expr, error) {
+func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (plan.Expr, error) {
 	n, err := parseExpr(ck.Expr)
 	if err != nil {
 		return nil, err
@@ -83,8 +85,8 @@ func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (expr, error
 		}
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
-	e, err := c.compile(n)
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: plan.TableScope(t, t.Name)}
+	e, err := c.Compile(n)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +94,7 @@ func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (expr, error
 		if et.Oid != types.OidUnknown {
 			return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of CHECK must be type boolean, not type %s", et)
 		}
-		if e, err = c.coerce(e, types.Bool); err != nil {
+		if e, err = c.Coerce(e, types.Bool); err != nil {
 			return nil, err
 		}
 	}
@@ -101,14 +103,14 @@ func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (expr, error
 
 // checksOf returns t's checks compiled, from the session's cache: tables
 // are immutable once in a catalog, so a table's pointer names its checks.
-func (s *Session) checksOf(t *catalog.Table) ([]expr, error) {
+func (s *Session) checksOf(t *catalog.Table) ([]plan.Expr, error) {
 	if len(t.Checks) == 0 {
 		return nil, nil
 	}
 	if exprs, ok := s.checkCache[t]; ok {
 		return exprs, nil
 	}
-	exprs := make([]expr, len(t.Checks))
+	exprs := make([]plan.Expr, len(t.Checks))
 	for i, ck := range t.Checks {
 		var err error
 		if exprs[i], err = s.compileCheck(t, ck); err != nil {
@@ -116,7 +118,7 @@ func (s *Session) checksOf(t *catalog.Table) ([]expr, error) {
 		}
 	}
 	if s.checkCache == nil || len(s.checkCache) > 64 {
-		s.checkCache = map[*catalog.Table][]expr{}
+		s.checkCache = map[*catalog.Table][]plan.Expr{}
 	}
 	s.checkCache[t] = exprs
 	return exprs, nil
@@ -129,7 +131,7 @@ func (s *Session) failedCheck(t *catalog.Table, row []any) (*catalog.Check, erro
 	if err != nil || len(exprs) == 0 {
 		return nil, err
 	}
-	e := &env{ctx: context.Background(), row: row, s: s}
+	e := &plan.Env{Ctx: context.Background(), Row: row, Host: s.host()}
 	for i, ex := range exprs {
 		v, err := ex.Eval(e)
 		if err != nil {
@@ -149,8 +151,8 @@ func (s *Session) validateCheck(ctx context.Context, d *catalog.DDL, t *catalog.
 	if err != nil {
 		return err
 	}
-	return s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
-		v, err := ex.Eval(x.env(row))
+	return s.eachRow(ctx, d, t, func(x *plan.ExecCtx, row []any) error {
+		v, err := ex.Eval(x.Env(row))
 		if err != nil || v != false {
 			return err
 		}
@@ -223,10 +225,10 @@ func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) str
 			names[i] = col.Name
 		}
 		if pretty {
-			if d, ok := deparsePretty(e, names); ok {
+			if d, ok := plan.DeparsePretty(e, names); ok {
 				text = d
 			}
-		} else if d, ok := deparse(e, names); ok {
+		} else if d, ok := plan.Deparse(e, names); ok {
 			text = d
 		}
 	}
@@ -248,57 +250,11 @@ func checkColumns(t *catalog.Table, ck *catalog.Check) []int16 {
 	return nums
 }
 
-// mutableFuncs are the functions compiled outside sql/builtins (whose
-// overloads carry their own volatility) whose result is not fixed by
-// their arguments, VOLATILE or STABLE in PostgreSQL: they depend on time,
-// the session or a sequence. A generated column or an index may not call
-// them, or its stored values would drift from what it computes.
-var mutableFuncs = map[string]bool{
-	"setseed": true,
-	"nextval": true, "currval": true, "lastval": true, "setval": true,
-	"current_time": true, "localtime": true, "localtimestamp": true, "timeofday": true,
-	"current_schemas": true, "txid_current": true, "pg_current_xact_id": true, "pg_notify": true,
-}
-
-// callsMutable reports whether n may call a function that is not
-// immutable: one of mutableFuncs, or one of sql/builtins with an overload
-// that is not. A compiled expression knows which overloads it calls;
-// immutable tells from that.
-func callsMutable(n ast.Node) bool {
-	v := &mutableCallFinder{overloads: true}
-	n.Accept(v)
-	return v.found
-}
-
 // immutable reports whether n, compiled with volatility collecting the
 // overloads it calls, is immutable: it calls none of mutableFuncs and
 // only immutable overloads.
 func immutable(n ast.Node, volatility builtins.Volatility) bool {
-	v := &mutableCallFinder{}
+	v := &plan.MutableCallFinder{}
 	n.Accept(v)
-	return !v.found && volatility == builtins.Immutable
+	return !v.Found && volatility == builtins.Immutable
 }
-
-// A mutableCallFinder looks for a call of mutableFuncs and, with
-// overloads, of a function of sql/builtins with a mutable overload.
-type mutableCallFinder struct{ overloads, found bool }
-
-func (v *mutableCallFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && (mutableFuncs[f.FnName.L] || v.overloads && !builtinImmutable(f.FnName.L)) {
-		v.found = true
-	}
-	return n, v.found
-}
-
-// builtinImmutable reports whether every overload of a function of
-// sql/builtins is immutable; true for a name it does not have.
-func builtinImmutable(name string) bool {
-	for _, o := range builtins.Lookup(name) {
-		if o.Volatility != builtins.Immutable {
-			return false
-		}
-	}
-	return true
-}
-
-func (v *mutableCallFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/rowexec"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -23,8 +25,8 @@ import (
 type copyPlan struct {
 	cmd      *parser.Copy
 	t        *catalog.Table
-	targets  []int     // table columns, in data order (COPY table)
-	query    queryPlan // COPY (query) TO
+	targets  []int          // table columns, in data order (COPY table)
+	query    plan.QueryPlan // COPY (query) TO
 	colTypes []types.T
 	delim    byte
 	null     string
@@ -65,7 +67,7 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		if err := s.plan(inner); err != nil {
 			return err
 		}
-		qp, ok := inner.plan.(queryPlan)
+		qp, ok := inner.plan.(plan.QueryPlan)
 		if !ok {
 			return pgerr.New(pgerr.FeatureNotSupported, "COPY query must be a SELECT")
 		}
@@ -169,7 +171,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	s.tx.NextStatement()
 	t := cp.t
 	var params []types.T
-	defaults, err := (&compiler{s: s, params: &params}).defaults(t)
+	defaults, err := defaults((&plan.Compiler{Host: s.host(), Params: &params}), t)
 	if err != nil {
 		return 0, err
 	}
@@ -177,8 +179,8 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	for _, i := range cp.targets {
 		named[i] = true
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: s.tx, fk: &fkState{}}
-	defer x.closeTemps()
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, FK: &fkState{}}
+	defer x.CloseTemps()
 	var count int64
 	var ingest *ingestBatch // deduplicates the rows of an ingest table
 	if t.Ingest != nil {
@@ -194,7 +196,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		}
 		for i, d := range defaults {
 			if !named[i] && d != nil {
-				v, err := d.Eval(x.env(nil))
+				v, err := d.Eval(x.Env(nil))
 				if err != nil {
 					return err
 				}
@@ -238,7 +240,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 			return 0, err
 		}
 	}
-	if err := x.flushFK(); err != nil {
+	if err := flushFK(x); err != nil {
 		return 0, err
 	}
 	return count, nil
@@ -548,8 +550,8 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "COPY TO's table changed while it waited")
 	}
 	s.tx.NextStatement()
-	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
-	defer x.closeTemps()
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
+	defer x.CloseTemps()
 	var it rowexec.RowIter
 	var err error
 	switch {
@@ -559,13 +561,13 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 		it, err = cp.query.Open(x)
 	default:
 		var src rowexec.RowIter
-		src, err = (&tableScan{t: cp.t, access: access{kind: "seq"}}).Open(x)
+		src, err = (&plan.TableScan{Table: cp.t, Access: plan.Access{Kind: "seq"}}).Open(x)
 		if err == nil {
-			cols := make([]expr, len(cp.targets))
+			cols := make([]plan.Expr, len(cp.targets))
 			for i, ti := range cp.targets {
-				cols[i] = &colExpr{t: cp.t.Columns[ti].Type, idx: ti}
+				cols[i] = &plan.ColExpr{T: cp.t.Columns[ti].Type, Index: ti}
 			}
-			it = &projectIter{in: src, x: x, exprs: cols}
+			it = &plan.ProjectIter{In: src, X: x, Exprs: cols}
 		}
 	}
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -206,10 +208,10 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 			col.NotNull = true
 		case ast.ColumnOptionNull:
 		case ast.ColumnOptionDefaultValue:
-			if hasSubquery(o.Expr) {
+			if plan.HasSubquery(o.Expr) {
 				return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
 			}
-			col.Default = storedExpr(o.Expr)
+			col.Default = plan.StoredExpr(o.Expr)
 			// Check the default now, as PostgreSQL does at CREATE time.
 			if _, err := s.compileDefault(col); err != nil {
 				return nil, false, false, err
@@ -235,7 +237,7 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 		case ast.ColumnOptionComment:
 			// The parser's mark of GENERATED ALWAYS AS IDENTITY.
 			if v, ok := o.Expr.(*driver.ValueExpr); !ok || v.GetString() != "epochdb_identity_always" {
-				return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
+				return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", plan.Restore(o))
 			}
 			col.Identity = 'a'
 		case ast.ColumnOptionCheck:
@@ -243,20 +245,20 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 		case ast.ColumnOptionReference:
 			pend.fks = append(pend.fks, pendingFK{name: o.ConstraintName, cols: []string{col.Name}, ref: o.Refer})
 		default:
-			return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", restore(o))
+			return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "column option %q is not supported", plan.Restore(o))
 		}
 	}
 	return col, pk, unique, nil
 }
 
-func (s *Session) compileDefault(col *catalog.TableColumn) (expr, error) {
+func (s *Session) compileDefault(col *catalog.TableColumn) (plan.Expr, error) {
 	n, err := parseExpr(col.Default)
 	if err != nil {
 		return nil, err
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: &scope{}}
-	return c.compileAssign(n, col.Type)
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: &plan.Scope{}}
+	return c.CompileAssign(n, col.Type)
 }
 
 // indexNamesFree checks that a primary key or unique constraint may take
@@ -843,7 +845,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 		}
 		t.RowIDSeq = 0
 	}
-	defaults := make([]expr, len(fill))
+	defaults := make([]plan.Expr, len(fill))
 	for i, ci := range fill {
 		if t.Columns[ci].Default == "" {
 			continue
@@ -854,9 +856,9 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 	}
 	// Row by row from the old data id to the new: the two never share a
 	// key, so the scan goes on undisturbed by the writes.
-	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
-	defer x.closeTemps()
-	scan := &tableScan{t: old, access: access{kind: "seq"}}
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: d.Tx}
+	defer x.CloseTemps()
+	scan := &plan.TableScan{Table: old, Access: plan.Access{Kind: "seq"}}
 	it, err := scan.Open(x)
 	if err != nil {
 		return err
@@ -877,7 +879,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 		clear(row)
 		copy(row, r[:len(r)-1])
 		for _, c := range conv {
-			if row[c.col], err = c.e.Eval(x.env(r)); err != nil {
+			if row[c.col], err = c.e.Eval(x.Env(r)); err != nil {
 				return err
 			}
 		}
@@ -885,7 +887,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 			if defaults[i] == nil {
 				continue
 			}
-			if row[ci], err = defaults[i].Eval(x.env(nil)); err != nil {
+			if row[ci], err = defaults[i].Eval(x.Env(nil)); err != nil {
 				return err
 			}
 		}
@@ -909,27 +911,6 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 	}
 	return d.DeleteData(ctx, old.DataID)
 }
-
-// storedExpr prints n as SQL that parseExpr reads back. TiDB's grammar
-// gives nextval and its kin a special form that takes a table name, so
-// calls of them must print as quoted, ordinary calls.
-func storedExpr(n ast.ExprNode) string {
-	n.Accept(genericCalls{})
-	return restore(n)
-}
-
-type genericCalls struct{}
-
-func (genericCalls) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok {
-		switch f.FnName.L {
-		case "nextval", "setval", "lastval", "currval":
-			f.Tp = ast.FuncCallExprTypeGeneric
-		}
-	}
-	return n, false
-}
-func (genericCalls) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // parseExpr parses a stored expression (TiDB SQL, as storedExpr printed it).
 func parseExpr(sql string) (ast.ExprNode, error) {

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -53,8 +55,8 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*catalog.ForeignKey) bool)
 		return nil
 	}
 	fks := &fkState{}
-	x := &execCtx{ctx: context.Background(), s: s, tx: tx, fk: fks}
-	defer x.closeTemps()
+	x := &plan.ExecCtx{Ctx: context.Background(), Host: s.host(), Tx: tx, FK: fks}
+	defer x.CloseTemps()
 	keep := func(fk *catalog.ForeignKey) bool { return only != nil && !only(fk) }
 	// The checks kept are new slices: savepoints hold the old ones.
 	var kept fkState
@@ -78,7 +80,7 @@ func (s *Session) checkDeferred(tx *txn.Tx, only func(*catalog.ForeignKey) bool)
 	immediate := false
 	s.constraintModes = &constraintModes{all: &immediate}
 	defer func() { s.constraintModes = modes }()
-	return x.flushFK()
+	return flushFK(x)
 }
 
 // setConstraints runs SET CONSTRAINTS { ALL | name, ... } { DEFERRED |

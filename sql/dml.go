@@ -3,9 +3,12 @@ package sql
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/rowexec"
 
@@ -18,46 +21,18 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// writePlan is a planned INSERT, UPDATE or DELETE. run performs every write
-// and returns the RETURNING rows (nil without RETURNING), which the
-// caller reads and closes, and the number of rows affected.
-type writePlan struct {
-	verb      string
-	t         *catalog.Table
-	returning []expr
-	cols      []Column
-	run       func(x *execCtx) (rows *rowexec.RowStore, n int64, err error)
-	explain   func() string
-}
-
-// returned collects the RETURNING rows of a run, within work_mem.
-func (p *writePlan) returned(x *execCtx) *rowexec.RowStore {
-	if p.returning == nil {
-		return nil
-	}
-	return rowexec.NewRowStore(x)
-}
-
-// failRun ends a run that failed: its RETURNING rows are not wanted.
-func failRun(out *rowexec.RowStore, err error) (*rowexec.RowStore, int64, error) {
-	if out != nil {
-		out.Close()
-	}
-	return nil, 0, err
-}
-
 // writableTable resolves the table a statement writes; a view is not one.
 // Tables live in public: any other schema has none.
-func (c *compiler) writableTable(schema, name, verb string) (*catalog.Table, error) {
+func writableTable(c *plan.Compiler, schema, name, verb string) (*catalog.Table, error) {
 	if schema != "" && schema != "public" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
-	if c.s.catalog().ViewByName[name] != nil {
+	if sessionOf(c.Host).catalog().ViewByName[name] != nil {
 		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
 			WithDetail("Views are not automatically updatable in epochdb.")
 	}
-	t, err := c.s.catalog().Table(name)
+	t, err := sessionOf(c.Host).catalog().Table(name)
 	if err == nil && t.IsMatView() {
 		return nil, errMatViewWrite(name)
 	}
@@ -65,7 +40,7 @@ func (c *compiler) writableTable(schema, name, verb string) (*catalog.Table, err
 }
 
 // targetTable resolves the table an INSERT, UPDATE or DELETE writes.
-func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.Table, string, error) {
+func targetTable(c *plan.Compiler, refs *ast.TableRefsClause, verb string) (*catalog.Table, string, error) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "writing to several tables in one statement is not supported")
 	}
@@ -73,7 +48,7 @@ func (c *compiler) targetTable(refs *ast.TableRefsClause, verb string) (*catalog
 	if !ok {
 		return nil, "", errWriteTarget()
 	}
-	return c.targetTableOf(ts, verb)
+	return targetTableOf(c, ts, verb)
 }
 
 func errWriteTarget() error {
@@ -82,12 +57,12 @@ func errWriteTarget() error {
 
 // targetTableOf resolves the table an INSERT, UPDATE or DELETE writes, and
 // the name its rows go by.
-func (c *compiler) targetTableOf(ts *ast.TableSource, verb string) (*catalog.Table, string, error) {
+func targetTableOf(c *plan.Compiler, ts *ast.TableSource, verb string) (*catalog.Table, string, error) {
 	tn, ok := ts.Source.(*ast.TableName)
 	if !ok {
 		return nil, "", errWriteTarget()
 	}
-	t, err := c.writableTable(tn.Schema.O, tn.Name.O, verb)
+	t, err := writableTable(c, tn.Schema.O, tn.Name.O, verb)
 	if err != nil {
 		return nil, "", err
 	}
@@ -99,62 +74,50 @@ func (c *compiler) targetTableOf(ts *ast.TableSource, verb string) (*catalog.Tab
 }
 
 // planReturning compiles a RETURNING list over the table's rows.
-func (c *compiler) planReturning(p *writePlan, sc *scope, list *ast.FieldList) error {
+func planReturning(c *plan.Compiler, p *plan.WritePlan, sc *plan.Scope, list *ast.FieldList) error {
 	if list == nil {
 		return nil
 	}
-	sp := &selectPlan{}
-	in := c.withScope(sc)
-	in.clause = "RETURNING"
+	sp := &plan.SelectPlan{}
+	in := c.WithScope(sc)
+	in.Clause = "RETURNING"
 	for _, f := range list.Fields {
 		if f.WildCard != nil {
-			if err := sp.expandStar(sc, f.WildCard.Table.O); err != nil {
+			if err := sp.ExpandStar(sc, f.WildCard.Table.O); err != nil {
 				return err
 			}
 			continue
 		}
-		e, err := in.compile(f.Expr)
+		e, err := in.Compile(f.Expr)
 		if err != nil {
 			return err
 		}
-		if e, err = in.resolveUnknown(e); err != nil {
+		if e, err = in.ResolveUnknown(e); err != nil {
 			return err
 		}
 		name := f.AsName.O
 		if name == "" {
-			name = fieldName(f.Expr)
+			name = plan.FieldName(f.Expr)
 		}
-		sp.exprs = append(sp.exprs, e)
-		sp.cols = append(sp.cols, Column{Name: name, Type: e.Type()})
+		sp.Exprs = append(sp.Exprs, e)
+		sp.Cols = append(sp.Cols, plan.Column{Name: name, Type: e.Type()})
 	}
-	p.returning, p.cols = sp.exprs, sp.cols
+	p.Returning, p.Cols = sp.Exprs, sp.Cols
 	return nil
-}
-
-func (p *writePlan) project(x *execCtx, row []any) ([]any, error) {
-	out := make([]any, len(p.returning))
-	e := x.env(row)
-	for i, r := range p.returning {
-		var err error
-		if out[i], err = r.Eval(e); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // namesTable reports whether a select list has a column reference
 // qualified by table.
 func namesTable(list *ast.FieldList, table string) bool {
 	found := false
-	list.Accept(&columnVisitor{visit: func(cn *ast.ColumnNameExpr) {
+	list.Accept(&plan.ColumnVisitor{Visit: func(cn *ast.ColumnNameExpr) {
 		found = found || cn.Name.Schema.L == "" && cn.Name.Table.L == table
 	}})
 	return found
 }
 
 // planInsert plans INSERT ... VALUES / SELECT / DEFAULT VALUES.
-func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePlan, error) {
+func planInsert(c *plan.Compiler, n *ast.InsertStmt, st *parser.Statement) (*plan.WritePlan, error) {
 	returning, oc := st.Returning, st.OnConflict
 	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
@@ -162,11 +125,11 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 	if st.With != nil {
 		// WITH ... INSERT: the WITH queries are visible to all of it.
 		var err error
-		if c, _, err = c.planWith(st.With); err != nil {
+		if c, _, err = c.PlanWith(st.With); err != nil {
 			return nil, err
 		}
 	}
-	t, alias, err := c.targetTable(n.Table, "INSERT")
+	t, alias, err := targetTable(c, n.Table, "INSERT")
 	if err != nil {
 		return nil, err
 	}
@@ -177,12 +140,12 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 	for _, cn := range n.Columns {
 		names = append(names, cn.Name.O)
 	}
-	ins, err := c.insertInto(t, names)
+	ins, err := insertInto(c, t, names)
 	if err != nil {
 		return nil, err
 	}
-	p := &writePlan{verb: "INSERT", t: t}
-	if err := c.planReturning(p, tableScope(t, alias), returning); err != nil {
+	p := &plan.WritePlan{Verb: "INSERT", Table: t}
+	if err := planReturning(c, p, plan.TableScope(t, alias), returning); err != nil {
 		if oc != nil && pgerr.Code(err) == pgerr.UndefinedTable && returning != nil && namesTable(returning, "excluded") {
 			// Only DO UPDATE's SET and WHERE see the row that was proposed.
 			return nil, pgerr.New(pgerr.UndefinedTable, "invalid reference to FROM-clause entry for table \"excluded\"")
@@ -190,13 +153,13 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 		return nil, err
 	}
 	if oc != nil {
-		if ins.conflict, err = c.planOnConflict(t, alias, ins.defaults, oc); err != nil {
+		if ins.conflict, err = planOnConflict(c, t, alias, ins.defaults, oc); err != nil {
 			return nil, err
 		}
 	}
-	empty := c.withScope(&scope{})
+	empty := c.WithScope(&plan.Scope{})
 	if n.Select != nil {
-		qp, err := c.planQuery(n.Select)
+		qp, err := c.PlanQuery(n.Select)
 		if err != nil {
 			return nil, err
 		}
@@ -211,19 +174,19 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 		}
 		// An untyped literal in the query takes its column's type, as in
 		// VALUES.
-		in := inputTypes(qp)
-		casts := make([]expr, len(ins.targets))
+		in := plan.InputTypes(qp)
+		casts := make([]plan.Expr, len(ins.targets))
 		for i, ti := range ins.targets {
 			if t.Columns[ti].Identity != 0 && st.Overriding == parser.OverridingUser {
 				casts[i] = ins.defaults[ti]
 				continue
 			}
-			col := &colExpr{t: in[i], idx: i}
-			if casts[i], err = empty.assign(col, t.Columns[ti].Type); err != nil {
+			col := &plan.ColExpr{T: in[i], Index: i}
+			if casts[i], err = empty.Assign(col, t.Columns[ti].Type); err != nil {
 				return nil, err
 			}
 		}
-		ins.rows = func(x *execCtx) (rowexec.RowIter, error) {
+		ins.rows = func(x *plan.ExecCtx) (rowexec.RowIter, error) {
 			// The rows stream from the query into the table: the query
 			// cannot see them, which the transaction's statement numbers
 			// see to (a statement reads only earlier statements' writes).
@@ -231,7 +194,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 			if err != nil {
 				return nil, err
 			}
-			return &projectIter{in: it, x: x, exprs: casts}, nil
+			return &plan.ProjectIter{In: it, X: x, Exprs: casts}, nil
 		}
 		return ins.plan(p), nil
 	}
@@ -241,7 +204,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 		ins.targets = nil
 	}
 	width := len(lists[0])
-	exprs := make([]expr, 0, len(lists)*width)
+	exprs := make([]plan.Expr, 0, len(lists)*width)
 	for _, list := range lists {
 		if len(list) != width {
 			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
@@ -258,7 +221,7 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 			if err := insertGuard(col, st.Overriding); err != nil {
 				return nil, err
 			}
-			e, err := empty.compileAssign(item, col.Type)
+			e, err := empty.CompileAssign(item, col.Type)
 			if err != nil {
 				return nil, err
 			}
@@ -275,12 +238,12 @@ func (c *compiler) planInsert(n *ast.InsertStmt, st *parser.Statement) (*writePl
 // planInsertValues plans the INSERT ... VALUES of literals that the
 // parser's fast path read. It compiles each literal as planInsert compiles
 // the same literal in TiDB's AST.
-func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) {
-	t, err := c.writableTable(v.Schema, v.Table, "INSERT")
+func planInsertValues(c *plan.Compiler, v *parser.InsertValues) (*plan.WritePlan, error) {
+	t, err := writableTable(c, v.Schema, v.Table, "INSERT")
 	if err != nil {
 		return nil, err
 	}
-	ins, err := c.insertInto(t, v.Columns)
+	ins, err := insertInto(c, t, v.Columns)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +251,7 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 		return nil, err
 	}
 	if v.OnConflict != nil {
-		if ins.conflict, err = c.planOnConflict(t, t.Name, ins.defaults, v.OnConflict); err != nil {
+		if ins.conflict, err = planOnConflict(c, t, t.Name, ins.defaults, v.OnConflict); err != nil {
 			return nil, err
 		}
 	}
@@ -296,7 +259,7 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 	// them: now where compiling folds them to a constant, at each run where
 	// it leaves a cast to evaluate. DEFAULT waits for the run too.
 	consts := make([]any, len(v.Values))
-	exprs := make([]expr, len(v.Values))
+	exprs := make([]plan.Expr, len(v.Values))
 	for j, lit := range v.Values {
 		ti := ins.targets[j%v.Width]
 		if lit.Kind == parser.LitDefault {
@@ -306,12 +269,12 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 		if err := writeGuard(t.Columns[ti], false); err != nil {
 			return nil, err
 		}
-		if consts[j], exprs[j], err = c.literalValue(lit, t.Columns[ti].Type); err != nil {
+		if consts[j], exprs[j], err = literalValue(c, lit, t.Columns[ti].Type); err != nil {
 			return nil, err
 		}
 	}
 	ins.rows = valuesRows(v.Rows(), v.Width, consts, exprs)
-	return ins.plan(&writePlan{verb: "INSERT", t: t}), nil
+	return ins.plan(&plan.WritePlan{Verb: "INSERT", Table: t}), nil
 }
 
 // literalValue converts a literal of the fast path to a column's type t as
@@ -319,26 +282,26 @@ func (c *compiler) planInsertValues(v *parser.InsertValues) (*writePlan, error) 
 // value, or to an expression to evaluate at run time. The commonest cases
 // take no expressions at all: an untyped string literal is read as t, and
 // an integer literal goes into a bigint as it is.
-func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, expr, error) {
+func literalValue(c *plan.Compiler, lit parser.Literal, t types.T) (any, plan.Expr, error) {
 	switch {
 	case lit.Kind == parser.LitNull:
 		return nil, nil, nil
 	case lit.Kind == parser.LitString && !types.IsReg(t.Oid) && !types.IsEnum(t.Oid):
-		v, err := types.ParseText(t, lit.Text, c.s.loc())
+		v, err := types.ParseText(t, lit.Text, sessionOf(c.Host).loc())
 		return v, nil, err
 	case lit.Kind == parser.LitInteger && t.Oid == types.OidInt8:
 		v, err := strconv.ParseInt(lit.Text, 10, 64)
 		return v, nil, err
 	}
-	e, err := literalOf(lit)
+	e, err := plan.LiteralOf(lit)
 	if err != nil {
 		return nil, nil, err
 	}
-	if e, err = c.withScope(&scope{}).assign(e, t); err != nil {
+	if e, err = c.WithScope(&plan.Scope{}).Assign(e, t); err != nil {
 		return nil, nil, err
 	}
-	if k, ok := e.(*constExpr); ok {
-		return k.v, nil, nil
+	if k, ok := e.(*plan.ConstExpr); ok {
+		return k.V, nil, nil
 	}
 	return nil, e, nil
 }
@@ -347,16 +310,16 @@ func (c *compiler) literalValue(lit parser.Literal, t types.T) (any, expr, error
 // to, and where its rows come from.
 type insert struct {
 	t        *catalog.Table
-	explicit bool   // the statement lists its columns
-	fitted   bool   // fit has seen a row
-	targets  []int  // targets[i] is the table column the i-th value goes to
-	defaults []expr // each column's default (nil: NULL)
-	rows     func(x *execCtx) (rowexec.RowIter, error)
+	explicit bool        // the statement lists its columns
+	fitted   bool        // fit has seen a row
+	targets  []int       // targets[i] is the table column the i-th value goes to
+	defaults []plan.Expr // each column's default (nil: NULL)
+	rows     func(x *plan.ExecCtx) (rowexec.RowIter, error)
 	conflict *onConflict // ON CONFLICT, or nil
 }
 
 // insertInto resolves an INSERT's column list (nil: all columns).
-func (c *compiler) insertInto(t *catalog.Table, names []string) (*insert, error) {
+func insertInto(c *plan.Compiler, t *catalog.Table, names []string) (*insert, error) {
 	ins := &insert{t: t, explicit: names != nil}
 	if names == nil {
 		for i, col := range t.Columns {
@@ -376,7 +339,7 @@ func (c *compiler) insertInto(t *catalog.Table, names []string) (*insert, error)
 		ins.targets = append(ins.targets, i)
 	}
 	var err error
-	ins.defaults, err = c.defaults(t)
+	ins.defaults, err = defaults(c, t)
 	return ins, err
 }
 
@@ -400,7 +363,7 @@ func (ins *insert) fit(n int) error {
 // valuesRows produces n VALUES rows of width values each from consts,
 // except where exprs holds an expression to evaluate at each run. Without
 // any, every run returns the same rows, which the run only reads.
-func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowexec.RowIter, error) {
+func valuesRows(n, width int, consts []any, exprs []plan.Expr) func(x *plan.ExecCtx) (rowexec.RowIter, error) {
 	split := func(flat []any) [][]any {
 		rows := make([][]any, n)
 		for r := range rows {
@@ -408,13 +371,13 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowe
 		}
 		return rows
 	}
-	if !slices.ContainsFunc(exprs, func(e expr) bool { return e != nil }) {
+	if !slices.ContainsFunc(exprs, func(e plan.Expr) bool { return e != nil }) {
 		rows := split(consts)
-		return func(*execCtx) (rowexec.RowIter, error) { return &rowexec.SliceIter{Rows: rows}, nil }
+		return func(*plan.ExecCtx) (rowexec.RowIter, error) { return &rowexec.SliceIter{Rows: rows}, nil }
 	}
-	return func(x *execCtx) (rowexec.RowIter, error) {
+	return func(x *plan.ExecCtx) (rowexec.RowIter, error) {
 		flat := slices.Clone(consts)
-		e := x.env(nil)
+		e := x.Env(nil)
 		for i, ex := range exprs {
 			if ex != nil {
 				var err error
@@ -429,35 +392,35 @@ func valuesRows(n, width int, consts []any, exprs []expr) func(x *execCtx) (rowe
 
 // plan completes p with the run that checks, deduplicates and writes the
 // rows.
-func (ins *insert) plan(p *writePlan) *writePlan {
+func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 	t, targets, defaults, rows := ins.t, ins.targets, ins.defaults, ins.rows
 	// Columns the statement does not name take their defaults.
 	named := make(map[int]bool, len(targets))
 	for _, ti := range targets {
 		named[ti] = true
 	}
-	p.run = func(x *execCtx) (*rowexec.RowStore, int64, error) {
+	p.Run = func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
 		vals, err := rows(x)
 		if err != nil {
 			return nil, 0, err
 		}
 		defer vals.Close()
-		out := p.returned(x)
+		out := p.Returned(x)
 		var ingest *ingestBatch // deduplicates the rows of an ingest table
 		if t.Ingest != nil {
-			ingest = x.s.newIngestBatch(x, t)
+			ingest = sessionOf(x.Host).newIngestBatch(x, t)
 		}
 		var conflicts *conflictRun
 		if ins.conflict != nil {
 			conflicts = &conflictRun{oc: ins.conflict, affected: map[string]bool{}}
 		}
-		e := x.env(nil)
+		e := x.Env(nil)
 		row := make([]any, len(t.Columns)+1) // reused: nothing keeps a written row
 		var n int64
 		for {
 			v, err := vals.Next()
 			if err != nil {
-				return failRun(out, err)
+				return plan.FailRun(out, err)
 			}
 			if v == nil {
 				break
@@ -473,17 +436,17 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 				}
 				if d != nil {
 					if row[i], err = d.Eval(e); err != nil {
-						return failRun(out, err)
+						return plan.FailRun(out, err)
 					}
 				}
 			}
-			if err := x.s.checkRow(t, row); err != nil {
-				return failRun(out, err)
+			if err := sessionOf(x.Host).checkRow(t, row); err != nil {
+				return plan.FailRun(out, err)
 			}
 			if ingest != nil {
 				fresh, err := ingest.admit(row)
 				if err != nil {
-					return failRun(out, err)
+					return plan.FailRun(out, err)
 				}
 				if !fresh {
 					continue
@@ -491,8 +454,8 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 			}
 			if conflicts != nil {
 				inserted, err := conflicts.upsert(x, t, row, func(updated []any) error {
-					if p.returning != nil {
-						r, err := p.project(x, updated)
+					if p.Returning != nil {
+						r, err := p.Project(x, updated)
 						if err != nil {
 							return err
 						}
@@ -501,21 +464,21 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 					return nil
 				})
 				if err != nil {
-					return failRun(out, err)
+					return plan.FailRun(out, err)
 				}
 				if !inserted {
 					continue
 				}
-			} else if err := x.s.writeRow(x, t, row); err != nil {
-				return failRun(out, err)
+			} else if err := sessionOf(x.Host).writeRow(x, t, row); err != nil {
+				return plan.FailRun(out, err)
 			}
-			if p.returning != nil {
-				r, err := p.project(x, row)
+			if p.Returning != nil {
+				r, err := p.Project(x, row)
 				if err == nil {
 					err = out.Add(r)
 				}
 				if err != nil {
-					return failRun(out, err)
+					return plan.FailRun(out, err)
 				}
 			}
 		}
@@ -525,20 +488,20 @@ func (ins *insert) plan(p *writePlan) *writePlan {
 		}
 		if ingest != nil {
 			if err := ingest.finish(); err != nil {
-				return failRun(out, err)
+				return plan.FailRun(out, err)
 			}
 			dups += ingest.dups
 		}
 		return out, n - dups, nil
 	}
-	p.explain = func() string { return "Insert on " + t.Name }
+	p.Explain = func() string { return "Insert on " + t.Name }
 	return p
 }
 
 // defaults compiles each column's default expression (nil: NULL).
-func (c *compiler) defaults(t *catalog.Table) ([]expr, error) {
-	out := make([]expr, len(t.Columns))
-	empty := c.withScope(&scope{})
+func defaults(c *plan.Compiler, t *catalog.Table) ([]plan.Expr, error) {
+	out := make([]plan.Expr, len(t.Columns))
+	empty := c.WithScope(&plan.Scope{})
 	for i, col := range t.Columns {
 		if col.Default == "" || col.Dropped {
 			continue
@@ -547,7 +510,7 @@ func (c *compiler) defaults(t *catalog.Table) ([]expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out[i], err = empty.compileAssign(n, col.Type); err != nil {
+		if out[i], err = empty.CompileAssign(n, col.Type); err != nil {
 			return nil, err
 		}
 	}
@@ -555,7 +518,7 @@ func (c *compiler) defaults(t *catalog.Table) ([]expr, error) {
 }
 
 // insertRow checks and writes one new row and its unique index entries.
-func (s *Session) insertRow(x *execCtx, t *catalog.Table, row []any) error {
+func (s *Session) insertRow(x *plan.ExecCtx, t *catalog.Table, row []any) error {
 	if err := s.checkRow(t, row); err != nil {
 		return err
 	}
@@ -563,11 +526,11 @@ func (s *Session) insertRow(x *execCtx, t *catalog.Table, row []any) error {
 }
 
 // writeRow writes a row that checkRow has passed.
-func (s *Session) writeRow(x *execCtx, t *catalog.Table, row []any) error {
+func (s *Session) writeRow(x *plan.ExecCtx, t *catalog.Table, row []any) error {
 	var rowID int64
 	if t.PrimaryKey() == nil {
 		seq := s.catalog().SequenceByID[t.RowIDSeq]
-		id, err := s.e.seqs.Nextval(x.ctx, seq)
+		id, err := s.e.seqs.Nextval(x.Ctx, seq)
 		if err != nil {
 			return err
 		}
@@ -579,7 +542,7 @@ func (s *Session) writeRow(x *execCtx, t *catalog.Table, row []any) error {
 	val := types.EncodeRow(s.valBuf[:0], t.ColumnTypes(), row[:len(t.Columns)])
 	s.keyBuf, s.valBuf = key, val // s.keyBuf stays the written row's key until the next write
 	pk := t.PrimaryKey()
-	err := x.tx.MutateNew(x.ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+	err := x.Tx.MutateNew(x.Ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		switch {
 		case exists && pk == nil:
 			// Hidden row ids are never handed out twice.
@@ -595,16 +558,16 @@ func (s *Session) writeRow(x *execCtx, t *catalog.Table, row []any) error {
 	if err := s.insertIndexEntries(x, t, row, key); err != nil {
 		return err
 	}
-	if len(t.ForeignKeys) > 0 && x.fk != nil {
+	if len(t.ForeignKeys) > 0 && x.FK != nil {
 		// The caller may reuse row and key: the check keeps copies.
 		written := slices.Clone(row)
 		written[len(t.Columns)] = bytes.Clone(key)
-		x.queueChildChecks(t, nil, written)
+		queueChildChecks(x, t, nil, written)
 	}
 	return nil
 }
 
-func (s *Session) insertIndexEntries(x *execCtx, t *catalog.Table, row []any, key []byte) error {
+func (s *Session) insertIndexEntries(x *plan.ExecCtx, t *catalog.Table, row []any, key []byte) error {
 	for _, ix := range t.Indexes {
 		if ix.Primary {
 			continue
@@ -665,75 +628,75 @@ func (s *Session) checkRow(t *catalog.Table, row []any) error {
 // WHERE clause, and the access path it allows.
 type modifyTarget struct {
 	t     *catalog.Table
-	in    *compiler // compiles expressions over the table's rows
-	scan  *tableScan
-	where expr
+	in    *plan.Compiler // compiles expressions over the table's rows
+	scan  *plan.TableScan
+	where plan.Expr
 	// keysKept says the statement changes no column of a primary key or
 	// unique index, which a foreign key could reference.
 	keysKept bool
 	// joined, for UPDATE ... FROM and DELETE ... USING, is the target
 	// joined with the other FROM items; width is the target's part of
 	// its rows (see dmljoin.go).
-	joined source
+	joined plan.Source
 	width  int
 }
 
-func (c *compiler) planTarget(p *writePlan, with *ast.WithClause, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
+func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
 	if with != nil {
 		var err error
-		if c, _, err = c.planWith(with); err != nil {
+		if c, _, err = c.PlanWith(with); err != nil {
 			return nil, err
 		}
 	}
 	if refs != nil && refs.TableRefs != nil && refs.TableRefs.Right != nil {
-		return c.planJoinedTarget(p, refs, where, returning)
+		return planJoinedTarget(c, p, refs, where, returning)
 	}
-	t, alias, err := c.targetTable(refs, p.verb)
+	t, alias, err := targetTable(c, refs, p.Verb)
 	if err != nil {
 		return nil, err
 	}
-	sc := tableScope(t, alias)
-	m := &modifyTarget{t: t, in: c.withScope(sc), scan: &tableScan{t: t, access: access{kind: "seq"}}}
+	sc := plan.TableScope(t, alias)
+	m := &modifyTarget{t: t, in: c.WithScope(sc), scan: &plan.TableScan{Table: t, Access: plan.Access{Kind: "seq"}}}
 	if where != nil {
-		if m.where, err = m.in.compileAs(where, types.Bool); err != nil {
+		if m.where, err = m.in.CompileAs(where, types.Bool); err != nil {
 			return nil, err
 		}
-		m.scan.access = chooseAccess(t, m.where, c.s.partialImplied(t, m.where))
+		m.scan.Access = plan.ChooseAccess(t, m.where, sessionOf(c.Host).partialImplied(t, m.where))
 	}
-	p.t = t
-	if err := c.planReturning(p, sc, returning); err != nil {
+	p.Table = t
+	if err := planReturning(c, p, sc, returning); err != nil {
 		return nil, err
 	}
-	p.explain = func() string {
-		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + m.scan.Explain("  ")
+	p.Explain = func() string {
+		return strings.ToUpper(p.Verb[:1]) + strings.ToLower(p.Verb[1:]) + " on " + t.Name + "\n" + m.scan.Explain("  ")
 	}
 	return m, nil
 }
 
 // runModify makes p.run: modifyRows with update (nil deletes), counting
 // the rows written and projecting RETURNING.
-func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any) ([]any, error)) {
-	p.run = func(x *execCtx) (*rowexec.RowStore, int64, error) {
-		out := p.returned(x)
+func runModify(p *plan.WritePlan, m *modifyTarget, update func(x *plan.ExecCtx, old []any) ([]any, error)) {
+	p.Run = func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
+		out := p.Returned(x)
 		var count int64
 		var up func(old []any) ([]any, error)
 		if update != nil {
 			up = func(old []any) ([]any, error) { return update(x, old) }
 		}
 		if m.keysKept {
-			x.tx.KeepKeys(true)
-			defer x.tx.KeepKeys(false)
+			x.Tx.KeepKeys(true)
+			defer x.Tx.KeepKeys(false)
 		}
 		modify := func(up func(old []any) ([]any, error), done func(row []any) error) error {
 			if m.joined != nil {
-				return x.s.modifyJoined(x, m, up, done)
+				return sessionOf(x.Host).modifyJoined(x, m, up, done)
 			}
-			return x.s.modifyRows(x, m.t, m.scan, m.where, up, done)
+			return sessionOf(x.Host).modifyRows(x, m.t, m.scan, m.where, up, done)
 		}
 		err := modify(up, func(row []any) error {
 			count++
-			if p.returning != nil {
-				r, err := p.project(x, row)
+			if p.Returning != nil {
+				r, err := p.Project(x, row)
 				if err != nil {
 					return err
 				}
@@ -742,30 +705,30 @@ func (p *writePlan) runModify(m *modifyTarget, update func(x *execCtx, old []any
 			return nil
 		})
 		if err != nil {
-			return failRun(out, err)
+			return plan.FailRun(out, err)
 		}
 		return out, count, nil
 	}
 }
 
 // planUpdate plans UPDATE t SET ... WHERE ...
-func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*writePlan, error) {
+func planUpdate(c *plan.Compiler, n *ast.UpdateStmt, returning *ast.FieldList) (*plan.WritePlan, error) {
 	if n.Order != nil || n.Limit != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "UPDATE with ORDER BY or LIMIT is not supported")
 	}
-	p := &writePlan{verb: "UPDATE"}
-	m, err := c.planTarget(p, n.With, n.TableRefs, n.Where, returning)
+	p := &plan.WritePlan{Verb: "UPDATE"}
+	m, err := planTarget(c, p, n.With, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
 	}
 	t := m.t
-	defaults, err := c.defaults(t)
+	defaults, err := defaults(c, t)
 	if err != nil {
 		return nil, err
 	}
 	type set struct {
 		col int
-		e   expr
+		e   plan.Expr
 	}
 	var sets []set
 	for _, a := range n.List {
@@ -786,9 +749,9 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 		sets = append(sets, set{i, e})
 	}
 	m.keysKept = !slices.ContainsFunc(sets, func(s set) bool { return inUniqueKey(t, s.col) })
-	p.runModify(m, func(x *execCtx, old []any) ([]any, error) {
+	runModify(p, m, func(x *plan.ExecCtx, old []any) ([]any, error) {
 		row := append([]any(nil), old[:len(t.Columns)+1]...) // without the FROM items' part
-		e := x.env(old)
+		e := x.Env(old)
 		for _, st := range sets {
 			v, err := st.e.Eval(e)
 			if err != nil {
@@ -796,7 +759,7 @@ func (c *compiler) planUpdate(n *ast.UpdateStmt, returning *ast.FieldList) (*wri
 			}
 			row[st.col] = v
 		}
-		return row, x.s.checkRow(t, row)
+		return row, sessionOf(x.Host).checkRow(t, row)
 	})
 	return p, nil
 }
@@ -825,16 +788,16 @@ func setTarget(t *catalog.Table, a *ast.Assignment) (int, *catalog.TableColumn, 
 }
 
 // planDelete plans DELETE FROM t WHERE ...
-func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*writePlan, error) {
+func planDelete(c *plan.Compiler, n *ast.DeleteStmt, returning *ast.FieldList) (*plan.WritePlan, error) {
 	if n.IsMultiTable && n.TableRefs.TableRefs.Right == nil || n.Order != nil || n.Limit != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
-	p := &writePlan{verb: "DELETE"}
-	m, err := c.planTarget(p, n.With, n.TableRefs, n.Where, returning)
+	p := &plan.WritePlan{Verb: "DELETE"}
+	m, err := planTarget(c, p, n.With, n.TableRefs, n.Where, returning)
 	if err != nil {
 		return nil, err
 	}
-	p.runModify(m, nil)
+	runModify(p, m, nil)
 	return p, nil
 }
 
@@ -851,19 +814,19 @@ func (c *compiler) planDelete(n *ast.DeleteStmt, returning *ast.FieldList) (*wri
 // row this loop wrote, under its old key or a new one, and finds the
 // rows it would have found had it run first. So memory does not grow
 // with the table.
-func (s *Session) modifyRows(x *execCtx, t *catalog.Table, scan *tableScan, where expr,
+func (s *Session) modifyRows(x *plan.ExecCtx, t *catalog.Table, scan *plan.TableScan, where plan.Expr,
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	it, err := scan.Open(x)
 	if err != nil {
 		return err
 	}
-	candidates := &filterIter{in: it, x: x, pred: trueIfNil(where)}
+	candidates := &plan.FilterIter{In: it, X: x, Pred: trueIfNil(where)}
 	defer candidates.Close()
 	var pred func(old []any) (bool, error)
 	if where != nil {
 		pred = func(old []any) (bool, error) {
-			v, err := where.Eval(x.env(old))
-			return isTrue(v), err
+			v, err := where.Eval(x.Env(old))
+			return plan.IsTrue(v), err
 		}
 	}
 	for {
@@ -891,14 +854,14 @@ var modifyHook func()
 // is a target of the statement's own UPDATE or DELETE, and another part of
 // the statement (a data-modifying WITH query) having written it fails with
 // txn.ErrWrittenByStatement; a foreign key's action changes it regardless.
-func (s *Session) modifyRow(x *execCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
+func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	var old, row []any
-	mutate := x.tx.Mutate
+	mutate := x.Tx.Mutate
 	if once {
-		mutate = x.tx.MutateOnce
+		mutate = x.Tx.MutateOnce
 	}
-	err := mutate(x.ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+	err := mutate(x.Ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
 		if !exists {
 			return nil, txn.Keep, nil // deleted meanwhile
 		}
@@ -932,14 +895,14 @@ func (s *Session) modifyRow(x *execCtx, t *catalog.Table, key []byte, once bool,
 		return err
 	}
 	if update == nil {
-		if err := x.afterParentChange(t, old, nil); err != nil {
+		if err := afterParentChange(x, t, old, nil); err != nil {
 			return err
 		}
 	} else {
 		if len(t.ForeignKeys) > 0 {
-			x.queueChildChecks(t, old, slices.Clone(row))
+			queueChildChecks(x, t, old, slices.Clone(row))
 		}
-		if err := x.afterParentChange(t, old, row); err != nil {
+		if err := afterParentChange(x, t, old, row); err != nil {
 			return err
 		}
 	}
@@ -948,7 +911,7 @@ func (s *Session) modifyRow(x *execCtx, t *catalog.Table, key []byte, once bool,
 
 // fixIndexes brings index entries (and a moved primary key) in line with
 // an updated or deleted row. key is the row's key before the change.
-func (s *Session) fixIndexes(x *execCtx, t *catalog.Table, key []byte, old, row []any, deleted bool) error {
+func (s *Session) fixIndexes(x *plan.ExecCtx, t *catalog.Table, key []byte, old, row []any, deleted bool) error {
 	newKey := key
 	pk := t.PrimaryKey()
 	if pk != nil && !deleted {
@@ -984,7 +947,7 @@ func (s *Session) fixIndexes(x *execCtx, t *catalog.Table, key []byte, old, row 
 			return err
 		}
 		if before != nil && !bytes.Equal(before, after) {
-			if err := x.tx.Delete(x.ctx, before); err != nil {
+			if err := x.Tx.Delete(x.Ctx, before); err != nil {
 				return err
 			}
 		}
@@ -994,7 +957,7 @@ func (s *Session) fixIndexes(x *execCtx, t *catalog.Table, key []byte, old, row 
 	}
 	if !bytes.Equal(newKey, key) {
 		val := t.EncodeRow(row)
-		err := x.tx.Mutate(x.ctx, newKey, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+		err := x.Tx.Mutate(x.Ctx, newKey, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 			if exists {
 				return nil, txn.Keep, s.uniqueViolation(t, pk, row)
 			}
@@ -1018,7 +981,7 @@ func (s *Session) fixIndexes(x *execCtx, t *catalog.Table, key []byte, old, row 
 		case bytes.Equal(before, after):
 			// A unique entry that stays must follow a moved primary key.
 			if !bytes.Equal(newKey, key) {
-				if err := x.tx.Put(x.ctx, after, newKey); err != nil {
+				if err := x.Tx.Put(x.Ctx, after, newKey); err != nil {
 					return err
 				}
 			}
@@ -1031,9 +994,46 @@ func (s *Session) fixIndexes(x *execCtx, t *catalog.Table, key []byte, old, row 
 	return nil
 }
 
-func trueIfNil(e expr) expr {
+func trueIfNil(e plan.Expr) plan.Expr {
 	if e == nil {
-		return &constExpr{t: types.Bool, v: true}
+		return &plan.ConstExpr{T: types.Bool, V: true}
 	}
 	return e
+}
+
+// keyDescription renders "Key (a, b)=(1, x) already exists." for
+// unique-violation details.
+func keyDescription(t *catalog.Table, ix *catalog.Index, row []any, s *Session) string {
+	return "Key " + keyValues(t, ix, row, s) + " already exists."
+}
+
+// keyValues renders "(a, b)=(1, x)": an index's columns and row's values.
+func keyValues(t *catalog.Table, ix *catalog.Index, row []any, s *Session) string {
+	names := make([]string, len(ix.Columns))
+	vals := make([]string, len(ix.Columns))
+	for i, ci := range ix.Columns {
+		c := t.Columns[ci]
+		names[i] = c.Name
+		if c.Hidden {
+			names[i] = s.indexColumnText(t, ci)
+		}
+		vals[i] = string(types.AppendText(nil, c.Type, row[ci], s.loc()))
+	}
+	return fmt.Sprintf("(%s)=(%s)", strings.Join(names, ", "), strings.Join(vals, ", "))
+}
+
+// rowDescription renders a row for not-null violation details.
+func rowDescription(t *catalog.Table, row []any, s *Session) string {
+	var vals []string
+	for i, c := range t.Columns {
+		if !c.Visible() {
+			continue
+		}
+		if row[i] == nil {
+			vals = append(vals, "null")
+		} else {
+			vals = append(vals, string(types.AppendText(nil, c.Type, row[i], s.loc())))
+		}
+	}
+	return "Failing row contains (" + strings.Join(vals, ", ") + ")."
 }

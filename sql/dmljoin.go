@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -43,50 +45,50 @@ func splitTarget(n ast.ResultSetNode) (*ast.TableSource, ast.ResultSetNode) {
 // planJoinedTarget plans the target and FROM items of a multiple-table
 // UPDATE or DELETE: expressions compile over the target's row followed by
 // the items' rows.
-func (c *compiler) planJoinedTarget(p *writePlan, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
+func planJoinedTarget(c *plan.Compiler, p *plan.WritePlan, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
 	ts, rest := splitTarget(refs.TableRefs)
 	if ts == nil || rest == nil {
 		return nil, errWriteTarget()
 	}
-	t, alias, err := c.targetTableOf(ts, p.verb)
+	t, alias, err := targetTableOf(c, ts, p.Verb)
 	if err != nil {
 		return nil, err
 	}
-	from, fromScope, err := c.planResultSet(rest)
+	from, fromScope, err := c.PlanResultSet(rest)
 	if err != nil {
 		return nil, err
 	}
-	target := tableScope(t, alias)
-	width := len(target.cols)
-	sc := &scope{cols: append(slices.Clip(target.cols), fromScope.cols...)}
-	m := &modifyTarget{t: t, in: c.withScope(sc), scan: &tableScan{t: t, access: access{kind: "seq"}}, width: width}
-	var src source = &nestedJoin{left: m.scan, right: from, leftWidth: width, rightWidth: len(fromScope.cols)}
+	target := plan.TableScope(t, alias)
+	width := len(target.Cols)
+	sc := &plan.Scope{Cols: append(slices.Clip(target.Cols), fromScope.Cols...)}
+	m := &modifyTarget{t: t, in: c.WithScope(sc), scan: &plan.TableScan{Table: t, Access: plan.Access{Kind: "seq"}}, width: width}
+	var src plan.Source = &plan.NestedJoin{Left: m.scan, Right: from, LeftWidth: width, RightWidth: len(fromScope.Cols)}
 	if where != nil {
-		if m.where, err = m.in.compileAs(where, types.Bool); err != nil {
+		if m.where, err = m.in.CompileAs(where, types.Bool); err != nil {
 			return nil, err
 		}
-		src, _ = c.pushDown(src, sc.cols, where)
+		src, _ = c.PushDown(src, sc.Cols, where)
 	}
 	m.joined = src
-	p.t = t
-	if err := c.planReturning(p, sc, returning); err != nil {
+	p.Table = t
+	if err := planReturning(c, p, sc, returning); err != nil {
 		return nil, err
 	}
-	p.explain = func() string {
-		return strings.ToUpper(p.verb[:1]) + strings.ToLower(p.verb[1:]) + " on " + t.Name + "\n" + src.Explain("  ")
+	p.Explain = func() string {
+		return strings.ToUpper(p.Verb[:1]) + strings.ToLower(p.Verb[1:]) + " on " + t.Name + "\n" + src.Explain("  ")
 	}
 	return m, nil
 }
 
 // modifyJoined is modifyRows for a target joined with FROM items: update
 // and done see the target row followed by the items' row it matched.
-func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined []any) ([]any, error), done func(joined []any) error) error {
+func (s *Session) modifyJoined(x *plan.ExecCtx, m *modifyTarget, update func(joined []any) ([]any, error), done func(joined []any) error) error {
 	it, err := m.joined.Open(x)
 	if err != nil {
 		return err
 	}
 	// As in modifyRows, the candidates are written as the join finds them.
-	candidates := &filterIter{in: it, x: x, pred: trueIfNil(m.where)}
+	candidates := &plan.FilterIter{In: it, X: x, Pred: trueIfNil(m.where)}
 	defer candidates.Close()
 	t, width := m.t, m.width
 	// The target is the join's left side, each of whose rows meets all
@@ -111,8 +113,8 @@ func (s *Session) modifyJoined(x *execCtx, m *modifyTarget, update func(joined [
 		var pred func(old []any) (bool, error)
 		if m.where != nil {
 			pred = func(old []any) (bool, error) {
-				v, err := m.where.Eval(x.env(join(old)))
-				return isTrue(v), err
+				v, err := m.where.Eval(x.Env(join(old)))
+				return plan.IsTrue(v), err
 			}
 		}
 		var up func(old []any) ([]any, error)

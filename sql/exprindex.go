@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -31,11 +33,11 @@ import (
 // hiddenColumnFor returns the position in t of the hidden column that
 // computes e, adding one if t has none, and whether it added it.
 func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, error) {
-	if hasSubquery(e) {
+	if plan.HasSubquery(e) {
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
 	e = unparen(e)
-	stored := storedExpr(e)
+	stored := plan.StoredExpr(e)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == stored {
 			return i, false, nil
@@ -43,8 +45,8 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 	}
 	var params []types.T
 	vol := builtins.Immutable
-	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name), volatility: &vol}
-	compiled, err := c.compile(e)
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: plan.PlainTableScope(t, t.Name), Volatility: &vol}
+	compiled, err := c.Compile(e)
 	if err != nil {
 		return 0, false, err
 	}
@@ -76,7 +78,7 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 // hiddenColumnOf is the position of t's hidden column that computes e
 // over t's unqualified columns, or -1.
 func hiddenColumnOf(t *catalog.Table, alias string, e ast.ExprNode) int {
-	text := unqualifiedText(unparen(e), alias)
+	text := plan.UnqualifiedText(unparen(e), alias)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == text {
 			return i
@@ -136,10 +138,10 @@ func (s *Session) indexColumnText(t *catalog.Table, i int) string {
 	}
 	text := c.Generated
 	if e, err := s.compileGenerated(t, c); err == nil {
-		if d, ok := deparse(e, columnNames(t)); ok {
+		if d, ok := plan.Deparse(e, columnNames(t)); ok {
 			text = d
 		}
-		if f, call := e.(*funcExpr); call && !isOperatorName(f.name) && regexOperator(f, false) == "" {
+		if f, call := e.(*plan.FuncExpr); call && !plan.IsOperatorName(f.Name) && plan.RegexOperator(f, false) == "" {
 			return text
 		}
 	}
@@ -154,65 +156,3 @@ func columnNames(t *catalog.Table) []string {
 	}
 	return names
 }
-
-// matchHidden returns a reference to the hidden column whose expression n
-// writes, if the scope has one: a query that writes an indexed expression
-// reads what the index keys on.
-func (c *compiler) matchHidden(n ast.ExprNode) (expr, bool) {
-	switch n.(type) {
-	case *ast.FuncCallExpr, *ast.BinaryOperationExpr, *ast.UnaryOperationExpr, *ast.FuncCastExpr:
-	default:
-		return nil, false
-	}
-	for i := range c.scope.cols {
-		sc := &c.scope.cols[i]
-		if sc.hiddenExpr == "" {
-			continue
-		}
-		if unqualifiedText(n, sc.table) == sc.hiddenExpr && c.readsOnly(n, sc.table) {
-			return &colExpr{t: sc.t, idx: i}, true
-		}
-	}
-	return nil, false
-}
-
-// readsOnly reports whether every column n names resolves in the scope
-// to a column of the FROM item table. The same text may name others: a
-// JOIN USING column, which an outer join may take from the other side,
-// or, unqualified beside a second table, an ambiguous name.
-func (c *compiler) readsOnly(n ast.ExprNode, table string) bool {
-	ok := true
-	n.Accept(&columnVisitor{visit: func(cn *ast.ColumnNameExpr) {
-		_, col, err := c.scope.resolve(cn.Name.Table.O, cn.Name.Name.O)
-		ok = ok && err == nil && cn.Name.Schema.L == "" && col.table == table
-	}})
-	return ok
-}
-
-// unqualifiedText is n as storedExpr prints it, with the qualifier table
-// taken off its column references; other qualifiers stay, so that a
-// column of another table does not match.
-func unqualifiedText(n ast.ExprNode, table string) string {
-	var stripped []*ast.ColumnName
-	n.Accept(&qualifierStripper{table: table, stripped: &stripped})
-	text := storedExpr(n)
-	for _, cn := range stripped {
-		cn.Table = ast.NewCIStr(table)
-	}
-	return text
-}
-
-type qualifierStripper struct {
-	table    string
-	stripped *[]*ast.ColumnName
-}
-
-func (q *qualifierStripper) Enter(n ast.Node) (ast.Node, bool) {
-	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Schema.L == "" && c.Name.Table.O == q.table && q.table != "" {
-		c.Name.Table = ast.NewCIStr("")
-		*q.stripped = append(*q.stripped, c.Name)
-	}
-	return n, false
-}
-
-func (q *qualifierStripper) Leave(n ast.Node) (ast.Node, bool) { return n, true }

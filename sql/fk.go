@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -212,8 +214,8 @@ type parentCheck struct {
 // queueChildChecks notes the foreign keys of t that a new or changed row
 // must satisfy: all of them for a new row (old nil), the ones whose
 // columns changed for an updated one.
-func (x *execCtx) queueChildChecks(t *catalog.Table, old, row []any) {
-	fks, _ := x.fk.(*fkState)
+func queueChildChecks(x *plan.ExecCtx, t *catalog.Table, old, row []any) {
+	fks, _ := x.FK.(*fkState)
 	if fks == nil {
 		return
 	}
@@ -282,25 +284,25 @@ func parentEntry(parent *catalog.Table, ix *catalog.Index, fk *catalog.ForeignKe
 // checkChild makes sure a child row's key exists in the parent, and locks
 // the parent's entry against deletion and key changes (KEY SHARE) until
 // the transaction ends.
-func (x *execCtx) checkChild(c childCheck) error {
+func checkChild(x *plan.ExecCtx, c childCheck) error {
 	key, refs, err := fkKey(c.t, c.fk, c.row)
 	if err != nil || !refs {
 		return err
 	}
-	parent, ix := parentOf(x.s.catalog(), c.fk)
+	parent, ix := parentOf(sessionOf(x.Host).catalog(), c.fk)
 	if ix == nil {
 		return pgerr.New(pgerr.InternalError, "foreign key %q has lost its parent's index", c.fk.Name)
 	}
 	// A key the parent's type cannot hold (out of its range) is in no
 	// parent row.
 	if entry, err := parentEntry(parent, ix, c.fk, key); err == nil {
-		got, err := x.tx.LockRow(x.ctx, entry, txn.LockKeyShare, false)
+		got, err := x.Tx.LockRow(x.Ctx, entry, txn.LockKeyShare, false)
 		if err != nil || got.Exists {
 			return err
 		}
 	}
 	e := pgerr.New(pgerr.ForeignKeyViolation, "insert or update on table %q violates foreign key constraint %q", c.t.Name, c.fk.Name).
-		WithDetail("Key %s is not present in table %q.", keyText(c.t, c.fk.Columns, c.row, x.s), parent.Name)
+		WithDetail("Key %s is not present in table %q.", keyText(c.t, c.fk.Columns, c.row, sessionOf(x.Host)), parent.Name)
 	e.Table, e.Constraint = c.t.Name, c.fk.Name
 	return e
 }
@@ -326,12 +328,12 @@ func keyText(t *catalog.Table, cols []int, row []any, s *Session) string {
 // changed, RESTRICT fails if a child still references the old key, the
 // actions change the children, and NO ACTION is checked when the
 // statement ends.
-func (x *execCtx) afterParentChange(t *catalog.Table, old, row []any) error {
-	fks, _ := x.fk.(*fkState)
+func afterParentChange(x *plan.ExecCtx, t *catalog.Table, old, row []any) error {
+	fks, _ := x.FK.(*fkState)
 	if fks == nil {
 		return nil
 	}
-	for _, ref := range x.s.catalog().Referencing(t.ID) {
+	for _, ref := range sessionOf(x.Host).catalog().Referencing(t.ID) {
 		fk := ref.FK
 		if row != nil && !keyChanged(t, fk.RefColumns, old, row) {
 			continue
@@ -344,11 +346,11 @@ func (x *execCtx) afterParentChange(t *catalog.Table, old, row []any) error {
 		case 'a':
 			fks.parents = append(fks.parents, parentCheck{t, ref, old})
 		case 'r':
-			if err := x.checkUnreferenced(t, ref, old, false); err != nil {
+			if err := checkUnreferenced(x, t, ref, old, false); err != nil {
 				return err
 			}
 		default:
-			if err := x.referentialAction(t, ref, action, old, row); err != nil {
+			if err := referentialAction(x, t, ref, action, old, row); err != nil {
 				return err
 			}
 		}
@@ -358,7 +360,7 @@ func (x *execCtx) afterParentChange(t *catalog.Table, old, row []any) error {
 
 // children calls fn with each row of ref's child whose key equals the
 // parent row old's referenced key, by newest committed versions.
-func (x *execCtx) children(ref catalog.FKRef, old []any, fn func(key []byte, row []any) (bool, error)) error {
+func children(x *plan.ExecCtx, ref catalog.FKRef, old []any, fn func(key []byte, row []any) (bool, error)) error {
 	child := ref.Child
 	want, ok := referencedKey(ref, old)
 	if !ok {
@@ -373,7 +375,7 @@ func (x *execCtx) children(ref catalog.FKRef, old []any, fn func(key []byte, row
 	var rowKeys [][]byte
 	var rows [][]any
 	var ferr error
-	err := x.tx.ScanLatest(prefix, catalog.PrefixEnd(prefix), func(k, v []byte) bool {
+	err := x.Tx.ScanLatest(prefix, catalog.PrefixEnd(prefix), func(k, v []byte) bool {
 		if ix != nil && !ix.Primary {
 			rowKeys = append(rowKeys, bytes.Clone(v))
 			return true
@@ -395,7 +397,7 @@ func (x *execCtx) children(ref catalog.FKRef, old []any, fn func(key []byte, row
 		if err != nil {
 			break
 		}
-		err = x.tx.ScanLatest(key, catalog.PrefixEnd(key), func(k, v []byte) bool {
+		err = x.Tx.ScanLatest(key, catalog.PrefixEnd(key), func(k, v []byte) bool {
 			if !bytes.Equal(k, key) {
 				return false
 			}
@@ -483,9 +485,9 @@ func references(ref catalog.FKRef, row []any, want [][]byte) bool {
 // checkUnreferenced fails if a child of ref still references the parent
 // row old's key. With again, a parent row that has the key again (an
 // update back, or a new row) satisfies the children.
-func (x *execCtx) checkUnreferenced(parent *catalog.Table, ref catalog.FKRef, old []any, again bool) error {
+func checkUnreferenced(x *plan.ExecCtx, parent *catalog.Table, ref catalog.FKRef, old []any, again bool) error {
 	if again {
-		_, ix := parentOf(x.s.catalog(), ref.FK)
+		_, ix := parentOf(sessionOf(x.Host).catalog(), ref.FK)
 		if ix != nil {
 			key := make([]any, len(ref.FK.RefColumns))
 			for i, pi := range ref.FK.RefColumns {
@@ -496,7 +498,7 @@ func (x *execCtx) checkUnreferenced(parent *catalog.Table, ref catalog.FKRef, ol
 				return err
 			}
 			found := false
-			if err := x.tx.ScanLatest(entry, catalog.PrefixEnd(entry), func(k, _ []byte) bool {
+			if err := x.Tx.ScanLatest(entry, catalog.PrefixEnd(entry), func(k, _ []byte) bool {
 				found = bytes.Equal(k, entry)
 				return false
 			}); err != nil {
@@ -508,7 +510,7 @@ func (x *execCtx) checkUnreferenced(parent *catalog.Table, ref catalog.FKRef, ol
 		}
 	}
 	referenced := false
-	if err := x.children(ref, old, func([]byte, []any) (bool, error) {
+	if err := children(x, ref, old, func([]byte, []any) (bool, error) {
 		referenced = true
 		return false, nil
 	}); err != nil || !referenced {
@@ -516,17 +518,17 @@ func (x *execCtx) checkUnreferenced(parent *catalog.Table, ref catalog.FKRef, ol
 	}
 	e := pgerr.New(pgerr.ForeignKeyViolation, "update or delete on table %q violates foreign key constraint %q on table %q",
 		parent.Name, ref.FK.Name, ref.Child.Name).
-		WithDetail("Key %s is still referenced from table %q.", keyText(parent, ref.FK.RefColumns, old, x.s), ref.Child.Name)
+		WithDetail("Key %s is still referenced from table %q.", keyText(parent, ref.FK.RefColumns, old, sessionOf(x.Host)), ref.Child.Name)
 	e.Table, e.Constraint = ref.Child.Name, ref.FK.Name
 	return e
 }
 
 // referentialAction applies CASCADE, SET NULL or SET DEFAULT to the
 // children of a parent row whose key was deleted (row nil) or changed.
-func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, action byte, old, row []any) error {
+func referentialAction(x *plan.ExecCtx, parent *catalog.Table, ref catalog.FKRef, action byte, old, row []any) error {
 	child, fk := ref.Child, ref.FK
 	var keys [][]byte
-	if err := x.children(ref, old, func(key []byte, _ []any) (bool, error) {
+	if err := children(x, ref, old, func(key []byte, _ []any) (bool, error) {
 		keys = append(keys, key)
 		return true, nil
 	}); err != nil {
@@ -535,11 +537,11 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 	if len(keys) == 0 {
 		return nil
 	}
-	var setDefaults []expr
+	var setDefaults []plan.Expr
 	if action == 'd' {
 		var params []types.T
 		var err error
-		if setDefaults, err = (&compiler{s: x.s, params: &params}).defaults(child); err != nil {
+		if setDefaults, err = defaults((&plan.Compiler{Host: x.Host, Params: &params}), child); err != nil {
 			return err
 		}
 	}
@@ -558,7 +560,7 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 			case 'd':
 				next[ci] = nil
 				if setDefaults[ci] != nil {
-					v, err := setDefaults[ci].Eval(x.env(nil))
+					v, err := setDefaults[ci].Eval(x.Env(nil))
 					if err != nil {
 						return nil, err
 					}
@@ -566,7 +568,7 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 				}
 			}
 		}
-		return next, x.s.checkRow(child, next)
+		return next, sessionOf(x.Host).checkRow(child, next)
 	}
 	if action == 'c' && row == nil {
 		update = nil // ON DELETE CASCADE deletes the children
@@ -576,7 +578,7 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 	want, _ := referencedKey(ref, old)
 	still := func(cur []any) (bool, error) { return references(ref, cur, want), nil }
 	for _, key := range keys {
-		if err := x.s.modifyRow(x, child, key, false, still, update, func([]any) error { return nil }); err != nil {
+		if err := sessionOf(x.Host).modifyRow(x, child, key, false, still, update, func([]any) error { return nil }); err != nil {
 			return err
 		}
 	}
@@ -584,7 +586,7 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 		// A child whose key was already the default keeps it, and its
 		// update owes no check; but the parent row with that key is the
 		// one going, as PostgreSQL checks too.
-		return x.checkUnreferenced(parent, ref, old, false)
+		return checkUnreferenced(x, parent, ref, old, false)
 	}
 	return nil
 }
@@ -593,8 +595,8 @@ func (x *execCtx) referentialAction(parent *catalog.Table, ref catalog.FKRef, ac
 // of new and changed child rows must exist, and NO ACTION parents' old
 // keys must be unreferenced. Checks queued while flushing (by cascades)
 // run too.
-func (x *execCtx) flushFK() error {
-	fks, _ := x.fk.(*fkState)
+func flushFK(x *plan.ExecCtx) error {
+	fks, _ := x.FK.(*fkState)
 	if fks == nil {
 		return nil
 	}
@@ -602,23 +604,23 @@ func (x *execCtx) flushFK() error {
 		children, parents := fks.children, fks.parents
 		fks.children, fks.parents = nil, nil
 		for _, c := range parents {
-			if x.s.deferredNow(c.ref.FK) {
-				x.s.deferredFK.parents = append(x.s.deferredFK.parents, c)
+			if sessionOf(x.Host).deferredNow(c.ref.FK) {
+				sessionOf(x.Host).deferredFK.parents = append(sessionOf(x.Host).deferredFK.parents, c)
 				continue
 			}
-			if err := x.checkUnreferenced(c.parent, c.ref, c.old, true); err != nil {
+			if err := checkUnreferenced(x, c.parent, c.ref, c.old, true); err != nil {
 				return err
 			}
 		}
 		for _, c := range children {
-			if x.s.deferredNow(c.fk) {
-				x.s.deferredFK.children = append(x.s.deferredFK.children, c)
+			if sessionOf(x.Host).deferredNow(c.fk) {
+				sessionOf(x.Host).deferredFK.children = append(sessionOf(x.Host).deferredFK.children, c)
 				continue
 			}
-			if !x.rowStillThere(c.t, c.row) {
+			if !rowStillThere(x, c.t, c.row) {
 				continue
 			}
-			if err := x.checkChild(c); err != nil {
+			if err := checkChild(x, c); err != nil {
 				return err
 			}
 		}
@@ -630,13 +632,13 @@ func (x *execCtx) flushFK() error {
 // written: a later change in the same statement (a cascade) brings its
 // own checks, as PostgreSQL skips the trigger of a row version no longer
 // live.
-func (x *execCtx) rowStillThere(t *catalog.Table, row []any) bool {
+func rowStillThere(x *plan.ExecCtx, t *catalog.Table, row []any) bool {
 	key, _ := row[len(t.Columns)].([]byte)
 	if key == nil {
 		return true
 	}
 	found := false
-	_ = x.tx.ScanLatest(key, catalog.PrefixEnd(key), func(k, v []byte) bool {
+	_ = x.Tx.ScanLatest(key, catalog.PrefixEnd(key), func(k, v []byte) bool {
 		if bytes.Equal(k, key) {
 			cur, err := t.DecodeRow(key, v)
 			found = err == nil && !keyChanged(t, allColumns(t), cur, row)
@@ -657,8 +659,8 @@ func allColumns(t *catalog.Table) []int {
 }
 
 // validateForeignKey checks t's existing rows against a new foreign key.
-func (s *Session) validateForeignKey(x *execCtx, t *catalog.Table, fk *catalog.ForeignKey) error {
-	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).Open(x)
+func (s *Session) validateForeignKey(x *plan.ExecCtx, t *catalog.Table, fk *catalog.ForeignKey) error {
+	it, err := (&plan.TableScan{Table: t, Access: plan.Access{Kind: "seq"}}).Open(x)
 	if err != nil {
 		return err
 	}
@@ -668,7 +670,7 @@ func (s *Session) validateForeignKey(x *execCtx, t *catalog.Table, fk *catalog.F
 		if err != nil || row == nil {
 			return err
 		}
-		if err := x.checkChild(childCheck{t, fk, row}); err != nil {
+		if err := checkChild(x, childCheck{t, fk, row}); err != nil {
 			return err
 		}
 	}
@@ -747,8 +749,8 @@ func (s *Session) addForeignKeys(ctx context.Context, d *catalog.DDL, t *catalog
 	if len(fks) == 0 {
 		return nil
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
-	defer x.closeTemps()
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: d.Tx}
+	defer x.CloseTemps()
 	// The checks find parents in the DDL's catalog, where t, which may
 	// reference itself and may have been rebuilt, must be as it will be.
 	d.Stage(t)

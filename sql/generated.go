@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -25,10 +27,10 @@ func generatedDef(col *catalog.TableColumn, o *ast.ColumnOption) error {
 	if !o.Stored {
 		return pgerr.New(pgerr.SyntaxError, "generated columns must be STORED")
 	}
-	if hasSubquery(o.Expr) {
+	if plan.HasSubquery(o.Expr) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in column generation expression")
 	}
-	col.Generated = storedExpr(o.Expr)
+	col.Generated = plan.StoredExpr(o.Expr)
 	return nil
 }
 
@@ -65,20 +67,20 @@ func (s *Session) checkGenerated(t *catalog.Table) error {
 }
 
 // compileGenerated compiles col's generation expression over t's rows.
-func (s *Session) compileGenerated(t *catalog.Table, col *catalog.TableColumn) (expr, error) {
+func (s *Session) compileGenerated(t *catalog.Table, col *catalog.TableColumn) (plan.Expr, error) {
 	return s.compileGeneratedInto(t, col, nil)
 }
 
 // compileGeneratedInto is compileGenerated collecting into volatility,
 // if set, the volatility of the functions it calls.
-func (s *Session) compileGeneratedInto(t *catalog.Table, col *catalog.TableColumn, volatility *builtins.Volatility) (expr, error) {
+func (s *Session) compileGeneratedInto(t *catalog.Table, col *catalog.TableColumn, volatility *builtins.Volatility) (plan.Expr, error) {
 	n, err := parseExpr(col.Generated)
 	if err != nil {
 		return nil, err
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: plainTableScope(t, t.Name), volatility: volatility}
-	return c.compileAssign(n, col.Type)
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: plan.PlainTableScope(t, t.Name), Volatility: volatility}
+	return c.CompileAssign(n, col.Type)
 }
 
 // fillGenerated computes row's generated columns.
@@ -88,7 +90,7 @@ func (s *Session) fillGenerated(t *catalog.Table, row []any) error {
 	}
 	exprs, ok := s.genCache[t]
 	if !ok {
-		exprs = make([]expr, len(t.Columns))
+		exprs = make([]plan.Expr, len(t.Columns))
 		for i, col := range t.Columns {
 			if col.Generated == "" || col.Dropped {
 				continue
@@ -99,11 +101,11 @@ func (s *Session) fillGenerated(t *catalog.Table, row []any) error {
 			}
 		}
 		if s.genCache == nil || len(s.genCache) > 64 {
-			s.genCache = map[*catalog.Table][]expr{}
+			s.genCache = map[*catalog.Table][]plan.Expr{}
 		}
 		s.genCache[t] = exprs
 	}
-	e := &env{ctx: context.Background(), row: row, s: s}
+	e := &plan.Env{Ctx: context.Background(), Row: row, Host: s.host()}
 	for i, ex := range exprs {
 		if ex == nil {
 			continue

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -83,20 +85,20 @@ func insertGuard(col *catalog.TableColumn, o parser.Overriding) error {
 // assignment compiles UPDATE's or DO UPDATE's SET col = expr over in; def
 // is col's default, for SET col = DEFAULT. It is nil, with no error, for
 // a generated column set to DEFAULT, which checkRow computes.
-func assignment(in *compiler, a *ast.Assignment, col *catalog.TableColumn, def expr) (expr, error) {
+func assignment(in *plan.Compiler, a *ast.Assignment, col *catalog.TableColumn, def plan.Expr) (plan.Expr, error) {
 	if _, isDefault := a.Expr.(*ast.DefaultExpr); isDefault {
 		switch {
 		case col.Generated != "":
 			return nil, nil
 		case def == nil:
-			return &constExpr{t: col.Type}, nil
+			return &plan.ConstExpr{T: col.Type}, nil
 		}
 		return def, nil
 	}
 	if err := writeGuard(col, true); err != nil {
 		return nil, err
 	}
-	return in.compileAssign(a.Expr, col.Type)
+	return in.CompileAssign(a.Expr, col.Type)
 }
 
 // writeGuard is the error for giving column col a value in INSERT (or,

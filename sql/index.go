@@ -3,7 +3,8 @@ package sql
 import (
 	"context"
 	"slices"
-	"strconv"
+
+	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
@@ -66,7 +67,7 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 		return d.PutTable(ctx, t)
 	}
 
-	err = s.eachRow(ctx, d, t, func(x *execCtx, row []any) error {
+	err = s.eachRow(ctx, d, t, func(x *plan.ExecCtx, row []any) error {
 		err := s.insertIndexEntry(x, t, ix, row, row[len(t.Columns)].([]byte))
 		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation {
 			return pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", ix.Name).
@@ -81,10 +82,10 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 }
 
 // eachRow calls fn for each row of t that the DDL transaction sees.
-func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table, fn func(x *execCtx, row []any) error) error {
-	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
-	defer x.closeTemps()
-	it, err := (&tableScan{t: t, access: access{kind: "seq"}}).Open(x)
+func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table, fn func(x *plan.ExecCtx, row []any) error) error {
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: d.Tx}
+	defer x.CloseTemps()
+	it, err := (&plan.TableScan{Table: t, Access: plan.Access{Kind: "seq"}}).Open(x)
 	if err != nil {
 		return err
 	}
@@ -183,61 +184,23 @@ func (s *Session) hasEntry(t *catalog.Table, ix *catalog.Index, row []any) (bool
 	if err != nil {
 		return false, err
 	}
-	v, err := pred.Eval(&env{ctx: context.Background(), row: row, s: s})
+	v, err := pred.Eval(&plan.Env{Ctx: context.Background(), Row: row, Host: s.host()})
 	return v == true, err
 }
 
 // insertIndexEntry writes ix's entry for a new row; a unique index that
 // already has the row's values fails with 23505.
-func (s *Session) insertIndexEntry(x *execCtx, t *catalog.Table, ix *catalog.Index, row []any, rowKey []byte) error {
+func (s *Session) insertIndexEntry(x *plan.ExecCtx, t *catalog.Table, ix *catalog.Index, row []any, rowKey []byte) error {
 	if ok, err := s.hasEntry(t, ix, row); !ok || err != nil {
 		return err
 	}
 	unique := !ix.NonUnique && !catalog.HasNull(ix, row)
-	return x.tx.MutateNew(x.ctx, t.IndexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+	return x.Tx.MutateNew(x.Ctx, t.IndexEntryKey(ix, row, rowKey), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		if exists && unique {
 			return nil, txn.Keep, s.uniqueViolation(t, ix, row)
 		}
 		return rowKey, txn.Put, nil
 	})
-}
-
-// indexReady reports whether the statement's snapshot may read ix's
-// entries: whether the index is in the catalog the snapshot sees. If the
-// DDL that made it committed after the snapshot, rows the snapshot sees
-// may lack entries; if DDL dropped it before the snapshot, its entries are
-// gone. The plan was made from the newest catalog, and the snapshot's may
-// differ, under REPEATABLE READ or when DDL commits between planning and
-// the statement's start.
-func (x *execCtx) indexReady(t *catalog.Table, ix *catalog.Index) (bool, error) {
-	var v []byte
-	var ok bool
-	err := x.tx.Untracked(func() (err error) {
-		v, ok, err = x.tx.Get(catalog.KeyCatalogVersion)
-		return err
-	})
-	if err != nil {
-		return false, err
-	}
-	var version uint64
-	if ok {
-		version, _ = strconv.ParseUint(string(v), 10, 64)
-	}
-	cat := x.s.catalog()
-	if cat.Version != version {
-		// Rare: load the catalog the snapshot sees.
-		if cat, err = catalog.Load(x.tx); err != nil {
-			return false, err
-		}
-	}
-	if now := cat.TableByID[t.ID]; now != nil && now.DataID == t.DataID {
-		for _, other := range now.Indexes {
-			if other.OID == ix.OID && other.ID == ix.ID {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
 }
 
 // Partial indexes. CREATE INDEX ... WHERE pred keeps entries only for the
@@ -255,19 +218,19 @@ func (s *Session) indexPredicate(t *catalog.Table, ix *catalog.Index, st *parser
 		return pgerr.New(pgerr.SyntaxError, "syntax error in index predicate")
 	}
 	n := sel.Fields.Fields[0].Expr
-	if hasSubquery(n) {
+	if plan.HasSubquery(n) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index predicate")
 	}
 	var params []types.T
 	vol := builtins.Immutable
-	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name), volatility: &vol}
-	if _, err := c.compileAs(n, types.Bool); err != nil {
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: plan.TableScope(t, t.Name), Volatility: &vol}
+	if _, err := c.CompileAs(n, types.Bool); err != nil {
 		return err
 	}
 	if !immutable(n, vol) {
 		return pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE")
 	}
-	ix.Where = storedExpr(n)
+	ix.Where = plan.StoredExpr(n)
 	_, err := s.predicateOf(t, ix)
 	return err
 }
@@ -279,7 +242,7 @@ func (s *Session) indexPredicate(t *catalog.Table, ix *catalog.Index, st *parser
 // predicate must be one of where's, compared as pg_get_expr prints them;
 // constants must match, so a predicate is never proved by a parameter's
 // value.
-func (s *Session) partialImplied(t *catalog.Table, where expr) func(*catalog.Index) int {
+func (s *Session) partialImplied(t *catalog.Table, where plan.Expr) func(*catalog.Index) int {
 	var have map[string]bool
 	return func(ix *catalog.Index) int {
 		if ix.Where == "" {
@@ -295,15 +258,15 @@ func (s *Session) partialImplied(t *catalog.Table, where expr) func(*catalog.Ind
 		names := columnNames(t)
 		if have == nil {
 			have = map[string]bool{}
-			for _, cj := range conjuncts(where) {
-				if text, ok := deparse(cj, names); ok {
+			for _, cj := range plan.Conjuncts(where) {
+				if text, ok := plan.Deparse(cj, names); ok {
 					have[text] = true
 				}
 			}
 		}
-		preds := conjuncts(pred)
+		preds := plan.Conjuncts(pred)
 		for _, pj := range preds {
-			if text, ok := deparse(pj, names); !ok || !have[text] {
+			if text, ok := plan.Deparse(pj, names); !ok || !have[text] {
 				return -1
 			}
 		}
@@ -312,7 +275,7 @@ func (s *Session) partialImplied(t *catalog.Table, where expr) func(*catalog.Ind
 }
 
 // predicateOf compiles ix's predicate over t's rows.
-func (s *Session) predicateOf(t *catalog.Table, ix *catalog.Index) (expr, error) {
+func (s *Session) predicateOf(t *catalog.Table, ix *catalog.Index) (plan.Expr, error) {
 	key := predicateKey{t, ix}
 	if e, ok := s.predCache[key]; ok {
 		return e, nil
@@ -322,13 +285,13 @@ func (s *Session) predicateOf(t *catalog.Table, ix *catalog.Index) (expr, error)
 		return nil, err
 	}
 	var params []types.T
-	c := &compiler{s: s, params: &params, scope: tableScope(t, t.Name)}
-	e, err := c.compileAs(n, types.Bool)
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: plan.TableScope(t, t.Name)}
+	e, err := c.CompileAs(n, types.Bool)
 	if err != nil {
 		return nil, err
 	}
 	if s.predCache == nil || len(s.predCache) > 64 {
-		s.predCache = map[predicateKey]expr{}
+		s.predCache = map[predicateKey]plan.Expr{}
 	}
 	s.predCache[key] = e
 	return e, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/rowexec"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -68,7 +70,7 @@ func ingestSpec(t *catalog.Table) (*catalog.IngestSpec, error) {
 	}
 	isInt := func(o types.Oid) bool { return o == types.OidInt8 || o == types.OidInt4 }
 	var err error
-	if spec.Producer, err = column("ingest_producer", prod, isString, "text"); err != nil {
+	if spec.Producer, err = column("ingest_producer", prod, plan.IsString, "text"); err != nil {
 		return nil, err
 	}
 	if spec.Sequence, err = column("ingest_sequence", seq, isInt, "bigint"); err != nil {
@@ -115,7 +117,7 @@ func ingestKey(tableID uint32, producer string) []byte {
 // fails writes nothing more, and its transaction fails with it.
 type ingestBatch struct {
 	s      *Session
-	x      *execCtx
+	x      *plan.ExecCtx
 	t      *catalog.Table
 	now    uint64
 	states map[string]*producerSlot
@@ -127,8 +129,8 @@ type producerSlot struct {
 	dirty bool
 }
 
-func (s *Session) newIngestBatch(x *execCtx, t *catalog.Table) *ingestBatch {
-	return &ingestBatch{s: s, x: x, t: t, now: x.tx.Snapshot(), states: make(map[string]*producerSlot)}
+func (s *Session) newIngestBatch(x *plan.ExecCtx, t *catalog.Table) *ingestBatch {
+	return &ingestBatch{s: s, x: x, t: t, now: x.Tx.Snapshot(), states: make(map[string]*producerSlot)}
 }
 
 // admit decides whether a row, which checkRow has passed, is new (insert
@@ -183,7 +185,7 @@ func (b *ingestBatch) admit(row []any) (bool, error) {
 func (b *ingestBatch) load(producer string, seq, epoch int64) (*txn.ProducerState, error) {
 	t, spec := b.t, b.t.Ingest
 	var st, abandoned *txn.ProducerState
-	err := b.x.tx.Mutate(b.x.ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+	err := b.x.Tx.Mutate(b.x.Ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
 		st, abandoned = nil, nil
 		if exists {
 			var err error
@@ -220,7 +222,7 @@ func (b *ingestBatch) load(producer string, seq, epoch int64) (*txn.ProducerStat
 	if err == nil && abandoned != nil {
 		// Kept for the view until an operator forgets it, so the gap it
 		// leaves is never lost from sight.
-		err = b.x.tx.Put(b.x.ctx, abandonedKey(t.ID, abandoned.LastSeen, producer), abandoned.Encode(nil))
+		err = b.x.Tx.Put(b.x.Ctx, abandonedKey(t.ID, abandoned.LastSeen, producer), abandoned.Encode(nil))
 	}
 	return st, err
 }
@@ -241,7 +243,7 @@ func (b *ingestBatch) finish() error {
 			continue
 		}
 		val := slot.st.Encode(nil)
-		err := b.x.tx.Mutate(b.x.ctx, ingestKey(b.t.ID, producer), func([]byte, bool) ([]byte, txn.Op, error) {
+		err := b.x.Tx.Mutate(b.x.Ctx, ingestKey(b.t.ID, producer), func([]byte, bool) ([]byte, txn.Op, error) {
 			return val, txn.Put, nil
 		})
 		if err != nil {
@@ -330,8 +332,8 @@ func ingestProducerRows(s *Session) [][]any {
 // forgetAbandoned is epochdb_ingest_forget(table, producer): an operator's
 // acknowledgement that an expired producer's abandoned ranges are dealt
 // with. It removes them from the view and returns how many it removed.
-func forgetAbandoned(e *env, args []any) (any, error) {
-	t, err := e.s.catalog().Table(args[0].(string))
+func forgetAbandoned(e *plan.Env, args []any) (any, error) {
+	t, err := sessionOf(e.Host).catalog().Table(args[0].(string))
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +342,7 @@ func forgetAbandoned(e *env, args []any) (any, error) {
 	}
 	start := binary.BigEndian.AppendUint32([]byte{catalog.SysPrefix, 'a'}, t.ID)
 	var keys [][]byte
-	if err := e.s.tx.Scan(start, catalog.PrefixEnd(start), func(k, _ []byte) bool {
+	if err := sessionOf(e.Host).tx.Scan(start, catalog.PrefixEnd(start), func(k, _ []byte) bool {
 		if string(k[14:]) == args[1].(string) {
 			keys = append(keys, append([]byte(nil), k...))
 		}
@@ -349,7 +351,7 @@ func forgetAbandoned(e *env, args []any) (any, error) {
 		return nil, err
 	}
 	for _, k := range keys {
-		if err := e.s.tx.Delete(e.ctx, k); err != nil {
+		if err := sessionOf(e.Host).tx.Delete(e.Ctx, k); err != nil {
 			return nil, err
 		}
 	}
@@ -360,7 +362,7 @@ func forgetAbandoned(e *env, args []any) (any, error) {
 // in FROM: it (re)starts a producer and returns one row (epoch, high_water,
 // pending).
 type producerBegin struct {
-	args []expr // table name, producer, and resume_after or nil
+	args []plan.Expr // table name, producer, and resume_after or nil
 }
 
 func (p *producerBegin) Explain(indent string) string {
@@ -372,33 +374,33 @@ func (p *producerBegin) Explain(indent string) string {
 // holds it, and would otherwise wait for itself.
 const producerBeginLockWait = 5 * time.Second
 
-func planProducerBegin(c *compiler, n *ast.TableSource, call *ast.FuncCallExpr) (source, *scope, error) {
+func planProducerBegin(c *plan.Compiler, n *ast.TableSource, call *ast.FuncCallExpr) (plan.Source, *plan.Scope, error) {
 	if len(call.Args) < 2 || len(call.Args) > 3 {
-		return nil, nil, argCountErr(call, nil)
+		return nil, nil, plan.ArgCountErr(call, nil)
 	}
-	in := c.withScope(&scope{})
+	in := c.WithScope(&plan.Scope{})
 	want := []types.T{types.Text, types.Text, types.Int8}
 	p := &producerBegin{}
 	for i, a := range call.Args {
 		// resume_after may also be given by name.
-		if name, value, ok := namedArg(a); ok {
+		if name, value, ok := plan.NamedArg(a); ok {
 			if i != 2 || name != "resume_after" {
 				return nil, nil, pgerr.New(pgerr.UndefinedFunction,
 					"function epochdb_producer_begin has no argument %q here; it takes (table, producer [, resume_after])", name)
 			}
 			a = value
 		}
-		e, err := in.compileAs(a, want[i])
+		e, err := in.CompileAs(a, want[i])
 		if err != nil {
 			return nil, nil, err
 		}
 		p.args = append(p.args, e)
 	}
 	alias := n.AsName.O
-	return p, &scope{cols: []scopeCol{
-		{table: alias, name: "epoch", t: types.Int8},
-		{table: alias, name: "high_water", t: types.Int8},
-		{table: alias, name: "pending", t: types.Int8Array},
+	return p, &plan.Scope{Cols: []plan.ScopeCol{
+		{Table: alias, Name: "epoch", T: types.Int8},
+		{Table: alias, Name: "high_water", T: types.Int8},
+		{Table: alias, Name: "pending", T: types.Int8Array},
 	}}, nil
 }
 
@@ -406,10 +408,10 @@ func planProducerBegin(c *compiler, n *ast.TableSource, call *ast.FuncCallExpr) 
 // (and so durable) before the row is returned: an epoch handed to a
 // producer is never handed out again, whatever happens to the caller's
 // transaction or the server.
-func (p *producerBegin) Open(x *execCtx) (rowexec.RowIter, error) {
+func (p *producerBegin) Open(x *plan.ExecCtx) (rowexec.RowIter, error) {
 	vals := make([]any, len(p.args))
 	for i, a := range p.args {
-		v, err := a.Eval(x.env(nil))
+		v, err := a.Eval(x.Env(nil))
 		if err != nil {
 			return nil, err
 		}
@@ -418,7 +420,7 @@ func (p *producerBegin) Open(x *execCtx) (rowexec.RowIter, error) {
 		}
 		vals[i] = v
 	}
-	t, err := x.s.catalog().Table(vals[0].(string))
+	t, err := sessionOf(x.Host).catalog().Table(vals[0].(string))
 	if err != nil {
 		return nil, err
 	}
@@ -432,9 +434,9 @@ func (p *producerBegin) Open(x *execCtx) (rowexec.RowIter, error) {
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "resume_after must not be negative")
 		}
 	}
-	ctx, cancel := context.WithTimeout(x.ctx, producerBeginLockWait)
+	ctx, cancel := context.WithTimeout(x.Ctx, producerBeginLockWait)
 	defer cancel()
-	tx := x.s.e.store.Begin(txn.ReadCommitted)
+	tx := sessionOf(x.Host).e.store.Begin(txn.ReadCommitted)
 	now := tx.Snapshot()
 	var st *txn.ProducerState
 	err = tx.Mutate(ctx, ingestKey(t.ID, producer), func(cur []byte, exists bool) ([]byte, txn.Op, error) {
@@ -455,7 +457,7 @@ func (p *producerBegin) Open(x *execCtx) (rowexec.RowIter, error) {
 	} else {
 		_ = tx.Rollback()
 	}
-	if errors.Is(err, context.DeadlineExceeded) && x.ctx.Err() == nil {
+	if errors.Is(err, context.DeadlineExceeded) && x.Ctx.Err() == nil {
 		return nil, pgerr.New(pgerr.LockNotAvailable, "could not lock the state of producer %q", producer).
 			WithHint("Call epochdb_producer_begin outside a transaction that has written rows of this producer.")
 	}
@@ -470,20 +472,6 @@ func (p *producerBegin) Open(x *execCtx) (rowexec.RowIter, error) {
 }
 
 func init() {
-	fromPlanners["epochdb_producer_begin"] = planProducerBegin
-	funcCompilers["epochdb_ingest_forget"] = fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned)
-}
-
-// namedArg unpacks the parser's rendering of a named argument, name =>
-// value, as epochdb_named('name', value).
-func namedArg(n ast.ExprNode) (string, ast.ExprNode, bool) {
-	f, ok := n.(*ast.FuncCallExpr)
-	if !ok || f.FnName.L != "epochdb_named" || len(f.Args) != 2 {
-		return "", nil, false
-	}
-	name, ok := f.Args[0].(interface{ GetString() string })
-	if !ok {
-		return "", nil, false
-	}
-	return name.GetString(), f.Args[1], true
+	plan.FromPlanners["epochdb_producer_begin"] = planProducerBegin
+	plan.FuncCompilers["epochdb_ingest_forget"] = plan.Fixed(types.Int8, []types.T{types.Text, types.Text}, forgetAbandoned)
 }

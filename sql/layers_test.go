@@ -21,7 +21,8 @@ var layers = map[string][]string{
 	"sql/builtins": {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
 	"sql/catalog":  {"sql/pgerr", "sql/types", "txn"},
 	"sql/rowexec":  {"sql/pgerr", "sql/types", "sql/spill"},
-	"sql":          {"sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/rowexec", "sql/spill", "sql/types", "txn", "sstable"},
+	"sql/plan":     {"sql/pgerr", "sql/types", "sql/parser", "sql/spill", "sql/builtins", "sql/catalog", "sql/rowexec", "txn"},
+	"sql":          {"sql/plan", "sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/rowexec", "sql/spill", "sql/types", "txn", "sstable"},
 }
 
 // Dependencies among sql's packages point one way: no package imports one

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -23,13 +25,6 @@ func errMatViewWrite(name string) error {
 	return pgerr.New(pgerr.WrongObjectType, "cannot change materialized view %q", name)
 }
 
-// errUnpopulated is the error of reading a materialized view that WITH
-// NO DATA left empty.
-func errUnpopulated(t *catalog.Table) error {
-	return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view %q has not been populated", t.Name).
-		WithHint("Use the REFRESH MATERIALIZED VIEW command.")
-}
-
 // createMatView runs CREATE MATERIALIZED VIEW: a table of the query's
 // columns, filled with its rows unless WITH NO DATA. It returns how many
 // rows it stored, or -1 if it stored none by design (WITH NO DATA, or IF
@@ -47,7 +42,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 		}
 		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	qp, err := planViewQuery(s, cmd.Query.SQL, nil)
+	qp, err := plan.PlanViewQuery(s.host(), cmd.Query.SQL, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -95,9 +90,9 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 
 // fillMatView writes the rows of qp, t's query, into t, and returns how
 // many.
-func (s *Session) fillMatView(ctx context.Context, d *catalog.DDL, t *catalog.Table, qp queryPlan) (int64, error) {
-	x := &execCtx{ctx: ctx, s: s, tx: d.Tx}
-	defer x.closeTemps()
+func (s *Session) fillMatView(ctx context.Context, d *catalog.DDL, t *catalog.Table, qp plan.QueryPlan) (int64, error) {
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: d.Tx}
+	defer x.CloseTemps()
 	it, err := qp.Open(x)
 	if err != nil {
 		return 0, err
@@ -154,7 +149,7 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	if cmd.NoData {
 		return nil
 	}
-	qp, err := planViewQuery(s, t.MatView, nil)
+	qp, err := plan.PlanViewQuery(s.host(), t.MatView, nil)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -167,40 +169,40 @@ func (s *Session) runNotifyCmd(cmd any) (string, error) {
 }
 
 func init() {
-	funcCompilers["pg_notify"] = compilePgNotify
-	funcCompilers["pg_listening_channels"] = compileSRFRef
-	tableFuncs["pg_listening_channels"] = listeningChannels
+	plan.FuncCompilers["pg_notify"] = compilePgNotify
+	plan.FuncCompilers["pg_listening_channels"] = plan.CompileSRFRef
+	plan.TableFuncs["pg_listening_channels"] = listeningChannels
 }
 
 // compilePgNotify is pg_notify(channel, payload), NOTIFY as a function.
-func compilePgNotify(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+func compilePgNotify(c *plan.Compiler, n *ast.FuncCallExpr) (plan.Expr, error) {
 	if len(n.Args) != 2 {
-		return nil, argCountErr(n, nil)
+		return nil, plan.ArgCountErr(n, nil)
 	}
-	args, err := compileArgs(c, n)
+	args, err := plan.CompileArgs(c, n)
 	if err != nil {
 		return nil, err
 	}
 	for i := range args {
-		if err := c.coerceArg("pg_notify", args, i, types.Text); err != nil {
+		if err := c.CoerceArg("pg_notify", args, i, types.Text); err != nil {
 			return nil, err
 		}
 	}
-	return &funcExpr{name: "pg_notify", t: types.T{Oid: types.OidVoid, Mod: -1}, args: args, fn: func(e *env, a []any) (any, error) {
+	return &plan.FuncExpr{Name: "pg_notify", T: types.T{Oid: types.OidVoid, Mod: -1}, Args: args, Fn: func(e *plan.Env, a []any) (any, error) {
 		channel, _ := a[0].(string)
 		payload, _ := a[1].(string)
-		return "", e.s.queueNotify(channel, payload)
+		return "", sessionOf(e.Host).queueNotify(channel, payload)
 	}}, nil
 }
 
 // listeningChannels is pg_listening_channels(): the channels the session
 // listens on.
-func listeningChannels(c *compiler, n *ast.FuncCallExpr) (*tableFunc, error) {
+func listeningChannels(c *plan.Compiler, n *ast.FuncCallExpr) (*plan.TableFunc, error) {
 	if len(n.Args) != 0 {
-		return nil, argCountErr(n, nil)
+		return nil, plan.ArgCountErr(n, nil)
 	}
-	s := c.s
-	return &tableFunc{name: "pg_listening_channels", t: types.Text, rows: func([]any) ([]any, error) {
+	s := sessionOf(c.Host)
+	return &plan.TableFunc{Name: "pg_listening_channels", T: types.Text, Rows: func([]any) ([]any, error) {
 		var out []any
 		for _, ch := range s.e.notify.channelsOf(s) {
 			out = append(out, ch)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -21,15 +23,15 @@ type onConflict struct {
 	arbiters []*catalog.Index
 	update   bool
 	sets     []conflictSet
-	where    expr // nil: always
+	where    plan.Expr // nil: always
 }
 
 type conflictSet struct {
 	col int
-	e   expr
+	e   plan.Expr
 }
 
-func (c *compiler) planOnConflict(t *catalog.Table, alias string, defaults []expr, n *parser.OnConflict) (*onConflict, error) {
+func planOnConflict(c *plan.Compiler, t *catalog.Table, alias string, defaults []plan.Expr, n *parser.OnConflict) (*onConflict, error) {
 	oc := &onConflict{update: !n.DoNothing}
 	if len(n.Columns) > 0 {
 		var want []int
@@ -74,9 +76,9 @@ func (c *compiler) planOnConflict(t *catalog.Table, alias string, defaults []exp
 		return oc, nil
 	}
 	// The existing row's columns, then excluded's.
-	sc := tableScope(t, alias)
-	sc.cols = append(sc.cols, tableScope(t, "excluded").cols...)
-	in := c.withScope(sc)
+	sc := plan.TableScope(t, alias)
+	sc.Cols = append(sc.Cols, plan.TableScope(t, "excluded").Cols...)
+	in := c.WithScope(sc)
 	for _, a := range n.Set {
 		i, col, err := setTarget(t, a)
 		if err != nil {
@@ -96,7 +98,7 @@ func (c *compiler) planOnConflict(t *catalog.Table, alias string, defaults []exp
 	}
 	if n.Where != nil {
 		var err error
-		if oc.where, err = in.compileAs(n.Where, types.Bool); err != nil {
+		if oc.where, err = in.CompileAs(n.Where, types.Bool); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +121,7 @@ type conflictRun struct {
 // insertion does, it tries again: the insert runs in a savepoint, and an
 // arbiter's unique violation rolls it back. Its lookups wait for the
 // concurrent writer, so the next round sees how that one ended.
-func (r *conflictRun) upsert(x *execCtx, t *catalog.Table, row []any, done func(updated []any) error) (bool, error) {
+func (r *conflictRun) upsert(x *plan.ExecCtx, t *catalog.Table, row []any, done func(updated []any) error) (bool, error) {
 	for attempt := 0; ; attempt++ {
 		if attempt == 100 {
 			return false, pgerr.New(pgerr.SerializationFailure, "could not resolve ON CONFLICT after %d attempts", attempt)
@@ -149,29 +151,29 @@ func (r *conflictRun) upsert(x *execCtx, t *catalog.Table, row []any, done func(
 
 // insert writes the row in a savepoint, and rolls it back if an arbiter
 // index turns out to hold its key after all.
-func (r *conflictRun) insert(x *execCtx, t *catalog.Table, row []any) (bool, error) {
-	sp, err := x.tx.Savepoint()
+func (r *conflictRun) insert(x *plan.ExecCtx, t *catalog.Table, row []any) (bool, error) {
+	sp, err := x.Tx.Savepoint()
 	if err != nil {
 		return false, err
 	}
-	err = x.s.writeRow(x, t, row)
+	err = sessionOf(x.Host).writeRow(x, t, row)
 	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UniqueViolation &&
 		slices.ContainsFunc(r.oc.arbiters, func(ix *catalog.Index) bool { return ix.Name == pe.Constraint }) {
-		if err := x.tx.RollbackTo(sp); err != nil {
+		if err := x.Tx.RollbackTo(sp); err != nil {
 			return false, err
 		}
-		return false, x.tx.Release(sp)
+		return false, x.Tx.Release(sp)
 	}
 	if err != nil {
 		return false, err
 	}
-	r.affected[string(x.s.keyBuf)] = true // the key writeRow just wrote
-	return true, x.tx.Release(sp)
+	r.affected[string(sessionOf(x.Host).keyBuf)] = true // the key writeRow just wrote
+	return true, x.Tx.Release(sp)
 }
 
 // update applies DO UPDATE to the existing row at key. It reports false if
 // the row no longer exists.
-func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any, done func(updated []any) error) (bool, error) {
+func (r *conflictRun) update(x *plan.ExecCtx, t *catalog.Table, key []byte, row []any, done func(updated []any) error) (bool, error) {
 	if r.affected[string(key)] {
 		return false, errAffectedTwice()
 	}
@@ -180,10 +182,10 @@ func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any
 	both := make([]any, 2*w)
 	copy(both[w:], row[:w])
 	found := false
-	eval := func(old []any) *env {
+	eval := func(old []any) *plan.Env {
 		found = true
 		copy(both, old[:w])
-		return x.env(both)
+		return x.Env(both)
 	}
 	pred := func(old []any) (bool, error) {
 		e := eval(old)
@@ -191,10 +193,10 @@ func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any
 			return true, nil
 		}
 		v, err := r.oc.where.Eval(e)
-		return isTrue(v), err
+		return plan.IsTrue(v), err
 	}
 	updated := false
-	err := x.s.modifyRow(x, t, key, true, pred, func(old []any) ([]any, error) {
+	err := sessionOf(x.Host).modifyRow(x, t, key, true, pred, func(old []any) ([]any, error) {
 		next := append([]any(nil), old...)
 		e := eval(old)
 		for _, st := range r.oc.sets {
@@ -204,7 +206,7 @@ func (r *conflictRun) update(x *execCtx, t *catalog.Table, key []byte, row []any
 			}
 			next[st.col] = v
 		}
-		return next, x.s.checkRow(t, next)
+		return next, sessionOf(x.Host).checkRow(t, next)
 	}, func(written []any) error {
 		updated = true
 		r.affected[string(written[n].([]byte))] = true
@@ -230,12 +232,12 @@ func errAffectedTwice() error {
 
 // conflictingRow returns the key of the row that row conflicts with in an
 // arbiter index, or nil.
-func (r *conflictRun) conflictingRow(x *execCtx, t *catalog.Table, row []any) ([]byte, error) {
+func (r *conflictRun) conflictingRow(x *plan.ExecCtx, t *catalog.Table, row []any) ([]byte, error) {
 	for _, ix := range r.oc.arbiters {
 		if catalog.HasNull(ix, row) {
 			continue // NULLs never conflict
 		}
-		if ok, err := x.s.hasEntry(t, ix, row); err != nil || !ok {
+		if ok, err := sessionOf(x.Host).hasEntry(t, ix, row); err != nil || !ok {
 			if err != nil {
 				return nil, err
 			}
@@ -248,7 +250,7 @@ func (r *conflictRun) conflictingRow(x *execCtx, t *catalog.Table, row []any) ([
 			ik = t.IndexKey(ix, row)
 		}
 		var found []byte
-		err := x.tx.Mutate(x.ctx, ik, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+		err := x.Tx.Mutate(x.Ctx, ik, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
 			if exists {
 				found = ik
 				if !ix.Primary {

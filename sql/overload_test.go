@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -15,53 +17,53 @@ func TestChooseOverload(t *testing.T) {
 	sig := func(args ...types.T) builtins.Overload { return builtins.Overload{Args: args, Ret: args[0]} }
 	textOrInt := []builtins.Overload{sig(types.Int4), sig(types.Text)}
 	int4OrInt8 := []builtins.Overload{sig(types.Int4), sig(types.Int8)}
-	unknown := &constExpr{t: types.Unknown}
+	unknown := &plan.ConstExpr{T: types.Unknown}
 	// defaults(a int4, b text = '', c float8 = 0) returns a float8.
 	defaults := []builtins.Overload{{Args: []types.T{types.Int4, types.Text, types.Float8}, Ret: types.Float8,
 		Params: []string{"a", "b", "c"}, Defaults: []any{"", 0.0}}}
-	int4 := &constExpr{t: types.Int4}
+	int4 := &plan.ConstExpr{T: types.Int4}
 	for _, c := range []struct {
 		name  string
 		ovs   []builtins.Overload
-		args  []expr
+		args  []plan.Expr
 		names []string // of the named arguments, "" for positional ones
 		want  types.T  // zero: an error
 		code  string
 	}{
 		// An unknown literal goes to the string category if a candidate
 		// takes one there.
-		{"string category wins", textOrInt, []expr{unknown}, nil, types.Text, ""},
-		{"exact match", textOrInt, []expr{&constExpr{t: types.Int4}}, nil, types.Int4, ""},
+		{"string category wins", textOrInt, []plan.Expr{unknown}, nil, types.Text, ""},
+		{"exact match", textOrInt, []plan.Expr{&plan.ConstExpr{T: types.Int4}}, nil, types.Int4, ""},
 		// int2 converts to both; neither is preferred, so the exact-match
 		// and preferred-type rules leave two.
-		{"ambiguous", int4OrInt8, []expr{&constExpr{t: types.Int2}}, nil, types.T{}, pgerr.AmbiguousFunction},
-		{"unknown, one category, none preferred", int4OrInt8, []expr{unknown}, nil, types.T{}, pgerr.AmbiguousFunction},
+		{"ambiguous", int4OrInt8, []plan.Expr{&plan.ConstExpr{T: types.Int2}}, nil, types.T{}, pgerr.AmbiguousFunction},
+		{"unknown, one category, none preferred", int4OrInt8, []plan.Expr{unknown}, nil, types.T{}, pgerr.AmbiguousFunction},
 		// int8 does not convert to int4 implicitly.
-		{"no downward conversion", []builtins.Overload{sig(types.Int4)}, []expr{&constExpr{t: types.Int8}}, nil, types.T{}, pgerr.UndefinedFunction},
-		{"wrong count", textOrInt, []expr{unknown, unknown}, nil, types.T{}, pgerr.UndefinedFunction},
+		{"no downward conversion", []builtins.Overload{sig(types.Int4)}, []plan.Expr{&plan.ConstExpr{T: types.Int8}}, nil, types.T{}, pgerr.UndefinedFunction},
+		{"wrong count", textOrInt, []plan.Expr{unknown, unknown}, nil, types.T{}, pgerr.UndefinedFunction},
 		// A preferred type counts where an argument of its category
 		// converts to it; an unknown argument counts for none, so age's
 		// timestamptz does not beat its other candidates ('...' could be
 		// an xid).
 		{"preferred in the argument's category", []builtins.Overload{sig(types.Int4), sig(types.Float8)},
-			[]expr{&constExpr{t: types.Int2}}, nil, types.Float8, ""},
+			[]plan.Expr{&plan.ConstExpr{T: types.Int2}}, nil, types.Float8, ""},
 		{"no preferred type for unknown", []builtins.Overload{sig(types.Timestamp), sig(types.Timestamptz), sig(types.T{Oid: 28})},
-			[]expr{unknown}, nil, types.T{}, pgerr.AmbiguousFunction},
+			[]plan.Expr{unknown}, nil, types.T{}, pgerr.AmbiguousFunction},
 		// Parameters with defaults may be left out, by position or by
 		// naming the ones given; one without a default may not.
-		{"defaults left out", defaults, []expr{int4}, nil, types.Float8, ""},
-		{"named, out of order", defaults, []expr{int4, int4}, []string{"c", "a"}, types.Float8, ""},
-		{"named skips a default", defaults, []expr{int4, int4}, []string{"", "c"}, types.Float8, ""},
-		{"required left out", defaults, []expr{unknown}, []string{"b"}, types.T{}, pgerr.UndefinedFunction},
-		{"no such name", defaults, []expr{int4, int4}, []string{"", "d"}, types.T{}, pgerr.UndefinedFunction},
-		{"too many", defaults, []expr{int4, int4, int4, int4}, nil, types.T{}, pgerr.UndefinedFunction},
+		{"defaults left out", defaults, []plan.Expr{int4}, nil, types.Float8, ""},
+		{"named, out of order", defaults, []plan.Expr{int4, int4}, []string{"c", "a"}, types.Float8, ""},
+		{"named skips a default", defaults, []plan.Expr{int4, int4}, []string{"", "c"}, types.Float8, ""},
+		{"required left out", defaults, []plan.Expr{unknown}, []string{"b"}, types.T{}, pgerr.UndefinedFunction},
+		{"no such name", defaults, []plan.Expr{int4, int4}, []string{"", "d"}, types.T{}, pgerr.UndefinedFunction},
+		{"too many", defaults, []plan.Expr{int4, int4, int4, int4}, nil, types.T{}, pgerr.UndefinedFunction},
 	} {
 		names := c.names
 		if names == nil {
 			names = make([]string, len(c.args))
 		}
-		cand, err := chooseOverload("f", c.args, names, c.ovs)
-		o := cand.o
+		cand, err := plan.ChooseOverload("f", c.args, names, c.ovs)
+		o := cand.Overload
 		var pe *pgerr.Error
 		switch {
 		case c.code != "" && (!errors.As(err, &pe) || pe.Code != c.code):
@@ -76,7 +78,7 @@ func TestChooseOverload(t *testing.T) {
 // not also one of funcCompilers, which would win and leave the table's
 // row dead.
 func TestFunctionsRegisteredOnce(t *testing.T) {
-	for name := range funcCompilers {
+	for name := range plan.FuncCompilers {
 		if builtins.Lookup(name) != nil {
 			t.Errorf("%s is in funcCompilers and in sql/builtins", name)
 		}
@@ -86,7 +88,7 @@ func TestFunctionsRegisteredOnce(t *testing.T) {
 // mutableFuncs lists only functions outside sql/builtins, whose overloads
 // carry their own volatility.
 func TestMutableFuncsOutsideBuiltins(t *testing.T) {
-	for name := range mutableFuncs {
+	for name := range plan.MutableFuncs {
 		if builtins.Lookup(name) != nil {
 			t.Errorf("%s is in mutableFuncs and in sql/builtins, whose volatility decides", name)
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/rowexec"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -182,7 +184,7 @@ func virtualTable(tn *ast.TableName) *virtTable {
 
 // virtualRelation plans a read of the virtual relation tn names, if there
 // is one.
-func (s *Session) virtualRelation(tn *ast.TableName, alias string) (source, *scope, bool) {
+func (s *Session) virtualRelation(tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
 	vt := virtualTable(tn)
 	if vt == nil {
 		return nil, nil, false
@@ -190,12 +192,12 @@ func (s *Session) virtualRelation(tn *ast.TableName, alias string) (source, *sco
 	return vt.source(s), vt.scope(alias), true
 }
 
-func (v *virtTable) scope(alias string) *scope {
-	sc := &scope{}
+func (v *virtTable) scope(alias string) *plan.Scope {
+	sc := &plan.Scope{}
 	for i, c := range v.cols {
-		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, tableOID: v.oid, attNum: int16(i + 1)})
+		sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.name, T: c.t, TableOID: v.oid, AttNum: int16(i + 1)})
 	}
-	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea, tableOID: v.oid})
+	sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: plan.HiddenKey, T: types.Bytea, TableOID: v.oid})
 	return sc
 }
 
@@ -205,14 +207,14 @@ type virtSource struct {
 	s *Session
 }
 
-func (v *virtTable) source(s *Session) source { return &virtSource{v: v, s: s} }
+func (v *virtTable) source(s *Session) plan.Source { return &virtSource{v: v, s: s} }
 
 func (vs *virtSource) Explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
 
-func (vs *virtSource) Open(x *execCtx) (rowexec.RowIter, error) {
+func (vs *virtSource) Open(x *plan.ExecCtx) (rowexec.RowIter, error) {
 	rows := vs.v.rows(vs.s)
 	for i := range rows {
-		rows[i] = append(rows[i], presentKey) // the hidden key slot
+		rows[i] = append(rows[i], plan.PresentKey) // the hidden key slot
 	}
 	return &rowexec.SliceIter{Rows: rows}, nil
 }
@@ -969,7 +971,7 @@ func viewDef(s *Session, v *catalog.View) string {
 	// Column names the view gave its query's columns are no part of the
 	// query as written; a derived table's column list says them, so that
 	// the definition alone, as pg_dump writes it, makes the same columns.
-	if qp, err := planViewQuery(s, query, nil); err == nil {
+	if qp, err := plan.PlanViewQuery(s.host(), query, nil); err == nil {
 		cols := qp.Columns()
 		renamed := len(cols) != len(v.Columns)
 		names := make([]string, len(v.Columns))

@@ -7,14 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/epochdb/epochdb/sql/rowexec"
+	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // What pg_dump needs of a server, and what its output needs of one to load
@@ -69,59 +68,11 @@ func checkTableAM(v string) (string, error) {
 		WithDetail("Table access method \"%s\" does not exist.", v)
 }
 
-// tableOID reads the system column tableoid of a table or catalog in
-// FROM: the oid of the relation a row comes from, which pg_dump reads of
-// every catalog it lists. A table's row is the one scope column after its
-// columns that names the relation (the hidden key); a subquery or a
-// function in FROM has none, as in PostgreSQL.
-func (c *compiler) tableOID(table, name string) (expr, bool, error) {
-	if name != "tableoid" {
-		return nil, false, nil
-	}
-	var e *tableOIDExpr
-	for i, col := range c.scope.cols {
-		if col.name != hiddenKey || col.tableOID == 0 || (table != "" && col.table != table) {
-			continue
-		}
-		if e != nil {
-			return nil, false, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
-		}
-		e = &tableOIDExpr{key: i, oid: int64(col.tableOID)}
-	}
-	if e == nil {
-		return nil, false, nil
-	}
-	if c.lvl != nil {
-		c.lvl.refs++
-	}
-	return e, true, nil
-}
-
-// tableOIDExpr is tableoid: the oid of the relation the row comes from,
-// and NULL in a row an outer join padded, whose hidden key is NULL. Rows
-// of catalogs and sequences carry presentKey there for that reason.
-type tableOIDExpr struct {
-	key int // the hidden key's place in the row
-	oid int64
-}
-
-func (e *tableOIDExpr) Type() types.T { return types.OidType }
-func (e *tableOIDExpr) Eval(env *env) (any, error) {
-	if env.row[e.key] == nil {
-		return nil, nil
-	}
-	return e.oid, nil
-}
-
-// presentKey fills the hidden key slot of a row that has no key, a
-// catalog's or a sequence's, to tell it from a NULL-padded one.
-var presentKey = []byte{}
-
 func init() {
-	for name, f := range map[string]builtin{
-		"acldefault": fixed(types.TextArray, []types.T{types.Char, types.OidType}, aclDefault),
+	for name, f := range map[string]plan.Builtin{
+		"acldefault": plan.Fixed(types.TextArray, []types.T{types.Char, types.OidType}, aclDefault),
 	} {
-		funcCompilers[name] = f
+		plan.FuncCompilers[name] = f
 	}
 	for _, v := range []*virtTable{
 		catalogTable(oidPgCatalog, 2616, "r", "pg_opclass", `oid oid, opcmethod oid, opcname name, opcnamespace oid,
@@ -219,13 +170,13 @@ var defaultPrivileges = map[string]struct{ owner, public string }{
 
 // aclDefault is acldefault(type, owner): the ACL that a NULL acl column
 // stands for. aclitem[] is text[] here, as in the catalogs.
-func aclDefault(e *env, a []any) (any, error) {
+func aclDefault(e *plan.Env, a []any) (any, error) {
 	kind := a[0].(string)
 	p, ok := defaultPrivileges[kind]
 	if !ok {
 		return nil, pgerr.New(pgerr.InternalError, "unrecognized objtype abbreviation: %s", kind)
 	}
-	owner := aclRoleName(e.s, a[1].(int64))
+	owner := aclRoleName(sessionOf(e.Host), a[1].(int64))
 	grantee := owner
 	if a[1].(int64) == 0 {
 		grantee = "" // PUBLIC
@@ -299,85 +250,6 @@ func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
 		}
 	}
 	return nil
-}
-
-// nameSubscript is name[i]: a name is a fixed array of NAMEDATALEN
-// "char"s from 0, NUL past its end, as pg_dump's typname[0] = '_' reads it.
-func (c *compiler) nameSubscript(name expr, index ast.ExprNode) (expr, error) {
-	i, err := c.compileAs(index, types.Int4)
-	if err != nil {
-		return nil, err
-	}
-	return &funcExpr{name: "subscript", t: types.Char, args: []expr{name, i}, strict: true, fn: func(_ *env, a []any) (any, error) {
-		s, k := a[0].(string), a[1].(int64)
-		switch {
-		case k < 0 || k >= namedatalen:
-			return nil, nil
-		case k >= int64(len(s)):
-			return "", nil
-		}
-		return s[k : k+1], nil
-	}}, nil
-}
-
-// namedatalen is the size of a name, its NUL included.
-const namedatalen = 64
-
-// optionsToTable is pg_options_to_table(options): a reloptions-style
-// array of name=value, split at the first '='.
-func (c *compiler) optionsToTable(n *ast.FuncCallExpr) (*tableFunc, error) {
-	if len(n.Args) != 1 {
-		return nil, argCountErr(n, nil)
-	}
-	arr, err := c.compileAs(n.Args[0], types.TextArray)
-	if err != nil {
-		return nil, err
-	}
-	t := types.RecordOf([]types.Field{{Name: "option_name", T: types.Text}, {Name: "option_value", T: types.Text}})
-	return &tableFunc{name: "pg_options_to_table", t: t, args: []expr{arr}, rows: func(a []any) ([]any, error) {
-		var out []any
-		for _, o := range a[0].([]any) {
-			if o == nil {
-				continue
-			}
-			name, value, ok := strings.Cut(o.(string), "=")
-			if ok {
-				out = append(out, []any{name, value})
-			} else {
-				out = append(out, []any{name, nil})
-			}
-		}
-		return out, nil
-	}}, nil
-}
-
-// seqSource reads a sequence as a relation, one row of its state, as
-// pg_dump does to dump where the sequence has got to.
-type seqSource struct{ q *catalog.Sequence }
-
-var seqColumns = []struct {
-	name string
-	t    types.T
-}{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}}
-
-func seqScope(q *catalog.Sequence, alias string) *scope {
-	sc := &scope{}
-	for i, c := range seqColumns {
-		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.name, t: c.t, tableOID: q.ID, attNum: int16(i + 1)})
-	}
-	sc.cols = append(sc.cols, scopeCol{table: alias, name: hiddenKey, t: types.Bytea, tableOID: q.ID})
-	return sc
-}
-
-func (ss *seqSource) Explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
-
-func (ss *seqSource) Open(x *execCtx) (rowexec.RowIter, error) {
-	last, called, err := x.s.peekSequence(ss.q)
-	if err != nil {
-		return nil, err
-	}
-	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
-	return &rowexec.SliceIter{Rows: [][]any{{last, int64(0), called, presentKey}}}, nil
 }
 
 // peekSequence returns where q has got to: its last value, and whether

@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -124,62 +126,62 @@ func applySeqOptions(seq *catalog.Sequence, opts []*ast.SequenceOption, create b
 
 // The sequence functions read and move the session's sequences.
 func init() {
-	for name, f := range map[string]builtin{
-		"nextval": seqFunc(nil, func(e *env, s *catalog.Sequence, _ []any) (any, error) {
-			v, err := e.s.e.seqs.Nextval(e.ctx, s)
+	for name, f := range map[string]plan.Builtin{
+		"nextval": seqFunc(nil, func(e *plan.Env, s *catalog.Sequence, _ []any) (any, error) {
+			v, err := sessionOf(e.Host).e.seqs.Nextval(e.Ctx, s)
 			if err == nil {
-				e.s.currvals[s.ID] = v
+				sessionOf(e.Host).currvals[s.ID] = v
 			}
 			return v, err
 		}),
-		"currval": seqFunc(nil, func(e *env, s *catalog.Sequence, _ []any) (any, error) {
-			v, ok := e.s.currvals[s.ID]
+		"currval": seqFunc(nil, func(e *plan.Env, s *catalog.Sequence, _ []any) (any, error) {
+			v, ok := sessionOf(e.Host).currvals[s.ID]
 			if !ok {
 				return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", s.Name)
 			}
 			return v, nil
 		}),
-		"setval": func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+		"setval": func(c *plan.Compiler, n *ast.FuncCallExpr) (plan.Expr, error) {
 			if len(n.Args) == 3 {
 				return seqFunc([]types.T{types.Int8, types.Bool}, setval)(c, n)
 			}
 			return seqFunc([]types.T{types.Int8}, setval)(c, n)
 		},
 	} {
-		funcCompilers[name] = f
+		plan.FuncCompilers[name] = f
 	}
 }
 
 // seqFunc compiles a sequence function: the first argument names the
 // sequence, as text or regclass; params are the types of the others.
-func seqFunc(params []types.T, f func(e *env, s *catalog.Sequence, args []any) (any, error)) builtin {
-	return func(c *compiler, n *ast.FuncCallExpr) (expr, error) {
+func seqFunc(params []types.T, f func(e *plan.Env, s *catalog.Sequence, args []any) (any, error)) plan.Builtin {
+	return func(c *plan.Compiler, n *ast.FuncCallExpr) (plan.Expr, error) {
 		if len(n.Args) != 1+len(params) {
-			return nil, argCountErr(n, nil)
+			return nil, plan.ArgCountErr(n, nil)
 		}
-		args := make([]expr, len(n.Args))
+		args := make([]plan.Expr, len(n.Args))
 		for i, a := range n.Args {
 			var err error
-			if args[i], err = c.compile(a); err != nil {
+			if args[i], err = c.Compile(a); err != nil {
 				return nil, err
 			}
 			switch {
 			case i > 0:
-				args[i], err = c.coerce(args[i], params[i-1])
+				args[i], err = c.Coerce(args[i], params[i-1])
 			case args[0].Type().Oid != types.OidRegclass:
-				args[0], err = c.coerce(args[0], types.Text)
+				args[0], err = c.Coerce(args[0], types.Text)
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
-		return &funcExpr{name: n.FnName.L, t: types.Int8, args: args, strict: true, fn: func(e *env, a []any) (any, error) {
-			cat := e.s.catalog()
+		return &plan.FuncExpr{Name: n.FnName.L, T: types.Int8, Args: args, Strict: true, Fn: func(e *plan.Env, a []any) (any, error) {
+			cat := sessionOf(e.Host).catalog()
 			var s *catalog.Sequence
 			switch seq := a[0].(type) {
 			case string:
 				// A name as regclass reads it: pg_dump qualifies its own.
-				r, err := e.s.regByName(types.Regclass, seq)
+				r, err := sessionOf(e.Host).regByName(types.Regclass, seq)
 				if err != nil {
 					return nil, err
 				}
@@ -198,7 +200,7 @@ func seqFunc(params []types.T, f func(e *env, s *catalog.Sequence, args []any) (
 
 // setval is setval(seq, v [, is_called]): with is_called (the default) v
 // counts as taken, and nextval goes on after it; without, nextval returns v.
-func setval(e *env, s *catalog.Sequence, a []any) (any, error) {
+func setval(e *plan.Env, s *catalog.Sequence, a []any) (any, error) {
 	v := a[0].(int64)
 	called := len(a) < 2 || a[1].(bool)
 	if v < s.Min || v > s.Max {
@@ -210,11 +212,11 @@ func setval(e *env, s *catalog.Sequence, a []any) (any, error) {
 			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
 		}
 	}
-	if err := e.s.e.seqs.Setval(e.ctx, s, next, called); err != nil {
+	if err := sessionOf(e.Host).e.seqs.Setval(e.Ctx, s, next, called); err != nil {
 		return nil, err
 	}
 	if called {
-		e.s.currvals[s.ID] = v
+		sessionOf(e.Host).currvals[s.ID] = v
 	}
 	return v, nil
 }

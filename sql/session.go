@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/rowexec"
 
@@ -123,14 +125,14 @@ type Session struct {
 	listenOps []listenOp
 	notifies  []Notification
 
-	keyBuf, valBuf []byte                    // scratch for writeRow
-	planReads      []uint32                  // the tables the statement being planned reads
-	planDepth      int                       // how many plan calls are under way
-	planLocks      string                    // the first locking clause the statement being planned has
-	planDML        []*cte                    // the data-modifying WITH queries of the statement being planned
-	checkCache     map[*catalog.Table][]expr // compiled CHECK constraints, by table
-	genCache       map[*catalog.Table][]expr // compiled generation expressions, by table and column
-	predCache      map[predicateKey]expr     // compiled partial index predicates
+	keyBuf, valBuf []byte                         // scratch for writeRow
+	planReads      []uint32                       // the tables the statement being planned reads
+	planDepth      int                            // how many plan calls are under way
+	planLocks      string                         // the first locking clause the statement being planned has
+	planDML        []*plan.Cte                    // the data-modifying WITH queries of the statement being planned
+	checkCache     map[*catalog.Table][]plan.Expr // compiled CHECK constraints, by table
+	genCache       map[*catalog.Table][]plan.Expr // compiled generation expressions, by table and column
+	predCache      map[predicateKey]plan.Expr     // compiled partial index predicates
 
 	settings map[string]string // by canonical name
 	changed  map[string]bool
@@ -507,15 +509,15 @@ func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 func writeTargets(p *Prepared) []*catalog.Table {
 	var out []*catalog.Table
 	switch qp := p.plan.(type) {
-	case *writePlan:
-		out = append(out, qp.t)
+	case *plan.WritePlan:
+		out = append(out, qp.Table)
 	case *copyPlan:
 		if qp.cmd.From {
 			out = append(out, qp.t)
 		}
 	}
 	for _, d := range p.dml {
-		out = append(out, d.write.t)
+		out = append(out, d.Write.Table)
 	}
 	return out
 }
@@ -533,12 +535,12 @@ func (s *Session) Sync() error {
 type Prepared struct {
 	st     *parser.Statement
 	params []types.T
-	cols   []Column
+	cols   []plan.Column
 	plan   any // a queryPlan, a *writePlan, or nil for statements executed directly
 	cat    *catalog.Catalog
-	reads  []uint32 // the tables the plan reads (see lockTables)
-	locks  string   // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
-	dml    []*cte   // the plan's data-modifying WITH queries, in order
+	reads  []uint32    // the tables the plan reads (see lockTables)
+	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
+	dml    []*plan.Cte // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
 }
 
@@ -546,7 +548,7 @@ type Prepared struct {
 func (p *Prepared) ParamTypes() []types.T { return p.params }
 
 // Columns are the result columns; nil if the statement returns no rows.
-func (p *Prepared) Columns() []Column { return p.cols }
+func (p *Prepared) Columns() []plan.Column { return p.cols }
 
 // PrepareAll prepares every statement of a simple-protocol query.
 func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, error) {
@@ -642,7 +644,7 @@ func (s *Session) identity() builtins.Session {
 
 // noteWriteCTE adds d to the data-modifying WITH queries of the statement
 // being planned.
-func (s *Session) noteWriteCTE(d *cte) { s.planDML = append(s.planDML, d) }
+func (s *Session) noteWriteCTE(d *plan.Cte) { s.planDML = append(s.planDML, d) }
 
 // noteLocking records word (FOR UPDATE, ...) as the locking clause of the
 // statement being planned, unless it has one already.
@@ -678,21 +680,21 @@ func (s *Session) plan(p *Prepared) error {
 	if p.params == nil {
 		p.params = make([]types.T, p.st.NumParams)
 	}
-	c := &compiler{s: s, params: &p.params, order: p.st.ParamOrder, withDML: p.st.WithDML}
+	c := &plan.Compiler{Host: s.host(), Params: &p.params, Order: p.st.ParamOrder, WithDML: p.st.WithDML}
 	var err error
 	switch n := p.st.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		var qp queryPlan
-		if qp, err = c.planQuery(n); err == nil {
+		var qp plan.QueryPlan
+		if qp, err = c.PlanQuery(n); err == nil {
 			p.plan, p.cols = qp, qp.Columns()
 		}
 	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
-		var wp *writePlan
+		var wp *plan.WritePlan
 		if wp, err = s.planWrite(c, p.st); err == nil {
-			p.plan, p.cols = wp, wp.cols
+			p.plan, p.cols = wp, wp.Cols
 		}
 	case *ast.ExplainStmt:
-		p.cols = []Column{{Name: "QUERY PLAN", Type: types.Text}}
+		p.cols = []plan.Column{{Name: "QUERY PLAN", Type: types.Text}}
 		// Plan the statement now too, so that its parameters' types are
 		// inferred for Describe; the inner plan shares p.params.
 		inner := &Prepared{st: &parser.Statement{AST: n.Stmt, ParamOrder: p.st.ParamOrder, NumParams: p.st.NumParams}, params: p.params}
@@ -700,9 +702,9 @@ func (s *Session) plan(p *Prepared) error {
 	}
 	switch cmd := p.st.Cmd.(type) {
 	case *parser.InsertValues:
-		var wp *writePlan
-		if wp, err = c.planInsertValues(cmd); err == nil {
-			p.plan, p.cols = wp, wp.cols
+		var wp *plan.WritePlan
+		if wp, err = planInsertValues(c, cmd); err == nil {
+			p.plan, p.cols = wp, wp.Cols
 		}
 	case *parser.Show:
 		p.cols = s.showColumns(cmd)
@@ -728,14 +730,14 @@ type Portal struct {
 	rows   rowexec.RowIter // open result of a query, between Executes
 	// x is the execution rows runs in; each Execute or FETCH that resumes
 	// it gives it that message's context.
-	x     *execCtx
+	x     *plan.ExecCtx
 	count int64
 	done  bool
 	tag   string
 }
 
 // Columns are the portal's result columns; nil if it returns no rows.
-func (pt *Portal) Columns() []Column { return pt.p.cols }
+func (pt *Portal) Columns() []plan.Column { return pt.p.cols }
 
 // Copy says whether executing the portal runs a COPY, and its framing.
 func (pt *Portal) Copy() *CopySpec { return pt.p.copy }
@@ -747,7 +749,7 @@ func (pt *Portal) Close() {
 		pt.rows.Close()
 		pt.rows = nil
 	}
-	pt.x.closeTemps()
+	pt.x.CloseTemps()
 }
 
 // closeCursors closes and forgets every cursor.
@@ -788,7 +790,7 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 	}
 	s.activity.query.Store(&pt.p.st.SQL)
 	if pt.x != nil {
-		pt.x.ctx = ctx // the context of the message that started it has ended
+		pt.x.Ctx = ctx // the context of the message that started it has ended
 	}
 	if pt.rows == nil {
 		tag, err := s.start(ctx, pt)
@@ -888,18 +890,18 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 		return "", pgerr.Convert(err)
 	}
 	s.tx.NextStatement()
-	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: pt.params}
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
 	pt.x = x
 	// A statement that leaves no rows to read is done with its temporary
 	// files when this returns, or panics; one that does, when the portal
 	// closes.
 	defer func() {
 		if pt.rows == nil {
-			x.closeTemps()
+			x.CloseTemps()
 		}
 	}()
 	switch qp := pt.p.plan.(type) {
-	case queryPlan:
+	case plan.QueryPlan:
 		if pt.p.dml != nil {
 			// The query writes: all of it runs now, as PostgreSQL runs
 			// a portal whose WITH clause modifies data.
@@ -916,14 +918,14 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 		}
 		pt.rows = it
 		return "", nil
-	case *writePlan:
-		x.fk = &fkState{}
-		rows, n, err := qp.run(x)
+	case *plan.WritePlan:
+		x.FK = &fkState{}
+		rows, n, err := qp.Run(x)
 		if err == nil {
-			err = finishDML(x, pt.p.dml)
+			err = plan.FinishDML(x, pt.p.dml)
 		}
 		if err == nil {
-			err = x.flushFK()
+			err = flushFK(x)
 		}
 		if err != nil {
 			if rows != nil {
@@ -931,8 +933,8 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			}
 			return "", pgerr.Convert(err)
 		}
-		tag := fmt.Sprintf("%s %d", qp.verb, n)
-		if qp.verb == "INSERT" {
+		tag := fmt.Sprintf("%s %d", qp.Verb, n)
+		if qp.Verb == "INSERT" {
 			tag = fmt.Sprintf("INSERT 0 %d", n)
 		}
 		if rows != nil {
@@ -951,8 +953,8 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 // writes names the kind of statement p is if it writes, as PostgreSQL's
 // read-only error names it, or returns "".
 func writes(p *Prepared) string {
-	if w, ok := p.plan.(*writePlan); ok {
-		return w.verb
+	if w, ok := p.plan.(*plan.WritePlan); ok {
+		return w.Verb
 	}
 	if p.dml != nil {
 		return "SELECT" // a query whose WITH clause modifies data
@@ -1133,7 +1135,7 @@ func (s *Session) savepointDepth(what, name string) (int, error) {
 }
 
 // direct executes statements that are not planned queries.
-func (s *Session) direct(ctx context.Context, pt *Portal, x *execCtx) (string, error) {
+func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (string, error) {
 	st := pt.p.st
 	switch n := st.AST.(type) {
 	case *ast.CreateTableStmt:
@@ -1365,15 +1367,15 @@ func (s *Session) setIsolation(iso string) error {
 	return nil
 }
 
-func (s *Session) showColumns(cmd *parser.Show) []Column {
+func (s *Session) showColumns(cmd *parser.Show) []plan.Column {
 	if cmd.All {
-		return []Column{{Name: "name", Type: types.Text}, {Name: "setting", Type: types.Text}, {Name: "description", Type: types.Text}}
+		return []plan.Column{{Name: "name", Type: types.Text}, {Name: "setting", Type: types.Text}, {Name: "description", Type: types.Text}}
 	}
 	name := cmd.Name
 	if st, err := lookupSetting(name); err == nil {
 		name = st.name
 	}
-	return []Column{{Name: name, Type: types.Text}}
+	return []plan.Column{{Name: name, Type: types.Text}}
 }
 
 func (s *Session) show(cmd *parser.Show) ([][]any, error) {
@@ -1399,10 +1401,10 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 	}
 	var text string
 	switch qp := inner.plan.(type) {
-	case queryPlan:
+	case plan.QueryPlan:
 		text = qp.Explain("")
-	case *writePlan:
-		text = qp.explain()
+	case *plan.WritePlan:
+		text = qp.Explain()
 	default:
 		return "", pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}
@@ -1434,15 +1436,15 @@ func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any
 		return "", err
 	}
 	s.tx.NextStatement() // what the locks waited for
-	qp, ok := p.plan.(queryPlan)
+	qp, ok := p.plan.(plan.QueryPlan)
 	if !ok {
 		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
 	}
-	if sp, ok := qp.(*selectPlan); ok && sp.locking != nil && cmd.Hold {
-		return "", pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR WITH HOLD ... %s is not supported", sp.locking.word).
+	if sp, ok := qp.(*plan.SelectPlan); ok && sp.Locking != nil && cmd.Hold {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR WITH HOLD ... %s is not supported", sp.Locking.Word).
 			WithDetail("Holdable cursors must be READ ONLY.")
 	}
-	x := &execCtx{ctx: ctx, s: s, tx: s.tx, params: params}
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: params}
 	it, err := qp.Open(x)
 	if err != nil {
 		return "", err
@@ -1457,7 +1459,7 @@ func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (str
 		return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
 	}
 	if cur.x != nil {
-		cur.x.ctx = ctx // DECLARE's message has ended
+		cur.x.Ctx = ctx // DECLARE's message has ended
 	}
 	// The rows fetched are held, within work_mem, until the FETCH's
 	// portal sends them; MOVE only counts them.
@@ -1518,7 +1520,7 @@ func (s *Session) sqlPrepare(cmd *parser.Prepare) error {
 // sqlExecute runs EXECUTE: it evaluates the arguments, coerced to the
 // prepared statement's parameter types, and runs the statement as this
 // portal's own work, rows and command tag included.
-func (s *Session) sqlExecute(ctx context.Context, pt *Portal, cmd *parser.Execute, x *execCtx) (string, error) {
+func (s *Session) sqlExecute(ctx context.Context, pt *Portal, cmd *parser.Execute, x *plan.ExecCtx) (string, error) {
 	inner, ok := s.sqlPrepared[cmd.Name]
 	if !ok {
 		return "", pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", cmd.Name)
@@ -1533,17 +1535,17 @@ func (s *Session) sqlExecute(ctx context.Context, pt *Portal, cmd *parser.Execut
 		return "", pgerr.New(pgerr.SyntaxError, "wrong number of parameters for prepared statement %q", cmd.Name).
 			WithDetail("Expected %d parameters but got %d.", len(inner.params), len(args))
 	}
-	c := &compiler{s: s, params: &pt.p.params, scope: &scope{}}
+	c := &plan.Compiler{Host: s.host(), Params: &pt.p.params, Scope: &plan.Scope{}}
 	if cmd.Args != nil {
-		c.order = cmd.Args.ParamOrder
+		c.Order = cmd.Args.ParamOrder
 	}
 	vals := make([]any, len(args))
 	for i, a := range args {
-		e, err := c.compileAs(a, inner.params[i])
+		e, err := c.CompileAs(a, inner.params[i])
 		if err != nil {
 			return "", err
 		}
-		if vals[i], err = e.Eval(x.env(nil)); err != nil {
+		if vals[i], err = e.Eval(x.Env(nil)); err != nil {
 			return "", err
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/plan"
+
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
@@ -417,20 +419,16 @@ func resolveZone(v string) (*time.Location, string, error) {
 		return loc, loc.String(), nil // america/new_york is shown America/New_York
 	}
 	// PostgreSQL upper-cases a POSIX zone, name and abbreviation.
-	if loc, ok := posixZone(strings.ToUpper(v)); ok {
+	if loc, ok := plan.PosixZone(strings.ToUpper(v)); ok {
 		return loc, strings.ToUpper(v), nil
 	}
 	return nil, "", pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", v)
 }
 
-// maxZoneHours bounds a zone's offset, as PostgreSQL's tzparse does: a
-// week, less a second.
-const maxZoneHours = 7 * 24
-
 // zoneHours reads a TimeZone that is a number of hours, as strtod would.
 func zoneHours(v string) (float64, bool) {
 	h, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(h) || math.Abs(h) >= maxZoneHours || strings.ContainsAny(v, "_xXpP") {
+	if err != nil || math.IsNaN(h) || math.Abs(h) >= plan.MaxZoneHours || strings.ContainsAny(v, "_xXpP") {
 		return 0, false
 	}
 	return h, true
@@ -458,21 +456,6 @@ func formatZoneOffset(secs int) string {
 		}
 	}
 	return text
-}
-
-// zoneDigits reads 1 to max decimal digits.
-func zoneDigits(s string, max int) (int, bool) {
-	if s == "" || len(s) > max {
-		return 0, false
-	}
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // settingNames lists every parameter, for SHOW ALL.

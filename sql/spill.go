@@ -1,7 +1,5 @@
 package sql
 
-import "github.com/epochdb/epochdb/sql/spill"
-
 // Bounded memory above the engine.
 //
 // A statement's operators hold rows in memory only where their semantics
@@ -65,34 +63,3 @@ import "github.com/epochdb/epochdb/sql/spill"
 // every path reaches). Spills count in pg_stat_database's temp_files and
 // temp_bytes, as in PostgreSQL. A write that fails for want of space is
 // disk_full (53100).
-
-// temps returns the temporary files of x's statement: those of its
-// outermost execution.
-func (x *execCtx) temps() *spill.Set {
-	root := x
-	for root.temp == nil && root.outer != nil {
-		root = root.outer.x
-	}
-	if root.temp == nil {
-		root.temp = x.s.newSpillSet()
-	}
-	return root.temp
-}
-
-// closeTemps removes every temporary file of x's statement still there.
-func (x *execCtx) closeTemps() {
-	if x != nil && x.temp != nil {
-		x.temp.RemoveAll()
-	}
-}
-
-// WorkMem is the statement's work_mem in bytes.
-func (x *execCtx) WorkMem() int64 {
-	return x.s.workMem()
-}
-
-// NewTempFile makes a temporary file for x's statement; kind says which
-// operator writes it (sort, hash, store).
-func (x *execCtx) NewTempFile(kind string) (*spill.File, error) {
-	return x.temps().New(kind)
-}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/epochdb/epochdb/sql/rowexec"
+	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
@@ -27,7 +27,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cv.Name)
 	}
 	v := &catalog.View{Name: cv.Name, SQL: cv.Query.SQL}
-	qp, err := planViewQuery(s, v.SQL, nil)
+	qp, err := plan.PlanViewQuery(s.host(), v.SQL, nil)
 	if err != nil {
 		return err
 	}
@@ -75,73 +75,6 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	}
 	return d.PutView(ctx, v)
 }
-
-// planViewQuery plans a view's query on its own: not inside the query that
-// reads the view, whose WITH queries and columns it cannot see. views are
-// the views whose queries are being planned around it, innermost last.
-func planViewQuery(s *Session, sql string, views []uint32) (queryPlan, error) {
-	stmts, err := parser.Parse(sql)
-	if err != nil {
-		return nil, err
-	}
-	if len(stmts) != 1 || stmts[0].AST == nil {
-		return nil, pgerr.New(pgerr.InternalError, "view query %q does not parse to one query", sql)
-	}
-	st := stmts[0]
-	var params []types.T
-	c := &compiler{s: s, params: &params, order: st.ParamOrder, scope: &scope{}, views: views}
-	return c.planQuery(st.AST)
-}
-
-// planView plans a FROM item that names a view. Its columns are those it
-// was made with: a * in its query that now reads more (a column added to
-// a table since) gives only the first ones, as PostgreSQL expands * once.
-func (c *compiler) planView(v *catalog.View, alias string) (source, *scope, error) {
-	if slices.Contains(c.views, v.ID) {
-		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", v.Name)
-	}
-	qp, err := planViewQuery(c.s, v.SQL, append(slices.Clip(c.views), v.ID))
-	if err != nil {
-		return nil, nil, err
-	}
-	cols := qp.Columns()
-	if len(cols) < len(v.Columns) {
-		return nil, nil, pgerr.New(pgerr.InternalError, "view %q no longer matches its definition", v.Name)
-	}
-	out := make([]Column, len(v.Columns))
-	for i, vc := range v.Columns {
-		out[i] = cols[i]
-		out[i].Name = vc.Name
-	}
-	var src source = &derived{plan: qp, alias: alias}
-	if len(cols) > len(out) {
-		src = &narrowed{in: src, width: len(out)}
-	}
-	return src, queryScope(out, alias), nil
-}
-
-// narrowed passes on the first width columns of its input's rows.
-type narrowed struct {
-	in    source
-	width int
-}
-
-func (n *narrowed) Open(x *execCtx) (rowexec.RowIter, error) {
-	it, err := n.in.Open(x)
-	if err != nil {
-		return nil, err
-	}
-	return &rowexec.FuncIter{F: func() ([]any, error) {
-		row, err := it.Next()
-		if row == nil || err != nil {
-			it.Close()
-			return nil, err
-		}
-		return row[:n.width:n.width], nil
-	}}, nil
-}
-
-func (n *narrowed) Explain(indent string) string { return n.in.Explain(indent) }
 
 // viewDeps lists the tables, views and sequences a query reads. A
 // sequence named to nextval must exist, as PostgreSQL's regclass

@@ -1,0 +1,64 @@
+package sql
+
+import (
+	"time"
+
+	"github.com/epochdb/epochdb/sql/builtins"
+	"github.com/epochdb/epochdb/sql/catalog"
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/spill"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// planHost is a Session as the planner sees it (plan.Host): the same
+// value under a type whose exported methods are the planner's, so that
+// they are not the API of Session that pgwire and the driver see.
+type planHost Session
+
+var _ plan.Host = (*planHost)(nil)
+
+// host is s as plan.Host.
+func (s *Session) host() *planHost { return (*planHost)(s) }
+
+// sessionOf is the Session of the host a plan runs in: the code of this
+// package that the planner calls back (writes, the sequence functions,
+// the catalog functions) reaches the rest of the session through it.
+func sessionOf(h plan.Host) *Session { return (*Session)(h.(*planHost)) }
+
+func (h *planHost) s() *Session { return (*Session)(h) }
+
+func (h *planHost) Catalog() *catalog.Catalog                  { return h.s().catalog() }
+func (h *planHost) ParseTypeName(name string) (types.T, error) { return h.s().parseTypeName(name) }
+func (h *planHost) RegByName(t types.T, name string) (types.Reg, error) {
+	return h.s().regByName(t, name)
+}
+func (h *planHost) RegByOID(t types.T, oid types.Oid) types.Reg { return h.s().regByOID(t, oid) }
+func (h *planHost) VirtualRelation(tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
+	return h.s().virtualRelation(tn, alias)
+}
+func (h *planHost) PartialImplied(t *catalog.Table, where plan.Expr) func(*catalog.Index) int {
+	return h.s().partialImplied(t, where)
+}
+func (h *planHost) PlanWrite(c *plan.Compiler, st *parser.Statement) (*plan.WritePlan, error) {
+	return h.s().planWrite(c, st)
+}
+func (h *planHost) PeekSequence(q *catalog.Sequence) (int64, bool, error) {
+	return h.s().peekSequence(q)
+}
+func (h *planHost) NoteRead(table uint32)               { h.s().noteRead(table) }
+func (h *planHost) NoteLocking(word string)             { h.s().noteLocking(word) }
+func (h *planHost) NoteWriteCTE(d *plan.Cte)            { h.s().noteWriteCTE(d) }
+func (h *planHost) Location() *time.Location            { return h.s().loc() }
+func (h *planHost) TransactionTime() time.Time          { return h.s().txnTime() }
+func (h *planHost) StatementTime() time.Time            { return h.s().statementTime() }
+func (h *planHost) Setting(name string) (string, error) { return h.s().getSetting(name) }
+func (h *planHost) SetSetting(name, value string, local bool) error {
+	return h.s().setSetting(name, value, local)
+}
+func (h *planHost) PublicName(name string) string      { return h.s().publicName(name) }
+func (h *planHost) CurrentSchemas(implicit bool) []any { return h.s().currentSchemas(implicit) }
+func (h *planHost) Identity() builtins.Session         { return h.s().identity() }
+func (h *planHost) WorkMem() int64                     { return h.s().workMem() }
+func (h *planHost) NewSpillSet() *spill.Set            { return h.s().newSpillSet() }

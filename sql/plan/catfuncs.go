@@ -1,0 +1,452 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/epochdb/epochdb/sql/catalog"
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// isOidLike reports whether values of o are object identifiers.
+func isOidLike(o types.Oid) bool { return o == types.OidOid || types.IsReg(o) }
+
+func isInt(o types.Oid) bool {
+	return o == types.OidInt2 || o == types.OidInt4 || o == types.OidInt8
+}
+
+// unifyOids is where an object identifier meets another or an integer:
+// PostgreSQL compares them as oids.
+func unifyOids(a, b types.T) (types.T, bool) {
+	if isOidLike(a.Oid) && (isOidLike(b.Oid) || isInt(b.Oid)) || isOidLike(b.Oid) && isInt(a.Oid) {
+		return types.OidType, true
+	}
+	return types.T{}, false
+}
+
+// oidCoercible reports whether PostgreSQL converts from to to implicitly
+// among the integers and object identifiers.
+func oidCoercible(from, to types.T) bool {
+	return isOidLike(to.Oid) && (isOidLike(from.Oid) || isInt(from.Oid))
+}
+
+// toReg converts e to the reg* type t: a name or a number, looked up now if
+// it is a literal and when evaluated otherwise. An untyped parameter is
+// text, the name.
+func (c *Compiler) toReg(e Expr, t types.T) (Expr, error) {
+	switch x := e.(type) {
+	case *unknownExpr:
+		r, err := c.Host.RegByName(t, x.s)
+		if err != nil {
+			return nil, err
+		}
+		return &ConstExpr{T: t, V: r}, nil
+	case *ConstExpr:
+		if x.V == nil {
+			return &ConstExpr{T: t}, nil
+		}
+	case *ParamExpr:
+		if e.Type().Oid == types.OidUnknown {
+			(*c.Params)[x.Index] = types.Text
+		}
+	}
+	from := e.Type()
+	if !IsString(from.Oid) && !isOidLike(from.Oid) && !isInt(from.Oid) {
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t)
+	}
+	return &regCastExpr{e: e, to: t}, nil
+}
+
+// regCastExpr makes a reg* value of a name or an oid.
+type regCastExpr struct {
+	e  Expr
+	to types.T
+}
+
+func (r *regCastExpr) Type() types.T { return r.to }
+
+func (r *regCastExpr) Eval(e *Env) (any, error) {
+	v, err := r.e.Eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case string:
+		return e.Host.RegByName(r.to, x)
+	case int64:
+		return e.Host.RegByOID(r.to, types.Oid(uint32(x))), nil
+	case types.Reg:
+		return e.Host.RegByOID(r.to, x.Oid), nil
+	}
+	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast %T to %s", v, r.to)
+}
+
+// keywordFuncs are the calls PostgreSQL's grammar has keywords for, which
+// it prints in capitals.
+var keywordFuncs = map[string]string{"nullif": "NULLIF", "greatest": "GREATEST", "least": "LEAST"}
+
+// sqlValueFuncs print as the SQL keywords they are written as.
+var sqlValueFuncs = map[string]string{
+	"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE", "localtimestamp": "LOCALTIMESTAMP",
+	"localtime": "LOCALTIME", "current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "CURRENT_USER",
+	"current_schema": "CURRENT_SCHEMA",
+}
+
+// Deparse prints a compiled expression as PostgreSQL's ruleutils prints
+// the expression tree it stores: implicit casts are invisible, constants
+// carry their type as get_const_expr decides, and every operator is
+// parenthesized. cols names the columns a colExpr reads. It reports false
+// for an expression it cannot print.
+func Deparse(e Expr, cols []string) (string, bool) {
+	return Deparser{cols: cols}.Print(e)
+}
+
+// DeparsePretty is deparse as pretty-printing ruleutils prints: without
+// the parentheses that operator precedence makes redundant.
+func DeparsePretty(e Expr, cols []string) (string, bool) {
+	return Deparser{cols: cols, pretty: true}.Print(e)
+}
+
+type Deparser struct {
+	cols   []string
+	pretty bool
+	// s, when set, names the sequence of a nextval as regclass prints it
+	// in s, qualified if its search path would not find it.
+	Host Host
+}
+
+// enumType is the enum type t, if it is one and d has a session to find
+// it in.
+func (d Deparser) enumType(t types.T) *catalog.EnumType {
+	if d.Host == nil || !types.IsEnum(t.Oid) {
+		return nil
+	}
+	return d.Host.Catalog().EnumByOid(t.Oid)
+}
+
+// Operator precedence, loosest first, as PostgreSQL's grammar binds.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precIs
+	precCmp
+	precOther // ||, ~~ and every other operator without its own precedence
+	precAdd
+	precMul
+	precUnary
+	precPrimary
+	// precArrayOp is x = ANY (ARRAY[...]), which pretty printing puts in
+	// parentheses wherever it is an operand.
+	precArrayOp
+)
+
+func (d Deparser) Print(e Expr) (string, bool) {
+	fail := false
+	var walk func(e Expr) (string, int)
+	var caseText func(x *caseExpr) string
+	// operand prints a child of an operator of precedence prec. Pretty, it
+	// has parentheses only if it binds looser (or, on the right of a
+	// left-associative operator, as loose); otherwise every operator
+	// already has its own.
+	operand := func(e Expr, prec int, right bool) string {
+		text, p := walk(e)
+		// ruleutils' isSimpleNode: an operator inside another is simple
+		// only if both are arithmetic, binary ones; x = ANY (...) never.
+		isOp := func(p int) bool { return p >= precCmp && p <= precUnary }
+		arith := func(p int) bool { return p == precAdd || p == precMul }
+		opInOp := isOp(prec) && isOp(p) && !(arith(prec) && arith(p))
+		if !d.pretty || p != precArrayOp && !opInOp && (p > prec || p == prec && !right) {
+			return text
+		}
+		return "(" + text + ")"
+	}
+	binary := func(l Expr, op string, r Expr, prec int) (string, int) {
+		text := operand(l, prec, false) + " " + op + " " + operand(r, prec, true)
+		if !d.pretty {
+			return "(" + text + ")", precPrimary
+		}
+		return text, prec
+	}
+	// cast prints a cast as get_coercion_expr does: (arg)::type, or
+	// pretty, arg::type with parentheses only if arg needs them.
+	cast := func(x *castExpr) (string, int) {
+		text, p := walk(x.e)
+		if !d.pretty || p < precPrimary {
+			text = "(" + text + ")"
+		}
+		return text + "::" + x.to.String(), precPrimary
+	}
+	// caseText prints CASE as ruleutils does under PRETTYFLAG_INDENT,
+	// which pg_get_expr and pg_get_constraintdef use: each keyword on a
+	// line of its own, indented four more within the CASE.
+	indent := 0
+	line := func(b *strings.Builder, word string) {
+		b.WriteString("\n" + strings.Repeat(" ", indent) + word)
+	}
+	caseText = func(x *caseExpr) string {
+		var b strings.Builder
+		line(&b, "CASE")
+		if x.operand != nil {
+			text, _ := walk(x.operand)
+			b.WriteString(" " + text)
+		}
+		indent += 4
+		for i, w := range x.whens {
+			cond := w
+			if x.operand != nil {
+				if c, ok := w.(*cmpExpr); ok {
+					cond = c.r // operand = value: the value alone
+				}
+			}
+			when, _ := walk(cond)
+			then, _ := walk(x.thens[i])
+			line(&b, "WHEN "+when+" THEN "+then)
+		}
+		if x.els != nil {
+			els, _ := walk(x.els)
+			line(&b, "ELSE "+els)
+		}
+		indent -= 4
+		line(&b, "END")
+		return b.String()
+	}
+	walk = func(e Expr) (string, int) {
+		switch x := e.(type) {
+		case *ConstExpr:
+			if et := d.enumType(x.T); et != nil && x.V != nil {
+				// A label, with its type named as the search path finds it.
+				return parser.QuoteLiteral(x.V.(types.Enum).Label) + "::" + d.Host.PublicName(et.Name), precPrimary
+			}
+			return constText(x.T, x.V), precPrimary
+		case *ColExpr:
+			if x.Index < len(d.cols) {
+				return parser.QuoteIdent(d.cols[x.Index]), precPrimary
+			}
+		case *castExpr:
+			if !x.explicit {
+				return walk(x.e)
+			}
+			return cast(x)
+		case *FuncExpr:
+			if kw, ok := sqlValueFuncs[x.Name]; ok && len(x.Args) == 0 {
+				return kw, precPrimary
+			}
+			if kw, ok := sqlValueFuncs[x.Name]; ok && len(x.Args) == 1 {
+				// LOCALTIME(p): the precision is a constant.
+				if p, ok := x.Args[0].(*ConstExpr); ok && p.V != nil {
+					return kw + "(" + strconv.FormatInt(p.V.(int64), 10) + ")", precPrimary
+				}
+			}
+			name := x.Name
+			if upper, ok := keywordFuncs[name]; ok {
+				name = upper
+			}
+			if x.op != 0 && len(x.Args) == 2 {
+				return binary(x.Args[0], string(x.op), x.Args[1], precAdd)
+			}
+			if op := RegexOperator(x, false); op != "" {
+				return binary(x.Args[0], op, x.Args[1], precOther)
+			}
+			if IsOperatorName(x.Name) && len(x.Args) == 2 {
+				return binary(x.Args[0], x.Name, x.Args[1], precOther)
+			}
+			args := make([]string, len(x.Args))
+			for i, a := range x.Args {
+				// ruleutils shows the implicit casts of a function's
+				// arguments: lower((email)::text) for a varchar.
+				if c, ok := a.(*castExpr); ok && !c.explicit && x.Name != "nextval" {
+					args[i], _ = cast(c)
+					continue
+				}
+				args[i], _ = walk(a)
+			}
+			if x.Name == "nextval" && len(args) == 1 {
+				if k, ok := x.Args[0].(*ConstExpr); ok && d.Host != nil {
+					if q, ok := k.V.(string); ok && d.Host.Catalog().SequenceByName[q] != nil {
+						args[0] = parser.QuoteLiteral(d.Host.PublicName(q)) + "::text"
+					}
+				}
+				if a, ok := strings.CutSuffix(args[0], "::text"); ok {
+					args[0] = a + "::regclass" // nextval takes a regclass
+				}
+			}
+			return name + "(" + strings.Join(args, ", ") + ")", precPrimary
+		case *arithExpr:
+			prec := precAdd
+			if x.op == '*' || x.op == '/' || x.op == '%' {
+				prec = precMul
+			}
+			return binary(x.l, string(x.op), x.r, prec)
+		case *negExpr:
+			if d.pretty {
+				return "- " + operand(x.e, precUnary, true), precUnary
+			}
+			text, _ := walk(x.e)
+			return "(- " + text + ")", precPrimary
+		case *cmpExpr:
+			return binary(x.l, x.op, x.r, precCmp)
+		case *likeExpr:
+			op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{x.not, x.ci}]
+			if x.escape == '\\' {
+				return binary(x.e, op, x.pattern, precOther)
+			}
+			// PostgreSQL stores LIKE ... ESCAPE e as ~~ like_escape(pattern, e);
+			// the call is only printed, never run.
+			escape := ""
+			if x.escape != 0 {
+				escape = string(x.escape)
+			}
+			pattern := &FuncExpr{Name: "like_escape", T: types.Text, Args: []Expr{x.pattern, &ConstExpr{T: types.Text, V: escape}}}
+			return binary(x.e, op, pattern, precOther)
+		case *coalesceExpr:
+			args := make([]string, len(x.args))
+			for i, a := range x.args {
+				args[i], _ = walk(a)
+			}
+			return "COALESCE(" + strings.Join(args, ", ") + ")", precPrimary
+		case *logicExpr:
+			// PostgreSQL's AND and OR take any number of arguments: a
+			// chain prints flat, (a AND b AND c).
+			word, prec := "OR", precOr
+			if x.and {
+				word, prec = "AND", precAnd
+			}
+			var parts []string
+			var flatten func(e Expr)
+			flatten = func(e Expr) {
+				if l, ok := e.(*logicExpr); ok && l.and == x.and {
+					flatten(l.l)
+					flatten(l.r)
+					return
+				}
+				parts = append(parts, operand(e, prec, len(parts) > 0))
+			}
+			flatten(x)
+			text := strings.Join(parts, " "+word+" ")
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, prec
+		case *notDistinctExpr:
+			text := operand(x.l, precIs, false) + " IS DISTINCT FROM " + operand(x.r, precIs, true)
+			if !d.pretty {
+				return "(NOT (" + text + "))", precPrimary
+			}
+			return "NOT " + text, precNot
+		case *inExpr:
+			// x IN (a, b) is x = ANY (ARRAY[a, b]) to PostgreSQL, or x = a
+			// for one value; NOT IN is <> ALL, or <>.
+			op, quant := "=", "ANY"
+			if x.not {
+				op, quant = "<>", "ALL"
+			}
+			if len(x.list) == 1 {
+				return binary(x.e, op, x.list[0], precCmp)
+			}
+			elems := make([]string, len(x.list))
+			for i, el := range x.list {
+				elems[i], _ = walk(el)
+			}
+			text := operand(x.e, precCmp, false) + " " + op + " " + quant + " (ARRAY[" + strings.Join(elems, ", ") + "])"
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, precArrayOp
+		case *caseExpr:
+			return caseText(x), precPrimary
+		case *notExpr:
+			if f, ok := x.e.(*FuncExpr); ok {
+				if op := RegexOperator(f, true); op != "" {
+					return binary(f.Args[0], op, f.Args[1], precOther)
+				}
+			}
+			if nd, ok := x.e.(*notDistinctExpr); ok {
+				text := operand(nd.l, precIs, false) + " IS DISTINCT FROM " + operand(nd.r, precIs, true)
+				if !d.pretty {
+					return "(" + text + ")", precPrimary
+				}
+				return text, precIs
+			}
+			text := "NOT " + operand(x.e, precNot, true)
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, precNot
+		case *isNullExpr:
+			text := operand(x.e, precIs, false) + " IS NULL"
+			if x.not {
+				text = operand(x.e, precIs, false) + " IS NOT NULL"
+			}
+			if !d.pretty {
+				return "(" + text + ")", precPrimary
+			}
+			return text, precIs
+		}
+		fail = true
+		return "?", precPrimary
+	}
+	text, _ := walk(e)
+	return text, !fail
+}
+
+// RegexOperator is the operator a ~ b, a ~* b or, negated, a !~ b or
+// a !~* b, that the parser rewrote to f, epochdb_match(a, b[, 'i']); ""
+// if f is not one.
+func RegexOperator(f *FuncExpr, negated bool) string {
+	if f.Name != "epochdb_match" {
+		return ""
+	}
+	op := "~"
+	switch len(f.Args) {
+	case 2:
+	case 3:
+		if k, ok := f.Args[2].(*ConstExpr); !ok || k.V != "i" {
+			return ""
+		}
+		op = "~*"
+	default:
+		return ""
+	}
+	if negated {
+		op = "!" + op
+	}
+	return op
+}
+
+// IsOperatorName reports whether a function's name is an operator's, as
+// funcExpr names the operators it implements (||, ~, ->).
+func IsOperatorName(name string) bool {
+	return name != "" && strings.IndexFunc(name, func(r rune) bool {
+		return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	}) < 0
+}
+
+// constText is get_const_expr: non-negative int4 and numeric literals and
+// booleans print bare, anything else as a quoted literal with its type.
+func constText(t types.T, v any) string {
+	label := "::" + types.T{Oid: t.Oid, Mod: -1}.String()
+	if v == nil {
+		return "NULL" + label
+	}
+	s := string(types.AppendText(nil, t, v, nil))
+	switch t.Oid {
+	case types.OidBool:
+		if v.(bool) {
+			return "true"
+		}
+		return "false"
+	case types.OidInt4:
+		if s[0] != '-' {
+			return s
+		}
+	case types.OidNumeric:
+		if s[0] >= '0' && s[0] <= '9' && strings.ContainsAny(s, ".eE") {
+			return s
+		}
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'" + label
+}

@@ -1,0 +1,429 @@
+package plan
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/epochdb/epochdb/sql/builtins"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+func init() {
+	maps.Copy(FuncCompilers, map[string]Builtin{
+		"epochdb_cast": compileCast,
+		"epochdb_nulls": func(*Compiler, *ast.FuncCallExpr) (Expr, error) {
+			return nil, pgerr.New(pgerr.SyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
+		},
+		// The parser wraps DEFAULT expressions TiDB's DDL grammar would
+		// not take; the wrapper means nothing else.
+		"epochdb_default": func(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+			if len(n.Args) != 1 {
+				return nil, ArgCountErr(n, nil)
+			}
+			return c.Compile(n.Args[0])
+		},
+		// The parser renders name => value as epochdb_named; only the
+		// functions that take named arguments read it.
+		"epochdb_named": func(_ *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "named arguments are not supported in this call")
+		},
+		"coalesce": compileCoalesce,
+		"nullif":   compileNullif,
+		"greatest": compileExtreme(1),
+		"least":    compileExtreme(-1),
+
+		"trim":              compileTrim,
+		"epochdb_concat_op": compileConcatOp,
+
+		"mod": compileMod,
+
+		"localtime":      compileLocalTime,
+		"localtimestamp": compileLocalTime,
+		"current_time":   compileCurrentTime,
+	})
+	maps.Copy(FuncCompilers, arrayBuiltins)
+	maps.Copy(FuncCompilers, srfBuiltins)
+}
+
+// Builtin compiles a call of one built-in function that needs more of
+// the compiler than sql/builtins' overloads give: special syntax
+// (CAST, COALESCE, TRIM, LOCALTIME(p)), the session's catalog (nextval,
+// the catalog functions, enum_range) or the engine.
+type Builtin func(c *Compiler, n *ast.FuncCallExpr) (Expr, error)
+
+// FuncCompilers are those functions; every other one is in sql/builtins.
+var FuncCompilers = map[string]Builtin{}
+
+// rewrittenCalls are the names the parser gives calls it rewrote from
+// special syntax, for those that are PostgreSQL functions by another name:
+// EXTRACT(field FROM x) is extract('field', x).
+var rewrittenCalls = map[string]string{"epochdb_extract": "extract"}
+
+// operatorCalls are the operators TiDB's grammar lacks, by the names of
+// the calls the parser writes them as.
+var operatorCalls = map[string]string{
+	"epochdb_arrow": "->", "epochdb_arrow_text": "->>", "epochdb_path": "#>", "epochdb_path_text": "#>>",
+	"epochdb_contains": "@>", "epochdb_contained": "<@", "epochdb_overlap": "&&", "epochdb_exists": "?",
+	"epochdb_exists_any": "?|", "epochdb_exists_all": "?&", "epochdb_delete_path": "#-",
+}
+
+func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
+	name := n.FnName.L
+	if b, ok := FuncCompilers[name]; ok {
+		return b(c, n)
+	}
+	if real, ok := rewrittenCalls[name]; ok {
+		name = real
+	}
+	if op, ok := operatorCalls[name]; ok {
+		args, err := CompileArgs(c, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) != 2 {
+			return nil, pgerr.New(pgerr.InternalError, "malformed %s", name)
+		}
+		return c.callOperator(op, args[0], args[1])
+	}
+	if builtins.ReturnsSet(name) {
+		return CompileSRFRef(c, n)
+	}
+	if ovs := builtins.Lookup(name); ovs != nil {
+		return c.callOverloaded(n, name, ovs)
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	name := n.Args[1].(*driver.ValueExpr).GetString()
+	t, err := c.Host.ParseTypeName(name)
+	if err != nil {
+		return nil, err
+	}
+	if isEmptyArray(n.Args[0]) && t.IsArray() {
+		return &ConstExpr{T: t, V: []any{}}, nil
+	}
+	e, err := c.Compile(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if types.IsReg(t.Oid) && e.Type().Oid != t.Oid {
+		return c.toReg(e, t)
+	}
+	if types.HasEnum(t) {
+		return c.toEnum(e, t, true)
+	}
+	switch x := e.(type) {
+	case *unknownExpr:
+		// An explicit cast, so a too-long string is cut, not an error.
+		v, err := types.Cast(x.s, types.Text, t, c.Host.Location())
+		if err != nil {
+			return nil, err
+		}
+		return &ConstExpr{T: t, V: v}, nil
+	case *ParamExpr:
+		if e.Type().Oid == types.OidUnknown {
+			(*c.Params)[x.Index] = types.T{Oid: t.Oid, Mod: -1}
+		}
+	}
+	if e.Type().Oid == t.Oid && e.Type().Mod == t.Mod {
+		return e, nil
+	}
+	return &castExpr{e: e, from: e.Type(), to: t, explicit: true}, nil
+}
+
+func CompileArgs(c *Compiler, n *ast.FuncCallExpr) ([]Expr, error) {
+	args := make([]Expr, len(n.Args))
+	for i, a := range n.Args {
+		var err error
+		if args[i], err = c.Compile(a); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+func compileCoalesce(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	args, err := CompileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.commonType("COALESCE", args)
+	if err != nil {
+		return nil, err
+	}
+	return &coalesceExpr{t: t, args: args}, nil
+}
+
+func compileNullif(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	args, err := CompileArgs(c, n)
+	if err != nil || len(args) != 2 {
+		return nil, ArgCountErr(n, err)
+	}
+	lt := args[0].Type()
+	t, ok := comparisonType(lt, args[1].Type())
+	if !ok {
+		return nil, noOperator("=", lt, args[1].Type())
+	}
+	// NULLIF is the = operator's, and varchar has none of its own.
+	if t.Oid == types.OidUnknown || t.Oid == types.OidVarchar {
+		t = types.Text
+	}
+	rt := nullifType(lt, args[1].Type(), t)
+	if args[0], err = c.Coerce(args[0], rt); err != nil {
+		return nil, err
+	}
+	if args[1], err = c.Coerce(args[1], t); err != nil {
+		return nil, err
+	}
+	return &FuncExpr{Name: "nullif", T: rt, Args: args, Fn: func(e *Env, a []any) (any, error) {
+		if a[0] == nil || a[1] == nil {
+			return a[0], nil
+		}
+		x := a[0]
+		if rt.Oid != t.Oid {
+			var err error
+			if x, err = types.CastImplicit(x, rt, t, e.Host.Location()); err != nil {
+				return nil, err
+			}
+		}
+		if types.Compare(t, x, a[1]) == 0 {
+			return nil, nil
+		}
+		return a[0], nil
+	}}, nil
+}
+
+func compileExtreme(sign int) Builtin {
+	return func(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+		args, err := CompileArgs(c, n)
+		if err != nil {
+			return nil, err
+		}
+		t, err := c.commonType(strings.ToUpper(n.FnName.L), args)
+		if err != nil {
+			return nil, err
+		}
+		return &FuncExpr{Name: n.FnName.L, T: t, Args: args, Fn: func(_ *Env, a []any) (any, error) {
+			var best any
+			for _, v := range a {
+				if v != nil && (best == nil || types.Compare(t, v, best)*sign > 0) {
+					best = v
+				}
+			}
+			return best, nil
+		}}, nil
+	}
+}
+
+// CoerceArg converts args[i] of a call of name to t. An argument of a type
+// that does not convert gets PostgreSQL's error for a call no version of
+// the function takes; an untyped literal that does not parse, its own.
+func (c *Compiler) CoerceArg(name string, args []Expr, i int, t types.T) error {
+	e, err := c.Coerce(args[i], t)
+	if err != nil {
+		if pgerr.Code(err) == pgerr.DatatypeMismatch {
+			return noFunction(name, args)
+		}
+		return err
+	}
+	args[i] = e
+	return nil
+}
+
+// noFunction is PostgreSQL's error for a call no version of the function
+// takes.
+func noFunction(name string, args []Expr) error {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Type().String()
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, joinComma(names)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func joinComma(s []string) string {
+	var b []byte
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, x...)
+	}
+	return string(b)
+}
+
+func ArgCountErr(n *ast.FuncCallExpr, err error) error {
+	if err != nil {
+		return err
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", n.FnName.L, len(n.Args))
+}
+
+// Fixed compiles a strict function with fixed argument types.
+func Fixed(ret types.T, params []types.T, fn func(*Env, []any) (any, error)) Builtin {
+	return func(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+		if len(n.Args) != len(params) {
+			return nil, ArgCountErr(n, nil)
+		}
+		args := make([]Expr, len(params))
+		for i, a := range n.Args {
+			var err error
+			if args[i], err = c.CompileAs(a, params[i]); err != nil {
+				return nil, err
+			}
+		}
+		return &FuncExpr{Name: n.FnName.L, T: ret, Args: args, Strict: true, Fn: fn}, nil
+	}
+}
+
+// compileTrim handles TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),
+// whose arguments arrive as (s, chars, direction): it is btrim, ltrim or
+// rtrim(s [, chars]), as PostgreSQL's grammar makes it.
+func compileTrim(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	name := "btrim"
+	args := n.Args
+	if len(args) == 3 {
+		if d, ok := args[2].(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				name = "ltrim"
+			case ast.TrimTrailing:
+				name = "rtrim"
+			}
+		}
+		args = args[:2]
+	}
+	if len(args) == 2 {
+		if v, ok := args[1].(*driver.ValueExpr); ok && v.GetValue() == nil {
+			args = args[:1]
+		}
+	}
+	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, builtins.Lookup(name))
+}
+
+// compileConcatOp is the || operator, which the parser writes as
+// epochdb_concat_op(a, b): NULL if either operand is, text || text, or
+// text with a value of another type in its text form.
+func compileConcatOp(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	args, err := CompileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) != 2 {
+		return nil, pgerr.New(pgerr.InternalError, "malformed epochdb_concat_op")
+	}
+	if args[0].Type().IsArray() || args[1].Type().IsArray() {
+		return c.arrayConcat(args[0], args[1])
+	}
+	if lo, ro := args[0].Type().Oid, args[1].Type().Oid; lo == types.OidJSONB && (ro == types.OidJSONB || ro == types.OidUnknown) || ro == types.OidJSONB && lo == types.OidUnknown {
+		return c.callOperator("||", args[0], args[1])
+	}
+	if args[0].Type().Oid == types.OidBytea && args[1].Type().Oid == types.OidBytea {
+		return &FuncExpr{Name: "||", T: types.Bytea, Args: args, Strict: true, Fn: func(_ *Env, a []any) (any, error) {
+			return append(append([]byte(nil), a[0].([]byte)...), a[1].([]byte)...), nil
+		}}, nil
+	}
+	stringy := 0
+	for i, a := range args {
+		switch o := a.Type().Oid; {
+		case o == types.OidUnknown || o == types.OidBpchar:
+			// char(n) loses its padding on the way to text.
+			if args[i], err = c.Coerce(a, types.Text); err != nil {
+				return nil, err
+			}
+			stringy++
+		case IsString(o):
+			stringy++
+		}
+	}
+	if stringy == 0 {
+		return nil, noOperator("||", args[0].Type(), args[1].Type())
+	}
+	return &FuncExpr{Name: "||", T: types.Text, Args: args, Strict: true, Fn: textFunc(args, c.Host.Location(), "")}, nil
+}
+
+// textFunc joins the text forms of the non-NULL values of args with sep.
+func textFunc(args []Expr, loc *time.Location, sep string) func(*Env, []any) (any, error) {
+	return func(_ *Env, a []any) (any, error) {
+		var sb strings.Builder
+		first := true
+		for i, v := range a {
+			if v == nil {
+				continue
+			}
+			if !first {
+				sb.WriteString(sep)
+			}
+			first = false
+			if s, ok := v.(string); ok {
+				sb.WriteString(s)
+			} else {
+				sb.Write(types.AppendText(nil, args[i].Type(), v, loc))
+			}
+		}
+		return sb.String(), nil
+	}
+}
+
+func compileMod(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	if len(n.Args) != 2 {
+		return nil, ArgCountErr(n, nil)
+	}
+	args, err := CompileArgs(c, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.arith('%', args[0], args[1])
+}
+
+// compileLocalTime is LOCALTIME[(p)] and LOCALTIMESTAMP[(p)]: the time of
+// day, or the date and time, at the start of the transaction in the
+// session's time zone, rounded to p fractional digits and typed time(p) or
+// timestamp(p).
+func compileLocalTime(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+	t, typ := types.TimeType, "TIME"
+	if n.FnName.L == "localtimestamp" {
+		t, typ = types.Timestamp, "TIMESTAMP"
+	}
+	var args []Expr
+	switch len(n.Args) {
+	case 0:
+	case 1:
+		p, err := c.CompileAs(n.Args[0], types.Int4)
+		if err != nil {
+			return nil, err
+		}
+		v, err := p.Eval(&Env{Ctx: context.Background(), Host: c.Host})
+		if !constant(p) || err != nil || v == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "%s precision must be an integer constant", strings.ToUpper(n.FnName.L))
+		}
+		prec := v.(int64)
+		if prec < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", typ, prec)
+		}
+		t.Mod = int32(min(prec, 6))
+		args = []Expr{&ConstExpr{T: types.Int4, V: prec}}
+	default:
+		return nil, ArgCountErr(n, nil)
+	}
+	return &FuncExpr{Name: n.FnName.L, T: t, Args: args, Strict: true, Fn: func(e *Env, _ []any) (any, error) {
+		wall := types.WallClock(e.Host.TransactionTime().Truncate(time.Microsecond), e.Host.Location())
+		if t.Oid == types.OidTime {
+			return types.Coerce(t, types.TimeOfDay(wall))
+		}
+		return types.Coerce(t, wall)
+	}}, nil
+}
+
+// compileCurrentTime refuses CURRENT_TIME, which is a time with time zone.
+func compileCurrentTime(*Compiler, *ast.FuncCallExpr) (Expr, error) {
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported").
+		WithHint("Use LOCALTIME for the time of day as time without time zone.")
+}

@@ -1,0 +1,153 @@
+package plan
+
+import (
+	"github.com/epochdb/epochdb/sql/catalog"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/rowexec"
+	"github.com/epochdb/epochdb/sql/types"
+)
+
+// TableScan reads a table: the whole primary index, a range of it, or one
+// key, chosen from the WHERE clause (see chooseAccess).
+type TableScan struct {
+	Table  *catalog.Table
+	Access Access
+}
+
+// Access is how a scan reaches its rows.
+type Access struct {
+	Kind string // "seq", "pk-point", "pk-range", "unique-point", "index-scan"
+	ix   *catalog.Index
+	// eq holds the values of a leading run of index columns bound by
+	// equality; lo and hi bound the next column (pk-range, index-scan).
+	eq       []Expr
+	lo, hi   Expr
+	loIncl   bool
+	hiIncl   bool
+	loDesc   string
+	describe string
+}
+
+func (ts *TableScan) Explain(indent string) string {
+	switch ts.Access.Kind {
+	case "seq":
+		return indent + "Seq Scan on " + ts.Table.Name
+	default:
+		return indent + "Index Scan using " + ts.Access.ix.Name + " on " + ts.Table.Name +
+			"\n" + indent + "  Index Cond: " + ts.Access.describe
+	}
+}
+
+func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
+	t := ts.Table
+	a := ts.Access
+	if a.ix != nil && !a.ix.Primary {
+		ready, err := x.indexReady(t, a.ix)
+		if err != nil {
+			return nil, err
+		}
+		if !ready {
+			a = Access{Kind: "seq"} // the WHERE clause filters the rows anyway
+		}
+	}
+	prefix := catalog.IndexPrefix(t.DataID, catalog.PrimaryIndexID)
+	start, end := prefix, catalog.PrefixEnd(prefix)
+	if a.Kind != "seq" {
+		key := catalog.IndexPrefix(t.DataID, a.ix.ID)
+		for i, e := range a.eq {
+			v, err := e.Eval(x.Env(nil))
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				return &rowexec.SliceIter{}, nil // col = NULL matches nothing
+			}
+			key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
+		}
+		start, end = key, catalog.PrefixEnd(key)
+		if a.lo != nil || a.hi != nil {
+			col := t.Columns[a.ix.Columns[len(a.eq)]]
+			if a.lo != nil {
+				v, err := a.lo.Eval(x.Env(nil))
+				if err != nil || v == nil {
+					return &rowexec.SliceIter{}, err
+				}
+				start = types.AppendKey(bytesClone(key), col.Type, v, false)
+				if !a.loIncl {
+					start = catalog.PrefixEnd(start)
+				}
+			}
+			if a.hi != nil {
+				v, err := a.hi.Eval(x.Env(nil))
+				if err != nil || v == nil {
+					return &rowexec.SliceIter{}, err
+				}
+				end = types.AppendKey(bytesClone(key), col.Type, v, false)
+				if a.hiIncl {
+					end = catalog.PrefixEnd(end)
+				}
+			}
+		}
+		switch a.Kind {
+		case "unique-point":
+			return ts.uniqueLookup(x, start)
+		case "index-scan":
+			return ts.indexScan(x, start, end), nil
+		}
+	}
+	scan := &catalog.KVScan{Tx: x.Tx, Start: start, End: end}
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		kv, ok, err := scan.Next()
+		if !ok || err != nil {
+			return nil, err
+		}
+		if err := x.Ctx.Err(); err != nil {
+			return nil, pgerr.Convert(err)
+		}
+		return t.DecodeRow(kv.K, kv.V)
+	}}, nil
+}
+
+// uniqueLookup finds the row a unique index entry points to.
+func (ts *TableScan) uniqueLookup(x *ExecCtx, key []byte) (rowexec.RowIter, error) {
+	pk, ok, err := x.Tx.Get(key)
+	if err != nil || !ok {
+		return &rowexec.SliceIter{}, err
+	}
+	v, ok, err := x.Tx.Get(pk)
+	if err != nil || !ok {
+		return &rowexec.SliceIter{}, err
+	}
+	row, err := ts.Table.DecodeRow(pk, v)
+	if err != nil {
+		return nil, err
+	}
+	return &rowexec.SliceIter{Rows: [][]any{row}}, nil
+}
+
+// indexScan reads the rows that the index entries in [start, end) point
+// to, in index order.
+func (ts *TableScan) indexScan(x *ExecCtx, start, end []byte) rowexec.RowIter {
+	scan := &catalog.KVScan{Tx: x.Tx, Start: start, End: end}
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		entry, ok, err := scan.Next()
+		if !ok || err != nil {
+			return nil, err
+		}
+		if err := x.Ctx.Err(); err != nil {
+			return nil, pgerr.Convert(err)
+		}
+		v, ok, err := x.Tx.Get(entry.V)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			// An entry is written and deleted with its row, in the same
+			// transaction: one without a row is a bug, never skipped.
+			return nil, pgerr.New(pgerr.IndexCorrupted, "index %q of %q has an entry for a missing row", ts.Access.ix.Name, ts.Table.Name)
+		}
+		return ts.Table.DecodeRow(entry.V, v)
+	}}
+}
+
+func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }
