@@ -251,7 +251,7 @@ func checkColumns(t *catalog.Table, ck *catalog.Check) []int16 {
 }
 
 // immutable reports whether n, compiled with volatility collecting the
-// overloads it calls, is immutable: it calls none of mutableFuncs and
+// overloads it calls, is immutable: it calls none of MutableFuncs and
 // only immutable overloads.
 func immutable(n ast.Node, volatility builtins.Volatility) bool {
 	v := &plan.MutableCallFinder{}

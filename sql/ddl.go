@@ -912,7 +912,7 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 	return d.DeleteData(ctx, old.DataID)
 }
 
-// parseExpr parses a stored expression (TiDB SQL, as storedExpr printed it).
+// parseExpr parses a stored expression (TiDB SQL, as StoredExpr printed it).
 func parseExpr(sql string) (ast.ExprNode, error) {
 	p := tidbParsers.Get().(*tidb.Parser)
 	defer tidbParsers.Put(p)

@@ -278,7 +278,7 @@ func planInsertValues(c *plan.Compiler, v *parser.InsertValues) (*plan.WritePlan
 }
 
 // literalValue converts a literal of the fast path to a column's type t as
-// compiling it with literalOf and assigning it to t would: to a constant
+// compiling it with LiteralOf and assigning it to t would: to a constant
 // value, or to an expression to evaluate at run time. The commonest cases
 // take no expressions at all: an untyped string literal is read as t, and
 // an integer literal goes into a bigint as it is.

@@ -8,22 +8,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// Data-modifying statements in WITH.
-//
-// WITH d AS (DELETE ... RETURNING ...) runs an INSERT, UPDATE or DELETE
-// whose RETURNING rows are the WITH query's rows. Only the statement's own
-// WITH clause may hold one (the parser sees to that), so the rows belong
-// to the statement's one execution.
-//
-// As in PostgreSQL, each runs exactly once and to completion: when the
-// main statement first reads it, or else after the main statement, the
-// later WITH queries first. A SELECT with such WITH queries runs all of it
-// before it returns its first row. Every part reads the statement's
-// snapshot: none sees the rows the others write, only RETURNING passes
-// them on. The parts write under numbers of their own (txn's
-// StatementPart), so that an UPDATE or DELETE that meets a row another
-// part already changed leaves it alone, as PostgreSQL does a row its
-// command already modified.
+// Data-modifying statements in WITH, as the session plans and runs them:
+// sql/plan's dmlcte.go tells how they run.
 
 // planWrite plans an INSERT, UPDATE or DELETE for c.
 func (s *Session) planWrite(c *plan.Compiler, st *parser.Statement) (*plan.WritePlan, error) {

@@ -92,7 +92,7 @@ func (s *Session) modifyJoined(x *plan.ExecCtx, m *modifyTarget, update func(joi
 	defer candidates.Close()
 	t, width := m.t, m.width
 	// The target is the join's left side, each of whose rows meets all
-	// its matches before the next row meets any (see nestedJoin), so a
+	// its matches before the next row meets any (see NestedJoin), so a
 	// target row's candidates come one after another.
 	var last []byte
 	for {

@@ -52,7 +52,7 @@
 //	                  recorded against PostgreSQL (EPOCHDB_PG_URL=...
 //	                  go test ./sql -run TestDiff -rewrite); one that
 //	                  needs the catalog or special syntax: funcs.go's
-//	                  funcCompilers, for now
+//	                  FuncCompilers, for now
 //	a catalog         pgcatalog.go: a catalogTable with PostgreSQL 15's
 //	relation          oid and columns, and the rows it computes
 //	a statement       the parser (sql/parser), then Session.plan's

@@ -11,7 +11,7 @@ import (
 	"github.com/epochdb/epochdb/sql/types"
 )
 
-// chooseOverload follows PostgreSQL's function type resolution on
+// ChooseOverload follows PostgreSQL's function type resolution on
 // overload sets that no built-in has (yet), down to its errors.
 func TestChooseOverload(t *testing.T) {
 	sig := func(args ...types.T) builtins.Overload { return builtins.Overload{Args: args, Ret: args[0]} }
@@ -75,7 +75,7 @@ func TestChooseOverload(t *testing.T) {
 }
 
 // A function is compiled in one place: a name in sql/builtins' table is
-// not also one of funcCompilers, which would win and leave the table's
+// not also one of FuncCompilers, which would win and leave the table's
 // row dead.
 func TestFunctionsRegisteredOnce(t *testing.T) {
 	for name := range plan.FuncCompilers {
@@ -85,7 +85,7 @@ func TestFunctionsRegisteredOnce(t *testing.T) {
 	}
 }
 
-// mutableFuncs lists only functions outside sql/builtins, whose overloads
+// MutableFuncs lists only functions outside sql/builtins, whose overloads
 // carry their own volatility.
 func TestMutableFuncsOutsideBuiltins(t *testing.T) {
 	for name := range plan.MutableFuncs {

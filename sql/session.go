@@ -536,7 +536,7 @@ type Prepared struct {
 	st     *parser.Statement
 	params []types.T
 	cols   []plan.Column
-	plan   any // a queryPlan, a *writePlan, or nil for statements executed directly
+	plan   any // a QueryPlan, a *WritePlan, or nil for statements executed directly
 	cat    *catalog.Catalog
 	reads  []uint32    // the tables the plan reads (see lockTables)
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""

@@ -297,3 +297,25 @@ func (c *Compiler) arrayConcat(l, r Expr) (Expr, error) {
 		return out, nil
 	}}, nil
 }
+
+// nameSubscript is name[i]: a name is a fixed array of NAMEDATALEN
+// "char"s from 0, NUL past its end, as pg_dump's typname[0] = '_' reads it.
+func (c *Compiler) nameSubscript(name Expr, index ast.ExprNode) (Expr, error) {
+	i, err := c.CompileAs(index, types.Int4)
+	if err != nil {
+		return nil, err
+	}
+	return &FuncExpr{Name: "subscript", T: types.Char, Args: []Expr{name, i}, Strict: true, Fn: func(_ *Env, a []any) (any, error) {
+		s, k := a[0].(string), a[1].(int64)
+		switch {
+		case k < 0 || k >= namedatalen:
+			return nil, nil
+		case k >= int64(len(s)):
+			return "", nil
+		}
+		return s[k : k+1], nil
+	}}, nil
+}
+
+// namedatalen is the size of a name, its NUL included.
+const namedatalen = 64

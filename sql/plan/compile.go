@@ -26,7 +26,7 @@ type ScopeCol struct {
 	Table string // the table's name or alias, "" for computed columns
 	Name  string
 	T     types.T
-	// TableOID and attNum describe a column that comes straight from a
+	// TableOID and AttNum describe a column that comes straight from a
 	// table, for RowDescription.
 	TableOID uint32
 	AttNum   int16
@@ -37,7 +37,7 @@ type ScopeCol struct {
 	// scalars: the FROM item's name reads it, not a record of it.
 	funcValue bool
 	// hiddenExpr is the expression a hidden column of an index on an
-	// expression computes, as storedExpr prints it (see matchHidden).
+	// expression computes, as StoredExpr prints it (see matchHidden).
 	hiddenExpr string
 }
 

@@ -232,7 +232,7 @@ func (c *Compiler) planSetItem(n ast.Node) (QueryPlan, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%T in a set operation is not supported", n)
 }
 
-// workTable keys a recursive query's working table in the execCtx of the
+// workTable keys a recursive query's working table in the ExecCtx of the
 // level that defines the query.
 type workTable struct{}
 

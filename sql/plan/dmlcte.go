@@ -1,10 +1,28 @@
 package plan
 
 import (
+	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
+
+// Data-modifying statements in WITH.
+//
+// WITH d AS (DELETE ... RETURNING ...) runs an INSERT, UPDATE or DELETE
+// whose RETURNING rows are the WITH query's rows. Only the statement's own
+// WITH clause may hold one (the parser sees to that), so the rows belong
+// to the statement's one execution.
+//
+// As in PostgreSQL, each runs exactly once and to completion: when the
+// main statement first reads it, or else after the main statement, the
+// later WITH queries first. A SELECT with such WITH queries runs all of it
+// before it returns its first row. Every part reads the statement's
+// snapshot: none sees the rows the others write, only RETURNING passes
+// them on. The parts write under numbers of their own (txn's
+// StatementPart), so that an UPDATE or DELETE that meets a row another
+// part already changed leaves it alone, as PostgreSQL does a row its
+// command already modified.
 
 // planDMLCTE plans d, the WITH query of the statement's i-th
 // data-modifying statement. Its markers number their parameters by its
@@ -69,4 +87,44 @@ func FinishDML(x *ExecCtx, dml []*Cte) error {
 		}
 	}
 	return nil
+}
+
+// WritePlan is a planned INSERT, UPDATE or DELETE. run performs every write
+// and returns the RETURNING rows (nil without RETURNING), which the
+// caller reads and closes, and the number of rows affected.
+type WritePlan struct {
+	Verb      string
+	Table     *catalog.Table
+	Returning []Expr
+	Cols      []Column
+	Run       func(x *ExecCtx) (rows *rowexec.RowStore, n int64, err error)
+	Explain   func() string
+}
+
+// Returned collects the RETURNING rows of a run, within work_mem.
+func (p *WritePlan) Returned(x *ExecCtx) *rowexec.RowStore {
+	if p.Returning == nil {
+		return nil
+	}
+	return rowexec.NewRowStore(x)
+}
+
+// FailRun ends a run that failed: its RETURNING rows are not wanted.
+func FailRun(out *rowexec.RowStore, err error) (*rowexec.RowStore, int64, error) {
+	if out != nil {
+		out.Close()
+	}
+	return nil, 0, err
+}
+
+func (p *WritePlan) Project(x *ExecCtx, row []any) ([]any, error) {
+	out := make([]any, len(p.Returning))
+	e := x.Env(row)
+	for i, r := range p.Returning {
+		var err error
+		if out[i], err = r.Eval(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

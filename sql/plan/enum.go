@@ -6,6 +6,9 @@ import (
 	"github.com/epochdb/epochdb/sql/types"
 )
 
+// Enum values in expressions: casts to an enum type, and the labels a
+// query writes as text taken as its values.
+
 // enumInputExpr converts labels, strings or input's unresolved values, to
 // values of an enum type, or of its array type: PostgreSQL's enum_in,
 // with the type's labels as the statement's catalog has them.

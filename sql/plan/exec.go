@@ -9,7 +9,7 @@ import (
 )
 
 // ExecCtx is what a running statement has: its transaction and parameters.
-// A subquery in an expression runs in an execCtx of its own for each
+// A subquery in an expression runs in an ExecCtx of its own for each
 // evaluation (see subquery.go).
 type ExecCtx struct {
 	Ctx    context.Context

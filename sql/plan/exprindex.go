@@ -4,6 +4,11 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
+// Indexes on expressions, as queries meet them. An expression an index
+// keys on is a hidden generated column of its table (see the sql root
+// package's exprindex.go): a query that writes the same expression reads
+// that column, so that the index serves it.
+
 // matchHidden returns a reference to the hidden column whose expression n
 // writes, if the scope has one: a query that writes an indexed expression
 // reads what the index keys on.
@@ -38,7 +43,7 @@ func (c *Compiler) readsOnly(n ast.ExprNode, table string) bool {
 	return ok
 }
 
-// UnqualifiedText is n as storedExpr prints it, with the qualifier table
+// UnqualifiedText is n as StoredExpr prints it, with the qualifier table
 // taken off its column references; other qualifiers stay, so that a
 // column of another table does not match.
 func UnqualifiedText(n ast.ExprNode, table string) string {
@@ -65,3 +70,25 @@ func (q *qualifierStripper) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (q *qualifierStripper) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// StoredExpr prints n as SQL that parseExpr reads back. TiDB's grammar
+// gives nextval and its kin a special form that takes a table name, so
+// calls of them must print as quoted, ordinary calls.
+func StoredExpr(n ast.ExprNode) string {
+	n.Accept(genericCalls{})
+	return Restore(n)
+}
+
+type genericCalls struct{}
+
+func (genericCalls) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok {
+		switch f.FnName.L {
+		case "nextval", "setval", "lastval", "currval":
+			f.Tp = ast.FuncCallExprTypeGeneric
+		}
+	}
+	return n, false
+}
+
+func (genericCalls) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -9,7 +9,7 @@ import (
 // POSIX TZ strings, the TimeZone values that name no tz database zone:
 // std offset [dst [offset] [,start[/time],end[/time]]], offsets hours
 // west of UTC ("UTC+3", "<+07>-07", "CET-1CEST", "EST5EDT,M3.2.0,M11.1.0").
-// PostgreSQL reads them with the tz code's parser. posixZone checks the
+// PostgreSQL reads them with the tz code's parser. PosixZone checks the
 // grammar here; the zone's clock, daylight saving included, is Go's own
 // reading of the same string (see rulesZone).
 
@@ -196,4 +196,23 @@ func rulesZone(name, tz, std string, offset int) (*time.Location, error) {
 	b = append(b, tz...)
 	b = append(b, '\n')
 	return time.LoadLocationFromTZData(name, b)
+}
+
+// MaxZoneHours bounds a zone's offset, as PostgreSQL's tzparse does: a
+// week, less a second.
+const MaxZoneHours = 7 * 24
+
+// zoneDigits reads 1 to max decimal digits.
+func zoneDigits(s string, max int) (int, bool) {
+	if s == "" || len(s) > max {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

@@ -211,7 +211,7 @@ func TableScope(t *catalog.Table, alias string) *Scope {
 	return sc
 }
 
-// PlainTableScope is tableScope without the hidden columns' expressions,
+// PlainTableScope is TableScope without the hidden columns' expressions,
 // for compiling what computes them: generation expressions.
 func PlainTableScope(t *catalog.Table, alias string) *Scope {
 	sc := &Scope{}
@@ -1609,3 +1609,67 @@ func rowIndependent(e Expr) bool {
 	}
 	return false
 }
+
+// Column describes one result column, as RowDescription carries it.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32 // 0 unless the column comes straight from a table
+	AttNum   int16  // the table column's number (1-based), or 0
+}
+
+// errUnpopulated is the error of reading a materialized view that WITH
+// NO DATA left empty.
+func errUnpopulated(t *catalog.Table) error {
+	return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view %q has not been populated", t.Name).
+		WithHint("Use the REFRESH MATERIALIZED VIEW command.")
+}
+
+// TableOID reads the system column tableoid of a table or catalog in
+// FROM: the oid of the relation a row comes from, which pg_dump reads of
+// every catalog it lists. A table's row is the one scope column after its
+// columns that names the relation (the hidden key); a subquery or a
+// function in FROM has none, as in PostgreSQL.
+func (c *Compiler) tableOID(table, name string) (Expr, bool, error) {
+	if name != "tableoid" {
+		return nil, false, nil
+	}
+	var e *tableOIDExpr
+	for i, col := range c.Scope.Cols {
+		if col.Name != HiddenKey || col.TableOID == 0 || (table != "" && col.Table != table) {
+			continue
+		}
+		if e != nil {
+			return nil, false, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		e = &tableOIDExpr{key: i, oid: int64(col.TableOID)}
+	}
+	if e == nil {
+		return nil, false, nil
+	}
+	if c.lvl != nil {
+		c.lvl.refs++
+	}
+	return e, true, nil
+}
+
+// tableOIDExpr is tableoid: the oid of the relation the row comes from,
+// and NULL in a row an outer join padded, whose hidden key is NULL. Rows
+// of catalogs and sequences carry PresentKey there for that reason.
+type tableOIDExpr struct {
+	key int // the hidden key's place in the row
+	oid int64
+}
+
+func (e *tableOIDExpr) Type() types.T { return types.OidType }
+
+func (e *tableOIDExpr) Eval(env *Env) (any, error) {
+	if env.Row[e.key] == nil {
+		return nil, nil
+	}
+	return e.oid, nil
+}
+
+// PresentKey fills the hidden key slot of a row that has no key, a
+// catalog's or a sequence's, to tell it from a NULL-padded one.
+var PresentKey = []byte{}

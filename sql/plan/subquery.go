@@ -21,7 +21,7 @@ import (
 // A name a level's FROM clause does not define is looked up in the
 // enclosing levels, innermost first. Such an outer reference reads the
 // enclosing query's current row: each evaluation of a subquery runs in an
-// execCtx of its own, whose outer field is the env the expression was
+// ExecCtx of its own, whose outer field is the env the expression was
 // evaluated with.
 //
 // A subquery that reads no enclosing row is uncorrelated, and its result

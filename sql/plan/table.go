@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strconv"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/rowexec"
@@ -8,7 +10,7 @@ import (
 )
 
 // TableScan reads a table: the whole primary index, a range of it, or one
-// key, chosen from the WHERE clause (see chooseAccess).
+// key, chosen from the WHERE clause (see ChooseAccess).
 type TableScan struct {
 	Table  *catalog.Table
 	Access Access
@@ -151,3 +153,70 @@ func (ts *TableScan) indexScan(x *ExecCtx, start, end []byte) rowexec.RowIter {
 }
 
 func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }
+
+// indexReady reports whether the statement's snapshot may read ix's
+// entries: whether the index is in the catalog the snapshot sees. If the
+// DDL that made it committed after the snapshot, rows the snapshot sees
+// may lack entries; if DDL dropped it before the snapshot, its entries are
+// gone. The plan was made from the newest catalog, and the snapshot's may
+// differ, under REPEATABLE READ or when DDL commits between planning and
+// the statement's start.
+func (x *ExecCtx) indexReady(t *catalog.Table, ix *catalog.Index) (bool, error) {
+	var v []byte
+	var ok bool
+	err := x.Tx.Untracked(func() (err error) {
+		v, ok, err = x.Tx.Get(catalog.KeyCatalogVersion)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	var version uint64
+	if ok {
+		version, _ = strconv.ParseUint(string(v), 10, 64)
+	}
+	cat := x.Host.Catalog()
+	if cat.Version != version {
+		// Rare: load the catalog the snapshot sees.
+		if cat, err = catalog.Load(x.Tx); err != nil {
+			return false, err
+		}
+	}
+	if now := cat.TableByID[t.ID]; now != nil && now.DataID == t.DataID {
+		for _, other := range now.Indexes {
+			if other.OID == ix.OID && other.ID == ix.ID {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// seqSource reads a sequence as a relation, one row of its state, as
+// pg_dump does to dump where the sequence has got to.
+type seqSource struct{ q *catalog.Sequence }
+
+var seqColumns = []struct {
+	name string
+	t    types.T
+}{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}}
+
+func seqScope(q *catalog.Sequence, alias string) *Scope {
+	sc := &Scope{}
+	for i, c := range seqColumns {
+		sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: c.name, T: c.t, TableOID: q.ID, AttNum: int16(i + 1)})
+	}
+	sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: HiddenKey, T: types.Bytea, TableOID: q.ID})
+	return sc
+}
+
+func (ss *seqSource) Explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
+
+func (ss *seqSource) Open(x *ExecCtx) (rowexec.RowIter, error) {
+	last, called, err := x.Host.PeekSequence(ss.q)
+	if err != nil {
+		return nil, err
+	}
+	// log_cnt counts values logged ahead; epochdb reserves blocks instead.
+	return &rowexec.SliceIter{Rows: [][]any{{last, int64(0), called, PresentKey}}}, nil
+}

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -292,6 +293,34 @@ func (c *Compiler) expandArray(n *ast.FuncCallExpr) (*TableFunc, error) {
 		out := make([]any, len(vals))
 		for i, v := range vals {
 			out[i] = []any{v, int64(i + 1)}
+		}
+		return out, nil
+	}}, nil
+}
+
+// optionsToTable is pg_options_to_table(options): a reloptions-style
+// array of name=value, split at the first '='.
+func (c *Compiler) optionsToTable(n *ast.FuncCallExpr) (*TableFunc, error) {
+	if len(n.Args) != 1 {
+		return nil, ArgCountErr(n, nil)
+	}
+	arr, err := c.CompileAs(n.Args[0], types.TextArray)
+	if err != nil {
+		return nil, err
+	}
+	t := types.RecordOf([]types.Field{{Name: "option_name", T: types.Text}, {Name: "option_value", T: types.Text}})
+	return &TableFunc{Name: "pg_options_to_table", T: t, args: []Expr{arr}, Rows: func(a []any) ([]any, error) {
+		var out []any
+		for _, o := range a[0].([]any) {
+			if o == nil {
+				continue
+			}
+			name, value, ok := strings.Cut(o.(string), "=")
+			if ok {
+				out = append(out, []any{name, value})
+			} else {
+				out = append(out, []any{name, nil})
+			}
 		}
 		return out, nil
 	}}, nil

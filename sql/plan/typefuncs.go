@@ -6,9 +6,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// Functions that register here, in a file that sorts after funcs.go,
-// whose init makes the builtins map: those of enum types (see enum.go),
-// and the parser's epochdb_rowfield.
+// Functions that register in FuncCompilers here rather than in funcs.go's
+// table: those of enum types (see enum.go), and the parser's
+// epochdb_rowfield.
 
 func init() {
 	FuncCompilers["epochdb_rowfield"] = compileRowField // see subquery.go

@@ -10,6 +10,9 @@ import (
 	"github.com/epochdb/epochdb/sql/types"
 )
 
+// Views in FROM. A view's query is planned on its own, when a query that
+// reads the view is planned, and read as a derived table.
+
 // PlanViewQuery plans a view's query on its own: not inside the query that
 // reads the view, whose WITH queries and columns it cannot see. views are
 // the views whose queries are being planned around it, innermost last.

@@ -7,82 +7,13 @@ import (
 
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/parser"
-	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
 
-// isOidLike reports whether values of o are object identifiers.
-func isOidLike(o types.Oid) bool { return o == types.OidOid || types.IsReg(o) }
-
-func isInt(o types.Oid) bool {
-	return o == types.OidInt2 || o == types.OidInt4 || o == types.OidInt8
-}
-
-// unifyOids is where an object identifier meets another or an integer:
-// PostgreSQL compares them as oids.
-func unifyOids(a, b types.T) (types.T, bool) {
-	if isOidLike(a.Oid) && (isOidLike(b.Oid) || isInt(b.Oid)) || isOidLike(b.Oid) && isInt(a.Oid) {
-		return types.OidType, true
-	}
-	return types.T{}, false
-}
-
-// oidCoercible reports whether PostgreSQL converts from to to implicitly
-// among the integers and object identifiers.
-func oidCoercible(from, to types.T) bool {
-	return isOidLike(to.Oid) && (isOidLike(from.Oid) || isInt(from.Oid))
-}
-
-// toReg converts e to the reg* type t: a name or a number, looked up now if
-// it is a literal and when evaluated otherwise. An untyped parameter is
-// text, the name.
-func (c *Compiler) toReg(e Expr, t types.T) (Expr, error) {
-	switch x := e.(type) {
-	case *unknownExpr:
-		r, err := c.Host.RegByName(t, x.s)
-		if err != nil {
-			return nil, err
-		}
-		return &ConstExpr{T: t, V: r}, nil
-	case *ConstExpr:
-		if x.V == nil {
-			return &ConstExpr{T: t}, nil
-		}
-	case *ParamExpr:
-		if e.Type().Oid == types.OidUnknown {
-			(*c.Params)[x.Index] = types.Text
-		}
-	}
-	from := e.Type()
-	if !IsString(from.Oid) && !isOidLike(from.Oid) && !isInt(from.Oid) {
-		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t)
-	}
-	return &regCastExpr{e: e, to: t}, nil
-}
-
-// regCastExpr makes a reg* value of a name or an oid.
-type regCastExpr struct {
-	e  Expr
-	to types.T
-}
-
-func (r *regCastExpr) Type() types.T { return r.to }
-
-func (r *regCastExpr) Eval(e *Env) (any, error) {
-	v, err := r.e.Eval(e)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	switch x := v.(type) {
-	case string:
-		return e.Host.RegByName(r.to, x)
-	case int64:
-		return e.Host.RegByOID(r.to, types.Oid(uint32(x))), nil
-	case types.Reg:
-		return e.Host.RegByOID(r.to, x.Oid), nil
-	}
-	return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast %T to %s", v, r.to)
-}
+// Compiled expressions printed back as SQL, as PostgreSQL's ruleutils
+// prints the trees it stores: what pg_get_expr, pg_get_indexdef,
+// pg_get_constraintdef and pg_get_viewdef show, and so psql's \d and
+// pg_dump.
 
 // keywordFuncs are the calls PostgreSQL's grammar has keywords for, which
 // it prints in capitals.
@@ -98,7 +29,7 @@ var sqlValueFuncs = map[string]string{
 // Deparse prints a compiled expression as PostgreSQL's ruleutils prints
 // the expression tree it stores: implicit casts are invisible, constants
 // carry their type as get_const_expr decides, and every operator is
-// parenthesized. cols names the columns a colExpr reads. It reports false
+// parenthesized. cols names the columns a ColExpr reads. It reports false
 // for an expression it cannot print.
 func Deparse(e Expr, cols []string) (string, bool) {
 	return Deparser{cols: cols}.Print(e)
@@ -418,7 +349,7 @@ func RegexOperator(f *FuncExpr, negated bool) string {
 }
 
 // IsOperatorName reports whether a function's name is an operator's, as
-// funcExpr names the operators it implements (||, ~, ->).
+// FuncExpr names the operators it implements (||, ~, ->).
 func IsOperatorName(name string) bool {
 	return name != "" && strings.IndexFunc(name, func(r rune) bool {
 		return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)

@@ -5,6 +5,10 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
+// Volatility: which expressions may give another value for the same
+// inputs. A subquery that calls one may not remember its results
+// (memo.go), and a generated column or an index may not compute one.
+
 // MutableFuncs are the functions compiled outside sql/builtins (whose
 // overloads carry their own volatility) whose result is not fixed by
 // their arguments, VOLATILE or STABLE in PostgreSQL: they depend on time,
@@ -18,7 +22,7 @@ var MutableFuncs = map[string]bool{
 }
 
 // callsMutable reports whether n may call a function that is not
-// immutable: one of mutableFuncs, or one of sql/builtins with an overload
+// immutable: one of MutableFuncs, or one of sql/builtins with an overload
 // that is not. A compiled expression knows which overloads it calls;
 // immutable tells from that.
 func callsMutable(n ast.Node) bool {
@@ -27,7 +31,7 @@ func callsMutable(n ast.Node) bool {
 	return v.Found
 }
 
-// A mutableCallFinder looks for a call of mutableFuncs and, with
+// A MutableCallFinder looks for a call of MutableFuncs and, with
 // overloads, of a function of sql/builtins with a mutable overload.
 type MutableCallFinder struct{ overloads, Found bool }
 
