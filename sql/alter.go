@@ -49,7 +49,7 @@ func renameTable(d *catalog.DDL, ctx context.Context, t *catalog.Table, name str
 // A query whose text names old in a way the rewrite cannot tell apart
 // (see parser.RenameRelation) stops the rename.
 func renameInViews(d *catalog.DDL, ctx context.Context, id uint32, old, new string) error {
-	for _, v := range sortedViews(d.Cat) {
+	for _, v := range d.Cat.Views() {
 		if !slices.Contains(v.Deps, id) {
 			continue
 		}
@@ -99,7 +99,7 @@ func renameColumn(d *catalog.DDL, t *catalog.Table, from, to string) error {
 		}
 	}
 	for i, ck := range t.Checks {
-		n, err := parseExpr(ck.Expr)
+		n, err := plan.ParseExpr(ck.Expr)
 		if err != nil {
 			return err
 		}
@@ -112,7 +112,7 @@ func renameColumn(d *catalog.DDL, t *catalog.Table, from, to string) error {
 		if g.Generated == "" {
 			continue
 		}
-		n, err := parseExpr(g.Generated)
+		n, err := plan.ParseExpr(g.Generated)
 		if err != nil {
 			return err
 		}

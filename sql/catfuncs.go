@@ -45,7 +45,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 				t, suffix = elem, "[]"
 			}
 			if et := sessionOf(e.Host).catalog().EnumByOid(t.Oid); et != nil {
-				return sessionOf(e.Host).relName(oidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
+				return relName(sessionOf(e.Host), oidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
 			}
 			if a[1] == nil {
 				return formatType(types.Oid(a[0].(int64)), -1, false), nil
@@ -57,14 +57,14 @@ var catalogBuiltins = map[string]plan.Builtin{
 	// decompile.
 	"pg_get_expr": optArgs(2, types.Text, []types.T{types.Text, types.OidType, types.Bool}, func(e *plan.Env, a []any) (any, error) {
 		if len(a) > 2 && a[2] == true {
-			if pretty, ok := sessionOf(e.Host).prettyColumnExpr(uint32(a[1].(int64)), a[0].(string)); ok {
+			if pretty, ok := prettyColumnExpr(sessionOf(e.Host), uint32(a[1].(int64)), a[0].(string)); ok {
 				return pretty, nil
 			}
 		}
 		return a[0], nil
 	}),
 	"pg_get_indexdef": optArgs(1, types.Text, []types.T{types.OidType, types.Int4, types.Bool}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := sessionOf(e.Host).relationByOID(uint32(a[0].(int64)))
+		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
 		if !ok || r.index == nil {
 			return nil, nil
 		}
@@ -84,7 +84,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		if t, fk := sessionOf(e.Host).fkByOID(uint32(a[0].(int64))); fk != nil {
 			return sessionOf(e.Host).fkDef(t, fk), nil
 		}
-		r, ok := sessionOf(e.Host).relationByOID(uint32(a[0].(int64)))
+		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
 		if !ok || r.index == nil {
 			return nil, nil
 		}
@@ -95,7 +95,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		return kind + " (" + indexColumns(sessionOf(e.Host), r.table, r.index) + ")", nil
 	}),
 	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *plan.Env, a []any) (any, error) {
-		if r, ok := sessionOf(e.Host).relationByOID(uint32(a[0].(int64))); ok && r.view != nil {
+		if r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64))); ok && r.view != nil {
 			return viewDef(sessionOf(e.Host), r.view), nil
 		} else if ok && r.table != nil && r.table.IsMatView() {
 			return viewDef(sessionOf(e.Host), r.table.MatViewAsView()), nil
@@ -121,7 +121,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		return sessionOf(e.Host).description(oidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
 	}),
 	"pg_table_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := sessionOf(e.Host).relationByOID(uint32(a[0].(int64)))
+		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
 		if !ok {
 			return nil, nil
 		}
@@ -148,7 +148,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		return nil, nil
 	}),
 	"pg_relation_is_publishable": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := sessionOf(e.Host).relationByOID(uint32(a[0].(int64)))
+		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
 		return ok && r.table != nil && r.index == nil, nil
 	}),
 	"has_table_privilege":    privilege,
@@ -261,7 +261,7 @@ func optArgs(min int, ret types.T, params []types.T, fn func(*plan.Env, []any) (
 // names nothing.
 func toReg(t types.T) plan.Builtin {
 	return plan.Fixed(t, []types.T{types.Text}, func(e *plan.Env, a []any) (any, error) {
-		r, err := sessionOf(e.Host).regByName(t, a[0].(string))
+		r, err := regByName(sessionOf(e.Host), t, a[0].(string))
 		if err != nil {
 			return nil, nil
 		}
@@ -337,14 +337,14 @@ func storable(col string, t types.T) error {
 
 // regByName is the input function of the reg* type t: a name, or an oid
 // written as a number.
-func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
+func regByName(s *Session, t types.T, name string) (types.Reg, error) {
 	str := strings.TrimSpace(name)
 	if str != "" && strings.Trim(str, "0123456789") == "" {
 		n, err := strconv.ParseUint(str, 10, 32)
 		if err != nil {
 			return types.Reg{}, pgerr.New(pgerr.NumericValueOutOfRange, `value "%s" is out of range for type oid`, str)
 		}
-		return s.regByOID(t, types.Oid(n)), nil
+		return regByOID(s, t, types.Oid(n)), nil
 	}
 	if str == "-" {
 		return types.Reg{}, nil
@@ -355,7 +355,7 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 			return types.Reg{}, err
 		}
 		if et := s.catalog().EnumByOid(tt.Oid); et != nil {
-			return types.Reg{Oid: tt.Oid, Name: s.relName(oidPublic, et.Name)}, nil
+			return types.Reg{Oid: tt.Oid, Name: relName(s, oidPublic, et.Name)}, nil
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
 	}
@@ -370,7 +370,7 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 			schema = parts[0]
 		}
 		if len(parts) <= 2 {
-			if r, ok := s.relationByName(schema, parts[len(parts)-1]); ok {
+			if r, ok := relationByName(s, schema, parts[len(parts)-1]); ok {
 				return types.Reg{Oid: types.Oid(r.oid), Name: r.qualifiedName(s)}, nil
 			}
 		}
@@ -399,11 +399,11 @@ func (s *Session) regByName(t types.T, name string) (types.Reg, error) {
 
 // regByOID is the output function of the reg* type t: the name of the
 // object oid identifies, or the number if there is none.
-func (s *Session) regByOID(t types.T, oid types.Oid) types.Reg {
+func regByOID(s *Session, t types.T, oid types.Oid) types.Reg {
 	r := types.Reg{Oid: oid}
 	switch t.Oid {
 	case types.OidRegclass:
-		if rel, ok := s.relationByOID(uint32(oid)); ok {
+		if rel, ok := relationByOID(s, uint32(oid)); ok {
 			r.Name = rel.qualifiedName(s)
 		}
 	case types.OidRegtype:
@@ -492,7 +492,7 @@ func indexDef(s *Session, t *catalog.Table, ix *catalog.Index, pretty bool) stri
 		create = "CREATE INDEX "
 	}
 	def := create + parser.QuoteIdent(ix.Name) + " ON " + table + " USING btree (" + indexColumns(s, t, ix) + ")"
-	if pred := s.indexPredicateText(t, ix); pred != "" {
+	if pred := indexPredicateText(s, t, ix); pred != "" {
 		def += " WHERE " + pred
 	}
 	return def
@@ -500,7 +500,7 @@ func indexDef(s *Session, t *catalog.Table, ix *catalog.Index, pretty bool) stri
 
 // indexPredicateText is a partial index's predicate as pg_get_indexdef
 // prints it, or "".
-func (s *Session) indexPredicateText(t *catalog.Table, ix *catalog.Index) string {
+func indexPredicateText(s *Session, t *catalog.Table, ix *catalog.Index) string {
 	if ix.Where == "" {
 		return ""
 	}
@@ -519,8 +519,8 @@ func (s *Session) indexPredicateText(t *catalog.Table, ix *catalog.Index) string
 // prettyColumnExpr prints the default or generation expression of a column
 // of relation relid that defaultText prints as text, as pretty-printing
 // pg_get_expr does: without the parentheses its precedence makes needless.
-func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
-	r, ok := s.relationByOID(relid)
+func prettyColumnExpr(s *Session, relid uint32, text string) (string, bool) {
+	r, ok := relationByOID(s, relid)
 	if !ok || r.table == nil {
 		return "", false
 	}
@@ -530,7 +530,7 @@ func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
 		names[i] = col.Name
 	}
 	for _, c := range t.Columns {
-		if !c.Visible() || c.Default == "" && c.Generated == "" || s.defaultText(t, c) != text {
+		if !c.Visible() || c.Default == "" && c.Generated == "" || defaultText(s, t, c) != text {
 			continue
 		}
 		var e plan.Expr
@@ -550,7 +550,7 @@ func (s *Session) prettyColumnExpr(relid uint32, text string) (string, bool) {
 
 // defaultText is a column default, or a generated column's expression, as
 // pg_get_expr prints it, or the stored SQL if it no longer compiles.
-func (s *Session) defaultText(t *catalog.Table, c *catalog.TableColumn) string {
+func defaultText(s *Session, t *catalog.Table, c *catalog.TableColumn) string {
 	if c.Generated != "" {
 		e, err := s.compileGenerated(t, c)
 		if err != nil {

@@ -31,7 +31,7 @@ func (s *Session) addCheck(cat *catalog.Catalog, t *catalog.Table, name string, 
 	}
 	if ck.Name == "" {
 		column := ""
-		if cols := columnsNamed(n); len(cols) == 1 {
+		if cols := plan.ColumnsNamed(n); len(cols) == 1 {
 			column = cols[0]
 		}
 		ck.Name = parser.ObjectName(t.Name, column, "check")
@@ -73,7 +73,7 @@ func constraintTaken(cat *catalog.Catalog, t *catalog.Table, name string) bool {
 // compileCheck compiles a check over t's rows, its literals read in the
 // time zone it was made in. It must be boolean.
 func (s *Session) compileCheck(t *catalog.Table, ck *catalog.Check) (plan.Expr, error) {
-	n, err := parseExpr(ck.Expr)
+	n, err := plan.ParseExpr(ck.Expr)
 	if err != nil {
 		return nil, err
 	}
@@ -173,35 +173,17 @@ func violatedBySomeRow(t *catalog.Table, name string) error {
 func dropChecksOn(t *catalog.Table, i int) error {
 	var kept []*catalog.Check
 	for _, ck := range t.Checks {
-		n, err := parseExpr(ck.Expr)
+		n, err := plan.ParseExpr(ck.Expr)
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(columnsNamed(n), t.Columns[i].Name) {
+		if !slices.Contains(plan.ColumnsNamed(n), t.Columns[i].Name) {
 			kept = append(kept, ck)
 		}
 	}
 	t.Checks = kept
 	return nil
 }
-
-// columnsNamed lists the distinct column names an expression uses.
-func columnsNamed(n ast.ExprNode) []string {
-	v := &columnCollector{}
-	n.Accept(v)
-	return v.names
-}
-
-type columnCollector struct{ names []string }
-
-func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
-	if c, ok := n.(*ast.ColumnNameExpr); ok && !slices.Contains(v.names, c.Name.Name.O) {
-		v.names = append(v.names, c.Name.Name.O)
-	}
-	return n, false
-}
-
-func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // checkByOID finds a CHECK constraint by its pg_constraint oid.
 func (s *Session) checkByOID(oid uint32) (*catalog.Table, *catalog.Check) {
@@ -237,12 +219,12 @@ func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) str
 
 // checkColumns are the attnums of the columns a check names.
 func checkColumns(t *catalog.Table, ck *catalog.Check) []int16 {
-	n, err := parseExpr(ck.Expr)
+	n, err := plan.ParseExpr(ck.Expr)
 	if err != nil {
 		return nil
 	}
 	var nums []int16
-	for _, name := range columnsNamed(n) {
+	for _, name := range plan.ColumnsNamed(n) {
 		if _, col := t.Column(name); col != nil {
 			nums = append(nums, col.Num)
 		}

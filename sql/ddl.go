@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/epochdb/epochdb/sql/plan"
 
@@ -16,9 +15,7 @@ import (
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
-	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/mysql"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
@@ -252,7 +249,7 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 }
 
 func (s *Session) compileDefault(col *catalog.TableColumn) (plan.Expr, error) {
-	n, err := parseExpr(col.Default)
+	n, err := plan.ParseExpr(col.Default)
 	if err != nil {
 		return nil, err
 	}
@@ -911,20 +908,3 @@ func (s *Session) rebuild(ctx context.Context, d *catalog.DDL, old, t *catalog.T
 	}
 	return d.DeleteData(ctx, old.DataID)
 }
-
-// parseExpr parses a stored expression (TiDB SQL, as StoredExpr printed it).
-func parseExpr(sql string) (ast.ExprNode, error) {
-	p := tidbParsers.Get().(*tidb.Parser)
-	defer tidbParsers.Put(p)
-	stmts, _, err := p.Parse("SELECT "+sql, "", "")
-	if err != nil || len(stmts) != 1 {
-		return nil, pgerr.New(pgerr.InternalError, "stored expression %q does not parse: %v", sql, err)
-	}
-	return stmts[0].(*ast.SelectStmt).Fields.Fields[0].Expr, nil
-}
-
-var tidbParsers = sync.Pool{New: func() any {
-	p := tidb.New()
-	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
-	return p
-}}

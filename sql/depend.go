@@ -1,11 +1,12 @@
 package sql
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
@@ -75,7 +76,7 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 	}
 	queue := []gone{{target.id, target.kind + " " + target.name}}
 	if target.kind == "table" {
-		for _, seq := range sortedSequences(cat) {
+		for _, seq := range cat.Sequences() {
 			if seq.Owner == target.id {
 				queue = append(queue, gone{seq.ID, "sequence " + seq.Name})
 			}
@@ -109,7 +110,7 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 				}
 			}
 		}
-		for _, v := range sortedViews(cat) {
+		for _, v := range cat.Views() {
 			if slices.Contains(v.Deps, g.id) && !seen[v.ID] && !slices.Contains(dropping, v.ID) {
 				out = append(out, dependent{view: v, on: g.desc, onID: g.id})
 				queue = append(queue, gone{v.ID, "view " + v.Name})
@@ -122,14 +123,14 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 // defaultCalls reports whether col's default calls nextval (or currval,
 // or setval) of the sequence id.
 func (s *Session) defaultCalls(col *catalog.TableColumn, id uint32) bool {
-	n, err := parseExpr(col.Default)
+	n, err := plan.ParseExpr(col.Default)
 	if err != nil {
 		return false
 	}
 	f := &nextvalFinder{}
 	n.Accept(f)
 	for _, name := range f.names {
-		if r, err := s.regByName(types.Regclass, name); err == nil && uint32(r.Oid) == id {
+		if r, err := regByName(s, types.Regclass, name); err == nil && uint32(r.Oid) == id {
 			return true
 		}
 	}
@@ -281,25 +282,6 @@ func (s *Session) dropDependents(ctx context.Context, d *catalog.DDL, deps []dep
 	return nil
 }
 
-func sortedViews(cat *catalog.Catalog) []*catalog.View {
-	return sortedBy(cat.ViewByName, func(v *catalog.View) uint32 { return v.ID })
-}
-
-func sortedSequences(cat *catalog.Catalog) []*catalog.Sequence {
-	return sortedBy(cat.SequenceByName, func(q *catalog.Sequence) uint32 { return q.ID })
-}
-
-// sortedBy is m's values in the order of their ids, which is the order
-// they were made in.
-func sortedBy[T any](m map[string]T, id func(T) uint32) []T {
-	out := make([]T, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b T) int { return cmp.Compare(id(a), id(b)) })
-	return out
-}
-
 // checkColumnDependents is checkDependents for ALTER TABLE ... DROP
 // COLUMN of t's column i: the generated columns that read it, the foreign
 // keys of other tables that reference it, and the views that read it and
@@ -313,7 +295,7 @@ func (s *Session) checkColumnDependents(cat *catalog.Catalog, t *catalog.Table, 
 		if g == col || g.Generated == "" || !g.Visible() {
 			continue
 		}
-		if n, err := parseExpr(g.Generated); err == nil && slices.Contains(columnsNamed(n), col.Name) {
+		if n, err := plan.ParseExpr(g.Generated); err == nil && slices.Contains(plan.ColumnsNamed(n), col.Name) {
 			deps = append(deps, dependent{table: t, col: g, on: on})
 		}
 	}
@@ -325,7 +307,7 @@ func (s *Session) checkColumnDependents(cat *catalog.Catalog, t *catalog.Table, 
 			deps = append(deps, dependent{table: ref.Child, fk: ref.FK, on: on})
 		}
 	}
-	for _, v := range sortedViews(cat) {
+	for _, v := range cat.Views() {
 		if viewUsesColumn(v, t, col.Name) {
 			deps = append(deps, dependent{view: v, on: on})
 			deps = addDependents(deps, s.dependents(cat, dropTarget{kind: "view", name: v.Name, id: v.ID}, nil))

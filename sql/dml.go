@@ -506,7 +506,7 @@ func defaults(c *plan.Compiler, t *catalog.Table) ([]plan.Expr, error) {
 		if col.Default == "" || col.Dropped {
 			continue
 		}
-		n, err := parseExpr(col.Default)
+		n, err := plan.ParseExpr(col.Default)
 		if err != nil {
 			return nil, err
 		}

@@ -120,8 +120,8 @@ func hiddenUsing(t *catalog.Table, name string) []int {
 		if !c.Hidden || c.Dropped {
 			continue
 		}
-		n, err := parseExpr(c.Generated)
-		if err == nil && slices.Contains(columnsNamed(n), name) {
+		n, err := plan.ParseExpr(c.Generated)
+		if err == nil && slices.Contains(plan.ColumnsNamed(n), name) {
 			out = append(out, i)
 		}
 	}

@@ -176,20 +176,6 @@ func keyComparable(a, b types.T) bool {
 	return family(a) != 0 && family(a) == family(b)
 }
 
-// parentOf returns fk's parent in cat, and the index the key is found in.
-func parentOf(cat *catalog.Catalog, fk *catalog.ForeignKey) (*catalog.Table, *catalog.Index) {
-	parent := cat.TableByID[fk.RefTable]
-	if parent == nil {
-		return nil, nil
-	}
-	for _, ix := range parent.Indexes {
-		if ix.ID == fk.RefIndex {
-			return parent, ix
-		}
-	}
-	return parent, nil
-}
-
 // fkState is what a writing statement owes its foreign keys when it ends.
 type fkState struct {
 	children []childCheck
@@ -289,7 +275,7 @@ func checkChild(x *plan.ExecCtx, c childCheck) error {
 	if err != nil || !refs {
 		return err
 	}
-	parent, ix := parentOf(sessionOf(x.Host).catalog(), c.fk)
+	parent, ix := sessionOf(x.Host).catalog().ParentOf(c.fk)
 	if ix == nil {
 		return pgerr.New(pgerr.InternalError, "foreign key %q has lost its parent's index", c.fk.Name)
 	}
@@ -487,7 +473,7 @@ func references(ref catalog.FKRef, row []any, want [][]byte) bool {
 // update back, or a new row) satisfies the children.
 func checkUnreferenced(x *plan.ExecCtx, parent *catalog.Table, ref catalog.FKRef, old []any, again bool) error {
 	if again {
-		_, ix := parentOf(sessionOf(x.Host).catalog(), ref.FK)
+		_, ix := sessionOf(x.Host).catalog().ParentOf(ref.FK)
 		if ix != nil {
 			key := make([]any, len(ref.FK.RefColumns))
 			for i, pi := range ref.FK.RefColumns {
@@ -703,7 +689,7 @@ func (s *Session) fkDef(t *catalog.Table, fk *catalog.ForeignKey) string {
 	if parent == nil {
 		return b.String()
 	}
-	b.WriteString(s.relName(oidPublic, parent.Name) + "(")
+	b.WriteString(relName(s, oidPublic, parent.Name) + "(")
 	for i, pi := range fk.RefColumns {
 		if i > 0 {
 			b.WriteString(", ")

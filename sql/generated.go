@@ -45,11 +45,11 @@ func (s *Session) checkGenerated(t *catalog.Table) error {
 		if col.Default != "" || col.Serial != 0 {
 			return pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column %q of table %q", col.Name, t.Name)
 		}
-		n, err := parseExpr(col.Generated)
+		n, err := plan.ParseExpr(col.Generated)
 		if err != nil {
 			return err
 		}
-		for _, name := range columnsNamed(n) {
+		for _, name := range plan.ColumnsNamed(n) {
 			if _, ref := t.Column(name); ref != nil && ref.Generated != "" {
 				return pgerr.New(pgerr.InvalidObjectDefinition, "cannot use generated column %q in column generation expression", name).
 					WithDetail("A generated column cannot reference another generated column.")
@@ -74,7 +74,7 @@ func (s *Session) compileGenerated(t *catalog.Table, col *catalog.TableColumn) (
 // compileGeneratedInto is compileGenerated collecting into volatility,
 // if set, the volatility of the functions it calls.
 func (s *Session) compileGeneratedInto(t *catalog.Table, col *catalog.TableColumn, volatility *builtins.Volatility) (plan.Expr, error) {
-	n, err := parseExpr(col.Generated)
+	n, err := plan.ParseExpr(col.Generated)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func generatedUses(t *catalog.Table, name string) *catalog.TableColumn {
 		if col.Generated == "" || !col.Visible() {
 			continue
 		}
-		if n, err := parseExpr(col.Generated); err != nil || slices.Contains(columnsNamed(n), name) {
+		if n, err := plan.ParseExpr(col.Generated); err != nil || slices.Contains(plan.ColumnsNamed(n), name) {
 			return col
 		}
 	}

@@ -32,9 +32,9 @@ func (h *planHost) s() *Session { return (*Session)(h) }
 func (h *planHost) Catalog() *catalog.Catalog                  { return h.s().catalog() }
 func (h *planHost) ParseTypeName(name string) (types.T, error) { return h.s().parseTypeName(name) }
 func (h *planHost) RegByName(t types.T, name string) (types.Reg, error) {
-	return h.s().regByName(t, name)
+	return regByName(h.s(), t, name)
 }
-func (h *planHost) RegByOID(t types.T, oid types.Oid) types.Reg { return h.s().regByOID(t, oid) }
+func (h *planHost) RegByOID(t types.T, oid types.Oid) types.Reg { return regByOID(h.s(), t, oid) }
 func (h *planHost) VirtualRelation(tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
 	return h.s().virtualRelation(tn, alias)
 }
@@ -57,8 +57,8 @@ func (h *planHost) Setting(name string) (string, error) { return h.s().getSettin
 func (h *planHost) SetSetting(name, value string, local bool) error {
 	return h.s().setSetting(name, value, local)
 }
-func (h *planHost) PublicName(name string) string      { return h.s().publicName(name) }
-func (h *planHost) CurrentSchemas(implicit bool) []any { return h.s().currentSchemas(implicit) }
+func (h *planHost) PublicName(name string) string      { return publicName(h.s(), name) }
+func (h *planHost) CurrentSchemas(implicit bool) []any { return currentSchemas(h.s(), implicit) }
 func (h *planHost) Identity() builtins.Session         { return h.s().identity() }
 func (h *planHost) WorkMem() int64                     { return h.s().workMem() }
 func (h *planHost) NewSpillSet() *spill.Set            { return h.s().newSpillSet() }

@@ -280,7 +280,7 @@ func (s *Session) predicateOf(t *catalog.Table, ix *catalog.Index) (plan.Expr, e
 	if e, ok := s.predCache[key]; ok {
 		return e, nil
 	}
-	n, err := parseExpr(ix.Where)
+	n, err := plan.ParseExpr(ix.Where)
 	if err != nil {
 		return nil, err
 	}

@@ -234,7 +234,7 @@ type relation struct {
 }
 
 // relations lists every relation the session can see.
-func (s *Session) relations() []relation {
+func relations(s *Session) []relation {
 	cat := s.catalog()
 	var rels []relation
 	for _, t := range cat.Tables() {
@@ -265,7 +265,7 @@ func (s *Session) relations() []relation {
 
 // relationByOID finds a relation without listing them all: it runs once
 // per row in queries such as SELECT oid::regclass FROM pg_class.
-func (s *Session) relationByOID(oid uint32) (relation, bool) {
+func relationByOID(s *Session, oid uint32) (relation, bool) {
 	cat := s.catalog()
 	if t := cat.TableByID[oid]; t != nil {
 		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: t.Relkind(), table: t}, true
@@ -293,8 +293,8 @@ func (s *Session) relationByOID(oid uint32) (relation, bool) {
 
 // relationByName finds a relation as PostgreSQL's search path would:
 // unqualified names in pg_catalog, then public.
-func (s *Session) relationByName(schema, name string) (relation, bool) {
-	rels := s.relations()
+func relationByName(s *Session, schema, name string) (relation, bool) {
+	rels := relations(s)
 	for _, nsp := range []uint32{oidPgCatalog, oidPublic} {
 		if schema != "" {
 			if n, _ := namespaceName(nsp); n != schema {
@@ -319,11 +319,11 @@ func (s *Session) relationByName(schema, name string) (relation, bool) {
 
 // qualifiedName is how regclass prints a relation: qualified only if the
 // search path would not find it by its bare name.
-func (r relation) qualifiedName(s *Session) string { return s.relName(r.nsp, r.name) }
+func (r relation) qualifiedName(s *Session) string { return relName(s, r.nsp, r.name) }
 
 // superuser is the one role: every session runs as it, under the name the
 // session gave.
-func superuser(s *Session) string { return s.user }
+func superuser(s *Session) string { return s.identity().User }
 
 func init() {
 	for _, v := range []*virtTable{
@@ -504,7 +504,7 @@ func none(*Session) []row { return nil }
 
 func pgTypeRows(s *Session) []row {
 	var rows []row
-	for _, e := range sortedEnums(s.catalog()) {
+	for _, e := range s.catalog().Enums() {
 		at, _ := types.ArrayOf(e.T())
 		rows = append(rows, row{"oid": uint32(e.Oid()), "typname": e.Name, "typnamespace": oidPublic, "typowner": oidSuperuser,
 			"typlen": int16(4), "typbyval": true, "typtype": "e", "typcategory": "E", "typispreferred": false,
@@ -554,16 +554,12 @@ func pgTypeRows(s *Session) []row {
 // pgEnumRows are the enum types' labels, in each type's order.
 func pgEnumRows(s *Session) []row {
 	var rows []row
-	for _, e := range sortedEnums(s.catalog()) {
+	for _, e := range s.catalog().Enums() {
 		for _, l := range e.Labels {
 			rows = append(rows, row{"oid": l.OID, "enumtypid": uint32(e.Oid()), "enumsortorder": float64(l.Sort), "enumlabel": l.Label})
 		}
 	}
 	return rows
-}
-
-func sortedEnums(cat *catalog.Catalog) []*catalog.EnumType {
-	return sortedBy(cat.EnumByName, func(e *catalog.EnumType) uint32 { return e.ID })
 }
 
 func pgNamespaceRows(s *Session) []row {
@@ -585,7 +581,7 @@ func namespaceOwner(nsp uint32) uint32 {
 // pgDatabaseRows lists the one database under the name the session
 // connected to it by.
 func pgDatabaseRows(s *Session) []row {
-	return []row{{"oid": oidDatabase, "datname": s.database, "datdba": oidSuperuser, "encoding": 6,
+	return []row{{"oid": oidDatabase, "datname": s.identity().Database, "datdba": oidSuperuser, "encoding": 6,
 		"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": oidTablespace,
 		"datcollate": "C", "datctype": "C"}}
 }
@@ -594,8 +590,8 @@ func pgDatabaseRows(s *Session) []row {
 // its statements wrote (see spill.go), and their bytes. epochdb keeps no
 // other statistic PostgreSQL's view shows, and those columns are NULL.
 func pgStatDatabaseRows(s *Session) []row {
-	r := row{"datid": oidDatabase, "datname": s.database,
-		"temp_files": s.e.temp.Files.Load(), "temp_bytes": s.e.temp.Bytes.Load()}
+	r := row{"datid": oidDatabase, "datname": s.identity().Database,
+		"temp_files": s.tempFileStats().Files.Load(), "temp_bytes": s.tempFileStats().Bytes.Load()}
 	for _, col := range []string{"numbackends", "xact_commit", "xact_rollback", "blks_read", "blks_hit",
 		"tup_returned", "tup_fetched", "tup_inserted", "tup_updated", "tup_deleted", "conflicts", "deadlocks",
 		"checksum_failures", "checksum_last_failure", "blk_read_time", "blk_write_time", "session_time",
@@ -629,7 +625,7 @@ func pgCollationRows(*Session) []row {
 
 func pgClassRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		rw := row{"oid": r.oid, "relname": r.name, "relnamespace": r.nsp, "relowner": oidSuperuser,
 			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.kind, "relispopulated": true, "relreplident": "n"}
 		switch {
@@ -672,7 +668,7 @@ func isVectorType(t types.T) bool { return t.Oid == types.OidInt2Vector || t.Oid
 
 func pgAttributeRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		switch {
 		case (r.kind == "r" || r.kind == "m") && r.table != nil:
 			for _, c := range r.table.Columns {
@@ -765,7 +761,7 @@ func pgIndexRows(s *Session) []row {
 			rows = append(rows, row{"indexrelid": ix.OID, "indrelid": t.ID, "indnatts": n, "indnkeyatts": n,
 				"indisunique": !ix.NonUnique, "indisprimary": ix.Primary, "indimmediate": true, "indisvalid": true,
 				"indisready": true, "indislive": true, "indkey": indexAttnums(t, ix), "indcollation": colls,
-				"indclass": classes, "indoption": opts, "indpred": nilIfEmpty(s.indexPredicateText(t, ix)),
+				"indclass": classes, "indoption": opts, "indpred": nilIfEmpty(indexPredicateText(s, t, ix)),
 				"indexprs": indexExprs(s, t, ix)})
 		}
 	}
@@ -807,7 +803,7 @@ func pgConstraintRows(s *Session) []row {
 				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": checkColumns(t, ck)})
 		}
 		for _, fk := range t.ForeignKeys {
-			parent, ix := parentOf(s.catalog(), fk)
+			parent, ix := s.catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
@@ -834,7 +830,7 @@ func pgAttrdefRows(s *Session) []row {
 			if c.Default == "" && c.Generated == "" || c.Identity != 0 || !c.Visible() {
 				continue
 			}
-			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": s.defaultText(t, c)})
+			rows = append(rows, row{"oid": attrdefOID(t, c), "adrelid": t.ID, "adnum": c.Num, "adbin": defaultText(s, t, c)})
 		}
 	}
 	return rows
@@ -842,7 +838,7 @@ func pgAttrdefRows(s *Session) []row {
 
 func pgSequenceRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		if r.kind == "S" {
 			q := r.seq
 			rows = append(rows, row{"seqrelid": q.ID, "seqtypid": uint32(sequenceType(q).Oid), "seqstart": q.Start,
@@ -869,7 +865,7 @@ func sequenceType(q *catalog.Sequence) types.T {
 
 func pgSequencesRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		if r.kind == "S" {
 			q := r.seq
 			t := sequenceType(q)
@@ -917,7 +913,7 @@ func pgUserRows(s *Session) []row {
 
 func pgTablesRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		if r.kind != "r" {
 			continue
 		}
@@ -941,7 +937,7 @@ func pgMatviewsRows(s *Session) []row {
 
 func pgViewsRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		if r.kind == "v" {
 			nsp, _ := namespaceName(r.nsp)
 			rw := row{"schemaname": nsp, "viewname": r.name, "viewowner": superuser(s)}
@@ -984,7 +980,7 @@ func viewDef(s *Session, v *catalog.View) string {
 				parser.QuoteIdent(v.Name) + "(" + strings.Join(names, ", ") + ")"
 		}
 	}
-	if !s.schemaVisible(oidPublic) {
+	if !schemaVisible(s, oidPublic) {
 		cat := s.catalog()
 		q, err := parser.QualifyRelations(query, func(name string) string {
 			if cat.TableByName[name] != nil || cat.ViewByName[name] != nil || cat.SequenceByName[name] != nil {
@@ -1010,17 +1006,21 @@ func pgIndexesRows(s *Session) []row {
 	return rows
 }
 
+// settingView is a run-time parameter as pg_settings shows it.
+type settingView struct {
+	name, value, def string
+	readOnly         bool
+}
+
 func pgSettingsRows(s *Session) []row {
 	var rows []row
-	for _, name := range settingNames() {
-		st, _ := lookupSetting(name)
-		v, _ := s.getSetting(name)
-		r := row{"name": name, "setting": v, "category": "Ungrouped", "short_desc": "", "context": "user",
+	for _, st := range s.settingViews() {
+		r := row{"name": st.name, "setting": st.value, "category": "Ungrouped", "short_desc": "", "context": "user",
 			"vartype": "string", "source": "default", "boot_val": st.def, "reset_val": st.def}
 		if st.readOnly {
 			r["context"] = "internal"
 		}
-		if v != st.def {
+		if st.value != st.def {
 			r["source"] = "session"
 		}
 		rows = append(rows, r)
@@ -1040,7 +1040,7 @@ func yesNo(b bool) string {
 
 func infoTablesRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		if r.kind != "r" && r.kind != "v" {
 			continue
 		}
@@ -1049,7 +1049,7 @@ func infoTablesRows(s *Session) []row {
 		if r.kind == "v" {
 			kind = "VIEW"
 		}
-		rows = append(rows, row{"table_catalog": s.database, "table_schema": nsp, "table_name": r.name,
+		rows = append(rows, row{"table_catalog": s.identity().Database, "table_schema": nsp, "table_name": r.name,
 			"table_type": kind, "is_insertable_into": yesNo(r.kind == "r"), "is_typed": "NO"})
 	}
 	return rows
@@ -1057,11 +1057,11 @@ func infoTablesRows(s *Session) []row {
 
 func infoViewsRows(s *Session) []row {
 	var rows []row
-	for _, r := range s.relations() {
+	for _, r := range relations(s) {
 		if r.view == nil {
 			continue
 		}
-		rows = append(rows, row{"table_catalog": s.database, "table_schema": "public", "table_name": r.name,
+		rows = append(rows, row{"table_catalog": s.identity().Database, "table_schema": "public", "table_name": r.name,
 			"view_definition": viewDef(s, r.view), "check_option": "NONE", "is_updatable": "NO",
 			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 			"is_trigger_insertable_into": "NO"})
@@ -1076,7 +1076,7 @@ func infoSchemataRows(s *Session) []row {
 		if namespaceOwner(n.oid) == oidDatabaseOwner {
 			owner = "pg_database_owner"
 		}
-		rows = append(rows, row{"catalog_name": s.database, "schema_name": n.name, "schema_owner": owner})
+		rows = append(rows, row{"catalog_name": s.identity().Database, "schema_name": n.name, "schema_owner": owner})
 	}
 	return rows
 }
@@ -1088,13 +1088,13 @@ func infoColumnsRows(s *Session) []row {
 			if !c.Visible() {
 				continue
 			}
-			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": t.Name,
+			r := row{"table_catalog": s.identity().Database, "table_schema": "public", "table_name": t.Name,
 				"column_name": c.Name, "ordinal_position": c.Num, "is_nullable": yesNo(!c.NotNull),
-				"udt_catalog": s.database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
+				"udt_catalog": s.identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "YES"}
 			if c.Default != "" && c.Identity == 0 {
-				r["column_default"] = s.defaultText(t, c)
+				r["column_default"] = defaultText(s, t, c)
 			}
 			if c.Identity != 0 {
 				r["is_identity"], r["identity_generation"] = "YES", map[byte]string{'a': "ALWAYS", 'd': "BY DEFAULT"}[c.Identity]
@@ -1104,7 +1104,7 @@ func infoColumnsRows(s *Session) []row {
 				}
 			}
 			if c.Generated != "" {
-				r["is_generated"], r["generation_expression"] = "ALWAYS", s.defaultText(t, c)
+				r["is_generated"], r["generation_expression"] = "ALWAYS", defaultText(s, t, c)
 			}
 			for k, v := range columnTypeInfo(c.Type) {
 				r[k] = v
@@ -1114,9 +1114,9 @@ func infoColumnsRows(s *Session) []row {
 	}
 	for _, v := range s.catalog().ViewByName {
 		for i, c := range v.Columns {
-			r := row{"table_catalog": s.database, "table_schema": "public", "table_name": v.Name,
+			r := row{"table_catalog": s.identity().Database, "table_schema": "public", "table_name": v.Name,
 				"column_name": c.Name, "ordinal_position": i + 1, "is_nullable": "YES",
-				"udt_catalog": s.database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
+				"udt_catalog": s.identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "NO"}
 			for k, val := range columnTypeInfo(c.Type) {
@@ -1197,14 +1197,14 @@ func infoTableConstraintsRows(s *Session) []row {
 			if ix.Primary {
 				kind = "PRIMARY KEY"
 			}
-			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
-				"constraint_name": ix.Name, "table_catalog": s.database, "table_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
+				"constraint_name": ix.Name, "table_catalog": s.identity().Database, "table_schema": "public",
 				"table_name": t.Name, "constraint_type": kind, "is_deferrable": "NO", "initially_deferred": "NO",
 				"enforced": "YES", "nulls_distinct": "YES"})
 		}
 		for _, fk := range t.ForeignKeys {
-			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
-				"constraint_name": fk.Name, "table_catalog": s.database, "table_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
+				"constraint_name": fk.Name, "table_catalog": s.identity().Database, "table_schema": "public",
 				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": yesNo(fk.Deferrable), "initially_deferred": yesNo(fk.InitiallyDeferred),
 				"enforced": "YES"})
 		}
@@ -1217,7 +1217,7 @@ func infoReferentialConstraintsRows(s *Session) []row {
 	rules := map[byte]string{'a': "NO ACTION", 'r': "RESTRICT", 'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
 	for _, t := range s.catalog().Tables() {
 		for _, fk := range t.ForeignKeys {
-			_, ix := parentOf(s.catalog(), fk)
+			_, ix := s.catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
@@ -1225,8 +1225,8 @@ func infoReferentialConstraintsRows(s *Session) []row {
 			if fk.Match == 'f' {
 				match = "FULL"
 			}
-			rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
-				"constraint_name": fk.Name, "unique_constraint_catalog": s.database, "unique_constraint_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
+				"constraint_name": fk.Name, "unique_constraint_catalog": s.identity().Database, "unique_constraint_schema": "public",
 				"unique_constraint_name": ix.Name, "match_option": match,
 				"update_rule": rules[fk.OnUpdate], "delete_rule": rules[fk.OnDelete]})
 		}
@@ -1242,19 +1242,19 @@ func infoKeyColumnUsageRows(s *Session) []row {
 				continue
 			}
 			for i, ci := range ix.Columns {
-				rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
-					"constraint_name": ix.Name, "table_catalog": s.database, "table_schema": "public",
+				rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
+					"constraint_name": ix.Name, "table_catalog": s.identity().Database, "table_schema": "public",
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1})
 			}
 		}
 		for _, fk := range t.ForeignKeys {
-			_, ix := parentOf(s.catalog(), fk)
+			_, ix := s.catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
 			for i, ci := range fk.Columns {
-				rows = append(rows, row{"constraint_catalog": s.database, "constraint_schema": "public",
-					"constraint_name": fk.Name, "table_catalog": s.database, "table_schema": "public",
+				rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
+					"constraint_name": fk.Name, "table_catalog": s.identity().Database, "table_schema": "public",
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1,
 					"position_in_unique_constraint": slices.Index(ix.Columns, fk.RefColumns[i]) + 1})
 			}

@@ -260,7 +260,7 @@ func (s *Session) peekSequence(q *catalog.Sequence) (int64, bool, error) {
 
 // searchPath is the schemas of search_path that exist, in its order.
 // pg_dump empties it, and then expects every name it is shown qualified.
-func (s *Session) searchPath() []string {
+func searchPath(s *Session) []string {
 	v, _ := s.getSetting("search_path")
 	var path []string
 	for p := range strings.SplitSeq(v, ",") {
@@ -271,7 +271,7 @@ func (s *Session) searchPath() []string {
 			p = strings.ToLower(p)
 		}
 		if p == "$user" {
-			p = s.user
+			p = s.identity().User
 		}
 		for _, n := range namespaces {
 			if n.name == p && !slices.Contains(path, p) {
@@ -284,9 +284,9 @@ func (s *Session) searchPath() []string {
 
 // currentSchemas is current_schemas(implicit): the search path, and with
 // implicit pg_catalog before it unless it names pg_catalog itself.
-func (s *Session) currentSchemas(implicit bool) []any {
+func currentSchemas(s *Session, implicit bool) []any {
 	out := []any{}
-	path := s.searchPath()
+	path := searchPath(s)
 	if implicit && !slices.Contains(path, "pg_catalog") {
 		out = append(out, "pg_catalog")
 	}
@@ -298,15 +298,15 @@ func (s *Session) currentSchemas(implicit bool) []any {
 
 // schemaVisible reports whether the search path finds names in schema nsp
 // unqualified; pg_catalog's always.
-func (s *Session) schemaVisible(nsp uint32) bool {
+func schemaVisible(s *Session, nsp uint32) bool {
 	name, _ := namespaceName(nsp)
-	return nsp == oidPgCatalog || slices.Contains(s.searchPath(), name)
+	return nsp == oidPgCatalog || slices.Contains(searchPath(s), name)
 }
 
 // relName is a relation's name as regclass and the deparsed definitions
 // print it: qualified unless the search path finds it.
-func (s *Session) relName(nsp uint32, name string) string {
-	if s.schemaVisible(nsp) {
+func relName(s *Session, nsp uint32, name string) string {
+	if schemaVisible(s, nsp) {
 		return parser.QuoteIdent(name)
 	}
 	schema, _ := namespaceName(nsp)
@@ -315,7 +315,7 @@ func (s *Session) relName(nsp uint32, name string) string {
 
 // publicName is the name of an object of schema public as the search path
 // shows it: qualified unless public is on the path.
-func (s *Session) publicName(name string) string { return s.relName(oidPublic, name) }
+func publicName(s *Session, name string) string { return relName(s, oidPublic, name) }
 
 // oidPgNamespace is pg_namespace's own oid, a pg_description.classoid.
 const oidPgNamespace = 2615
@@ -432,7 +432,7 @@ func defaultSequences(cat *catalog.Catalog, c *catalog.TableColumn) []*catalog.S
 	if q := cat.SequenceByID[c.Serial]; q != nil {
 		seqs = append(seqs, q)
 	}
-	n, err := parseExpr(c.Default)
+	n, err := plan.ParseExpr(c.Default)
 	if err != nil {
 		return seqs
 	}
@@ -469,7 +469,7 @@ func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 		}
 	} else {
-		r, ok := s.relationByName(schema, name)
+		r, ok := relationByName(s, schema, name)
 		if !ok || r.nsp != oidPublic {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
 		}

@@ -181,7 +181,7 @@ func seqFunc(params []types.T, f func(e *plan.Env, s *catalog.Sequence, args []a
 			switch seq := a[0].(type) {
 			case string:
 				// A name as regclass reads it: pg_dump qualifies its own.
-				r, err := sessionOf(e.Host).regByName(types.Regclass, seq)
+				r, err := regByName(sessionOf(e.Host), types.Regclass, seq)
 				if err != nil {
 					return nil, err
 				}

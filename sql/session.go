@@ -637,6 +637,28 @@ func (s *Session) newSpillSet() *spill.Set {
 	return &spill.Set{Dir: e.opts.TempDir, Create: e.createTemp, Stats: &e.temp}
 }
 
+// backends are the engine's sessions, as the views of its activity show
+// them.
+func (s *Session) backends() []backend {
+	var out []backend
+	s.e.sessions.Range(func(k, _ any) bool {
+		o := k.(*Session)
+		b := backend{pid: o.pid, txn: o.activity.txn.Load()}
+		if q := o.activity.query.Load(); q != nil {
+			b.query = *q
+		}
+		out = append(out, b)
+		return true
+	})
+	return out
+}
+
+// store is the engine's storage, for the views of its statistics.
+func (s *Session) store() *txn.Store { return s.e.store }
+
+// tempFileStats counts the temporary files the engine's statements wrote.
+func (s *Session) tempFileStats() *spill.Stats { return &s.e.temp }
+
 // identity is who the session is, as the functions that tell it see it.
 func (s *Session) identity() builtins.Session {
 	return builtins.Session{User: s.user, Database: s.database, PID: int(s.pid), Version: s.e.versionString()}

@@ -467,3 +467,15 @@ func settingNames() []string {
 	sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
 	return names
 }
+
+// settingViews are the run-time parameters and their values, in the order
+// of their names.
+func (s *Session) settingViews() []settingView {
+	var out []settingView
+	for _, name := range settingNames() {
+		st, _ := lookupSetting(name)
+		v, _ := s.getSetting(name)
+		out = append(out, settingView{name: name, value: v, def: st.def, readOnly: st.readOnly})
+	}
+	return out
+}

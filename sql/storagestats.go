@@ -44,7 +44,7 @@ func interval(d time.Duration) types.Interval { return types.Interval{Micros: d.
 // show only when compaction meets them.
 func statFilesRows(s *Session) []row {
 	var out []row
-	for _, f := range s.e.store.Files() {
+	for _, f := range s.store().Files() {
 		m := f.Meta
 		garbage := int64(0)
 		if m.RawBytes > 0 {
@@ -70,7 +70,7 @@ func statFilesRows(s *Session) []row {
 }
 
 func statCheckpointRows(s *Session) []row {
-	st := s.e.store.Stats()
+	st := s.store().Stats()
 	c := st.Checkpoint
 	var last any
 	if !c.LastFlush.IsZero() {
@@ -93,24 +93,22 @@ func statCheckpointRows(s *Session) []row {
 	}}
 }
 
+// backend is a session as the views of the engine's activity show it:
+// its process id, the statement it runs and its transaction's id.
+type backend struct {
+	pid   int32
+	query string
+	txn   uint64
+}
+
 // statReclaimRows gives one row per pin, oldest first, named by the
 // session whose transaction holds it, and a last row of totals.
 func statReclaimRows(s *Session) []row {
-	st := s.e.store.Reclaim().Stats()
-	type activity struct {
-		pid   int32
-		query string
+	st := s.store().Reclaim().Stats()
+	byTxn := make(map[uint64]backend)
+	for _, b := range s.backends() {
+		byTxn[b.txn] = b
 	}
-	byTxn := make(map[uint64]activity)
-	s.e.sessions.Range(func(k, _ any) bool {
-		o := k.(*Session)
-		a := activity{pid: o.pid}
-		if q := o.activity.query.Load(); q != nil {
-			a.query = *q
-		}
-		byTxn[o.activity.txn.Load()] = a
-		return true
-	})
 	now := time.Now()
 	var out []row
 	for _, p := range st.Pins {

@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -100,6 +102,30 @@ func (c *Catalog) Tables() []*Table {
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
 	return ts
+}
+
+// Views, Sequences and Enums return the catalog's views, sequences and
+// enum types in the order of their ids, which is the order they were made
+// in.
+func (c *Catalog) Views() []*View {
+	return sortedByID(c.ViewByName, func(v *View) uint32 { return v.ID })
+}
+
+func (c *Catalog) Sequences() []*Sequence {
+	return sortedByID(c.SequenceByName, func(q *Sequence) uint32 { return q.ID })
+}
+
+func (c *Catalog) Enums() []*EnumType {
+	return sortedByID(c.EnumByName, func(e *EnumType) uint32 { return e.ID })
+}
+
+func sortedByID[T any](m map[string]T, id func(T) uint32) []T {
+	out := make([]T, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b T) int { return cmp.Compare(id(a), id(b)) })
+	return out
 }
 
 // Load reads every descriptor through tx.

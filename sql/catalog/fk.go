@@ -56,3 +56,18 @@ func (c *Catalog) Referencing(id uint32) []FKRef {
 	c.inbound.Store(&m)
 	return m[id]
 }
+
+// ParentOf returns fk's parent table, and the index of it the key is
+// found in.
+func (c *Catalog) ParentOf(fk *ForeignKey) (*Table, *Index) {
+	parent := c.TableByID[fk.RefTable]
+	if parent == nil {
+		return nil, nil
+	}
+	for _, ix := range parent.Indexes {
+		if ix.ID == fk.RefIndex {
+			return parent, ix
+		}
+	}
+	return parent, nil
+}
