@@ -436,9 +436,9 @@ func defaultSequences(cat *catalog.Catalog, c *catalog.TableColumn) []*catalog.S
 	if err != nil {
 		return seqs
 	}
-	f := &tableNameFinder{}
+	f := &plan.TableNameFinder{}
 	n.Accept(f)
-	for _, name := range f.sequences {
+	for _, name := range f.Sequences {
 		if q := cat.SequenceByName[name]; q != nil && !slices.Contains(seqs, q) {
 			seqs = append(seqs, q)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // createView runs CREATE [OR REPLACE] VIEW.
@@ -80,15 +79,15 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 // sequence named to nextval must exist, as PostgreSQL's regclass
 // constant requires.
 func viewDeps(cat *catalog.Catalog, n ast.Node) ([]uint32, error) {
-	f := &tableNameFinder{}
+	f := &plan.TableNameFinder{}
 	n.Accept(f)
-	for _, name := range f.sequences {
+	for _, name := range f.Sequences {
 		if cat.SequenceByName[name] == nil {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
 	}
 	var deps []uint32
-	for _, name := range f.names {
+	for _, name := range f.Names {
 		var id uint32
 		if t := cat.TableByName[name]; t != nil {
 			id = t.ID
@@ -103,42 +102,6 @@ func viewDeps(cat *catalog.Catalog, n ast.Node) ([]uint32, error) {
 	}
 	return deps, nil
 }
-
-// tableNameFinder collects the names a query reads, less those its WITH
-// clauses define.
-type tableNameFinder struct{ names, ctes, sequences []string }
-
-func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch n := n.(type) {
-	case *ast.TableName:
-		if !slices.Contains(f.ctes, n.Name.O) {
-			f.names = append(f.names, n.Name.O)
-		}
-	case *ast.CommonTableExpression:
-		f.ctes = append(f.ctes, n.Name.O)
-	case *ast.FuncCallExpr:
-		// nextval('seq') and its kin read a sequence by name.
-		switch n.FnName.L {
-		case "nextval", "currval", "setval":
-			if len(n.Args) > 0 {
-				arg := n.Args[0]
-				// 'seq'::regclass, as PostgreSQL stores it and pg_dump writes it.
-				if c, ok := arg.(*ast.FuncCallExpr); ok && c.FnName.L == "epochdb_cast" && len(c.Args) > 0 {
-					arg = c.Args[0]
-				}
-				if v, ok := arg.(*driver.ValueExpr); ok {
-					if name, ok := v.GetValue().(string); ok {
-						f.names = append(f.names, strings.TrimPrefix(name, "public."))
-						f.sequences = append(f.sequences, strings.TrimPrefix(name, "public."))
-					}
-				}
-			}
-		}
-	}
-	return n, false
-}
-
-func (f *tableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // viewUsesColumn reports whether a view that reads table t may read its
 // column name: by name, or through a *.

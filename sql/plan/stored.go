@@ -2,12 +2,14 @@ package plan
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // Expressions the catalog keeps as SQL: defaults, generated columns,
@@ -71,3 +73,39 @@ func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// TableNameFinder collects the names a query reads, less those its WITH
+// clauses define.
+type TableNameFinder struct{ Names, ctes, Sequences []string }
+
+func (f *TableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.TableName:
+		if !slices.Contains(f.ctes, n.Name.O) {
+			f.Names = append(f.Names, n.Name.O)
+		}
+	case *ast.CommonTableExpression:
+		f.ctes = append(f.ctes, n.Name.O)
+	case *ast.FuncCallExpr:
+		// nextval('seq') and its kin read a sequence by name.
+		switch n.FnName.L {
+		case "nextval", "currval", "setval":
+			if len(n.Args) > 0 {
+				arg := n.Args[0]
+				// 'seq'::regclass, as PostgreSQL stores it and pg_dump writes it.
+				if c, ok := arg.(*ast.FuncCallExpr); ok && c.FnName.L == "epochdb_cast" && len(c.Args) > 0 {
+					arg = c.Args[0]
+				}
+				if v, ok := arg.(*driver.ValueExpr); ok {
+					if name, ok := v.GetValue().(string); ok {
+						f.Names = append(f.Names, strings.TrimPrefix(name, "public."))
+						f.Sequences = append(f.Sequences, strings.TrimPrefix(name, "public."))
+					}
+				}
+			}
+		}
+	}
+	return n, false
+}
+
+func (f *TableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -13,9 +13,10 @@
 // that stays); "Type.method=func" keeps a method of a moved type behind
 // as a function of package dir, its calls rewritten; "@Type=Iface" lets
 // moved code use Type, which stays, under the name Iface, an interface
-// the target declares. With -dry, or when moved code would still use
-// something that stays, it lists those uses (PROBLEM lines) and changes
-// nothing. The moved declarations land in files of the target named as
+// the target declares; "!name" lets moved code go on naming name, which
+// stays, for a hand to fix after. With -dry, or when moved code would
+// still use something that stays, it lists those uses (PROBLEM lines) and
+// changes nothing. The moved declarations land in files of the target named as
 // the files they came from; run goimports on both packages after.
 package main
 
@@ -122,12 +123,17 @@ func main() {
 	toFunc := map[string]bool{}      // "Type.method" converted to a function that stays
 	subst := map[string]string{}     // a type that stays, which moved code names by an interface of the target
 	renameMem := map[string]string{} // "Type.member" -> new name
+	stays := map[string]bool{}       // names moved code may still use, to be fixed by hand
 	for _, line := range strings.Split(string(specB), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		name, newName, _ := strings.Cut(line, "=")
+		if strings.HasPrefix(name, "!") {
+			stays[name[1:]] = true
+			continue
+		}
 		if strings.HasPrefix(name, "@") {
 			subst[name[1:]] = newName
 			continue
@@ -360,7 +366,7 @@ func main() {
 			continue
 		}
 		// a moved decl referring to something that stays
-		if inside && obj.Parent() == pkg.Scope() {
+		if inside && obj.Parent() == pkg.Scope() && !stays[obj.Name()] {
 			problems[fmt.Sprintf("%s uses %s", fset.Position(id.Pos()), obj.Name())] = true
 		}
 		if inside {
