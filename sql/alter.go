@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -298,7 +300,7 @@ func (s *Session) alterType(d *catalog.DDL, old, t *catalog.Table, cd *ast.Colum
 	if err != nil {
 		return typeChange{}, err
 	}
-	if err := storable(name, to); err != nil {
+	if err := pgcatalog.Storable(name, to); err != nil {
 		return typeChange{}, err
 	}
 	for _, v := range d.Cat.ViewByName {

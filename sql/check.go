@@ -185,18 +185,6 @@ func dropChecksOn(t *catalog.Table, i int) error {
 	return nil
 }
 
-// checkByOID finds a CHECK constraint by its pg_constraint oid.
-func (s *Session) checkByOID(oid uint32) (*catalog.Table, *catalog.Check) {
-	for _, t := range s.catalog().TableByName {
-		for _, ck := range t.Checks {
-			if ck.OID == oid {
-				return t, ck
-			}
-		}
-	}
-	return nil, nil
-}
-
 // checkDef is pg_get_constraintdef of a check: CHECK ((a > 0)), or with
 // pretty, CHECK (a > 0).
 func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) string {
@@ -215,21 +203,6 @@ func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) str
 		}
 	}
 	return "CHECK (" + text + ")"
-}
-
-// checkColumns are the attnums of the columns a check names.
-func checkColumns(t *catalog.Table, ck *catalog.Check) []int16 {
-	n, err := plan.ParseExpr(ck.Expr)
-	if err != nil {
-		return nil
-	}
-	var nums []int16
-	for _, name := range plan.ColumnsNamed(n) {
-		if _, col := t.Column(name); col != nil {
-			nums = append(nums, col.Num)
-		}
-	}
-	return nums
 }
 
 // immutable reports whether n, compiled with volatility collecting the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -15,8 +17,6 @@ import (
 // objsubid) → text. pg_description, obj_description and col_description
 // read them; a dropped object's comment is left behind but shown nowhere,
 // since object ids are never used again.
-
-const oidPgConstraint = 2606
 
 // comment runs COMMENT ON.
 func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
@@ -63,7 +63,7 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 			}
 			return catalog.CommentKey{}, missing(name)
 		}
-		return catalog.CommentKey{ClassOID: oidPgClass, ObjOID: id, SubID: 0}, nil
+		return catalog.CommentKey{ClassOID: pgcatalog.OidPgClass, ObjOID: id, SubID: 0}, nil
 	case "column":
 		table := strings.TrimPrefix(cmd.Table, "public.")
 		var id uint32
@@ -96,7 +96,7 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 		if num == 0 {
 			return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, table)
 		}
-		return catalog.CommentKey{ClassOID: oidPgClass, ObjOID: id, SubID: int32(num)}, nil
+		return catalog.CommentKey{ClassOID: pgcatalog.OidPgClass, ObjOID: id, SubID: int32(num)}, nil
 	case "constraint":
 		table := strings.TrimPrefix(cmd.Table, "public.")
 		t := c.TableByName[table]
@@ -105,17 +105,17 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 		}
 		for _, ck := range t.Checks {
 			if ck.Name == name {
-				return catalog.CommentKey{ClassOID: oidPgConstraint, ObjOID: ck.OID, SubID: 0}, nil
+				return catalog.CommentKey{ClassOID: pgcatalog.OidPgConstraint, ObjOID: ck.OID, SubID: 0}, nil
 			}
 		}
 		for _, fk := range t.ForeignKeys {
 			if fk.Name == name {
-				return catalog.CommentKey{ClassOID: oidPgConstraint, ObjOID: fk.OID, SubID: 0}, nil
+				return catalog.CommentKey{ClassOID: pgcatalog.OidPgConstraint, ObjOID: fk.OID, SubID: 0}, nil
 			}
 		}
 		for _, ix := range t.Indexes {
 			if ix.Name == name && !ix.Standalone {
-				return catalog.CommentKey{ClassOID: oidPgConstraint, ObjOID: ix.OID, SubID: 0}, nil
+				return catalog.CommentKey{ClassOID: pgcatalog.OidPgConstraint, ObjOID: ix.OID, SubID: 0}, nil
 			}
 		}
 		return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", name, table)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -193,7 +195,7 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 		if err != nil {
 			return nil, false, false, err
 		}
-		if err := storable(col.Name, typ); err != nil {
+		if err := pgcatalog.Storable(col.Name, typ); err != nil {
 			return nil, false, false, err
 		}
 		col.Type = typ

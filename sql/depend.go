@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -130,7 +132,7 @@ func (s *Session) defaultCalls(col *catalog.TableColumn, id uint32) bool {
 	f := &nextvalFinder{}
 	n.Accept(f)
 	for _, name := range f.names {
-		if r, err := regByName(s, types.Regclass, name); err == nil && uint32(r.Oid) == id {
+		if r, err := pgcatalog.RegByName(s.host(), types.Regclass, name); err == nil && uint32(r.Oid) == id {
 			return true
 		}
 	}

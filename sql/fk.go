@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -662,18 +664,6 @@ func (s *Session) validateForeignKey(x *plan.ExecCtx, t *catalog.Table, fk *cata
 	}
 }
 
-// fkByOID finds the foreign key with pg_constraint oid oid.
-func (s *Session) fkByOID(oid uint32) (*catalog.Table, *catalog.ForeignKey) {
-	for _, t := range s.catalog().TableByName {
-		for _, fk := range t.ForeignKeys {
-			if fk.OID == oid {
-				return t, fk
-			}
-		}
-	}
-	return nil, nil
-}
-
 // fkDef is pg_get_constraintdef of a foreign key.
 func (s *Session) fkDef(t *catalog.Table, fk *catalog.ForeignKey) string {
 	var b strings.Builder
@@ -689,7 +679,7 @@ func (s *Session) fkDef(t *catalog.Table, fk *catalog.ForeignKey) string {
 	if parent == nil {
 		return b.String()
 	}
-	b.WriteString(relName(s, oidPublic, parent.Name) + "(")
+	b.WriteString(pgcatalog.RelName(s.host(), pgcatalog.OidPublic, parent.Name) + "(")
 	for i, pi := range fk.RefColumns {
 		if i > 0 {
 			b.WriteString(", ")

@@ -3,6 +3,9 @@ package sql
 import (
 	"time"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+	"github.com/epochdb/epochdb/txn"
+
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/parser"
@@ -12,12 +15,13 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// planHost is a Session as the planner sees it (plan.Host): the same
-// value under a type whose exported methods are the planner's, so that
-// they are not the API of Session that pgwire and the driver see.
+// planHost is a Session as the planner and the virtual catalogs see it
+// (plan.Host, pgcatalog.Host): the same value under a type whose exported
+// methods are theirs, so that they are not the API of Session that pgwire
+// and the driver see.
 type planHost Session
 
-var _ plan.Host = (*planHost)(nil)
+var _ pgcatalog.Host = (*planHost)(nil)
 
 // host is s as plan.Host.
 func (s *Session) host() *planHost { return (*planHost)(s) }
@@ -32,11 +36,13 @@ func (h *planHost) s() *Session { return (*Session)(h) }
 func (h *planHost) Catalog() *catalog.Catalog                  { return h.s().catalog() }
 func (h *planHost) ParseTypeName(name string) (types.T, error) { return h.s().parseTypeName(name) }
 func (h *planHost) RegByName(t types.T, name string) (types.Reg, error) {
-	return regByName(h.s(), t, name)
+	return pgcatalog.RegByName(h, t, name)
 }
-func (h *planHost) RegByOID(t types.T, oid types.Oid) types.Reg { return regByOID(h.s(), t, oid) }
+func (h *planHost) RegByOID(t types.T, oid types.Oid) types.Reg {
+	return pgcatalog.RegByOID(h, t, oid)
+}
 func (h *planHost) VirtualRelation(tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
-	return h.s().virtualRelation(tn, alias)
+	return pgcatalog.VirtualRelation(h, tn, alias)
 }
 func (h *planHost) PartialImplied(t *catalog.Table, where plan.Expr) func(*catalog.Index) int {
 	return h.s().partialImplied(t, where)
@@ -57,8 +63,34 @@ func (h *planHost) Setting(name string) (string, error) { return h.s().getSettin
 func (h *planHost) SetSetting(name, value string, local bool) error {
 	return h.s().setSetting(name, value, local)
 }
-func (h *planHost) PublicName(name string) string      { return publicName(h.s(), name) }
-func (h *planHost) CurrentSchemas(implicit bool) []any { return currentSchemas(h.s(), implicit) }
-func (h *planHost) Identity() builtins.Session         { return h.s().identity() }
-func (h *planHost) WorkMem() int64                     { return h.s().workMem() }
-func (h *planHost) NewSpillSet() *spill.Set            { return h.s().newSpillSet() }
+func (h *planHost) PublicName(name string) string { return pgcatalog.PublicName(h, name) }
+func (h *planHost) CurrentSchemas(implicit bool) []any {
+	return pgcatalog.CurrentSchemas(h, implicit)
+}
+func (h *planHost) Identity() builtins.Session { return h.s().identity() }
+func (h *planHost) WorkMem() int64             { return h.s().workMem() }
+func (h *planHost) NewSpillSet() *spill.Set    { return h.s().newSpillSet() }
+
+func (h *planHost) CompileDefault(col *catalog.TableColumn) (plan.Expr, error) {
+	return h.s().compileDefault(col)
+}
+func (h *planHost) CompileGenerated(t *catalog.Table, col *catalog.TableColumn) (plan.Expr, error) {
+	return h.s().compileGenerated(t, col)
+}
+func (h *planHost) PredicateOf(t *catalog.Table, ix *catalog.Index) (plan.Expr, error) {
+	return h.s().predicateOf(t, ix)
+}
+func (h *planHost) IndexColumnText(t *catalog.Table, i int) string {
+	return h.s().indexColumnText(t, i)
+}
+func (h *planHost) CheckDef(t *catalog.Table, ck *catalog.Check, pretty bool) string {
+	return h.s().checkDef(t, ck, pretty)
+}
+func (h *planHost) FKDef(t *catalog.Table, fk *catalog.ForeignKey) string { return h.s().fkDef(t, fk) }
+func (h *planHost) Description(classOID, objOID uint32, subID int32) any {
+	return h.s().description(classOID, objOID, subID)
+}
+func (h *planHost) Settings() []pgcatalog.SettingView { return h.s().settingViews() }
+func (h *planHost) Backends() []pgcatalog.Backend     { return h.s().backends() }
+func (h *planHost) Store() *txn.Store                 { return h.s().store() }
+func (h *planHost) TempFileStats() *spill.Stats       { return h.s().tempFileStats() }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/rowexec"
@@ -286,18 +288,14 @@ func (s *Session) noteDuplicates(t *catalog.Table, n int64) {
 // The view epochdb_ingest_producers: one row per (table, producer), read
 // from the state keys through the statement's transaction.
 func init() {
-	virtualTables["epochdb_ingest_producers"] = &virtTable{
-		name: "epochdb_ingest_producers",
-		cols: []virtCol{{"table_name", types.Name}, {"producer", types.Text}, {"epoch", types.Int8},
-			{"high_water", types.Int8}, {"pending", types.Int8Array}, {"last_seen", types.Timestamptz},
-			{"expires_at", types.Timestamptz}, {"state_bytes", types.Int4}},
-		rows: ingestProducerRows,
-	}
+	pgcatalog.RegisterView("epochdb_ingest_producers", "table_name name, producer text, epoch int8, high_water int8, "+
+		"pending int8[], last_seen timestamptz, expires_at timestamptz, state_bytes int4", ingestProducerRows)
 }
 
 // The view shows live producers and, after them, the abandoned states of
 // producers that expired with rows pending.
-func ingestProducerRows(s *Session) [][]any {
+func ingestProducerRows(h pgcatalog.Host) [][]any {
+	s := sessionOf(h)
 	if s.tx == nil {
 		return nil
 	}

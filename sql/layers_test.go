@@ -14,15 +14,16 @@ import (
 // A package missing from the table fails the test, so that a new package
 // takes its place in the picture (sql/doc.go) before it lands.
 var layers = map[string][]string{
-	"sql/pgerr":    {"txn", "sstable", "wal"}, // maps the engine's errors to SQLSTATEs
-	"sql/types":    {"sql/pgerr"},
-	"sql/parser":   {"sql/pgerr"},
-	"sql/spill":    {"sql/pgerr", "sql/types"},
-	"sql/builtins": {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
-	"sql/catalog":  {"sql/pgerr", "sql/types", "txn"},
-	"sql/rowexec":  {"sql/pgerr", "sql/types", "sql/spill"},
-	"sql/plan":     {"sql/pgerr", "sql/types", "sql/parser", "sql/spill", "sql/builtins", "sql/catalog", "sql/rowexec", "txn"},
-	"sql":          {"sql/plan", "sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/rowexec", "sql/spill", "sql/types", "txn", "sstable"},
+	"sql/pgerr":     {"txn", "sstable", "wal"}, // maps the engine's errors to SQLSTATEs
+	"sql/types":     {"sql/pgerr"},
+	"sql/parser":    {"sql/pgerr"},
+	"sql/spill":     {"sql/pgerr", "sql/types"},
+	"sql/builtins":  {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
+	"sql/catalog":   {"sql/pgerr", "sql/types", "txn"},
+	"sql/rowexec":   {"sql/pgerr", "sql/types", "sql/spill"},
+	"sql/plan":      {"sql/pgerr", "sql/types", "sql/parser", "sql/spill", "sql/builtins", "sql/catalog", "sql/rowexec", "txn"},
+	"sql/pgcatalog": {"sql/pgerr", "sql/types", "sql/parser", "sql/spill", "sql/catalog", "sql/rowexec", "sql/plan", "txn", "sstable"},
+	"sql":           {"sql/pgcatalog", "sql/plan", "sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/rowexec", "sql/spill", "sql/types", "txn", "sstable"},
 }
 
 // Dependencies among sql's packages point one way: no package imports one

@@ -1,13 +1,10 @@
 package sql
 
 import (
-	"cmp"
 	"context"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/pgcatalog"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
@@ -17,10 +14,10 @@ import (
 )
 
 // What pg_dump needs of a server, and what its output needs of one to load
-// into: the settings it sets, the catalogs and functions it reads, and the
-// statements of a plain-format dump. Each answers as PostgreSQL 15 does for
-// what epochdb has; catalogs of what it lacks (extensions, publications,
-// policies, rules, triggers) are real relations with no rows.
+// into: the settings it sets and the statements of a plain-format dump
+// (LOCK, ALTER ... OWNER TO, ALTER SEQUENCE ... OWNED BY). Each answers as
+// PostgreSQL 15 does for what epochdb has. The catalogs and functions it
+// reads are sql/pgcatalog's.
 
 // checkNamedBool is a Boolean setting whose error names it.
 func checkNamedBool(name string) func(string) (string, error) {
@@ -66,141 +63,6 @@ func checkTableAM(v string) (string, error) {
 	}
 	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_table_access_method\": %q", v).
 		WithDetail("Table access method \"%s\" does not exist.", v)
-}
-
-func init() {
-	for name, f := range map[string]plan.Builtin{
-		"acldefault": plan.Fixed(types.TextArray, []types.T{types.Char, types.OidType}, aclDefault),
-	} {
-		plan.FuncCompilers[name] = f
-	}
-	for _, v := range []*virtTable{
-		catalogTable(oidPgCatalog, 2616, "r", "pg_opclass", `oid oid, opcmethod oid, opcname name, opcnamespace oid,
-			opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid`, pgOpclassRows),
-		catalogTable(oidPgCatalog, 2753, "r", "pg_opfamily", `oid oid, opfmethod oid, opfname name, opfnamespace oid,
-			opfowner oid`, pgOpfamilyRows),
-		catalogTable(oidPgCatalog, 3394, "r", "pg_init_privs", `objoid oid, classoid oid, objsubid int4,
-			privtype "char", initprivs text[]`, pgInitPrivsRows),
-
-		// Catalogs of features epochdb does not have, which pg_dump reads.
-		catalogTable(oidPgCatalog, 2602, "r", "pg_amop", `oid oid, amopfamily oid, amoplefttype oid,
-			amoprighttype oid, amopstrategy int2, amoppurpose "char", amopopr oid, amopmethod oid,
-			amopsortfamily oid`, none),
-		catalogTable(oidPgCatalog, 2603, "r", "pg_amproc", `oid oid, amprocfamily oid, amproclefttype oid,
-			amprocrighttype oid, amprocnum int2, amproc regproc`, none),
-		catalogTable(oidPgCatalog, 2964, "r", "pg_db_role_setting", "setdatabase oid, setrole oid, setconfig text[]", none),
-		catalogTable(oidPgCatalog, 2995, "r", "pg_largeobject_metadata", "oid oid, lomowner oid, lomacl text[]", none),
-		catalogTable(oidPgCatalog, 3576, "r", "pg_transform", `oid oid, trftype oid, trflang oid, trffromsql regproc,
-			trftosql regproc`, none),
-		catalogTable(oidPgCatalog, 3592, "r", "pg_shseclabel", "objoid oid, classoid oid, provider text, label text", none),
-		catalogTable(oidPgCatalog, 3596, "r", "pg_seclabel", `objoid oid, classoid oid, objsubid int4, provider text,
-			label text`, none),
-		catalogTable(oidPgCatalog, 3600, "r", "pg_ts_dict", `oid oid, dictname name, dictnamespace oid, dictowner oid,
-			dicttemplate oid, dictinitoption text`, none),
-		catalogTable(oidPgCatalog, 3601, "r", "pg_ts_parser", `oid oid, prsname name, prsnamespace oid,
-			prsstart regproc, prstoken regproc, prsend regproc, prsheadline regproc, prslextype regproc`, none),
-		catalogTable(oidPgCatalog, 3602, "r", "pg_ts_config", `oid oid, cfgname name, cfgnamespace oid, cfgowner oid,
-			cfgparser oid`, none),
-		catalogTable(oidPgCatalog, 3764, "r", "pg_ts_template", `oid oid, tmplname name, tmplnamespace oid,
-			tmplinit regproc, tmpllexize regproc`, none),
-		catalogTable(oidPgCatalog, 12099, "v", "pg_seclabels", `objoid oid, classoid oid, objsubid int4, objtype text,
-			objnamespace oid, objname text, provider text, label text`, none),
-	} {
-		virtualTables[v.name] = v
-		virtualByOID[v.oid] = v
-	}
-}
-
-// An opclass is a btree operator class: how an index orders a type.
-type opclass struct {
-	oid, family uint32
-	name        string
-	familyName  string
-}
-
-// btreeOpclasses are PostgreSQL 15's default btree operator classes of the
-// types epochdb indexes; an array's is array_ops, and varchar's text's.
-var btreeOpclasses = map[types.Oid]opclass{
-	types.OidBool: {10003, 424, "bool_ops", "bool_ops"}, types.OidBytea: {10006, 428, "bytea_ops", "bytea_ops"},
-	types.OidChar: {10007, 429, "char_ops", "char_ops"}, types.OidName: {10028, 1994, "name_ops", "text_ops"},
-	types.OidInt2: {1979, 1976, "int2_ops", "integer_ops"}, types.OidInt4: {1978, 1976, "int4_ops", "integer_ops"},
-	types.OidInt8: {3124, 1976, "int8_ops", "integer_ops"}, types.OidOid: {1981, 1989, "oid_ops", "oid_ops"},
-	types.OidFloat4: {10012, 1970, "float4_ops", "float_ops"}, types.OidFloat8: {3123, 1970, "float8_ops", "float_ops"},
-	types.OidText: {3126, 1994, "text_ops", "text_ops"}, types.OidBpchar: {10004, 426, "bpchar_ops", "bpchar_ops"},
-	types.OidDate: {3122, 434, "date_ops", "datetime_ops"}, types.OidTimestamp: {3128, 434, "timestamp_ops", "datetime_ops"},
-	types.OidTimestamptz: {3127, 434, "timestamptz_ops", "datetime_ops"},
-	types.OidTime:        {10038, 1996, "time_ops", "time_ops"},
-	types.OidInterval:    {10022, 1982, "interval_ops", "interval_ops"},
-	types.OidNumeric:     {3125, 1988, "numeric_ops", "numeric_ops"}, types.OidUUID: {10065, 2968, "uuid_ops", "uuid_ops"},
-	types.OidJSONB:    {10088, 4033, "jsonb_ops", "jsonb_ops"},
-	types.OidAnyArray: {10000, 397, "array_ops", "array_ops"},
-}
-
-func pgOpclassRows(*Session) []row {
-	var rows []row
-	for t, c := range btreeOpclasses {
-		rows = append(rows, row{"oid": c.oid, "opcmethod": oidBtree, "opcname": c.name, "opcnamespace": oidPgCatalog,
-			"opcowner": oidSuperuser, "opcfamily": c.family, "opcintype": uint32(t), "opcdefault": true})
-	}
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
-	return rows
-}
-
-func pgOpfamilyRows(*Session) []row {
-	var rows []row
-	seen := map[uint32]bool{}
-	for _, c := range btreeOpclasses {
-		if !seen[c.family] {
-			seen[c.family] = true
-			rows = append(rows, row{"oid": c.family, "opfmethod": oidBtree, "opfname": c.familyName,
-				"opfnamespace": oidPgCatalog, "opfowner": oidSuperuser})
-		}
-	}
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
-	return rows
-}
-
-// defaultPrivileges are the privileges an object's owner, and for some
-// kinds PUBLIC, hold without a GRANT, by acldefault's object type letter.
-var defaultPrivileges = map[string]struct{ owner, public string }{
-	"r": {"arwdDxt", ""}, "s": {"rwU", ""}, "f": {"X", "X"}, "l": {"U", "U"}, "L": {"rw", ""},
-	"n": {"UC", ""}, "T": {"U", "U"}, "d": {"CTc", "Tc"}, "F": {"U", ""}, "S": {"U", ""},
-	"t": {"C", ""}, "p": {"sA", ""}, "c": {"", ""},
-}
-
-// aclDefault is acldefault(type, owner): the ACL that a NULL acl column
-// stands for. aclitem[] is text[] here, as in the catalogs.
-func aclDefault(e *plan.Env, a []any) (any, error) {
-	kind := a[0].(string)
-	p, ok := defaultPrivileges[kind]
-	if !ok {
-		return nil, pgerr.New(pgerr.InternalError, "unrecognized objtype abbreviation: %s", kind)
-	}
-	owner := aclRoleName(sessionOf(e.Host), a[1].(int64))
-	grantee := owner
-	if a[1].(int64) == 0 {
-		grantee = "" // PUBLIC
-	}
-	acl := []any{}
-	if p.public != "" {
-		acl = append(acl, "="+p.public+"/"+owner)
-	}
-	if p.owner != "" {
-		acl = append(acl, grantee+"="+p.owner+"/"+owner)
-	}
-	return acl, nil
-}
-
-// aclRoleName is a role as an aclitem prints it: by name, or by number if
-// there is no such role.
-func aclRoleName(s *Session, oid int64) string {
-	switch oid {
-	case oidSuperuser:
-		return parser.QuoteIdent(superuser(s))
-	case oidDatabaseOwner:
-		return "pg_database_owner"
-	}
-	return strconv.FormatInt(oid, 10)
 }
 
 // lockModes are the LOCK TABLE modes epochdb has a use of a table for
@@ -258,194 +120,6 @@ func (s *Session) peekSequence(q *catalog.Sequence) (int64, bool, error) {
 	return s.e.seqs.Peek(q)
 }
 
-// searchPath is the schemas of search_path that exist, in its order.
-// pg_dump empties it, and then expects every name it is shown qualified.
-func searchPath(s *Session) []string {
-	v, _ := s.getSetting("search_path")
-	var path []string
-	for p := range strings.SplitSeq(v, ",") {
-		p = strings.TrimSpace(p)
-		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
-		} else {
-			p = strings.ToLower(p)
-		}
-		if p == "$user" {
-			p = s.identity().User
-		}
-		for _, n := range namespaces {
-			if n.name == p && !slices.Contains(path, p) {
-				path = append(path, p)
-			}
-		}
-	}
-	return path
-}
-
-// currentSchemas is current_schemas(implicit): the search path, and with
-// implicit pg_catalog before it unless it names pg_catalog itself.
-func currentSchemas(s *Session, implicit bool) []any {
-	out := []any{}
-	path := searchPath(s)
-	if implicit && !slices.Contains(path, "pg_catalog") {
-		out = append(out, "pg_catalog")
-	}
-	for _, p := range path {
-		out = append(out, p)
-	}
-	return out
-}
-
-// schemaVisible reports whether the search path finds names in schema nsp
-// unqualified; pg_catalog's always.
-func schemaVisible(s *Session, nsp uint32) bool {
-	name, _ := namespaceName(nsp)
-	return nsp == oidPgCatalog || slices.Contains(searchPath(s), name)
-}
-
-// relName is a relation's name as regclass and the deparsed definitions
-// print it: qualified unless the search path finds it.
-func relName(s *Session, nsp uint32, name string) string {
-	if schemaVisible(s, nsp) {
-		return parser.QuoteIdent(name)
-	}
-	schema, _ := namespaceName(nsp)
-	return parser.QuoteIdent(schema) + "." + parser.QuoteIdent(name)
-}
-
-// publicName is the name of an object of schema public as the search path
-// shows it: qualified unless public is on the path.
-func publicName(s *Session, name string) string { return relName(s, oidPublic, name) }
-
-// oidPgNamespace is pg_namespace's own oid, a pg_description.classoid.
-const oidPgNamespace = 2615
-
-// namespaceACL is a schema's nspacl: everyone may use pg_catalog,
-// information_schema and public, and, unlike the others, public's owner
-// is pg_database_owner. pg_toast's is NULL, its default.
-func namespaceACL(s *Session, nsp uint32) any {
-	if nsp == oidPgToast {
-		return nil
-	}
-	owner := aclRoleName(s, int64(namespaceOwner(nsp)))
-	return []string{owner + "=UC/" + owner, "=U/" + owner}
-}
-
-// pgInitPrivsRows are the privileges schemas have from the start, which
-// pg_dump leaves out of a dump unless they have changed.
-func pgInitPrivsRows(s *Session) []row {
-	var rows []row
-	for _, nsp := range []uint32{oidPgCatalog, oidPublic} {
-		rows = append(rows, row{"objoid": nsp, "classoid": oidPgNamespace, "privtype": "i",
-			"initprivs": namespaceACL(s, nsp)})
-	}
-	return rows
-}
-
-// pgDescriptionRows are the comments on objects: only public's, which
-// PostgreSQL's initdb gives it, since epochdb has no COMMENT.
-func pgDescriptionRows(s *Session) []row {
-	rows := []row{{"objoid": oidPublic, "classoid": oidPgNamespace, "description": "standard public schema"}}
-	for k, text := range s.catalog().Comments {
-		rows = append(rows, row{"objoid": k.ObjOID, "classoid": k.ClassOID, "objsubid": int64(k.SubID), "description": text})
-	}
-	return rows
-}
-
-// Catalog oids of pg_depend's classid and refclassid.
-const (
-	oidPgAttrdef = 2604
-	oidPgRewrite = 2618
-)
-
-// ruleOIDOf is the pg_rewrite oid of the _RETURN rule of the view or
-// materialized view id: the id with the top bit set, clear of the object
-// ids epochdb allocates.
-func ruleOIDOf(id uint32) uint32 { return 1<<31 | id }
-
-// viewRules lists the relations with a _RETURN rule, views and
-// materialized views, with the relations their queries read.
-func viewRules(cat *catalog.Catalog) (ids []uint32, deps [][]uint32) {
-	for _, v := range cat.ViewByName {
-		ids, deps = append(ids, v.ID), append(deps, v.Deps)
-	}
-	for _, t := range cat.TableByName {
-		if t.IsMatView() {
-			ids, deps = append(ids, t.ID), append(deps, t.Deps)
-		}
-	}
-	return ids, deps
-}
-
-// pgRewriteRows are the views' rules: in PostgreSQL a view is a relation
-// whose query is its ON SELECT DO INSTEAD rule, named _RETURN.
-func pgRewriteRows(s *Session) []row {
-	var rows []row
-	ids, _ := viewRules(s.catalog())
-	for _, id := range ids {
-		rows = append(rows, row{"oid": ruleOIDOf(id), "rulename": "_RETURN", "ev_class": id, "ev_type": "1",
-			"ev_enabled": "O", "is_instead": true, "ev_qual": "<>"})
-	}
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
-	return rows
-}
-
-// pgDumpDependRows are the dependencies pg_dump orders a dump by: a
-// column default on its column and on the sequences it takes values from,
-// which is why a serial column's default comes after the CREATE SEQUENCE;
-// and a view's rule on its view and on the relations it reads.
-func pgDumpDependRows(s *Session) []row {
-	var rows []row
-	cat := s.catalog()
-	for _, t := range cat.Tables() {
-		for _, c := range t.Columns {
-			if c.Default == "" || !c.Visible() {
-				continue
-			}
-			def := attrdefOID(t, c)
-			rows = append(rows, row{"classid": oidPgAttrdef, "objid": def, "refclassid": oidPgClass,
-				"refobjid": t.ID, "refobjsubid": c.Num, "deptype": "a"})
-			for _, q := range defaultSequences(cat, c) {
-				rows = append(rows, row{"classid": oidPgAttrdef, "objid": def, "refclassid": oidPgClass,
-					"refobjid": q.ID, "deptype": "n"})
-			}
-		}
-	}
-	ids, deps := viewRules(cat)
-	for i, id := range ids {
-		rule := ruleOIDOf(id)
-		// The rule reads the view's own columns too (deptype n).
-		rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
-			"refobjid": id, "deptype": "i"}, row{"classid": oidPgRewrite, "objid": rule,
-			"refclassid": oidPgClass, "refobjid": id, "deptype": "n"})
-		for _, dep := range deps[i] {
-			rows = append(rows, row{"classid": oidPgRewrite, "objid": rule, "refclassid": oidPgClass,
-				"refobjid": dep, "deptype": "n"})
-		}
-	}
-	return rows
-}
-
-// defaultSequences are the sequences a column default takes values from.
-func defaultSequences(cat *catalog.Catalog, c *catalog.TableColumn) []*catalog.Sequence {
-	var seqs []*catalog.Sequence
-	if q := cat.SequenceByID[c.Serial]; q != nil {
-		seqs = append(seqs, q)
-	}
-	n, err := plan.ParseExpr(c.Default)
-	if err != nil {
-		return seqs
-	}
-	f := &plan.TableNameFinder{}
-	n.Accept(f)
-	for _, name := range f.Sequences {
-		if q := cat.SequenceByName[name]; q != nil && !slices.Contains(seqs, q) {
-			seqs = append(seqs, q)
-		}
-	}
-	return seqs
-}
-
 // alterOwnerKinds are the relation kinds each ALTER ... OWNER TO takes,
 // and how its error names the kind it wanted; ALTER TABLE takes any.
 var alterOwnerKinds = map[string]struct{ kinds, want string }{
@@ -461,7 +135,7 @@ func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
 		if before, after, ok := strings.Cut(name, "."); ok {
 			schema, name = before, after
 		}
-	} else if parts, err := splitQualified(name); err == nil && len(parts) == 2 {
+	} else if parts, err := pgcatalog.SplitQualified(name); err == nil && len(parts) == 2 {
 		schema, name = parts[0], parts[1]
 	}
 	if cmd.Kind == "type" {
@@ -469,12 +143,12 @@ func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 		}
 	} else {
-		r, ok := relationByName(s, schema, name)
-		if !ok || r.nsp != oidPublic {
+		r, ok := pgcatalog.RelationByName(s.host(), schema, name)
+		if !ok || r.Namespace != pgcatalog.OidPublic {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
 		}
-		if k := alterOwnerKinds[cmd.Kind]; !strings.Contains(k.kinds, r.kind) {
-			return pgerr.New(pgerr.WrongObjectType, "%q is not %s", r.name, k.want)
+		if k := alterOwnerKinds[cmd.Kind]; !strings.Contains(k.kinds, r.Kind) {
+			return pgerr.New(pgerr.WrongObjectType, "%q is not %s", r.Name, k.want)
 		}
 	}
 	switch cmd.Role {

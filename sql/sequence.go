@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -36,7 +38,7 @@ type seqRestart struct {
 // MINVALUE or NO MAXVALUE; the start must lie within the bounds, as must a
 // RESTART value.
 func applySeqOptions(seq *catalog.Sequence, opts []*ast.SequenceOption, create bool) (seqRestart, error) {
-	typ := sequenceType(seq)
+	typ := pgcatalog.SequenceType(seq)
 	typeMin, typeMax := seqTypeBounds(typ.Oid)
 	var r seqRestart
 	minSet, maxSet, startSet := false, false, false
@@ -181,7 +183,7 @@ func seqFunc(params []types.T, f func(e *plan.Env, s *catalog.Sequence, args []a
 			switch seq := a[0].(type) {
 			case string:
 				// A name as regclass reads it: pg_dump qualifies its own.
-				r, err := regByName(sessionOf(e.Host), types.Regclass, seq)
+				r, err := pgcatalog.RegByName(e.Host.(pgcatalog.Host), types.Regclass, seq)
 				if err != nil {
 					return nil, err
 				}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/pgcatalog"
+
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -639,13 +641,13 @@ func (s *Session) newSpillSet() *spill.Set {
 
 // backends are the engine's sessions, as the views of its activity show
 // them.
-func (s *Session) backends() []backend {
-	var out []backend
+func (s *Session) backends() []pgcatalog.Backend {
+	var out []pgcatalog.Backend
 	s.e.sessions.Range(func(k, _ any) bool {
 		o := k.(*Session)
-		b := backend{pid: o.pid, txn: o.activity.txn.Load()}
+		b := pgcatalog.Backend{PID: o.pid, Txn: o.activity.txn.Load()}
 		if q := o.activity.query.Load(); q != nil {
-			b.query = *q
+			b.Query = *q
 		}
 		out = append(out, b)
 		return true

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/pgcatalog"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -419,7 +419,7 @@ func resolveZone(v string) (*time.Location, string, error) {
 		return loc, loc.String(), nil // america/new_york is shown America/New_York
 	}
 	// PostgreSQL upper-cases a POSIX zone, name and abbreviation.
-	if loc, ok := plan.PosixZone(strings.ToUpper(v)); ok {
+	if loc, ok := types.PosixZone(strings.ToUpper(v)); ok {
 		return loc, strings.ToUpper(v), nil
 	}
 	return nil, "", pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", v)
@@ -428,7 +428,7 @@ func resolveZone(v string) (*time.Location, string, error) {
 // zoneHours reads a TimeZone that is a number of hours, as strtod would.
 func zoneHours(v string) (float64, bool) {
 	h, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(h) || math.Abs(h) >= plan.MaxZoneHours || strings.ContainsAny(v, "_xXpP") {
+	if err != nil || math.IsNaN(h) || math.Abs(h) >= types.MaxZoneHours || strings.ContainsAny(v, "_xXpP") {
 		return 0, false
 	}
 	return h, true
@@ -470,12 +470,12 @@ func settingNames() []string {
 
 // settingViews are the run-time parameters and their values, in the order
 // of their names.
-func (s *Session) settingViews() []settingView {
-	var out []settingView
+func (s *Session) settingViews() []pgcatalog.SettingView {
+	var out []pgcatalog.SettingView
 	for _, name := range settingNames() {
 		st, _ := lookupSetting(name)
 		v, _ := s.getSetting(name)
-		out = append(out, settingView{name: name, value: v, def: st.def, readOnly: st.readOnly})
+		out = append(out, pgcatalog.SettingView{Name: name, Value: v, Default: st.def, ReadOnly: st.readOnly})
 	}
 	return out
 }

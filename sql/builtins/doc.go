@@ -67,7 +67,7 @@
 //
 // # How a call is resolved
 //
-// The planner (package sql's overload.go) chooses among a name's
+// The planner (sql/plan's overload.go) chooses among a name's
 // overloads as PostgreSQL's function type resolution does: the candidates
 // whose parameters every argument matches or converts to implicitly;
 // then those with the most exact matches; then those with the most
@@ -91,15 +91,16 @@
 // testdata/sql case recorded against PostgreSQL; TestTableRows checks
 // that the row is one the planner can call. A function with special
 // syntax that is no plain call, or that needs the catalog (nextval,
-// pg_get_indexdef, enum_range) or the engine, is compiled in package sql
-// (funcs.go's funcCompilers); no name is in both (TestFunctionsRegisteredOnce).
+// pg_get_indexdef, enum_range) or the engine, is compiled by the planner's
+// FuncCompilers (sql/plan's funcs.go, and what sql/pgcatalog and the
+// sql root package register there); no name is in both
+// (TestFunctionsRegisteredOnce).
 //
 // # Dependencies
 //
 // The package depends on sql/types, sql/pgerr, and sql/parser, whose
 // keyword list decides what quote_ident and format's %I quote. A few
-// exported helpers serve what is still planned in package sql, and go
-// back inside when it moves here: the numeric helpers NumericDiv,
-// NumericDivScale, OwnNumeric and NumericContext, for the arithmetic
-// operators.
+// exported helpers serve the arithmetic operators, which sql/plan
+// compiles with the expressions: NumericDiv, NumericDivScale, OwnNumeric
+// and NumericContext.
 package builtins

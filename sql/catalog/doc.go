@@ -44,8 +44,8 @@
 // # What is not here
 //
 // The package knows how objects are stored, not what statements do to
-// them: CREATE, ALTER and DROP, dependency tracking, constraint checks and
-// expression compilation are package sql's, and the virtual pg_catalog
-// relations over this catalog are sql/pgcatalog's (still in package sql
-// while the cut goes on). It depends on txn, sql/types and sql/pgerr only.
+// them: CREATE, ALTER and DROP, dependency tracking and constraint checks
+// are the sql root package's, expression compilation is sql/plan's, and
+// the virtual pg_catalog relations over this catalog are sql/pgcatalog's.
+// It depends on txn, sql/types and sql/pgerr only.
 package catalog

@@ -71,3 +71,29 @@ func (c *Catalog) ParentOf(fk *ForeignKey) (*Table, *Index) {
 	}
 	return parent, nil
 }
+
+// FKByOID finds the foreign key whose pg_constraint oid is oid, and its
+// table.
+func (c *Catalog) FKByOID(oid uint32) (*Table, *ForeignKey) {
+	for _, t := range c.TableByName {
+		for _, fk := range t.ForeignKeys {
+			if fk.OID == oid {
+				return t, fk
+			}
+		}
+	}
+	return nil, nil
+}
+
+// CheckByOID finds the CHECK constraint whose pg_constraint oid is oid,
+// and its table.
+func (c *Catalog) CheckByOID(oid uint32) (*Table, *Check) {
+	for _, t := range c.TableByName {
+		for _, ck := range t.Checks {
+			if ck.OID == oid {
+				return t, ck
+			}
+		}
+	}
+	return nil, nil
+}

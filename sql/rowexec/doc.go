@@ -5,14 +5,14 @@
 // cursors), and the stable sort that notices cancellation.
 //
 // An operator runs in a Run: the statement's cancellation, its work_mem,
-// and its temporary files, which package sql's execution provides. Past
+// and its temporary files, which sql/plan's execution (ExecCtx) provides. Past
 // work_mem an operator writes its rows to a temporary file through
 // sql/spill, and the statement's end removes whatever is left. A sort
 // that spills keeps equal rows in their input order, as the in-memory
 // sort does: runs are merged with ties going to the earlier run.
 //
 // The operators that evaluate expressions (filters, projections, joins,
-// aggregation, windows) are still package sql's, whose planner builds
-// them; they move here as the expression core gets a package of its own.
-// The package depends on sql/spill, sql/types and sql/pgerr only.
+// aggregation, windows) are sql/plan's, with the expressions they
+// evaluate (its doc tells why). The package depends on sql/spill,
+// sql/types and sql/pgerr only.
 package rowexec

@@ -1,4 +1,4 @@
-package sql
+package pgcatalog
 
 import (
 	"strconv"
@@ -13,6 +13,24 @@ import (
 // regproc, and 'pg_catalog.array_in'::regproc (which pgjdbc compares with
 // typinput to learn whether a type is an array) finds array_in. epochdb's
 // SQL functions are not listed: they have no oids.
+
+func init() {
+	for line := range strings.Lines(strings.TrimSpace(builtinProcs)) {
+		f := strings.Fields(line)
+		oid, _ := strconv.ParseUint(f[0], 10, 32)
+		ret, _ := strconv.ParseUint(f[2], 10, 32)
+		p := proc{oid: uint32(oid), name: f[1], ret: uint32(ret), volatile: f[4]}
+		if f[3] != "-" {
+			for a := range strings.SplitSeq(f[3], ",") {
+				n, _ := strconv.ParseUint(a, 10, 32)
+				p.args = append(p.args, uint32(n))
+			}
+		}
+		procs = append(procs, p)
+		procsByName[p.name] = p.oid
+		procsByOID[p.oid] = p.name
+	}
+}
 
 // builtinProcs is "oid name rettype argtypes volatility" per function, from
 // PostgreSQL 15's pg_proc; argtypes is comma-separated, or - for none.
@@ -204,30 +222,12 @@ var (
 	procsByOID  = map[uint32]string{}
 )
 
-func init() {
-	for line := range strings.Lines(strings.TrimSpace(builtinProcs)) {
-		f := strings.Fields(line)
-		oid, _ := strconv.ParseUint(f[0], 10, 32)
-		ret, _ := strconv.ParseUint(f[2], 10, 32)
-		p := proc{oid: uint32(oid), name: f[1], ret: uint32(ret), volatile: f[4]}
-		if f[3] != "-" {
-			for a := range strings.SplitSeq(f[3], ",") {
-				n, _ := strconv.ParseUint(a, 10, 32)
-				p.args = append(p.args, uint32(n))
-			}
-		}
-		procs = append(procs, p)
-		procsByName[p.name] = p.oid
-		procsByOID[p.oid] = p.name
-	}
-}
-
 // regproc is the regproc value naming a built-in function, or "-" for "".
 func regproc(name string) types.Reg {
 	return types.Reg{Oid: types.Oid(procsByName[name]), Name: name}
 }
 
-func pgProcRows(*Session) []row {
+func pgProcRows(Host) []row {
 	rows := make([]row, len(procs))
 	for i, p := range procs {
 		rows[i] = row{"oid": p.oid, "proname": p.name, "pronamespace": oidPgCatalog, "proowner": oidSuperuser,

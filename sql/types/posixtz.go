@@ -1,4 +1,4 @@
-package plan
+package types
 
 import (
 	"encoding/binary"

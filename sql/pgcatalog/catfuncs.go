@@ -1,16 +1,14 @@
-package sql
+package pgcatalog
 
 import (
 	"maps"
 	"strconv"
 	"strings"
 
-	"github.com/epochdb/epochdb/sql/plan"
-
 	"github.com/epochdb/epochdb/sql/catalog"
-
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/plan"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -20,6 +18,9 @@ import (
 // regclass, regtype and their kin look names up in the catalogs.
 
 func init() { maps.Copy(plan.FuncCompilers, catalogBuiltins) }
+
+// Object identifier types. A value of one is resolved against the catalogs
+// when it is made (see types.Reg).
 
 var catalogBuiltins = map[string]plan.Builtin{
 	"format_type": func(c *plan.Compiler, n *ast.FuncCallExpr) (plan.Expr, error) {
@@ -44,8 +45,8 @@ var catalogBuiltins = map[string]plan.Builtin{
 			if elem, ok := t.Elem(); ok {
 				t, suffix = elem, "[]"
 			}
-			if et := sessionOf(e.Host).catalog().EnumByOid(t.Oid); et != nil {
-				return relName(sessionOf(e.Host), oidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
+			if et := e.Host.Catalog().EnumByOid(t.Oid); et != nil {
+				return RelName(hostOf(e.Host), OidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
 			}
 			if a[1] == nil {
 				return formatType(types.Oid(a[0].(int64)), -1, false), nil
@@ -57,14 +58,14 @@ var catalogBuiltins = map[string]plan.Builtin{
 	// decompile.
 	"pg_get_expr": optArgs(2, types.Text, []types.T{types.Text, types.OidType, types.Bool}, func(e *plan.Env, a []any) (any, error) {
 		if len(a) > 2 && a[2] == true {
-			if pretty, ok := prettyColumnExpr(sessionOf(e.Host), uint32(a[1].(int64)), a[0].(string)); ok {
+			if pretty, ok := prettyColumnExpr(hostOf(e.Host), uint32(a[1].(int64)), a[0].(string)); ok {
 				return pretty, nil
 			}
 		}
 		return a[0], nil
 	}),
 	"pg_get_indexdef": optArgs(1, types.Text, []types.T{types.OidType, types.Int4, types.Bool}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
+		r, ok := relationByOID(hostOf(e.Host), uint32(a[0].(int64)))
 		if !ok || r.index == nil {
 			return nil, nil
 		}
@@ -73,18 +74,18 @@ var catalogBuiltins = map[string]plan.Builtin{
 			if k < 1 || k > len(r.index.Columns) {
 				return "", nil
 			}
-			return sessionOf(e.Host).indexColumnText(r.table, r.index.Columns[k-1]), nil
+			return hostOf(e.Host).IndexColumnText(r.table, r.index.Columns[k-1]), nil
 		}
-		return indexDef(sessionOf(e.Host), r.table, r.index, len(a) > 2 && a[2].(bool)), nil
+		return indexDef(hostOf(e.Host), r.table, r.index, len(a) > 2 && a[2].(bool)), nil
 	}),
 	"pg_get_constraintdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *plan.Env, a []any) (any, error) {
-		if t, ck := sessionOf(e.Host).checkByOID(uint32(a[0].(int64))); ck != nil {
-			return sessionOf(e.Host).checkDef(t, ck, len(a) > 1 && a[1] == true), nil
+		if t, ck := e.Host.Catalog().CheckByOID(uint32(a[0].(int64))); ck != nil {
+			return hostOf(e.Host).CheckDef(t, ck, len(a) > 1 && a[1] == true), nil
 		}
-		if t, fk := sessionOf(e.Host).fkByOID(uint32(a[0].(int64))); fk != nil {
-			return sessionOf(e.Host).fkDef(t, fk), nil
+		if t, fk := e.Host.Catalog().FKByOID(uint32(a[0].(int64))); fk != nil {
+			return hostOf(e.Host).FKDef(t, fk), nil
 		}
-		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
+		r, ok := relationByOID(hostOf(e.Host), uint32(a[0].(int64)))
 		if !ok || r.index == nil {
 			return nil, nil
 		}
@@ -92,13 +93,13 @@ var catalogBuiltins = map[string]plan.Builtin{
 		if r.index.Primary {
 			kind = "PRIMARY KEY"
 		}
-		return kind + " (" + indexColumns(sessionOf(e.Host), r.table, r.index) + ")", nil
+		return kind + " (" + indexColumns(hostOf(e.Host), r.table, r.index) + ")", nil
 	}),
 	"pg_get_viewdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *plan.Env, a []any) (any, error) {
-		if r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64))); ok && r.view != nil {
-			return viewDef(sessionOf(e.Host), r.view), nil
+		if r, ok := relationByOID(hostOf(e.Host), uint32(a[0].(int64))); ok && r.view != nil {
+			return viewDef(hostOf(e.Host), r.view), nil
 		} else if ok && r.table != nil && r.table.IsMatView() {
-			return viewDef(sessionOf(e.Host), r.table.MatViewAsView()), nil
+			return viewDef(hostOf(e.Host), r.table.MatViewAsView()), nil
 		}
 		return nil, nil
 	}),
@@ -108,28 +109,28 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"pg_get_function_identity_arguments": plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"pg_get_statisticsobjdef_columns":    plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"obj_description": optArgs(1, types.Text, []types.T{types.OidType, types.Name}, func(e *plan.Env, a []any) (any, error) {
-		class := uint32(oidPgClass)
+		class := uint32(OidPgClass)
 		if len(a) > 1 && a[1] == "pg_constraint" {
-			class = oidPgConstraint
-		} else if len(a) > 1 && a[1] == "pg_namespace" && uint32(a[0].(int64)) == oidPublic {
+			class = OidPgConstraint
+		} else if len(a) > 1 && a[1] == "pg_namespace" && uint32(a[0].(int64)) == OidPublic {
 			return "standard public schema", nil
 		}
-		return sessionOf(e.Host).description(class, uint32(a[0].(int64)), 0), nil
+		return hostOf(e.Host).Description(class, uint32(a[0].(int64)), 0), nil
 	}),
 	"shobj_description": plan.Fixed(types.Text, []types.T{types.OidType, types.Name}, nullResult),
 	"col_description": plan.Fixed(types.Text, []types.T{types.OidType, types.Int4}, func(e *plan.Env, a []any) (any, error) {
-		return sessionOf(e.Host).description(oidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
+		return hostOf(e.Host).Description(OidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
 	}),
 	"pg_table_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
+		r, ok := relationByOID(hostOf(e.Host), uint32(a[0].(int64)))
 		if !ok {
 			return nil, nil
 		}
-		return r.nsp != oidInfoSchema, nil
+		return r.Namespace != oidInfoSchema, nil
 	}),
 	"pg_type_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
 		oid := types.Oid(a[0].(int64))
-		if _, ok := types.Lookup(oid); !ok && sessionOf(e.Host).catalog().EnumByOid(oid) == nil {
+		if _, ok := types.Lookup(oid); !ok && e.Host.Catalog().EnumByOid(oid) == nil {
 			return nil, nil
 		}
 		return true, nil
@@ -148,7 +149,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		return nil, nil
 	}),
 	"pg_relation_is_publishable": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := relationByOID(sessionOf(e.Host), uint32(a[0].(int64)))
+		r, ok := relationByOID(hostOf(e.Host), uint32(a[0].(int64)))
 		return ok && r.table != nil && r.index == nil, nil
 	}),
 	"has_table_privilege":    privilege,
@@ -161,7 +162,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"pg_get_userbyid": plan.Fixed(types.Name, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
 		switch a[0].(int64) {
 		case oidSuperuser:
-			return superuser(sessionOf(e.Host)), nil
+			return superuser(hostOf(e.Host)), nil
 		case oidDatabaseOwner:
 			return "pg_database_owner", nil
 		}
@@ -196,7 +197,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"to_regrole":      toReg(types.Regrole),
 	"to_regproc":      toReg(types.Regproc),
 	"pg_get_serial_sequence": plan.Fixed(types.Text, []types.T{types.Text, types.Text}, func(e *plan.Env, a []any) (any, error) {
-		t, err := sessionOf(e.Host).catalog().Table(strings.TrimPrefix(a[0].(string), "public."))
+		t, err := e.Host.Catalog().Table(strings.TrimPrefix(a[0].(string), "public."))
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +205,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		if col == nil {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a[1].(string), t.Name)
 		}
-		if q := sessionOf(e.Host).catalog().SequenceByID[col.Serial]; q != nil {
+		if q := e.Host.Catalog().SequenceByID[col.Serial]; q != nil {
 			return "public." + parser.QuoteIdent(q.Name), nil
 		}
 		return nil, nil
@@ -223,7 +224,8 @@ var catalogBuiltins = map[string]plan.Builtin{
 }
 
 func nullResult(*plan.Env, []any) (any, error) { return nil, nil }
-func zeroSize(*plan.Env, []any) (any, error)   { return int64(0), nil }
+
+func zeroSize(*plan.Env, []any) (any, error) { return int64(0), nil }
 
 // privilege is has_table_privilege and its kin: the one role may do
 // anything.
@@ -261,7 +263,7 @@ func optArgs(min int, ret types.T, params []types.T, fn func(*plan.Env, []any) (
 // names nothing.
 func toReg(t types.T) plan.Builtin {
 	return plan.Fixed(t, []types.T{types.Text}, func(e *plan.Env, a []any) (any, error) {
-		r, err := regByName(sessionOf(e.Host), t, a[0].(string))
+		r, err := RegByName(hostOf(e.Host), t, a[0].(string))
 		if err != nil {
 			return nil, nil
 		}
@@ -315,13 +317,10 @@ func sizePretty(n int64) string {
 	panic("unreachable")
 }
 
-// Object identifier types. A value of one is resolved against the catalogs
-// when it is made (see types.Reg).
-
-// storable rejects the types a column cannot have: pseudo-types, as in
+// Storable rejects the types a column cannot have: pseudo-types, as in
 // PostgreSQL, and the reg* types, whose values carry names that the row
 // encoding does not keep.
-func storable(col string, t types.T) error {
+func Storable(col string, t types.T) error {
 	base := t
 	if elem, ok := t.Elem(); ok {
 		base = elem
@@ -335,31 +334,31 @@ func storable(col string, t types.T) error {
 	return nil
 }
 
-// regByName is the input function of the reg* type t: a name, or an oid
+// RegByName is the input function of the reg* type t: a name, or an oid
 // written as a number.
-func regByName(s *Session, t types.T, name string) (types.Reg, error) {
+func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 	str := strings.TrimSpace(name)
 	if str != "" && strings.Trim(str, "0123456789") == "" {
 		n, err := strconv.ParseUint(str, 10, 32)
 		if err != nil {
 			return types.Reg{}, pgerr.New(pgerr.NumericValueOutOfRange, `value "%s" is out of range for type oid`, str)
 		}
-		return regByOID(s, t, types.Oid(n)), nil
+		return RegByOID(s, t, types.Oid(n)), nil
 	}
 	if str == "-" {
 		return types.Reg{}, nil
 	}
 	if t.Oid == types.OidRegtype {
-		tt, err := s.parseTypeName(str)
+		tt, err := s.ParseTypeName(str)
 		if err != nil {
 			return types.Reg{}, err
 		}
-		if et := s.catalog().EnumByOid(tt.Oid); et != nil {
-			return types.Reg{Oid: tt.Oid, Name: relName(s, oidPublic, et.Name)}, nil
+		if et := s.Catalog().EnumByOid(tt.Oid); et != nil {
+			return types.Reg{Oid: tt.Oid, Name: RelName(s, OidPublic, et.Name)}, nil
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
 	}
-	parts, err := splitQualified(str)
+	parts, err := SplitQualified(str)
 	if err != nil {
 		return types.Reg{}, err
 	}
@@ -370,7 +369,7 @@ func regByName(s *Session, t types.T, name string) (types.Reg, error) {
 			schema = parts[0]
 		}
 		if len(parts) <= 2 {
-			if r, ok := relationByName(s, schema, parts[len(parts)-1]); ok {
+			if r, ok := RelationByName(s, schema, parts[len(parts)-1]); ok {
 				return types.Reg{Oid: types.Oid(r.oid), Name: r.qualifiedName(s)}, nil
 			}
 		}
@@ -397,9 +396,9 @@ func regByName(s *Session, t types.T, name string) (types.Reg, error) {
 	return types.Reg{}, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", str)
 }
 
-// regByOID is the output function of the reg* type t: the name of the
+// RegByOID is the output function of the reg* type t: the name of the
 // object oid identifies, or the number if there is none.
-func regByOID(s *Session, t types.T, oid types.Oid) types.Reg {
+func RegByOID(s Host, t types.T, oid types.Oid) types.Reg {
 	r := types.Reg{Oid: oid}
 	switch t.Oid {
 	case types.OidRegclass:
@@ -424,10 +423,10 @@ func regByOID(s *Session, t types.T, oid types.Oid) types.Reg {
 	return r
 }
 
-// splitQualified splits a possibly qualified, possibly quoted name as
+// SplitQualified splits a possibly qualified, possibly quoted name as
 // PostgreSQL's reg* input functions read it: unquoted parts fold to lower
 // case.
-func splitQualified(s string) ([]string, error) {
+func SplitQualified(s string) ([]string, error) {
 	var parts []string
 	invalid := pgerr.New(pgerr.InvalidName, "invalid name syntax")
 	for {
@@ -472,17 +471,17 @@ func splitQualified(s string) ([]string, error) {
 }
 
 // indexColumns lists an index's columns, or expressions, as SQL.
-func indexColumns(s *Session, t *catalog.Table, ix *catalog.Index) string {
+func indexColumns(s Host, t *catalog.Table, ix *catalog.Index) string {
 	names := make([]string, len(ix.Columns))
 	for i, ci := range ix.Columns {
-		names[i] = s.indexColumnText(t, ci)
+		names[i] = s.IndexColumnText(t, ci)
 	}
 	return strings.Join(names, ", ")
 }
 
 // indexDef is pg_get_indexdef: the CREATE INDEX statement that would make
 // the index, with the table qualified unless pretty.
-func indexDef(s *Session, t *catalog.Table, ix *catalog.Index, pretty bool) string {
+func indexDef(s Host, t *catalog.Table, ix *catalog.Index, pretty bool) string {
 	table := parser.QuoteIdent(t.Name)
 	if !pretty {
 		table = "public." + table
@@ -500,11 +499,11 @@ func indexDef(s *Session, t *catalog.Table, ix *catalog.Index, pretty bool) stri
 
 // indexPredicateText is a partial index's predicate as pg_get_indexdef
 // prints it, or "".
-func indexPredicateText(s *Session, t *catalog.Table, ix *catalog.Index) string {
+func indexPredicateText(s Host, t *catalog.Table, ix *catalog.Index) string {
 	if ix.Where == "" {
 		return ""
 	}
-	e, err := s.predicateOf(t, ix)
+	e, err := s.PredicateOf(t, ix)
 	if err != nil {
 		return "(" + ix.Where + ")"
 	}
@@ -519,7 +518,7 @@ func indexPredicateText(s *Session, t *catalog.Table, ix *catalog.Index) string 
 // prettyColumnExpr prints the default or generation expression of a column
 // of relation relid that defaultText prints as text, as pretty-printing
 // pg_get_expr does: without the parentheses its precedence makes needless.
-func prettyColumnExpr(s *Session, relid uint32, text string) (string, bool) {
+func prettyColumnExpr(s Host, relid uint32, text string) (string, bool) {
 	r, ok := relationByOID(s, relid)
 	if !ok || r.table == nil {
 		return "", false
@@ -536,9 +535,9 @@ func prettyColumnExpr(s *Session, relid uint32, text string) (string, bool) {
 		var e plan.Expr
 		var err error
 		if c.Generated != "" {
-			e, err = s.compileGenerated(t, c)
+			e, err = s.CompileGenerated(t, c)
 		} else {
-			e, err = s.compileDefault(c)
+			e, err = s.CompileDefault(c)
 		}
 		if err != nil {
 			return "", false
@@ -550,9 +549,9 @@ func prettyColumnExpr(s *Session, relid uint32, text string) (string, bool) {
 
 // defaultText is a column default, or a generated column's expression, as
 // pg_get_expr prints it, or the stored SQL if it no longer compiles.
-func defaultText(s *Session, t *catalog.Table, c *catalog.TableColumn) string {
+func defaultText(s Host, t *catalog.Table, c *catalog.TableColumn) string {
 	if c.Generated != "" {
-		e, err := s.compileGenerated(t, c)
+		e, err := s.CompileGenerated(t, c)
 		if err != nil {
 			return c.Generated
 		}
@@ -565,11 +564,11 @@ func defaultText(s *Session, t *catalog.Table, c *catalog.TableColumn) string {
 		}
 		return c.Generated
 	}
-	e, err := s.compileDefault(c)
+	e, err := s.CompileDefault(c)
 	if err != nil {
 		return c.Default
 	}
-	if text, ok := (plan.Deparser{Host: s.host()}).Print(e); ok {
+	if text, ok := (plan.Deparser{Host: s}).Print(e); ok {
 		return text
 	}
 	return c.Default

@@ -1,10 +1,4 @@
-package sql
-
-// The storage engine's statistics as views, where psql users look first:
-//
-//	epochdb_stat_files       each sstable: level, size, key range, entries, garbage, retirement
-//	epochdb_stat_checkpoint  the flush cost, the log a crash would replay, the checkpoint interval
-//	epochdb_stat_reclaim     who holds back cleanup: each pin with its session and what it holds
+package pgcatalog
 
 import (
 	"time"
@@ -13,6 +7,12 @@ import (
 	"github.com/epochdb/epochdb/sstable"
 	"github.com/epochdb/epochdb/txn"
 )
+
+// The storage engine's statistics as views, where psql users look first:
+//
+//	epochdb_stat_files       each sstable: level, size, key range, entries, garbage, retirement
+//	epochdb_stat_checkpoint  the flush cost, the log a crash would replay, the checkpoint interval
+//	epochdb_stat_reclaim     who holds back cleanup: each pin with its session and what it holds
 
 func init() {
 	for _, v := range []*virtTable{
@@ -42,9 +42,9 @@ func interval(d time.Duration) types.Interval { return types.Interval{Micros: d.
 // garbage is what the file's own newer versions shadow, scaled from the
 // uncompressed bytes to the file's size; versions shadowed by other files
 // show only when compaction meets them.
-func statFilesRows(s *Session) []row {
+func statFilesRows(s Host) []row {
 	var out []row
-	for _, f := range s.store().Files() {
+	for _, f := range s.Store().Files() {
 		m := f.Meta
 		garbage := int64(0)
 		if m.RawBytes > 0 {
@@ -69,8 +69,8 @@ func statFilesRows(s *Session) []row {
 	return out
 }
 
-func statCheckpointRows(s *Session) []row {
-	st := s.store().Stats()
+func statCheckpointRows(s Host) []row {
+	st := s.Store().Stats()
 	c := st.Checkpoint
 	var last any
 	if !c.LastFlush.IsZero() {
@@ -93,21 +93,21 @@ func statCheckpointRows(s *Session) []row {
 	}}
 }
 
-// backend is a session as the views of the engine's activity show it:
+// Backend is a session as the views of the engine's activity show it:
 // its process id, the statement it runs and its transaction's id.
-type backend struct {
-	pid   int32
-	query string
-	txn   uint64
+type Backend struct {
+	PID   int32
+	Query string
+	Txn   uint64
 }
 
 // statReclaimRows gives one row per pin, oldest first, named by the
 // session whose transaction holds it, and a last row of totals.
-func statReclaimRows(s *Session) []row {
-	st := s.store().Reclaim().Stats()
-	byTxn := make(map[uint64]backend)
-	for _, b := range s.backends() {
-		byTxn[b.txn] = b
+func statReclaimRows(s Host) []row {
+	st := s.Store().Reclaim().Stats()
+	byTxn := make(map[uint64]Backend)
+	for _, b := range s.Backends() {
+		byTxn[b.Txn] = b
 	}
 	now := time.Now()
 	var out []row
@@ -119,7 +119,7 @@ func statReclaimRows(s *Session) []row {
 		if id, ok := txn.OwnerTxn(p.Owner); ok {
 			r["backend_xid"] = int64(id)
 			if a, ok := byTxn[id]; ok {
-				r["pid"], r["query"] = int64(a.pid), a.query
+				r["pid"], r["query"] = int64(a.PID), a.Query
 			}
 		}
 		out = append(out, r)

@@ -1,4 +1,4 @@
-package sql
+package pgcatalog
 
 import (
 	"cmp"
@@ -7,13 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/epochdb/epochdb/sql/plan"
-
-	"github.com/epochdb/epochdb/sql/rowexec"
-
 	"github.com/epochdb/epochdb/sql/catalog"
-
 	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -35,295 +32,15 @@ import (
 // text, arrays and timestamps: what PostgreSQL's catalogs hold for an object
 // that has nothing to say there. A column it maps to nil is NULL.
 
-// Well-known oids: PostgreSQL 15's for its own objects.
-const (
-	oidPgToast    = 99
-	oidPgCatalog  = 11
-	oidPublic     = 2200
-	oidInfoSchema = 13207
-	oidDatabase   = 16384 - 1 // below user objects, above the built-ins
-	oidSuperuser  = 10
-	// oidDatabaseOwner is the predefined role pg_database_owner, which owns
-	// the public schema in PostgreSQL 15.
-	oidDatabaseOwner = 6171
-	oidHeap          = 2   // pg_am: the table access method
-	oidBtree         = 403 // pg_am: the index access method
-	oidPgClass       = 1259
-	oidTablespace    = 1663 // pg_default
-)
-
-var namespaces = []struct {
-	oid  uint32
-	name string
-}{
-	{oidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {oidPublic, "public"}, {oidInfoSchema, "information_schema"},
-}
-
-func namespaceName(oid uint32) (string, bool) {
-	for _, n := range namespaces {
-		if n.oid == oid {
-			return n.name, true
-		}
-	}
-	return "", false
-}
-
-type virtCol struct {
-	name string
-	t    types.T
-}
-
-// virtTable is a table computed when it is read.
-type virtTable struct {
-	name string
-	cols []virtCol
-	rows func(s *Session) [][]any
-	// The catalogs' own tables also have a namespace (0: pg_catalog), an
-	// oid under which pg_class lists them, and a kind, 'r' or 'v'.
-	nsp  uint32
-	oid  uint32
-	kind string
-}
-
-// virtualTables are the tables read as pg_catalog.X, or as X: pg_catalog is
-// implicitly first on every search path. infoSchemaTables are
-// information_schema's, which must be named with their schema.
-var (
-	virtualTables    = map[string]*virtTable{}
-	infoSchemaTables = map[string]*virtTable{}
-	virtualByOID     = map[uint32]*virtTable{}
-)
-
-// row is a catalog row by column name.
-type row map[string]any
-
-// catalogTable defines a catalog table or view. spec lists its columns as
-// "name type, ...", in PostgreSQL's order.
-func catalogTable(nsp, oid uint32, kind, name, spec string, rows func(s *Session) []row) *virtTable {
-	v := &virtTable{name: name, nsp: nsp, oid: oid, kind: kind}
-	for f := range strings.SplitSeq(spec, ",") {
-		col, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
-		t, err := types.ParseTypeName(typ)
-		if err != nil {
-			panic(fmt.Sprintf("catalog %s: column %s: %v", name, col, err))
-		}
-		v.cols = append(v.cols, virtCol{col, t})
-	}
-	v.rows = func(s *Session) [][]any {
-		var out [][]any
-		for _, r := range rows(s) {
-			vals := make([]any, len(v.cols))
-			for i, c := range v.cols {
-				if x, ok := r[c.name]; !ok || x != nil {
-					vals[i] = catalogDatum(c.t, x)
-				}
-			}
-			out = append(out, vals)
-		}
-		return out
-	}
-	return v
-}
-
-// catalogDatum makes a catalog value a datum of type t: Go integers and
-// slices are widened, and nil, a value the row leaves out, is t's default.
-func catalogDatum(t types.T, v any) any {
-	switch x := v.(type) {
-	case nil:
-		switch {
-		case t.IsArray() || t.Oid == types.OidText || t.Oid == types.OidTimestamptz || t.Oid == types.OidVarchar:
-			return nil
-		case t.Oid == types.OidBool:
-			return false
-		case t.Oid == types.OidName || t.Oid == types.OidChar:
-			return ""
-		case t.Oid == types.OidFloat4:
-			return float64(0)
-		case types.IsReg(t.Oid):
-			return types.Reg{}
-		}
-		return int64(0)
-	case int:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case uint32:
-		return int64(x)
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
-	case []int16:
-		out := make([]any, len(x))
-		for i, n := range x {
-			out[i] = int64(n)
-		}
-		return out
-	case []uint32:
-		out := make([]any, len(x))
-		for i, n := range x {
-			out[i] = int64(n)
-		}
-		return out
-	}
-	return v
-}
-
-// virtualTable resolves a table name to a virtual table, or nil.
-func virtualTable(tn *ast.TableName) *virtTable {
-	switch tn.Schema.O {
-	case "", "pg_catalog":
-		return virtualTables[tn.Name.O]
-	case "information_schema":
-		return infoSchemaTables[tn.Name.O]
-	}
-	return nil
-}
-
-// virtualRelation plans a read of the virtual relation tn names, if there
-// is one.
-func (s *Session) virtualRelation(tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
+// VirtualRelation plans a read, in s, of the virtual relation tn names, if
+// there is one.
+func VirtualRelation(s Host, tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
 	vt := virtualTable(tn)
 	if vt == nil {
 		return nil, nil, false
 	}
 	return vt.source(s), vt.scope(alias), true
 }
-
-func (v *virtTable) scope(alias string) *plan.Scope {
-	sc := &plan.Scope{}
-	for i, c := range v.cols {
-		sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.name, T: c.t, TableOID: v.oid, AttNum: int16(i + 1)})
-	}
-	sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: plan.HiddenKey, T: types.Bytea, TableOID: v.oid})
-	return sc
-}
-
-// virtSource reads a virtual table.
-type virtSource struct {
-	v *virtTable
-	s *Session
-}
-
-func (v *virtTable) source(s *Session) plan.Source { return &virtSource{v: v, s: s} }
-
-func (vs *virtSource) Explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
-
-func (vs *virtSource) Open(x *plan.ExecCtx) (rowexec.RowIter, error) {
-	rows := vs.v.rows(vs.s)
-	for i := range rows {
-		rows[i] = append(rows[i], plan.PresentKey) // the hidden key slot
-	}
-	return &rowexec.SliceIter{Rows: rows}, nil
-}
-
-// relation is one row of pg_class: a table, an index, a sequence, or one of
-// the catalogs' own tables and views.
-type relation struct {
-	oid   uint32
-	name  string
-	nsp   uint32
-	kind  string
-	table *catalog.Table // a table, or the table an index is on
-	index *catalog.Index
-	seq   *catalog.Sequence
-	virt  *virtTable // a catalog's own table, or a view's columns
-	view  *catalog.View
-}
-
-// relations lists every relation the session can see.
-func relations(s *Session) []relation {
-	cat := s.catalog()
-	var rels []relation
-	for _, t := range cat.Tables() {
-		rels = append(rels, relation{oid: t.ID, name: t.Name, nsp: oidPublic, kind: t.Relkind(), table: t})
-		for _, ix := range t.Indexes {
-			rels = append(rels, relation{oid: ix.OID, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix})
-		}
-	}
-	for _, v := range cat.ViewByName {
-		rels = append(rels, viewRelation(v))
-	}
-	for _, seq := range cat.SequenceByName {
-		// A hidden row-id sequence's name starts with a NUL byte.
-		if seq.Name[0] != 0 {
-			rels = append(rels, relation{oid: seq.ID, name: seq.Name, nsp: oidPublic, kind: "S", seq: seq})
-		}
-	}
-	for _, m := range []map[string]*virtTable{virtualTables, infoSchemaTables} {
-		for _, v := range m {
-			if v.oid != 0 {
-				rels = append(rels, relation{oid: v.oid, name: v.name, nsp: v.nsp, kind: v.kind, virt: v})
-			}
-		}
-	}
-	slices.SortFunc(rels, func(a, b relation) int { return cmp.Compare(a.oid, b.oid) })
-	return rels
-}
-
-// relationByOID finds a relation without listing them all: it runs once
-// per row in queries such as SELECT oid::regclass FROM pg_class.
-func relationByOID(s *Session, oid uint32) (relation, bool) {
-	cat := s.catalog()
-	if t := cat.TableByID[oid]; t != nil {
-		return relation{oid: oid, name: t.Name, nsp: oidPublic, kind: t.Relkind(), table: t}, true
-	}
-	if q := cat.SequenceByID[oid]; q != nil && q.Name[0] != 0 {
-		return relation{oid: oid, name: q.Name, nsp: oidPublic, kind: "S", seq: q}, true
-	}
-	if v := virtualByOID[oid]; v != nil {
-		return relation{oid: oid, name: v.name, nsp: v.nsp, kind: v.kind, virt: v}, true
-	}
-	for _, v := range cat.ViewByName {
-		if v.ID == oid {
-			return viewRelation(v), true
-		}
-	}
-	for _, t := range cat.TableByID {
-		for _, ix := range t.Indexes {
-			if ix.OID == oid {
-				return relation{oid: oid, name: ix.Name, nsp: oidPublic, kind: "i", table: t, index: ix}, true
-			}
-		}
-	}
-	return relation{}, false
-}
-
-// relationByName finds a relation as PostgreSQL's search path would:
-// unqualified names in pg_catalog, then public.
-func relationByName(s *Session, schema, name string) (relation, bool) {
-	rels := relations(s)
-	for _, nsp := range []uint32{oidPgCatalog, oidPublic} {
-		if schema != "" {
-			if n, _ := namespaceName(nsp); n != schema {
-				continue
-			}
-		}
-		for _, r := range rels {
-			if r.nsp == nsp && r.name == name {
-				return r, true
-			}
-		}
-	}
-	if schema == "information_schema" {
-		for _, r := range rels {
-			if r.nsp == oidInfoSchema && r.name == name {
-				return r, true
-			}
-		}
-	}
-	return relation{}, false
-}
-
-// qualifiedName is how regclass prints a relation: qualified only if the
-// search path would not find it by its bare name.
-func (r relation) qualifiedName(s *Session) string { return relName(s, r.nsp, r.name) }
-
-// superuser is the one role: every session runs as it, under the name the
-// session gave.
-func superuser(s *Session) string { return s.identity().User }
 
 func init() {
 	for _, v := range []*virtTable{
@@ -339,7 +56,7 @@ func init() {
 			datlocprovider "char", datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid,
 			datminmxid oid, dattablespace oid,
 			datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]`, pgDatabaseRows),
-		catalogTable(oidPgCatalog, oidPgClass, "r", "pg_class", `oid oid, relname name, relnamespace oid, reltype oid,
+		catalogTable(oidPgCatalog, OidPgClass, "r", "pg_class", `oid oid, relname name, relnamespace oid, reltype oid,
 			reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4,
 			relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence "char",
 			relkind "char", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool,
@@ -499,20 +216,314 @@ func init() {
 	}
 }
 
-// none is the rows of a catalog of something epochdb does not have.
-func none(*Session) []row { return nil }
+// The information_schema views show what the user may see: the tables of
+// every schema, and the columns and constraints of its own tables.
 
-func pgTypeRows(s *Session) []row {
+// Well-known oids: PostgreSQL 15's for its own objects.
+const (
+	oidPgToast    = 99
+	oidPgCatalog  = 11
+	OidPublic     = 2200
+	oidInfoSchema = 13207
+	oidDatabase   = 16384 - 1 // below user objects, above the built-ins
+	oidSuperuser  = 10
+	// oidDatabaseOwner is the predefined role pg_database_owner, which owns
+	// the public schema in PostgreSQL 15.
+	oidDatabaseOwner = 6171
+	oidHeap          = 2   // pg_am: the table access method
+	oidBtree         = 403 // pg_am: the index access method
+	OidPgClass       = 1259
+	OidPgConstraint  = 2606
+	oidTablespace    = 1663 // pg_default
+)
+
+var namespaces = []struct {
+	oid  uint32
+	name string
+}{
+	{oidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {OidPublic, "public"}, {oidInfoSchema, "information_schema"},
+}
+
+func namespaceName(oid uint32) (string, bool) {
+	for _, n := range namespaces {
+		if n.oid == oid {
+			return n.name, true
+		}
+	}
+	return "", false
+}
+
+type virtCol struct {
+	name string
+	t    types.T
+}
+
+// virtTable is a table computed when it is read.
+type virtTable struct {
+	name string
+	cols []virtCol
+	rows func(s Host) [][]any
+	// The catalogs' own tables also have a namespace (0: pg_catalog), an
+	// oid under which pg_class lists them, and a kind, 'r' or 'v'.
+	nsp  uint32
+	oid  uint32
+	kind string
+}
+
+// virtualTables are the tables read as pg_catalog.X, or as X: pg_catalog is
+// implicitly first on every search path. infoSchemaTables are
+// information_schema's, which must be named with their schema.
+var (
+	virtualTables    = map[string]*virtTable{}
+	infoSchemaTables = map[string]*virtTable{}
+	virtualByOID     = map[uint32]*virtTable{}
+)
+
+// row is a catalog row by column name.
+type row map[string]any
+
+// catalogTable defines a catalog table or view. spec lists its columns as
+// "name type, ...", in PostgreSQL's order.
+// RegisterView adds to pg_catalog a view of the session's own state,
+// named name, with the columns of spec (as catalogTable's), whose rows,
+// a value for each column, rows computes in s: the sql root package's
+// views (epochdb_ingest_producers) register so.
+func RegisterView(name, spec string, rows func(s Host) [][]any) {
+	v := catalogTable(0, 0, "v", name, spec, nil)
+	v.rows = rows
+	virtualTables[name] = v
+}
+
+func catalogTable(nsp, oid uint32, kind, name, spec string, rows func(s Host) []row) *virtTable {
+	v := &virtTable{name: name, nsp: nsp, oid: oid, kind: kind}
+	for f := range strings.SplitSeq(spec, ",") {
+		col, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
+		t, err := types.ParseTypeName(typ)
+		if err != nil {
+			panic(fmt.Sprintf("catalog %s: column %s: %v", name, col, err))
+		}
+		v.cols = append(v.cols, virtCol{col, t})
+	}
+	v.rows = func(s Host) [][]any {
+		var out [][]any
+		for _, r := range rows(s) {
+			vals := make([]any, len(v.cols))
+			for i, c := range v.cols {
+				if x, ok := r[c.name]; !ok || x != nil {
+					vals[i] = catalogDatum(c.t, x)
+				}
+			}
+			out = append(out, vals)
+		}
+		return out
+	}
+	return v
+}
+
+// catalogDatum makes a catalog value a datum of type t: Go integers and
+// slices are widened, and nil, a value the row leaves out, is t's default.
+func catalogDatum(t types.T, v any) any {
+	switch x := v.(type) {
+	case nil:
+		switch {
+		case t.IsArray() || t.Oid == types.OidText || t.Oid == types.OidTimestamptz || t.Oid == types.OidVarchar:
+			return nil
+		case t.Oid == types.OidBool:
+			return false
+		case t.Oid == types.OidName || t.Oid == types.OidChar:
+			return ""
+		case t.Oid == types.OidFloat4:
+			return float64(0)
+		case types.IsReg(t.Oid):
+			return types.Reg{}
+		}
+		return int64(0)
+	case int:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	case []int16:
+		out := make([]any, len(x))
+		for i, n := range x {
+			out[i] = int64(n)
+		}
+		return out
+	case []uint32:
+		out := make([]any, len(x))
+		for i, n := range x {
+			out[i] = int64(n)
+		}
+		return out
+	}
+	return v
+}
+
+// virtualTable resolves a table name to a virtual table, or nil.
+func virtualTable(tn *ast.TableName) *virtTable {
+	switch tn.Schema.O {
+	case "", "pg_catalog":
+		return virtualTables[tn.Name.O]
+	case "information_schema":
+		return infoSchemaTables[tn.Name.O]
+	}
+	return nil
+}
+
+func (v *virtTable) scope(alias string) *plan.Scope {
+	sc := &plan.Scope{}
+	for i, c := range v.cols {
+		sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.name, T: c.t, TableOID: v.oid, AttNum: int16(i + 1)})
+	}
+	sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: plan.HiddenKey, T: types.Bytea, TableOID: v.oid})
+	return sc
+}
+
+// virtSource reads a virtual table.
+type virtSource struct {
+	v *virtTable
+	s Host
+}
+
+func (v *virtTable) source(s Host) plan.Source { return &virtSource{v: v, s: s} }
+
+func (vs *virtSource) Explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
+
+func (vs *virtSource) Open(x *plan.ExecCtx) (rowexec.RowIter, error) {
+	rows := vs.v.rows(vs.s)
+	for i := range rows {
+		rows[i] = append(rows[i], plan.PresentKey) // the hidden key slot
+	}
+	return &rowexec.SliceIter{Rows: rows}, nil
+}
+
+// Relation is one row of pg_class: a table, an index, a sequence, or one of
+// the catalogs' own tables and views.
+type Relation struct {
+	oid       uint32
+	Name      string
+	Namespace uint32
+	Kind      string
+	table     *catalog.Table // a table, or the table an index is on
+	index     *catalog.Index
+	seq       *catalog.Sequence
+	virt      *virtTable // a catalog's own table, or a view's columns
+	view      *catalog.View
+}
+
+// relations lists every relation the session can see.
+func relations(s Host) []Relation {
+	cat := s.Catalog()
+	var rels []Relation
+	for _, t := range cat.Tables() {
+		rels = append(rels, Relation{oid: t.ID, Name: t.Name, Namespace: OidPublic, Kind: t.Relkind(), table: t})
+		for _, ix := range t.Indexes {
+			rels = append(rels, Relation{oid: ix.OID, Name: ix.Name, Namespace: OidPublic, Kind: "i", table: t, index: ix})
+		}
+	}
+	for _, v := range cat.ViewByName {
+		rels = append(rels, viewRelation(v))
+	}
+	for _, seq := range cat.SequenceByName {
+		// A hidden row-id sequence's name starts with a NUL byte.
+		if seq.Name[0] != 0 {
+			rels = append(rels, Relation{oid: seq.ID, Name: seq.Name, Namespace: OidPublic, Kind: "S", seq: seq})
+		}
+	}
+	for _, m := range []map[string]*virtTable{virtualTables, infoSchemaTables} {
+		for _, v := range m {
+			if v.oid != 0 {
+				rels = append(rels, Relation{oid: v.oid, Name: v.name, Namespace: v.nsp, Kind: v.kind, virt: v})
+			}
+		}
+	}
+	slices.SortFunc(rels, func(a, b Relation) int { return cmp.Compare(a.oid, b.oid) })
+	return rels
+}
+
+// relationByOID finds a relation without listing them all: it runs once
+// per row in queries such as SELECT oid::regclass FROM pg_class.
+func relationByOID(s Host, oid uint32) (Relation, bool) {
+	cat := s.Catalog()
+	if t := cat.TableByID[oid]; t != nil {
+		return Relation{oid: oid, Name: t.Name, Namespace: OidPublic, Kind: t.Relkind(), table: t}, true
+	}
+	if q := cat.SequenceByID[oid]; q != nil && q.Name[0] != 0 {
+		return Relation{oid: oid, Name: q.Name, Namespace: OidPublic, Kind: "S", seq: q}, true
+	}
+	if v := virtualByOID[oid]; v != nil {
+		return Relation{oid: oid, Name: v.name, Namespace: v.nsp, Kind: v.kind, virt: v}, true
+	}
+	for _, v := range cat.ViewByName {
+		if v.ID == oid {
+			return viewRelation(v), true
+		}
+	}
+	for _, t := range cat.TableByID {
+		for _, ix := range t.Indexes {
+			if ix.OID == oid {
+				return Relation{oid: oid, Name: ix.Name, Namespace: OidPublic, Kind: "i", table: t, index: ix}, true
+			}
+		}
+	}
+	return Relation{}, false
+}
+
+// RelationByName finds a relation as PostgreSQL's search path would:
+// unqualified names in pg_catalog, then public.
+func RelationByName(s Host, schema, name string) (Relation, bool) {
+	rels := relations(s)
+	for _, nsp := range []uint32{oidPgCatalog, OidPublic} {
+		if schema != "" {
+			if n, _ := namespaceName(nsp); n != schema {
+				continue
+			}
+		}
+		for _, r := range rels {
+			if r.Namespace == nsp && r.Name == name {
+				return r, true
+			}
+		}
+	}
+	if schema == "information_schema" {
+		for _, r := range rels {
+			if r.Namespace == oidInfoSchema && r.Name == name {
+				return r, true
+			}
+		}
+	}
+	return Relation{}, false
+}
+
+// qualifiedName is how regclass prints a relation: qualified only if the
+// search path would not find it by its bare name.
+func (r Relation) qualifiedName(s Host) string { return RelName(s, r.Namespace, r.Name) }
+
+// superuser is the one role: every session runs as it, under the name the
+// session gave.
+func superuser(s Host) string { return s.Identity().User }
+
+// none is the rows of a catalog of something epochdb does not have.
+func none(Host) []row { return nil }
+
+func pgTypeRows(s Host) []row {
 	var rows []row
-	for _, e := range s.catalog().Enums() {
+	for _, e := range s.Catalog().Enums() {
 		at, _ := types.ArrayOf(e.T())
-		rows = append(rows, row{"oid": uint32(e.Oid()), "typname": e.Name, "typnamespace": oidPublic, "typowner": oidSuperuser,
+		rows = append(rows, row{"oid": uint32(e.Oid()), "typname": e.Name, "typnamespace": OidPublic, "typowner": oidSuperuser,
 			"typlen": int16(4), "typbyval": true, "typtype": "e", "typcategory": "E", "typispreferred": false,
 			"typisdefined": true, "typdelim": ",", "typelem": uint32(0), "typarray": uint32(at.Oid),
 			"typinput": regproc("enum_in"), "typoutput": regproc("enum_out"), "typreceive": regproc("enum_recv"),
 			"typsend": regproc("enum_send"), "typalign": "i", "typstorage": "p", "typtypmod": -1,
 			"typcollation": uint32(0), "typbasetype": uint32(0), "typnotnull": false, "typndims": 0, "typrelid": uint32(0)},
-			row{"oid": uint32(at.Oid), "typname": "_" + e.Name, "typnamespace": oidPublic, "typowner": oidSuperuser,
+			row{"oid": uint32(at.Oid), "typname": "_" + e.Name, "typnamespace": OidPublic, "typowner": oidSuperuser,
 				"typlen": int16(-1), "typbyval": false, "typtype": "b", "typcategory": "A", "typispreferred": false,
 				"typisdefined": true, "typdelim": ",", "typelem": uint32(e.Oid()), "typarray": uint32(0),
 				"typsubscript": regproc("array_subscript_handler"), "typinput": regproc("array_in"),
@@ -552,9 +563,9 @@ func pgTypeRows(s *Session) []row {
 }
 
 // pgEnumRows are the enum types' labels, in each type's order.
-func pgEnumRows(s *Session) []row {
+func pgEnumRows(s Host) []row {
 	var rows []row
-	for _, e := range s.catalog().Enums() {
+	for _, e := range s.Catalog().Enums() {
 		for _, l := range e.Labels {
 			rows = append(rows, row{"oid": l.OID, "enumtypid": uint32(e.Oid()), "enumsortorder": float64(l.Sort), "enumlabel": l.Label})
 		}
@@ -562,7 +573,7 @@ func pgEnumRows(s *Session) []row {
 	return rows
 }
 
-func pgNamespaceRows(s *Session) []row {
+func pgNamespaceRows(s Host) []row {
 	var rows []row
 	for _, n := range namespaces {
 		rows = append(rows, row{"oid": n.oid, "nspname": n.name, "nspowner": namespaceOwner(n.oid),
@@ -572,7 +583,7 @@ func pgNamespaceRows(s *Session) []row {
 }
 
 func namespaceOwner(nsp uint32) uint32 {
-	if nsp == oidPublic {
+	if nsp == OidPublic {
 		return oidDatabaseOwner
 	}
 	return oidSuperuser
@@ -580,8 +591,8 @@ func namespaceOwner(nsp uint32) uint32 {
 
 // pgDatabaseRows lists the one database under the name the session
 // connected to it by.
-func pgDatabaseRows(s *Session) []row {
-	return []row{{"oid": oidDatabase, "datname": s.identity().Database, "datdba": oidSuperuser, "encoding": 6,
+func pgDatabaseRows(s Host) []row {
+	return []row{{"oid": oidDatabase, "datname": s.Identity().Database, "datdba": oidSuperuser, "encoding": 6,
 		"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": oidTablespace,
 		"datcollate": "C", "datctype": "C"}}
 }
@@ -589,9 +600,9 @@ func pgDatabaseRows(s *Session) []row {
 // pgStatDatabaseRows are the database's statistics: the temporary files
 // its statements wrote (see spill.go), and their bytes. epochdb keeps no
 // other statistic PostgreSQL's view shows, and those columns are NULL.
-func pgStatDatabaseRows(s *Session) []row {
-	r := row{"datid": oidDatabase, "datname": s.identity().Database,
-		"temp_files": s.tempFileStats().Files.Load(), "temp_bytes": s.tempFileStats().Bytes.Load()}
+func pgStatDatabaseRows(s Host) []row {
+	r := row{"datid": oidDatabase, "datname": s.Identity().Database,
+		"temp_files": s.TempFileStats().Files.Load(), "temp_bytes": s.TempFileStats().Bytes.Load()}
 	for _, col := range []string{"numbackends", "xact_commit", "xact_rollback", "blks_read", "blks_hit",
 		"tup_returned", "tup_fetched", "tup_inserted", "tup_updated", "tup_deleted", "conflicts", "deadlocks",
 		"checksum_failures", "checksum_last_failure", "blk_read_time", "blk_write_time", "session_time",
@@ -602,17 +613,17 @@ func pgStatDatabaseRows(s *Session) []row {
 	return []row{r}
 }
 
-func pgTablespaceRows(*Session) []row {
+func pgTablespaceRows(Host) []row {
 	return []row{{"oid": oidTablespace, "spcname": "pg_default", "spcowner": oidSuperuser},
 		{"oid": 1664, "spcname": "pg_global", "spcowner": oidSuperuser}}
 }
 
-func pgAmRows(*Session) []row {
+func pgAmRows(Host) []row {
 	return []row{{"oid": oidHeap, "amname": "heap", "amhandler": regproc("heap_tableam_handler"), "amtype": "t"},
 		{"oid": oidBtree, "amname": "btree", "amhandler": regproc("bthandler"), "amtype": "i"}}
 }
 
-func pgCollationRows(*Session) []row {
+func pgCollationRows(Host) []row {
 	return []row{
 		{"oid": 100, "collname": "default", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
 			"collprovider": "d", "collisdeterministic": true, "collencoding": -1},
@@ -623,25 +634,25 @@ func pgCollationRows(*Session) []row {
 	}
 }
 
-func pgClassRows(s *Session) []row {
+func pgClassRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		rw := row{"oid": r.oid, "relname": r.name, "relnamespace": r.nsp, "relowner": oidSuperuser,
-			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.kind, "relispopulated": true, "relreplident": "n"}
+		rw := row{"oid": r.oid, "relname": r.Name, "relnamespace": r.Namespace, "relowner": oidSuperuser,
+			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.Kind, "relispopulated": true, "relreplident": "n"}
 		switch {
-		case (r.kind == "r" || r.kind == "m") && r.table != nil:
+		case (r.Kind == "r" || r.Kind == "m") && r.table != nil:
 			rw["relispopulated"] = !r.table.Unpopulated
 			rw["relam"], rw["reltuples"], rw["relreplident"] = oidHeap, float64(-1), "d"
 			rw["relhasindex"], rw["relnatts"] = len(r.table.Indexes) > 0, len(r.table.Columns)
 			rw["relchecks"] = len(r.table.Checks)
 			// PostgreSQL enforces foreign keys with triggers on both
 			// tables; psql lists them only where this is set.
-			rw["relhastriggers"] = len(r.table.ForeignKeys) > 0 || len(s.catalog().Referencing(r.table.ID)) > 0
-		case r.kind == "i":
+			rw["relhastriggers"] = len(r.table.ForeignKeys) > 0 || len(s.Catalog().Referencing(r.table.ID)) > 0
+		case r.Kind == "i":
 			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
-		case r.kind == "S":
+		case r.Kind == "S":
 			rw["relpages"], rw["reltuples"], rw["relnatts"] = 1, float64(1), 3
-		case r.kind == "r":
+		case r.Kind == "r":
 			rw["relam"], rw["relnatts"], rw["relreplident"] = oidHeap, len(r.virt.cols), "d"
 		default: // a view
 			rw["relfilenode"], rw["reltuples"], rw["relnatts"] = 0, float64(-1), len(r.virt.cols)
@@ -666,11 +677,11 @@ func attRow(rel uint32, num int16, name string, t types.T) row {
 
 func isVectorType(t types.T) bool { return t.Oid == types.OidInt2Vector || t.Oid == types.OidOidVector }
 
-func pgAttributeRows(s *Session) []row {
+func pgAttributeRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
 		switch {
-		case (r.kind == "r" || r.kind == "m") && r.table != nil:
+		case (r.Kind == "r" || r.Kind == "m") && r.table != nil:
 			for _, c := range r.table.Columns {
 				if c.Hidden {
 					continue // an expression index's; PostgreSQL has no such column
@@ -692,12 +703,12 @@ func pgAttributeRows(s *Session) []row {
 				}
 				rows = append(rows, a)
 			}
-		case r.kind == "i":
+		case r.Kind == "i":
 			for i, ci := range r.index.Columns {
 				c := r.table.Columns[ci]
 				rows = append(rows, attRow(r.oid, int16(i+1), c.Name, c.Type))
 			}
-		case r.kind == "S":
+		case r.Kind == "S":
 			for i, c := range []virtCol{{"last_value", types.Int8}, {"log_cnt", types.Int8}, {"is_called", types.Bool}} {
 				a := attRow(r.oid, int16(i+1), c.name, c.t)
 				a["attnotnull"] = true
@@ -726,11 +737,11 @@ func indexAttnums(t *catalog.Table, ix *catalog.Index) []int16 {
 // indexExprs is pg_index.indexprs: NULL for an index on columns only;
 // PostgreSQL's node tree, which epochdb does not have, is the expressions'
 // SQL here, for tools that only ask whether there are any.
-func indexExprs(s *Session, t *catalog.Table, ix *catalog.Index) any {
+func indexExprs(s Host, t *catalog.Table, ix *catalog.Index) any {
 	var exprs []string
 	for _, ci := range ix.Columns {
 		if t.Columns[ci].Hidden {
-			exprs = append(exprs, s.indexColumnText(t, ci))
+			exprs = append(exprs, s.IndexColumnText(t, ci))
 		}
 	}
 	if exprs == nil {
@@ -748,9 +759,9 @@ func attnums(t *catalog.Table, cols []int) []int16 {
 	return nums
 }
 
-func pgIndexRows(s *Session) []row {
+func pgIndexRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, ix := range t.Indexes {
 			n := len(ix.Columns)
 			colls, classes, opts := make([]uint32, n), make([]uint32, n), make([]int16, n)
@@ -782,9 +793,9 @@ func btreeOpclass(oid types.Oid) uint32 {
 
 // A primary key or unique constraint has the oid of its index: oids are
 // unique per catalog in PostgreSQL, so pg_constraint may share pg_class's.
-func pgConstraintRows(s *Session) []row {
+func pgConstraintRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, ix := range t.Indexes {
 			if ix.Standalone {
 				continue // CREATE INDEX makes no constraint
@@ -793,21 +804,21 @@ func pgConstraintRows(s *Session) []row {
 			if ix.Primary {
 				kind = "p"
 			}
-			rows = append(rows, row{"oid": ix.OID, "conname": ix.Name, "connamespace": oidPublic, "contype": kind,
+			rows = append(rows, row{"oid": ix.OID, "conname": ix.Name, "connamespace": OidPublic, "contype": kind,
 				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": indexAttnums(t, ix)})
 		}
 		for _, ck := range t.Checks {
-			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": oidPublic, "contype": "c",
+			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": OidPublic, "contype": "c",
 				"convalidated": true, "conrelid": t.ID, "conindid": uint32(0), "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": checkColumns(t, ck)})
 		}
 		for _, fk := range t.ForeignKeys {
-			parent, ix := s.catalog().ParentOf(fk)
+			parent, ix := s.Catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
-			rows = append(rows, row{"oid": fk.OID, "conname": fk.Name, "connamespace": oidPublic, "contype": "f",
+			rows = append(rows, row{"oid": fk.OID, "conname": fk.Name, "connamespace": OidPublic, "contype": "f",
 				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "conparentid": uint32(0), "confrelid": parent.ID,
 				"confupdtype": string(fk.OnUpdate), "confdeltype": string(fk.OnDelete), "confmatchtype": string(fk.Match),
 				"conislocal": true, "connoinherit": true, "conkey": attnums(t, fk.Columns), "confkey": attnums(parent, fk.RefColumns),
@@ -823,9 +834,9 @@ func attrdefOID(t *catalog.Table, c *catalog.TableColumn) uint32 {
 	return 1<<30 | t.ID<<10 | uint32(c.Num)
 }
 
-func pgAttrdefRows(s *Session) []row {
+func pgAttrdefRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, c := range t.Columns {
 			if c.Default == "" && c.Generated == "" || c.Identity != 0 || !c.Visible() {
 				continue
@@ -836,21 +847,21 @@ func pgAttrdefRows(s *Session) []row {
 	return rows
 }
 
-func pgSequenceRows(s *Session) []row {
+func pgSequenceRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		if r.kind == "S" {
+		if r.Kind == "S" {
 			q := r.seq
-			rows = append(rows, row{"seqrelid": q.ID, "seqtypid": uint32(sequenceType(q).Oid), "seqstart": q.Start,
+			rows = append(rows, row{"seqrelid": q.ID, "seqtypid": uint32(SequenceType(q).Oid), "seqstart": q.Start,
 				"seqincrement": q.Increment, "seqmax": q.Max, "seqmin": q.Min, "seqcache": max(q.Cache, 1), "seqcycle": q.Cycle})
 		}
 	}
 	return rows
 }
 
-// sequenceType is the type a sequence was made for, which its maximum
+// SequenceType is the type a sequence was made for, which its maximum
 // tells, or a descending one's minimum.
-func sequenceType(q *catalog.Sequence) types.T {
+func SequenceType(q *catalog.Sequence) types.T {
 	if q.Type != 0 {
 		return types.T{Oid: q.Type, Mod: -1}
 	}
@@ -863,12 +874,12 @@ func sequenceType(q *catalog.Sequence) types.T {
 	return types.Int8
 }
 
-func pgSequencesRows(s *Session) []row {
+func pgSequencesRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		if r.kind == "S" {
+		if r.Kind == "S" {
 			q := r.seq
-			t := sequenceType(q)
+			t := SequenceType(q)
 			rows = append(rows, row{"schemaname": "public", "sequencename": q.Name, "sequenceowner": superuser(s),
 				"data_type": types.Reg{Oid: t.Oid, Name: formatType(t.Oid, -1, false)}, "start_value": q.Start,
 				"min_value": q.Min, "max_value": q.Max, "increment_by": q.Increment, "cache_size": 1})
@@ -877,7 +888,7 @@ func pgSequencesRows(s *Session) []row {
 	return rows
 }
 
-func pgRolesRows(s *Session) []row {
+func pgRolesRows(s Host) []row {
 	return []row{{"rolname": superuser(s), "rolsuper": true, "rolinherit": true, "rolcreaterole": true,
 		"rolcreatedb": true, "rolcanlogin": true, "rolreplication": true, "rolconnlimit": -1,
 		"rolpassword": "********", "rolbypassrls": true, "oid": oidSuperuser},
@@ -888,9 +899,9 @@ func pgRolesRows(s *Session) []row {
 // pgDependRows records what PostgreSQL's \d shows of dependencies: a serial
 // column's sequence is owned by the column (deptype 'a', automatic), an
 // identity column's is part of it (deptype 'i', internal).
-func pgDependRows(s *Session) []row {
+func pgDependRows(s Host) []row {
 	var rows []row
-	cat := s.catalog()
+	cat := s.Catalog()
 	for _, t := range cat.Tables() {
 		for _, c := range t.Columns {
 			if q := cat.SequenceByID[c.Serial]; q != nil && !c.Dropped {
@@ -898,7 +909,7 @@ func pgDependRows(s *Session) []row {
 				if c.Identity != 0 {
 					deptype = "i"
 				}
-				rows = append(rows, row{"classid": oidPgClass, "objid": q.ID, "refclassid": oidPgClass,
+				rows = append(rows, row{"classid": OidPgClass, "objid": q.ID, "refclassid": OidPgClass,
 					"refobjid": t.ID, "refobjsubid": c.Num, "deptype": deptype})
 			}
 		}
@@ -906,27 +917,27 @@ func pgDependRows(s *Session) []row {
 	return append(rows, pgDumpDependRows(s)...)
 }
 
-func pgUserRows(s *Session) []row {
+func pgUserRows(s Host) []row {
 	return []row{{"usename": superuser(s), "usesysid": oidSuperuser, "usecreatedb": true, "usesuper": true,
 		"userepl": true, "usebypassrls": true, "passwd": "********"}}
 }
 
-func pgTablesRows(s *Session) []row {
+func pgTablesRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		if r.kind != "r" {
+		if r.Kind != "r" {
 			continue
 		}
-		nsp, _ := namespaceName(r.nsp)
-		rows = append(rows, row{"schemaname": nsp, "tablename": r.name, "tableowner": superuser(s),
+		nsp, _ := namespaceName(r.Namespace)
+		rows = append(rows, row{"schemaname": nsp, "tablename": r.Name, "tableowner": superuser(s),
 			"tablespace": nil, "hasindexes": r.table != nil && len(r.table.Indexes) > 0})
 	}
 	return rows
 }
 
-func pgMatviewsRows(s *Session) []row {
+func pgMatviewsRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		if t.IsMatView() {
 			rows = append(rows, row{"schemaname": "public", "matviewname": t.Name, "matviewowner": superuser(s),
 				"hasindexes": len(t.Indexes) > 0, "ispopulated": !t.Unpopulated, "definition": viewDef(s, t.MatViewAsView())})
@@ -935,12 +946,12 @@ func pgMatviewsRows(s *Session) []row {
 	return rows
 }
 
-func pgViewsRows(s *Session) []row {
+func pgViewsRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		if r.kind == "v" {
-			nsp, _ := namespaceName(r.nsp)
-			rw := row{"schemaname": nsp, "viewname": r.name, "viewowner": superuser(s)}
+		if r.Kind == "v" {
+			nsp, _ := namespaceName(r.Namespace)
+			rw := row{"schemaname": nsp, "viewname": r.Name, "viewowner": superuser(s)}
 			if r.view != nil {
 				rw["definition"] = viewDef(s, r.view)
 			}
@@ -952,22 +963,22 @@ func pgViewsRows(s *Session) []row {
 
 // viewRelation is a view as pg_class and pg_attribute list it: its columns
 // in the form the catalogs' own views have.
-func viewRelation(v *catalog.View) relation {
-	vt := &virtTable{name: v.Name, nsp: oidPublic, oid: v.ID, kind: "v"}
+func viewRelation(v *catalog.View) Relation {
+	vt := &virtTable{name: v.Name, nsp: OidPublic, oid: v.ID, kind: "v"}
 	for _, c := range v.Columns {
 		vt.cols = append(vt.cols, virtCol{name: c.Name, t: c.Type})
 	}
-	return relation{oid: v.ID, name: v.Name, nsp: oidPublic, kind: "v", virt: vt, view: v}
+	return Relation{oid: v.ID, Name: v.Name, Namespace: OidPublic, Kind: "v", virt: vt, view: v}
 }
 
 // viewDef is pg_get_viewdef: the query, as written, ended by a semicolon,
 // with its relations qualified where the search path would not find them.
-func viewDef(s *Session, v *catalog.View) string {
+func viewDef(s Host, v *catalog.View) string {
 	query := v.SQL
 	// Column names the view gave its query's columns are no part of the
 	// query as written; a derived table's column list says them, so that
 	// the definition alone, as pg_dump writes it, makes the same columns.
-	if qp, err := plan.PlanViewQuery(s.host(), query, nil); err == nil {
+	if qp, err := plan.PlanViewQuery(s, query, nil); err == nil {
 		cols := qp.Columns()
 		renamed := len(cols) != len(v.Columns)
 		names := make([]string, len(v.Columns))
@@ -980,8 +991,8 @@ func viewDef(s *Session, v *catalog.View) string {
 				parser.QuoteIdent(v.Name) + "(" + strings.Join(names, ", ") + ")"
 		}
 	}
-	if !schemaVisible(s, oidPublic) {
-		cat := s.catalog()
+	if !schemaVisible(s, OidPublic) {
+		cat := s.Catalog()
 		q, err := parser.QualifyRelations(query, func(name string) string {
 			if cat.TableByName[name] != nil || cat.ViewByName[name] != nil || cat.SequenceByName[name] != nil {
 				return "public"
@@ -995,9 +1006,9 @@ func viewDef(s *Session, v *catalog.View) string {
 	return " " + query + ";"
 }
 
-func pgIndexesRows(s *Session) []row {
+func pgIndexesRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, ix := range t.Indexes {
 			rows = append(rows, row{"schemaname": "public", "tablename": t.Name, "indexname": ix.Name,
 				"tablespace": nil, "indexdef": indexDef(s, t, ix, false)})
@@ -1006,30 +1017,27 @@ func pgIndexesRows(s *Session) []row {
 	return rows
 }
 
-// settingView is a run-time parameter as pg_settings shows it.
-type settingView struct {
-	name, value, def string
-	readOnly         bool
+// SettingView is a run-time parameter as pg_settings shows it.
+type SettingView struct {
+	Name, Value, Default string
+	ReadOnly             bool
 }
 
-func pgSettingsRows(s *Session) []row {
+func pgSettingsRows(s Host) []row {
 	var rows []row
-	for _, st := range s.settingViews() {
-		r := row{"name": st.name, "setting": st.value, "category": "Ungrouped", "short_desc": "", "context": "user",
-			"vartype": "string", "source": "default", "boot_val": st.def, "reset_val": st.def}
-		if st.readOnly {
+	for _, st := range s.Settings() {
+		r := row{"name": st.Name, "setting": st.Value, "category": "Ungrouped", "short_desc": "", "context": "user",
+			"vartype": "string", "source": "default", "boot_val": st.Default, "reset_val": st.Default}
+		if st.ReadOnly {
 			r["context"] = "internal"
 		}
-		if st.value != st.def {
+		if st.Value != st.Default {
 			r["source"] = "session"
 		}
 		rows = append(rows, r)
 	}
 	return rows
 }
-
-// The information_schema views show what the user may see: the tables of
-// every schema, and the columns and constraints of its own tables.
 
 func yesNo(b bool) string {
 	if b {
@@ -1038,30 +1046,30 @@ func yesNo(b bool) string {
 	return "NO"
 }
 
-func infoTablesRows(s *Session) []row {
+func infoTablesRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		if r.kind != "r" && r.kind != "v" {
+		if r.Kind != "r" && r.Kind != "v" {
 			continue
 		}
-		nsp, _ := namespaceName(r.nsp)
+		nsp, _ := namespaceName(r.Namespace)
 		kind := "BASE TABLE"
-		if r.kind == "v" {
+		if r.Kind == "v" {
 			kind = "VIEW"
 		}
-		rows = append(rows, row{"table_catalog": s.identity().Database, "table_schema": nsp, "table_name": r.name,
-			"table_type": kind, "is_insertable_into": yesNo(r.kind == "r"), "is_typed": "NO"})
+		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": nsp, "table_name": r.Name,
+			"table_type": kind, "is_insertable_into": yesNo(r.Kind == "r"), "is_typed": "NO"})
 	}
 	return rows
 }
 
-func infoViewsRows(s *Session) []row {
+func infoViewsRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
 		if r.view == nil {
 			continue
 		}
-		rows = append(rows, row{"table_catalog": s.identity().Database, "table_schema": "public", "table_name": r.name,
+		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": "public", "table_name": r.Name,
 			"view_definition": viewDef(s, r.view), "check_option": "NONE", "is_updatable": "NO",
 			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 			"is_trigger_insertable_into": "NO"})
@@ -1069,28 +1077,28 @@ func infoViewsRows(s *Session) []row {
 	return rows
 }
 
-func infoSchemataRows(s *Session) []row {
+func infoSchemataRows(s Host) []row {
 	var rows []row
 	for _, n := range namespaces {
 		owner := superuser(s)
 		if namespaceOwner(n.oid) == oidDatabaseOwner {
 			owner = "pg_database_owner"
 		}
-		rows = append(rows, row{"catalog_name": s.identity().Database, "schema_name": n.name, "schema_owner": owner})
+		rows = append(rows, row{"catalog_name": s.Identity().Database, "schema_name": n.name, "schema_owner": owner})
 	}
 	return rows
 }
 
-func infoColumnsRows(s *Session) []row {
+func infoColumnsRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, c := range t.Columns {
 			if !c.Visible() {
 				continue
 			}
-			r := row{"table_catalog": s.identity().Database, "table_schema": "public", "table_name": t.Name,
+			r := row{"table_catalog": s.Identity().Database, "table_schema": "public", "table_name": t.Name,
 				"column_name": c.Name, "ordinal_position": c.Num, "is_nullable": yesNo(!c.NotNull),
-				"udt_catalog": s.identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
+				"udt_catalog": s.Identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "YES"}
 			if c.Default != "" && c.Identity == 0 {
@@ -1098,7 +1106,7 @@ func infoColumnsRows(s *Session) []row {
 			}
 			if c.Identity != 0 {
 				r["is_identity"], r["identity_generation"] = "YES", map[byte]string{'a': "ALWAYS", 'd': "BY DEFAULT"}[c.Identity]
-				if q := s.catalog().SequenceByID[c.Serial]; q != nil {
+				if q := s.Catalog().SequenceByID[c.Serial]; q != nil {
 					r["identity_start"], r["identity_increment"] = fmt.Sprint(q.Start), fmt.Sprint(q.Increment)
 					r["identity_maximum"], r["identity_minimum"] = fmt.Sprint(q.Max), fmt.Sprint(q.Min)
 				}
@@ -1112,11 +1120,11 @@ func infoColumnsRows(s *Session) []row {
 			rows = append(rows, r)
 		}
 	}
-	for _, v := range s.catalog().ViewByName {
+	for _, v := range s.Catalog().ViewByName {
 		for i, c := range v.Columns {
-			r := row{"table_catalog": s.identity().Database, "table_schema": "public", "table_name": v.Name,
+			r := row{"table_catalog": s.Identity().Database, "table_schema": "public", "table_name": v.Name,
 				"column_name": c.Name, "ordinal_position": i + 1, "is_nullable": "YES",
-				"udt_catalog": s.identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
+				"udt_catalog": s.Identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "NO"}
 			for k, val := range columnTypeInfo(c.Type) {
@@ -1186,9 +1194,9 @@ func columnTypeInfo(t types.T) row {
 	return r
 }
 
-func infoTableConstraintsRows(s *Session) []row {
+func infoTableConstraintsRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, ix := range t.Indexes {
 			if ix.Standalone {
 				continue
@@ -1197,14 +1205,14 @@ func infoTableConstraintsRows(s *Session) []row {
 			if ix.Primary {
 				kind = "PRIMARY KEY"
 			}
-			rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
-				"constraint_name": ix.Name, "table_catalog": s.identity().Database, "table_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
+				"constraint_name": ix.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
 				"table_name": t.Name, "constraint_type": kind, "is_deferrable": "NO", "initially_deferred": "NO",
 				"enforced": "YES", "nulls_distinct": "YES"})
 		}
 		for _, fk := range t.ForeignKeys {
-			rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
-				"constraint_name": fk.Name, "table_catalog": s.identity().Database, "table_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
+				"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
 				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": yesNo(fk.Deferrable), "initially_deferred": yesNo(fk.InitiallyDeferred),
 				"enforced": "YES"})
 		}
@@ -1212,12 +1220,12 @@ func infoTableConstraintsRows(s *Session) []row {
 	return rows
 }
 
-func infoReferentialConstraintsRows(s *Session) []row {
+func infoReferentialConstraintsRows(s Host) []row {
 	var rows []row
 	rules := map[byte]string{'a': "NO ACTION", 'r': "RESTRICT", 'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, fk := range t.ForeignKeys {
-			_, ix := s.catalog().ParentOf(fk)
+			_, ix := s.Catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
@@ -1225,8 +1233,8 @@ func infoReferentialConstraintsRows(s *Session) []row {
 			if fk.Match == 'f' {
 				match = "FULL"
 			}
-			rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
-				"constraint_name": fk.Name, "unique_constraint_catalog": s.identity().Database, "unique_constraint_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
+				"constraint_name": fk.Name, "unique_constraint_catalog": s.Identity().Database, "unique_constraint_schema": "public",
 				"unique_constraint_name": ix.Name, "match_option": match,
 				"update_rule": rules[fk.OnUpdate], "delete_rule": rules[fk.OnDelete]})
 		}
@@ -1234,27 +1242,27 @@ func infoReferentialConstraintsRows(s *Session) []row {
 	return rows
 }
 
-func infoKeyColumnUsageRows(s *Session) []row {
+func infoKeyColumnUsageRows(s Host) []row {
 	var rows []row
-	for _, t := range s.catalog().Tables() {
+	for _, t := range s.Catalog().Tables() {
 		for _, ix := range t.Indexes {
 			if ix.Standalone {
 				continue
 			}
 			for i, ci := range ix.Columns {
-				rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
-					"constraint_name": ix.Name, "table_catalog": s.identity().Database, "table_schema": "public",
+				rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
+					"constraint_name": ix.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1})
 			}
 		}
 		for _, fk := range t.ForeignKeys {
-			_, ix := s.catalog().ParentOf(fk)
+			_, ix := s.Catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
 			for i, ci := range fk.Columns {
-				rows = append(rows, row{"constraint_catalog": s.identity().Database, "constraint_schema": "public",
-					"constraint_name": fk.Name, "table_catalog": s.identity().Database, "table_schema": "public",
+				rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
+					"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1,
 					"position_in_unique_constraint": slices.Index(ix.Columns, fk.RefColumns[i]) + 1})
 			}
@@ -1269,4 +1277,19 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// checkColumns are the attnums of the columns a check names.
+func checkColumns(t *catalog.Table, ck *catalog.Check) []int16 {
+	n, err := plan.ParseExpr(ck.Expr)
+	if err != nil {
+		return nil
+	}
+	var nums []int16
+	for _, name := range plan.ColumnsNamed(n) {
+		if _, col := t.Column(name); col != nil {
+			nums = append(nums, col.Num)
+		}
+	}
+	return nums
 }
