@@ -27,12 +27,12 @@ func writableTable(c *plan.Compiler, schema, name, verb string) (*catalog.Table,
 	if schema != "" && schema != "public" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
-	if sessionOf(c.Host).catalog().ViewByName[name] != nil {
+	if c.Host.Catalog().ViewByName[name] != nil {
 		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
 			WithDetail("Views are not automatically updatable in epochdb.")
 	}
-	t, err := sessionOf(c.Host).catalog().Table(name)
+	t, err := c.Host.Catalog().Table(name)
 	if err == nil && t.IsMatView() {
 		return nil, errMatViewWrite(name)
 	}
@@ -287,7 +287,7 @@ func literalValue(c *plan.Compiler, lit parser.Literal, t types.T) (any, plan.Ex
 	case lit.Kind == parser.LitNull:
 		return nil, nil, nil
 	case lit.Kind == parser.LitString && !types.IsReg(t.Oid) && !types.IsEnum(t.Oid):
-		v, err := types.ParseText(t, lit.Text, sessionOf(c.Host).loc())
+		v, err := types.ParseText(t, lit.Text, c.Host.Location())
 		return v, nil, err
 	case lit.Kind == parser.LitInteger && t.Oid == types.OidInt8:
 		v, err := strconv.ParseInt(lit.Text, 10, 64)
@@ -661,7 +661,7 @@ func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs 
 		if m.where, err = m.in.CompileAs(where, types.Bool); err != nil {
 			return nil, err
 		}
-		m.scan.Access = plan.ChooseAccess(t, m.where, sessionOf(c.Host).partialImplied(t, m.where))
+		m.scan.Access = plan.ChooseAccess(t, m.where, c.Host.PartialImplied(t, m.where))
 	}
 	p.Table = t
 	if err := planReturning(c, p, sc, returning); err != nil {

@@ -27,7 +27,7 @@ func (s *Session) planWrite(c *plan.Compiler, st *parser.Statement) (*plan.Write
 // runWritingQuery runs a query with data-modifying WITH queries to its end
 // and returns its rows, held within work_mem, for the caller to read and
 // close.
-func (s *Session) runWritingQuery(x *plan.ExecCtx, qp plan.QueryPlan, dml []*plan.Cte) (rowexec.RowIter, error) {
+func (s *Session) runWritingQuery(x *plan.ExecCtx, qp plan.QueryPlan, dml []*plan.CTE) (rowexec.RowIter, error) {
 	x.FK = &fkState{}
 	it, err := qp.Open(x)
 	if err != nil {

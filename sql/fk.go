@@ -277,7 +277,7 @@ func checkChild(x *plan.ExecCtx, c childCheck) error {
 	if err != nil || !refs {
 		return err
 	}
-	parent, ix := sessionOf(x.Host).catalog().ParentOf(c.fk)
+	parent, ix := x.Host.Catalog().ParentOf(c.fk)
 	if ix == nil {
 		return pgerr.New(pgerr.InternalError, "foreign key %q has lost its parent's index", c.fk.Name)
 	}
@@ -321,7 +321,7 @@ func afterParentChange(x *plan.ExecCtx, t *catalog.Table, old, row []any) error 
 	if fks == nil {
 		return nil
 	}
-	for _, ref := range sessionOf(x.Host).catalog().Referencing(t.ID) {
+	for _, ref := range x.Host.Catalog().Referencing(t.ID) {
 		fk := ref.FK
 		if row != nil && !keyChanged(t, fk.RefColumns, old, row) {
 			continue
@@ -475,7 +475,7 @@ func references(ref catalog.FKRef, row []any, want [][]byte) bool {
 // update back, or a new row) satisfies the children.
 func checkUnreferenced(x *plan.ExecCtx, parent *catalog.Table, ref catalog.FKRef, old []any, again bool) error {
 	if again {
-		_, ix := sessionOf(x.Host).catalog().ParentOf(ref.FK)
+		_, ix := x.Host.Catalog().ParentOf(ref.FK)
 		if ix != nil {
 			key := make([]any, len(ref.FK.RefColumns))
 			for i, pi := range ref.FK.RefColumns {
@@ -588,12 +588,13 @@ func flushFK(x *plan.ExecCtx) error {
 	if fks == nil {
 		return nil
 	}
+	s := sessionOf(x.Host)
 	for len(fks.children) > 0 || len(fks.parents) > 0 {
 		children, parents := fks.children, fks.parents
 		fks.children, fks.parents = nil, nil
 		for _, c := range parents {
-			if sessionOf(x.Host).deferredNow(c.ref.FK) {
-				sessionOf(x.Host).deferredFK.parents = append(sessionOf(x.Host).deferredFK.parents, c)
+			if s.deferredNow(c.ref.FK) {
+				s.deferredFK.parents = append(s.deferredFK.parents, c)
 				continue
 			}
 			if err := checkUnreferenced(x, c.parent, c.ref, c.old, true); err != nil {
@@ -601,8 +602,8 @@ func flushFK(x *plan.ExecCtx) error {
 			}
 		}
 		for _, c := range children {
-			if sessionOf(x.Host).deferredNow(c.fk) {
-				sessionOf(x.Host).deferredFK.children = append(sessionOf(x.Host).deferredFK.children, c)
+			if s.deferredNow(c.fk) {
+				s.deferredFK.children = append(s.deferredFK.children, c)
 				continue
 			}
 			if !rowStillThere(x, c.t, c.row) {

@@ -55,7 +55,7 @@ func (h *planHost) PeekSequence(q *catalog.Sequence) (int64, bool, error) {
 }
 func (h *planHost) NoteRead(table uint32)               { h.s().noteRead(table) }
 func (h *planHost) NoteLocking(word string)             { h.s().noteLocking(word) }
-func (h *planHost) NoteWriteCTE(d *plan.Cte)            { h.s().noteWriteCTE(d) }
+func (h *planHost) NoteWriteCTE(d *plan.CTE)            { h.s().noteWriteCTE(d) }
 func (h *planHost) Location() *time.Location            { return h.s().loc() }
 func (h *planHost) TransactionTime() time.Time          { return h.s().txnTime() }
 func (h *planHost) StatementTime() time.Time            { return h.s().statementTime() }

@@ -129,10 +129,11 @@ func applySeqOptions(seq *catalog.Sequence, opts []*ast.SequenceOption, create b
 // The sequence functions read and move the session's sequences.
 func init() {
 	for name, f := range map[string]plan.Builtin{
-		"nextval": seqFunc(nil, func(e *plan.Env, s *catalog.Sequence, _ []any) (any, error) {
-			v, err := sessionOf(e.Host).e.seqs.Nextval(e.Ctx, s)
+		"nextval": seqFunc(nil, func(e *plan.Env, q *catalog.Sequence, _ []any) (any, error) {
+			s := sessionOf(e.Host)
+			v, err := s.e.seqs.Nextval(e.Ctx, q)
 			if err == nil {
-				sessionOf(e.Host).currvals[s.ID] = v
+				s.currvals[q.ID] = v
 			}
 			return v, err
 		}),
@@ -178,7 +179,7 @@ func seqFunc(params []types.T, f func(e *plan.Env, s *catalog.Sequence, args []a
 			}
 		}
 		return &plan.FuncExpr{Name: n.FnName.L, T: types.Int8, Args: args, Strict: true, Fn: func(e *plan.Env, a []any) (any, error) {
-			cat := sessionOf(e.Host).catalog()
+			cat := e.Host.Catalog()
 			var s *catalog.Sequence
 			switch seq := a[0].(type) {
 			case string:
@@ -214,11 +215,12 @@ func setval(e *plan.Env, s *catalog.Sequence, a []any) (any, error) {
 			return nil, pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d leaves no next value for sequence \"%s\"", v, s.Name)
 		}
 	}
-	if err := sessionOf(e.Host).e.seqs.Setval(e.Ctx, s, next, called); err != nil {
+	sess := sessionOf(e.Host)
+	if err := sess.e.seqs.Setval(e.Ctx, s, next, called); err != nil {
 		return nil, err
 	}
 	if called {
-		sessionOf(e.Host).currvals[s.ID] = v
+		sess.currvals[s.ID] = v
 	}
 	return v, nil
 }

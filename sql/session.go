@@ -131,7 +131,7 @@ type Session struct {
 	planReads      []uint32                       // the tables the statement being planned reads
 	planDepth      int                            // how many plan calls are under way
 	planLocks      string                         // the first locking clause the statement being planned has
-	planDML        []*plan.Cte                    // the data-modifying WITH queries of the statement being planned
+	planDML        []*plan.CTE                    // the data-modifying WITH queries of the statement being planned
 	checkCache     map[*catalog.Table][]plan.Expr // compiled CHECK constraints, by table
 	genCache       map[*catalog.Table][]plan.Expr // compiled generation expressions, by table and column
 	predCache      map[predicateKey]plan.Expr     // compiled partial index predicates
@@ -542,7 +542,7 @@ type Prepared struct {
 	cat    *catalog.Catalog
 	reads  []uint32    // the tables the plan reads (see lockTables)
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
-	dml    []*plan.Cte // the plan's data-modifying WITH queries, in order
+	dml    []*plan.CTE // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
 }
 
@@ -668,7 +668,7 @@ func (s *Session) identity() builtins.Session {
 
 // noteWriteCTE adds d to the data-modifying WITH queries of the statement
 // being planned.
-func (s *Session) noteWriteCTE(d *plan.Cte) { s.planDML = append(s.planDML, d) }
+func (s *Session) noteWriteCTE(d *plan.CTE) { s.planDML = append(s.planDML, d) }
 
 // noteLocking records word (FOR UPDATE, ...) as the locking clause of the
 // statement being planned, unless it has one already.

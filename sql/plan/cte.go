@@ -27,8 +27,8 @@ import (
 // duplicates) are the next; the query's rows are those of every round,
 // and it ends with a round that adds none.
 
-// Cte is a planned WITH query.
-type Cte struct {
+// CTE is a planned WITH query.
+type CTE struct {
 	name  string
 	cols  []Column
 	plan  QueryPlan
@@ -55,11 +55,11 @@ const (
 
 // cteScope is the WITH queries visible to a query, innermost first.
 type cteScope struct {
-	cte  *Cte
+	cte  *CTE
 	next *cteScope
 }
 
-func (s *cteScope) lookup(name string) *Cte {
+func (s *cteScope) lookup(name string) *CTE {
 	for ; s != nil; s = s.next {
 		if s.cte.name == name {
 			return s.cte
@@ -71,15 +71,15 @@ func (s *cteScope) lookup(name string) *Cte {
 // PlanWith plans a WITH clause. It returns the compiler for the query the
 // clause belongs to, which sees the WITH queries, and their plans. Each
 // WITH query sees the ones before it, and a recursive one itself.
-func (c *Compiler) PlanWith(w *ast.WithClause) (*Compiler, []*Cte, error) {
+func (c *Compiler) PlanWith(w *ast.WithClause) (*Compiler, []*CTE, error) {
 	cc := *c
-	var defs []*Cte
+	var defs []*CTE
 	for _, n := range w.CTEs {
 		name := n.Name.O
-		if slices.ContainsFunc(defs, func(d *Cte) bool { return d.name == name }) {
+		if slices.ContainsFunc(defs, func(d *CTE) bool { return d.name == name }) {
 			return nil, nil, pgerr.New(pgerr.DuplicateAlias, "WITH query name %q specified more than once", name)
 		}
-		d := &Cte{name: name, depth: c.depth()}
+		d := &CTE{name: name, depth: c.depth()}
 		var err error
 		if i, ok := parser.DMLIndex(n.Query.Query); ok && c.WithDML != nil {
 			err = cc.planDMLCTE(d, n, i, w.IsRecursive)
@@ -100,7 +100,7 @@ func (c *Compiler) PlanWith(w *ast.WithClause) (*Compiler, []*Cte, error) {
 }
 
 // cteColumns names a WITH query's columns, from its column list if any.
-func cteColumns(d *Cte, n *ast.CommonTableExpression, cols []Column) ([]Column, error) {
+func cteColumns(d *CTE, n *ast.CommonTableExpression, cols []Column) ([]Column, error) {
 	cols = slices.Clone(cols)
 	if len(n.ColNameList) > len(cols) {
 		return nil, pgerr.New(pgerr.InvalidColumnReference, "WITH query %q has %d columns available but %d columns specified",
@@ -135,7 +135,7 @@ func (f *tableFinder) Enter(n ast.Node) (ast.Node, bool) {
 func (f *tableFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // planRecursive plans a WITH RECURSIVE query that reads itself.
-func (c *Compiler) planRecursive(d *Cte, n *ast.CommonTableExpression) error {
+func (c *Compiler) planRecursive(d *CTE, n *ast.CommonTableExpression) error {
 	notForm := pgerr.New(pgerr.InvalidRecursion,
 		"recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", d.name)
 	body, ok := n.Query.Query.(*ast.SetOprStmt)
@@ -238,7 +238,7 @@ type workTable struct{}
 
 // recursivePlan is a recursive WITH query's iteration.
 type recursivePlan struct {
-	d           *Cte
+	d           *CTE
 	left, right QueryPlan
 	distinct    bool   // UNION, not UNION ALL
 	conv        []Expr // converts the recursive term's rows, or nil
@@ -324,7 +324,7 @@ func (p *recursivePlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 // workScan is the recursive term's reference to its own query: the rows
 // of the last round.
 type workScan struct {
-	d     *Cte
+	d     *CTE
 	alias string
 }
 
@@ -379,7 +379,7 @@ func (r *cteRows) close() {
 
 // cteScan reads a WITH query.
 type cteScan struct {
-	d     *Cte
+	d     *CTE
 	alias string
 	up    int // how many levels out the WITH query's level is
 }
@@ -395,7 +395,7 @@ func (s *cteScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 
 // rowsIn returns d's rows in x, the execution of the level that defines
 // it, starting the query the first time.
-func (d *Cte) rowsIn(x *ExecCtx) (*cteRows, error) {
+func (d *CTE) rowsIn(x *ExecCtx) (*cteRows, error) {
 	if r, ok := x.cache[d].(*cteRows); ok {
 		return r, nil
 	}
@@ -425,7 +425,7 @@ func aliased(name, alias string) string {
 // planCTEScan plans a reference to a WITH query. A subquery that reads a
 // WITH query of an enclosing level can be cached no further out than that
 // level, whose execution the rows belong to.
-func (c *Compiler) planCTEScan(d *Cte, alias string) (Source, *Scope, error) {
+func (c *Compiler) planCTEScan(d *CTE, alias string) (Source, *Scope, error) {
 	switch d.phase {
 	case inNonRecursiveTerm:
 		return nil, nil, pgerr.New(pgerr.InvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", d.name)

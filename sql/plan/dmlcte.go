@@ -27,7 +27,7 @@ import (
 // planDMLCTE plans d, the WITH query of the statement's i-th
 // data-modifying statement. Its markers number their parameters by its
 // own ParamOrder.
-func (c *Compiler) planDMLCTE(d *Cte, n *ast.CommonTableExpression, i int, recursive bool) error {
+func (c *Compiler) planDMLCTE(d *CTE, n *ast.CommonTableExpression, i int, recursive bool) error {
 	if i < 0 || i >= len(c.WithDML) {
 		return pgerr.New(pgerr.InternalError, "data-modifying WITH query %d is missing", i)
 	}
@@ -80,7 +80,7 @@ func (p *dmlCTEPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 
 // FinishDML runs the data-modifying WITH queries that the main statement
 // did not read, the later ones first, as PostgreSQL does.
-func FinishDML(x *ExecCtx, dml []*Cte) error {
+func FinishDML(x *ExecCtx, dml []*CTE) error {
 	for i := len(dml) - 1; i >= 0; i-- {
 		if _, err := dml[i].rowsIn(x); err != nil {
 			return err

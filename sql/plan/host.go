@@ -43,7 +43,7 @@ type Host interface {
 	// UPDATE, ...), and a data-modifying WITH query it holds.
 	NoteRead(table uint32)
 	NoteLocking(word string)
-	NoteWriteCTE(d *Cte)
+	NoteWriteCTE(d *CTE)
 
 	// Location is the TimeZone setting; TransactionTime and
 	// StatementTime are when the transaction and the statement began.

@@ -55,7 +55,7 @@ type SelectPlan struct {
 	order    []rowexec.SortKey
 	limit    Expr
 	offset   Expr
-	ctes     []*Cte
+	ctes     []*CTE
 	subs     []*subquery
 	// untyped lists the output columns that are untyped literals or NULLs,
 	// which a set operation types from its other inputs.
@@ -1211,7 +1211,7 @@ func (p *SelectPlan) Explain(indent string) string {
 
 // explainParts lists the WITH queries and subqueries of a plan node, to
 // go under it.
-func explainParts(indent string, ctes []*Cte, subs []*subquery) string {
+func explainParts(indent string, ctes []*CTE, subs []*subquery) string {
 	var sb strings.Builder
 	for _, d := range ctes {
 		sb.WriteString("\n" + indent + "CTE " + d.name + "\n" + d.plan.Explain(indent+"  "))

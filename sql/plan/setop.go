@@ -411,7 +411,7 @@ type setOpQuery struct {
 	in            QueryPlan
 	order         []rowexec.SortKey
 	limit, offset Expr
-	ctes          []*Cte
+	ctes          []*CTE
 	subs          []*subquery
 }
 
@@ -464,7 +464,7 @@ func (c *Compiler) planSetList(with *ast.WithClause, l *ast.SetOprSelectList, or
 	var err error
 	for _, w := range []*ast.WithClause{with, l.With} {
 		if w != nil {
-			var ctes []*Cte
+			var ctes []*CTE
 			if c, ctes, err = c.PlanWith(w); err != nil {
 				return nil, err
 			}
