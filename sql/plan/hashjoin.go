@@ -121,7 +121,7 @@ func (j *NestedJoin) probe(x *ExecCtx, l []any, buckets map[string][]int) ([]int
 // its left partition, by another hash. The pairs come out one after
 // another, so the rows do not come in the left side's order.
 func (j *NestedJoin) graceJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIter, error) {
-	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
+	rparts, lparts := rowexec.NewPartitions(x, 0), rowexec.NewPartitions(x, 0)
 	var nullRight, nullLeft *rowexec.RowStore
 	if j.rightOuter {
 		nullRight = rowexec.NewRowStore(x)
@@ -129,17 +129,17 @@ func (j *NestedJoin) graceJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIt
 	if j.leftOuter {
 		nullLeft = rowexec.NewRowStore(x)
 	}
-	var queue []partPair
+	var queue []rowexec.PartPair
 	var cur rowexec.RowIter
 	closeAll := func() {
 		if cur != nil {
 			cur.Close()
 			cur = nil
 		}
-		rparts.close()
-		lparts.close()
+		rparts.Close()
+		lparts.Close()
 		for _, p := range queue {
-			p.remove()
+			p.Remove()
 		}
 		queue = nil
 		for _, st := range []*rowexec.RowStore{nullRight, nullLeft} {
@@ -156,21 +156,21 @@ func (j *NestedJoin) graceJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIt
 	if err == nil {
 		err = j.partitionSide(x, lit, true, lparts, nullLeft)
 	}
-	var rf, lf [spillParts]*spill.File
+	var rf, lf [rowexec.SpillParts]*spill.File
 	if err == nil {
-		rf, err = rparts.takeAll()
+		rf, err = rparts.TakeAll()
 	}
 	if err == nil {
-		lf, err = lparts.takeAll()
+		lf, err = lparts.TakeAll()
 	}
 	if err != nil {
 		spill.RemoveAll(rf[:])
 		closeAll()
 		return nil, err
 	}
-	for i := range spillParts {
+	for i := range rowexec.SpillParts {
 		if rf[i] != nil || lf[i] != nil {
-			queue = append(queue, partPair{rf[i], lf[i], 1})
+			queue = append(queue, rowexec.PartPair{Right: rf[i], Left: lf[i], Level: 1})
 		}
 	}
 	return &rowexec.FuncIter{F: func() ([]any, error) {
@@ -190,7 +190,7 @@ func (j *NestedJoin) graceJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIt
 			case len(queue) > 0:
 				p := queue[0]
 				queue = queue[1:]
-				var more []partPair
+				var more []rowexec.PartPair
 				var err error
 				if cur, more, err = j.joinPair(x, p); err != nil {
 					return nil, err
@@ -219,7 +219,7 @@ func padded(it rowexec.RowIter, pad func([]any) ([]any, error)) rowexec.RowIter 
 
 // partitionSide writes the rows of one side of the join to partitions,
 // each after its key; a row with a NULL key goes to nulls, or nowhere.
-func (j *NestedJoin) partitionSide(x *ExecCtx, it rowexec.RowIter, left bool, ps *partitions, nulls *rowexec.RowStore) error {
+func (j *NestedJoin) partitionSide(x *ExecCtx, it rowexec.RowIter, left bool, ps *rowexec.Partitions, nulls *rowexec.RowStore) error {
 	defer it.Close()
 	for {
 		row, err := it.Next()
@@ -236,7 +236,7 @@ func (j *NestedJoin) partitionSide(x *ExecCtx, it rowexec.RowIter, left bool, ps
 		case !ok && nulls != nil:
 			err = nulls.Add(row)
 		case ok:
-			err = ps.add([]byte(k), append([]any{[]byte(k)}, row...))
+			err = ps.Add([]byte(k), append([]any{[]byte(k)}, row...))
 		}
 		if err != nil {
 			return err
@@ -247,24 +247,24 @@ func (j *NestedJoin) partitionSide(x *ExecCtx, it rowexec.RowIter, left bool, ps
 // joinPair joins a pair of partitions: it returns their joined rows, or,
 // if the right one does not fit in work_mem, no rows but the pairs it
 // split the two into.
-func (j *NestedJoin) joinPair(x *ExecCtx, p partPair) (rowexec.RowIter, []partPair, error) {
+func (j *NestedJoin) joinPair(x *ExecCtx, p rowexec.PartPair) (rowexec.RowIter, []rowexec.PartPair, error) {
 	var right [][]any
-	if p.right != nil {
-		recs, rest, err := rowexec.Gather(x, &spilledRows{f: p.right})
+	if p.Right != nil {
+		recs, rest, err := rowexec.Gather(x, &rowexec.SpilledRows{File: p.Right})
 		if err != nil {
-			p.remove()
+			p.Remove()
 			return nil, nil, err
 		}
-		if rest != nil && p.level <= maxSpillLevel {
-			pairs, err := splitPair(x, rowexec.Prepend(recs, rest), p)
+		if rest != nil && p.Level <= rowexec.MaxSpillLevel {
+			pairs, err := rowexec.SplitPair(x, rowexec.Prepend(recs, rest), p)
 			return nil, pairs, err
 		}
 		if rest != nil {
 			// As deep as partitions go: the rest is held, fit or not.
 			more, err := rowexec.Drain(rest)
 			if err != nil {
-				if p.left != nil {
-					p.left.Remove()
+				if p.Left != nil {
+					p.Left.Remove()
 				}
 				return nil, nil, err
 			}
@@ -276,8 +276,8 @@ func (j *NestedJoin) joinPair(x *ExecCtx, p partPair) (rowexec.RowIter, []partPa
 		}
 	}
 	var left rowexec.RowIter = &rowexec.SliceIter{}
-	if p.left != nil {
-		left = withoutKeys(&spilledRows{f: p.left})
+	if p.Left != nil {
+		left = withoutKeys(&rowexec.SpilledRows{File: p.Left})
 	}
 	buckets, err := j.buckets(x, right)
 	if err != nil {

@@ -139,30 +139,30 @@ func (p *setOpPlan) counted(left rowexec.RowIter, counts map[string]int) rowexec
 // streamed on its own; a right partition that still does not fit is split
 // again. Rows come out a pair of partitions at a time.
 func (p *setOpPlan) partitioned(x *ExecCtx, right, left rowexec.RowIter) (rowexec.RowIter, error) {
-	rparts, lparts := newPartitions(x, 0), newPartitions(x, 0)
+	rparts, lparts := rowexec.NewPartitions(x, 0), rowexec.NewPartitions(x, 0)
 	err := p.partitionRows(x, right, rparts)
 	if err == nil {
 		err = p.partitionRows(x, left, lparts)
 	} else {
 		left.Close()
 	}
-	var rf, lf [spillParts]*spill.File
+	var rf, lf [rowexec.SpillParts]*spill.File
 	if err == nil {
-		rf, err = rparts.takeAll()
+		rf, err = rparts.TakeAll()
 	}
 	if err == nil {
-		lf, err = lparts.takeAll()
+		lf, err = lparts.TakeAll()
 	}
 	if err != nil {
 		spill.RemoveAll(rf[:])
-		rparts.close()
-		lparts.close()
+		rparts.Close()
+		lparts.Close()
 		return nil, err
 	}
-	var queue []partPair
-	for i := range spillParts {
+	var queue []rowexec.PartPair
+	for i := range rowexec.SpillParts {
 		if rf[i] != nil || lf[i] != nil {
-			queue = append(queue, partPair{rf[i], lf[i], 1})
+			queue = append(queue, rowexec.PartPair{Right: rf[i], Left: lf[i], Level: 1})
 		}
 	}
 	var cur rowexec.RowIter
@@ -181,7 +181,7 @@ func (p *setOpPlan) partitioned(x *ExecCtx, right, left rowexec.RowIter) (rowexe
 			}
 			pair := queue[0]
 			queue = queue[1:]
-			var more []partPair
+			var more []rowexec.PartPair
 			var err error
 			if cur, more, err = p.countPair(x, pair); err != nil {
 				return nil, err
@@ -193,13 +193,13 @@ func (p *setOpPlan) partitioned(x *ExecCtx, right, left rowexec.RowIter) (rowexe
 			cur.Close()
 		}
 		for _, pair := range queue {
-			pair.remove()
+			pair.Remove()
 		}
 	}}, nil
 }
 
 // partitionRows writes each row of it, after its key, to its partition.
-func (p *setOpPlan) partitionRows(x *ExecCtx, it rowexec.RowIter, ps *partitions) error {
+func (p *setOpPlan) partitionRows(x *ExecCtx, it rowexec.RowIter, ps *rowexec.Partitions) error {
 	defer it.Close()
 	for {
 		row, err := it.Next()
@@ -210,7 +210,7 @@ func (p *setOpPlan) partitionRows(x *ExecCtx, it rowexec.RowIter, ps *partitions
 			return err
 		}
 		k := []byte(p.key(row))
-		if err := ps.add(k, append([]any{k}, row...)); err != nil {
+		if err := ps.Add(k, append([]any{k}, row...)); err != nil {
 			return err
 		}
 	}
@@ -218,23 +218,23 @@ func (p *setOpPlan) partitionRows(x *ExecCtx, it rowexec.RowIter, ps *partitions
 
 // countPair counts a right partition and streams its left partition
 // through the counts, or if the right one does not fit, splits the pair.
-func (p *setOpPlan) countPair(x *ExecCtx, pair partPair) (rowexec.RowIter, []partPair, error) {
-	if pair.left == nil {
-		pair.remove() // right rows with no left rows to meet
+func (p *setOpPlan) countPair(x *ExecCtx, pair rowexec.PartPair) (rowexec.RowIter, []rowexec.PartPair, error) {
+	if pair.Left == nil {
+		pair.Remove() // right rows with no left rows to meet
 		return &rowexec.SliceIter{}, nil, nil
 	}
 	counts := make(map[string]int)
-	if pair.right != nil {
+	if pair.Right != nil {
 		limit := x.WorkMem()
 		var mem int64
-		r := pair.right.Reader(0)
+		r := pair.Right.Reader(0)
 		for {
 			rec, err := r.Next()
 			if err == nil && rec != nil {
 				err = x.Canceled()
 			}
 			if err != nil {
-				pair.remove()
+				pair.Remove()
 				return nil, nil, err
 			}
 			if rec == nil {
@@ -245,14 +245,14 @@ func (p *setOpPlan) countPair(x *ExecCtx, pair partPair) (rowexec.RowIter, []par
 				mem += 2*int64(len(k)) + 48
 			}
 			counts[k]++
-			if mem > limit && pair.level <= maxSpillLevel {
-				pairs, err := splitPair(x, &spilledRows{f: pair.right}, pair)
+			if mem > limit && pair.Level <= rowexec.MaxSpillLevel {
+				pairs, err := rowexec.SplitPair(x, &rowexec.SpilledRows{File: pair.Right}, pair)
 				return nil, pairs, err
 			}
 		}
-		pair.right.Remove()
+		pair.Right.Remove()
 	}
-	return p.counted(withoutKeys(&spilledRows{f: pair.left}), counts), nil, nil
+	return p.counted(withoutKeys(&rowexec.SpilledRows{File: pair.Left}), counts), nil, nil
 }
 
 // union streams the left side, then the right, dropping duplicates
@@ -267,7 +267,7 @@ func (p *setOpPlan) union(x *ExecCtx, left rowexec.RowIter) rowexec.RowIter {
 	}
 	limit := x.WorkMem()
 	var mem int64
-	var parts *partitions
+	var parts *rowexec.Partitions
 	var pending [][]any // rows a partition's pass kept
 	var queue []spillPart
 	cur, onRight := left, false
@@ -305,7 +305,7 @@ func (p *setOpPlan) union(x *ExecCtx, left rowexec.RowIter) rowexec.RowIter {
 						return nil, err
 					}
 				} else if parts != nil {
-					files, err := parts.take()
+					files, err := parts.Take()
 					parts = nil
 					if err != nil {
 						return nil, err
@@ -323,14 +323,14 @@ func (p *setOpPlan) union(x *ExecCtx, left rowexec.RowIter) rowexec.RowIter {
 				}
 				if parts != nil {
 					kb := []byte(k)
-					if err := parts.add(kb, append([]any{kb}, row...)); err != nil {
+					if err := parts.Add(kb, append([]any{kb}, row...)); err != nil {
 						return nil, err
 					}
 					continue
 				}
 				seen[k] = true
 				if mem += 2*int64(len(k)) + 48; mem > limit {
-					parts = newPartitions(x, 0)
+					parts = rowexec.NewPartitions(x, 0)
 				}
 			}
 			return row, nil
@@ -340,7 +340,7 @@ func (p *setOpPlan) union(x *ExecCtx, left rowexec.RowIter) rowexec.RowIter {
 			cur.Close()
 		}
 		if parts != nil {
-			parts.close()
+			parts.Close()
 		}
 		for _, part := range queue {
 			part.f.Remove()
@@ -352,13 +352,13 @@ func (p *setOpPlan) union(x *ExecCtx, left rowexec.RowIter) rowexec.RowIter {
 // as long as the set of them fits in work_mem; the rest go to partitions
 // of the next level.
 func (p *setOpPlan) dedupPass(x *ExecCtx, part spillPart) ([][]any, []spillPart, error) {
-	it := &spilledRows{f: part.f}
+	it := &rowexec.SpilledRows{File: part.f}
 	defer it.Close()
 	seen := make(map[string]bool)
 	limit := x.WorkMem()
 	var mem int64
 	var rows [][]any
-	var parts *partitions
+	var parts *rowexec.Partitions
 	for {
 		rec, err := it.Next()
 		if err == nil && rec != nil {
@@ -366,7 +366,7 @@ func (p *setOpPlan) dedupPass(x *ExecCtx, part spillPart) ([][]any, []spillPart,
 		}
 		if err != nil {
 			if parts != nil {
-				parts.close()
+				parts.Close()
 			}
 			return nil, nil, err
 		}
@@ -378,22 +378,22 @@ func (p *setOpPlan) dedupPass(x *ExecCtx, part spillPart) ([][]any, []spillPart,
 			continue
 		}
 		if parts != nil {
-			if err := parts.add(kb, rec); err != nil {
-				parts.close()
+			if err := parts.Add(kb, rec); err != nil {
+				parts.Close()
 				return nil, nil, err
 			}
 			continue
 		}
 		seen[string(kb)] = true
 		rows = append(rows, rec[1:])
-		if mem += 2*int64(len(kb)) + spill.RowSize(rec) + 48; mem > limit && part.level <= maxSpillLevel {
-			parts = newPartitions(x, part.level)
+		if mem += 2*int64(len(kb)) + spill.RowSize(rec) + 48; mem > limit && part.level <= rowexec.MaxSpillLevel {
+			parts = rowexec.NewPartitions(x, part.level)
 		}
 	}
 	if parts == nil {
 		return rows, nil, nil
 	}
-	files, err := parts.take()
+	files, err := parts.Take()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,7 +2,9 @@
 // expressions: the RowIter interface every operator implements, the
 // external sort (Sorter, with its bounded top-N and its merge of spilled
 // runs), the row store that spills past work_mem (RowStore, read by
-// cursors), and the stable sort that notices cancellation.
+// cursors), the hash partitions that grouping, hash joins and the set
+// operations spill to (Partitions), and the stable sort that notices
+// cancellation.
 //
 // An operator runs in a Run: the statement's cancellation, its work_mem,
 // and its temporary files, which sql/plan's execution (ExecCtx) provides. Past
