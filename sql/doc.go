@@ -19,7 +19,7 @@
 //	            │                sql/spill, sql/parser, sql/types,
 //	            │                sql/pgerr, txn
 //	            │
-//	level 3  sql/rowexec ──────► sql/spill, sql/types, sql/pgerr
+//	level 3  sql/rowexec ──────► sql/spill, sql/types
 //	            │
 //	level 2  sql/builtins ─────► sql/parser, sql/types, sql/pgerr
 //	         sql/catalog ──────► sql/types, sql/pgerr, txn

@@ -20,7 +20,7 @@ var layers = map[string][]string{
 	"sql/spill":     {"sql/pgerr", "sql/types"},
 	"sql/builtins":  {"sql/pgerr", "sql/types", "sql/parser"}, // the parser's keywords decide quote_ident
 	"sql/catalog":   {"sql/pgerr", "sql/types", "txn"},
-	"sql/rowexec":   {"sql/pgerr", "sql/types", "sql/spill"},
+	"sql/rowexec":   {"sql/types", "sql/spill"},
 	"sql/plan":      {"sql/pgerr", "sql/types", "sql/parser", "sql/spill", "sql/builtins", "sql/catalog", "sql/rowexec", "txn"},
 	"sql/pgcatalog": {"sql/pgerr", "sql/types", "sql/parser", "sql/spill", "sql/catalog", "sql/rowexec", "sql/plan", "txn", "sstable"},
 	"sql":           {"sql/pgcatalog", "sql/plan", "sql/builtins", "sql/catalog", "sql/parser", "sql/pgerr", "sql/rowexec", "sql/spill", "sql/types", "txn", "sstable"},

@@ -15,6 +15,6 @@
 //
 // The operators that evaluate expressions (filters, projections, joins,
 // aggregation, windows) are sql/plan's, with the expressions they
-// evaluate (its doc tells why). The package depends on sql/spill,
-// sql/types and sql/pgerr only.
+// evaluate (its doc tells why). The package depends on sql/spill and
+// sql/types only.
 package rowexec
