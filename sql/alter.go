@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgcatalog"
 
@@ -202,6 +201,9 @@ func (s *Session) setDefault(t *catalog.Table, cd *ast.ColumnDef) error {
 func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *ast.CreateTableStmt) (int64, error) {
 	if len(n.Cols) > 0 || len(n.Constraints) > 0 {
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "column lists in CREATE TABLE AS are not supported")
+	}
+	if err := createIn(n.Table.Schema.O, n.Table.Name.O); err != nil {
+		return 0, err
 	}
 	d, err := s.ddl(ctx)
 	if err != nil {
@@ -404,6 +406,9 @@ func checkRestart(seq *catalog.Sequence, v int64) error {
 // alterSequence is ALTER SEQUENCE name with CREATE SEQUENCE's options and
 // RESTART [WITH n].
 func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) error {
+	if ok, err := s.findIn(n.Name.Schema.O, n.Name.Name.O, n.IfExists); !ok {
+		return err
+	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -445,7 +450,10 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 	if err != nil {
 		return err
 	}
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := nameInPublic(cmd.Name)
+	if err != nil {
+		return err
+	}
 	owner, _ := indexNamed(d.Cat, name)
 	if owner == nil {
 		if d.Cat.TableByName[name] != nil {
@@ -487,7 +495,11 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 // renameConstraint is ALTER TABLE t RENAME CONSTRAINT name TO new_name;
 // a primary key's or unique constraint's index is renamed with it.
 func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstraint) error {
-	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter rename constraint", false)
+	table, err := nameInPublic(cmd.Table)
+	if err != nil {
+		return err
+	}
+	d, old, err := s.ddlTable(ctx, table, "alter rename constraint", false)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,10 @@ func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
 
 // commentTarget resolves the object a COMMENT ON names.
 func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey, error) {
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := nameInPublic(cmd.Name)
+	if err != nil {
+		return catalog.CommentKey{}, err
+	}
 	missing := func(what string) error {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", what)
 	}
@@ -65,7 +68,10 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 		}
 		return catalog.CommentKey{ClassOID: pgcatalog.OidPgClass, ObjOID: id, SubID: 0}, nil
 	case "column":
-		table := strings.TrimPrefix(cmd.Table, "public.")
+		table, err := nameInPublic(cmd.Table)
+		if err != nil {
+			return catalog.CommentKey{}, err
+		}
 		var id uint32
 		var cols func(string) int16
 		switch {
@@ -98,7 +104,10 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 		}
 		return catalog.CommentKey{ClassOID: pgcatalog.OidPgClass, ObjOID: id, SubID: int32(num)}, nil
 	case "constraint":
-		table := strings.TrimPrefix(cmd.Table, "public.")
+		table, err := nameInPublic(cmd.Table)
+		if err != nil {
+			return catalog.CommentKey{}, err
+		}
 		t := c.TableByName[table]
 		if t == nil {
 			return catalog.CommentKey{}, missing(table)

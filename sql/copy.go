@@ -80,10 +80,14 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		if cmd.From {
 			op = "copy in"
 		}
-		if err := viewMisuse(s.catalog(), strings.TrimPrefix(cmd.Table, "public."), op); err != nil {
+		name, err := nameInPublic(cmd.Table)
+		if err != nil {
 			return err
 		}
-		t, err := s.catalog().Table(strings.TrimPrefix(cmd.Table, "public."))
+		if err := viewMisuse(s.catalog(), name, op); err != nil {
+			return err
+		}
+		t, err := s.catalog().Table(name)
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,9 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if n.ReferTable != nil {
 		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE ... LIKE is not supported yet")
 	}
+	if err := createIn(n.Table.Schema.O, n.Table.Name.O); err != nil {
+		return err
+	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -335,6 +338,9 @@ func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, name string, 
 }
 
 func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *ast.CreateSequenceStmt) error {
+	if err := createIn(n.Name.Schema.O, n.Name.Name.O); err != nil {
+		return err
+	}
 	typ, err := sequenceAs(columnType(st, 0))
 	if err != nil {
 		return err
@@ -383,6 +389,12 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade 
 	// Resolve every name first: a table named twice is dropped once.
 	var tables []*catalog.Table
 	for _, tn := range n.Tables {
+		if ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists); !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		t := d.Cat.TableByName[tn.Name.O]
 		if t == nil && d.Cat.ViewByName[tn.Name.O] != nil {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", tn.Name.O).
@@ -443,6 +455,12 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 		return err
 	}
 	for _, tn := range n.Sequences {
+		if ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists); !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		seq := d.Cat.SequenceByName[tn.Name.O]
 		if err := viewMisuse(d.Cat, tn.Name.O, "sequence"); err != nil {
 			return err
@@ -483,9 +501,13 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 		return err
 	}
 	var tables []*catalog.Table
-	for _, name := range cmd.Tables {
-		t := d.Cat.TableByName[strings.TrimPrefix(name, "public.")]
-		if err := viewMisuse(d.Cat, strings.TrimPrefix(name, "public."), "truncate"); err != nil {
+	for _, qualified := range cmd.Tables {
+		name, err := nameInPublic(qualified)
+		if err != nil {
+			return err
+		}
+		t := d.Cat.TableByName[name]
+		if err := viewMisuse(d.Cat, name, "truncate"); err != nil {
 			return err
 		}
 		if t == nil {
@@ -575,6 +597,9 @@ func (s *Session) ddlTable(ctx context.Context, name, op string, rewrites bool) 
 }
 
 func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
+	if ok, err := s.findIn(n.Table.Schema.O, n.Table.Name.O, false); !ok {
+		return err
+	}
 	action := ""
 	if len(n.Specs) > 0 {
 		action = map[ast.AlterTableType]string{ast.AlterTableAddColumns: "ADD COLUMN", ast.AlterTableDropColumn: "DROP COLUMN",

@@ -96,7 +96,10 @@ func (s *Session) createEnum(ctx context.Context, cmd *parser.CreateEnum) error 
 	if err != nil {
 		return err
 	}
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := createName(cmd.Name)
+	if err != nil {
+		return err
+	}
 	if err := d.TypeNameFree(name); err != nil {
 		return err
 	}
@@ -138,7 +141,11 @@ func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 	if err != nil {
 		return err
 	}
-	old := d.Cat.EnumNamed(cmd.Name)
+	name, err := nameInPublic(cmd.Name)
+	if err != nil {
+		return err
+	}
+	old := d.Cat.EnumNamed(name)
 	if old == nil {
 		return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 	}
@@ -207,7 +214,14 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range cmd.Names {
+	for _, qualified := range cmd.Names {
+		name, ok, err := s.foundName(qualified, cmd.IfExists)
+		if !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		e := d.Cat.EnumNamed(name)
 		if e == nil {
 			if cmd.IfExists {

@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/plan"
 
@@ -37,7 +36,10 @@ func (s *Session) identityDef(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 	var seqOpts []*ast.SequenceOption
 	if opts != nil {
 		if opts.SequenceName != "" {
-			name = strings.TrimPrefix(opts.SequenceName, "public.")
+			var err error
+			if name, err = createName(opts.SequenceName); err != nil {
+				return err
+			}
 		}
 		seqOpts = opts.Sequence.AST.(*ast.CreateSequenceStmt).SeqOptions
 	}
@@ -123,7 +125,11 @@ func writeGuard(col *catalog.TableColumn, update bool) error {
 // NOT NULL and have no default, gets a sequence of its own type, named as
 // the command says (or table_column_seq), with its options.
 func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) error {
-	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter add identity", true)
+	table, err := nameInPublic(cmd.Table)
+	if err != nil {
+		return err
+	}
+	d, old, err := s.ddlTable(ctx, table, "alter add identity", true)
 	if err != nil {
 		return err
 	}
@@ -145,7 +151,10 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 	if !col.NotNull {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q must be declared NOT NULL before identity can be added", col.Name, t.Name)
 	}
-	name := strings.TrimPrefix(cmd.SequenceName, "public.")
+	name, err := createName(cmd.SequenceName)
+	if err != nil {
+		return err
+	}
 	if name == "" {
 		name = fmt.Sprintf("%s_%s_seq", t.Name, col.Name)
 	}
@@ -165,7 +174,11 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 // RESTART or DROP IDENTITY. Dropping the identity drops its sequence and
 // leaves the column NOT NULL, with no default.
 func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) error {
-	d, old, err := s.ddlTable(ctx, strings.TrimPrefix(cmd.Table, "public."), "alter identity", true)
+	table, err := nameInPublic(cmd.Table)
+	if err != nil {
+		return err
+	}
+	d, old, err := s.ddlTable(ctx, table, "alter identity", true)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,9 @@ import (
 // and writes an entry for every row the table holds, all in the DDL's
 // transaction, so the index appears with its entries or not at all.
 func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.CreateIndexStmt) error {
+	if ok, err := s.findIn(n.Table.Schema.O, n.Table.Name.O, false); !ok {
+		return err
+	}
 	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "create index", false)
 	if err != nil {
 		return err
@@ -104,6 +107,9 @@ func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table,
 // dropIndex runs DROP INDEX: it deletes the index's entries and takes it
 // out of its table. Indexes that constraints own go with the constraint.
 func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade bool) error {
+	if ok, err := s.findIn(n.Table.Schema.O, n.IndexName, n.IfExists); !ok {
+		return err
+	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/plan"
 
@@ -34,7 +33,10 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err != nil {
 		return 0, err
 	}
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := createName(cmd.Name)
+	if err != nil {
+		return 0, err
+	}
 	if relationNamed(d.Cat, name) {
 		if cmd.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
@@ -122,7 +124,10 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	if err != nil {
 		return err
 	}
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := nameInPublic(cmd.Name)
+	if err != nil {
+		return err
+	}
 	old := d.Cat.TableByName[name]
 	switch {
 	case old == nil && d.Cat.ViewByName[name] != nil:
@@ -164,8 +169,14 @@ func (s *Session) dropMatViews(ctx context.Context, cmd *parser.DropMatView) err
 		return err
 	}
 	var views []*catalog.Table
-	for _, name := range cmd.Names {
-		name = strings.TrimPrefix(name, "public.")
+	for _, qualified := range cmd.Names {
+		name, ok, err := s.foundName(qualified, cmd.IfExists)
+		if !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		t := d.Cat.TableByName[name]
 		switch {
 		case t != nil && !t.IsMatView(), t == nil && d.Cat.ViewByName[name] != nil:

@@ -79,7 +79,10 @@ func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
 	cat := s.catalog()
 	var tables []*catalog.Table
 	for _, name := range cmd.Tables {
-		bare := strings.TrimPrefix(name, "public.")
+		bare, err := nameInPublic(name)
+		if err != nil {
+			return err
+		}
 		t := cat.TableByName[bare]
 		switch {
 		case t != nil:
@@ -183,7 +186,10 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 	if err != nil {
 		return err
 	}
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := nameInPublic(cmd.Name)
+	if err != nil {
+		return err
+	}
 	old := d.Cat.SequenceByName[name]
 	switch {
 	case old != nil:
@@ -198,7 +204,10 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 	var owner *catalog.Table
 	var col *catalog.TableColumn
 	if cmd.Table != "" {
-		tname := strings.TrimPrefix(cmd.Table, "public.")
+		tname, err := nameInPublic(cmd.Table)
+		if err != nil {
+			return err
+		}
 		if owner = d.Cat.TableByName[tname]; owner == nil {
 			if d.Cat.ViewByName[tname] != nil || d.Cat.SequenceByName[tname] != nil {
 				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must have same owner as table it is linked to")

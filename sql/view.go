@@ -143,6 +143,12 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 	}
 	var views []*catalog.View
 	for _, tn := range n.Tables {
+		if ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists); !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		v := d.Cat.ViewByName[tn.Name.O]
 		switch {
 		case v == nil && d.Cat.TableByName[tn.Name.O] != nil && d.Cat.TableByName[tn.Name.O].IsMatView():
@@ -227,7 +233,10 @@ func (s *Session) alterViewRename(ctx context.Context, cmd *parser.AlterViewRena
 	if err != nil {
 		return err
 	}
-	name := strings.TrimPrefix(cmd.Name, "public.")
+	name, err := nameInPublic(cmd.Name)
+	if err != nil {
+		return err
+	}
 	kind := "view"
 	if cmd.Materialized {
 		kind = "materialized view"

@@ -294,6 +294,42 @@ func (c *cursor) qualifiedName() (string, error) {
 	}
 }
 
+// SplitName splits a name qualifiedName joined into its parts, as they
+// were written: the parts are not case-folded again.
+func SplitName(joined string) []string {
+	var parts []string
+	for {
+		var part string
+		if strings.HasPrefix(joined, `"`) {
+			var b strings.Builder
+			i := 1
+			for i < len(joined) {
+				if joined[i] == '"' {
+					if i+1 < len(joined) && joined[i+1] == '"' {
+						b.WriteByte('"')
+						i += 2
+						continue
+					}
+					i++
+					break
+				}
+				b.WriteByte(joined[i])
+				i++
+			}
+			part, joined = b.String(), joined[i:]
+		} else if j := strings.IndexByte(joined, '.'); j >= 0 {
+			part, joined = joined[:j], joined[j:]
+		} else {
+			part, joined = joined, ""
+		}
+		parts = append(parts, part)
+		if !strings.HasPrefix(joined, ".") {
+			return parts
+		}
+		joined = joined[1:]
+	}
+}
+
 // txModes reads transaction modes (gram.y's transaction_mode_list).
 func (c *cursor) txModes() (isolation string, readOnly, readWrite, deferrable bool, err error) {
 	seen := map[string]bool{}

@@ -367,6 +367,9 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		schema := ""
 		if len(parts) == 2 {
 			schema = parts[0]
+			if _, ok := namespaceOID(schema); !ok {
+				return types.Reg{}, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
+			}
 		}
 		if len(parts) <= 2 {
 			if r, ok := RelationByName(s, schema, parts[len(parts)-1]); ok {

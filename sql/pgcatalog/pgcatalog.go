@@ -253,6 +253,16 @@ func namespaceName(oid uint32) (string, bool) {
 	return "", false
 }
 
+// namespaceOID is the oid of the schema named name, if there is one.
+func namespaceOID(name string) (uint32, bool) {
+	for _, n := range namespaces {
+		if n.name == name {
+			return n.oid, true
+		}
+	}
+	return 0, false
+}
+
 type virtCol struct {
 	name string
 	t    types.T
