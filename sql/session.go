@@ -1030,6 +1030,10 @@ func writes(p *Prepared) string {
 		return "ALTER TYPE"
 	case *parser.DropType:
 		return "DROP TYPE"
+	case *parser.CreateExtension:
+		return "CREATE EXTENSION"
+	case *parser.DropExtension:
+		return "DROP EXTENSION"
 	case *parser.Comment:
 		return "COMMENT"
 	case *parser.RenameConstraint:
@@ -1313,6 +1317,10 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		return "ALTER TYPE", s.alterEnum(ctx, cmd)
 	case *parser.DropType:
 		return "DROP TYPE", s.dropTypes(ctx, cmd)
+	case *parser.CreateExtension:
+		return "CREATE EXTENSION", s.createExtension(ctx, cmd)
+	case *parser.DropExtension:
+		return "DROP EXTENSION", s.dropExtensions(ctx, cmd)
 	case *parser.Comment:
 		return "COMMENT", s.comment(ctx, cmd)
 	case *parser.RenameConstraint:

@@ -77,6 +77,10 @@ type Overload struct {
 	// it returns the values of one call, one at a time, each Ret. A NULL
 	// argument gives no rows.
 	Rows func(env Env, args []any) (next func() (any, bool, error), err error)
+	// Extension, when set, is the extension that provides the function
+	// (pgcrypto, uuid-ossp): calls resolve to it only while the extension
+	// is installed, as PostgreSQL's functions exist only then.
+	Extension string
 	// Column names the one column of a set-returning function of scalar
 	// results that has a name of its own, an OUT parameter's
 	// (jsonb_array_elements's value); others take the FROM item's alias.

@@ -52,10 +52,11 @@ func AppendIndexPrefix(b []byte, dataID uint32, index uint8) []byte {
 
 // Descriptor is the stored form: exactly one of the two is set.
 type Descriptor struct {
-	Table    *Table    `json:"table,omitempty"`
-	Sequence *Sequence `json:"sequence,omitempty"`
-	View     *View     `json:"view,omitempty"`
-	Enum     *EnumType `json:"enum,omitempty"`
+	Table     *Table     `json:"table,omitempty"`
+	Sequence  *Sequence  `json:"sequence,omitempty"`
+	View      *View      `json:"view,omitempty"`
+	Enum      *EnumType  `json:"enum,omitempty"`
+	Extension *Extension `json:"extension,omitempty"`
 }
 
 // Catalog is an immutable snapshot of the descriptors. The engine replaces
@@ -67,8 +68,10 @@ type Catalog struct {
 	SequenceByName map[string]*Sequence
 	SequenceByID   map[uint32]*Sequence
 	ViewByName     map[string]*View
-	EnumByName     map[string]*EnumType  // see enum.go
-	Comments       map[CommentKey]string // see comment.go
+	EnumByName     map[string]*EnumType // see enum.go
+	// ExtensionByName are the installed extensions (see extension.go).
+	ExtensionByName map[string]*Extension
+	Comments        map[CommentKey]string // see comment.go
 	// inbound caches referencing: for each table, the foreign keys that
 	// reference it. A DDL's changes to its private copy reset it.
 	inbound atomic.Pointer[map[uint32][]FKRef]
@@ -76,13 +79,14 @@ type Catalog struct {
 
 func New() *Catalog {
 	return &Catalog{
-		TableByName:    make(map[string]*Table),
-		TableByID:      make(map[uint32]*Table),
-		SequenceByName: make(map[string]*Sequence),
-		SequenceByID:   make(map[uint32]*Sequence),
-		ViewByName:     make(map[string]*View),
-		EnumByName:     make(map[string]*EnumType),
-		Comments:       make(map[CommentKey]string),
+		TableByName:     make(map[string]*Table),
+		TableByID:       make(map[uint32]*Table),
+		SequenceByName:  make(map[string]*Sequence),
+		SequenceByID:    make(map[uint32]*Sequence),
+		ViewByName:      make(map[string]*View),
+		EnumByName:      make(map[string]*EnumType),
+		ExtensionByName: make(map[string]*Extension),
+		Comments:        make(map[CommentKey]string),
 	}
 }
 
@@ -185,5 +189,8 @@ func (c *Catalog) add(d *Descriptor) {
 	if e := d.Enum; e != nil {
 		c.EnumByName[e.Name] = e
 		types.NameEnum(e.Oid(), e.Name)
+	}
+	if e := d.Extension; e != nil {
+		c.ExtensionByName[e.Name] = e
 	}
 }

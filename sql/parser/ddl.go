@@ -78,6 +78,11 @@ func (p *stmtParser) create() error {
 			return err
 		}
 		return p.command(parseCreateType, i+1)
+	case isWord(kind, "extension"):
+		if err := p.modifiersOnly(seq[1:i]); err != nil {
+			return err
+		}
+		return p.command(parseCreateExtension, i+1)
 	case isWord(kind, "view"):
 		if err := p.modifiersOnly(seq[1:i], "materialized"); err != nil {
 			return err
@@ -1180,6 +1185,9 @@ func (p *stmtParser) drop() error {
 	}
 	if isWord(kind, "type") {
 		return p.command(parseDropType, 2)
+	}
+	if isWord(kind, "extension") {
+		return p.command(parseDropExtension, 2)
 	}
 	if isWord(kind, "materialized") {
 		return p.command(parseDropMatView, 2)

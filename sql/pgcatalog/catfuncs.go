@@ -271,6 +271,10 @@ func toReg(t types.T) plan.Builtin {
 	})
 }
 
+// FormatType is t as format_type prints it: "integer", "character
+// varying(10)".
+func FormatType(t types.T) string { return formatType(t.Oid, t.Mod, t.Mod >= 0) }
+
 // formatType is format_type(oid, typmod). Without a typmod, bpchar is
 // "character", as the SQL type it usually is; with -1 it is bpchar.
 func formatType(oid types.Oid, mod int32, hasMod bool) string {

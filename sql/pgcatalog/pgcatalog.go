@@ -44,128 +44,130 @@ func VirtualRelation(s Host, tn *ast.TableName, alias string) (plan.Source, *pla
 
 func init() {
 	for _, v := range []*virtTable{
-		catalogTable(oidPgCatalog, 1247, "r", "pg_type", `oid oid, typname name, typnamespace oid, typowner oid,
+		catalogTable(OidPgCatalog, 1247, "r", "pg_type", `oid oid, typname name, typnamespace oid, typowner oid,
 			typlen int2, typbyval bool, typtype "char", typcategory "char", typispreferred bool, typisdefined bool,
 			typdelim "char", typrelid oid, typsubscript regproc, typelem oid, typarray oid, typinput regproc,
 			typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc,
 			typanalyze regproc, typalign "char",
 			typstorage "char", typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid,
 			typdefaultbin text, typdefault text, typacl text[]`, pgTypeRows),
-		catalogTable(oidPgCatalog, 2615, "r", "pg_namespace", "oid oid, nspname name, nspowner oid, nspacl text[]", pgNamespaceRows),
-		catalogTable(oidPgCatalog, 1262, "r", "pg_database", `oid oid, datname name, datdba oid, encoding int4,
+		catalogTable(OidPgCatalog, 2615, "r", "pg_namespace", "oid oid, nspname name, nspowner oid, nspacl text[]", pgNamespaceRows),
+		catalogTable(OidPgCatalog, 1262, "r", "pg_database", `oid oid, datname name, datdba oid, encoding int4,
 			datlocprovider "char", datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid,
 			datminmxid oid, dattablespace oid,
 			datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]`, pgDatabaseRows),
-		catalogTable(oidPgCatalog, OidPgClass, "r", "pg_class", `oid oid, relname name, relnamespace oid, reltype oid,
+		catalogTable(OidPgCatalog, OidPgClass, "r", "pg_class", `oid oid, relname name, relnamespace oid, reltype oid,
 			reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4,
 			relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence "char",
 			relkind "char", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool,
 			relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident "char",
 			relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text`, pgClassRows),
-		catalogTable(oidPgCatalog, 1249, "r", "pg_attribute", `attrelid oid, attname name, atttypid oid,
+		catalogTable(OidPgCatalog, 1249, "r", "pg_attribute", `attrelid oid, attname name, atttypid oid,
 			attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4,
 			attbyval bool, attalign "char", attstorage "char", attcompression "char", attnotnull bool,
 			atthasdef bool, atthasmissing bool, attidentity "char", attgenerated "char", attisdropped bool,
 			attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[],
 			attfdwoptions text[], attmissingval text`, pgAttributeRows),
-		catalogTable(oidPgCatalog, 2610, "r", "pg_index", `indexrelid oid, indrelid oid, indnatts int2,
+		catalogTable(OidPgCatalog, 2610, "r", "pg_index", `indexrelid oid, indrelid oid, indnatts int2,
 			indnkeyatts int2, indisunique bool, indnullsnotdistinct bool, indisprimary bool, indisexclusion bool,
 			indimmediate bool, indisclustered bool, indisvalid bool, indcheckxmin bool, indisready bool,
 			indislive bool, indisreplident bool, indkey int2vector, indcollation oidvector, indclass oidvector,
 			indoption int2vector, indexprs text, indpred text`, pgIndexRows),
-		catalogTable(oidPgCatalog, 2606, "r", "pg_constraint", `oid oid, conname name, connamespace oid,
+		catalogTable(OidPgCatalog, 2606, "r", "pg_constraint", `oid oid, conname name, connamespace oid,
 			contype "char", condeferrable bool, condeferred bool, convalidated bool, conrelid oid, contypid oid,
 			conindid oid, conparentid oid, confrelid oid, confupdtype "char", confdeltype "char",
 			confmatchtype "char", conislocal bool, coninhcount int4, connoinherit bool, conkey int2[],
 			confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[],
 			conexclop oid[], conbin text`, pgConstraintRows),
-		catalogTable(oidPgCatalog, 2604, "r", "pg_attrdef", "oid oid, adrelid oid, adnum int2, adbin text", pgAttrdefRows),
-		catalogTable(oidPgCatalog, 2609, "r", "pg_description", "objoid oid, classoid oid, objsubid int4, description text", pgDescriptionRows),
-		catalogTable(oidPgCatalog, 2396, "r", "pg_shdescription", "objoid oid, classoid oid, description text", none),
-		catalogTable(oidPgCatalog, 2601, "r", "pg_am", `oid oid, amname name, amhandler regproc, amtype "char"`, pgAmRows),
-		catalogTable(oidPgCatalog, 3456, "r", "pg_collation", `oid oid, collname name, collnamespace oid,
+		catalogTable(OidPgCatalog, 2604, "r", "pg_attrdef", "oid oid, adrelid oid, adnum int2, adbin text", pgAttrdefRows),
+		catalogTable(OidPgCatalog, 2609, "r", "pg_description", "objoid oid, classoid oid, objsubid int4, description text", pgDescriptionRows),
+		catalogTable(OidPgCatalog, 2396, "r", "pg_shdescription", "objoid oid, classoid oid, description text", none),
+		catalogTable(OidPgCatalog, 2601, "r", "pg_am", `oid oid, amname name, amhandler regproc, amtype "char"`, pgAmRows),
+		catalogTable(OidPgCatalog, 3456, "r", "pg_collation", `oid oid, collname name, collnamespace oid,
 			collowner oid, collprovider "char", collisdeterministic bool, collencoding int4, collcollate text,
 			collctype text, colliculocale text, collversion text`, pgCollationRows),
-		catalogTable(oidPgCatalog, 1255, "r", "pg_proc", `oid oid, proname name, pronamespace oid, proowner oid,
+		catalogTable(OidPgCatalog, 1255, "r", "pg_proc", `oid oid, proname name, pronamespace oid, proowner oid,
 			prolang oid, procost float4, prorows float4, provariadic oid, prosupport regproc, prokind "char",
 			prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile "char",
 			proparallel "char", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector,
 			proallargtypes oid[], proargmodes "char"[], proargnames text[], proargdefaults text, protrftypes oid[],
 			prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]`, pgProcRows),
-		catalogTable(oidPgCatalog, 1213, "r", "pg_tablespace", "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", pgTablespaceRows),
-		catalogTable(oidPgCatalog, 2224, "r", "pg_sequence", `seqrelid oid, seqtypid oid, seqstart int8,
+		catalogTable(OidPgCatalog, 1213, "r", "pg_tablespace", "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", pgTablespaceRows),
+		catalogTable(OidPgCatalog, 2224, "r", "pg_sequence", `seqrelid oid, seqtypid oid, seqstart int8,
 			seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool`, pgSequenceRows),
-		catalogTable(oidPgCatalog, 1261, "r", "pg_auth_members", "roleid oid, member oid, grantor oid, admin_option bool", none),
+		catalogTable(OidPgCatalog, 1261, "r", "pg_auth_members", "roleid oid, member oid, grantor oid, admin_option bool", none),
 
 		// Catalogs of features epochdb does not have, which tools still read.
-		catalogTable(oidPgCatalog, 2611, "r", "pg_inherits", "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", none),
-		catalogTable(oidPgCatalog, 3256, "r", "pg_policy", `oid oid, polname name, polrelid oid, polcmd "char",
+		catalogTable(OidPgCatalog, 2611, "r", "pg_inherits", "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", none),
+		catalogTable(OidPgCatalog, 3256, "r", "pg_policy", `oid oid, polname name, polrelid oid, polcmd "char",
 			polpermissive bool, polroles oid[], polqual text, polwithcheck text`, none),
-		catalogTable(oidPgCatalog, 3381, "r", "pg_statistic_ext", `oid oid, stxrelid oid, stxname name,
+		catalogTable(OidPgCatalog, 3381, "r", "pg_statistic_ext", `oid oid, stxrelid oid, stxname name,
 			stxnamespace oid, stxowner oid, stxstattarget int4, stxkeys int2vector, stxkind "char"[], stxexprs text`, none),
-		catalogTable(oidPgCatalog, 6104, "r", "pg_publication", `oid oid, pubname name, pubowner oid, puballtables bool,
+		catalogTable(OidPgCatalog, 6104, "r", "pg_publication", `oid oid, pubname name, pubowner oid, puballtables bool,
 			pubinsert bool, pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool`, none),
-		catalogTable(oidPgCatalog, 6237, "r", "pg_publication_namespace", "oid oid, pnpubid oid, pnnspid oid", none),
-		catalogTable(oidPgCatalog, 6106, "r", "pg_publication_rel", "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2vector", none),
-		catalogTable(oidPgCatalog, 2620, "r", "pg_trigger", `oid oid, tgrelid oid, tgparentid oid, tgname name,
+		catalogTable(OidPgCatalog, 6237, "r", "pg_publication_namespace", "oid oid, pnpubid oid, pnnspid oid", none),
+		catalogTable(OidPgCatalog, 6106, "r", "pg_publication_rel", "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2vector", none),
+		catalogTable(OidPgCatalog, 2620, "r", "pg_trigger", `oid oid, tgrelid oid, tgparentid oid, tgname name,
 			tgfoid oid, tgtype int2, tgenabled "char", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid,
 			tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea,
 			tgqual text, tgoldtable name, tgnewtable name`, none),
-		catalogTable(oidPgCatalog, 2618, "r", "pg_rewrite", `oid oid, rulename name, ev_class oid, ev_type "char",
+		catalogTable(OidPgCatalog, 2618, "r", "pg_rewrite", `oid oid, rulename name, ev_class oid, ev_type "char",
 			ev_enabled "char", is_instead bool, ev_qual text, ev_action text`, pgRewriteRows),
-		catalogTable(oidPgCatalog, 3079, "r", "pg_extension", `oid oid, extname name, extowner oid, extnamespace oid,
-			extrelocatable bool, extversion text, extconfig oid[], extcondition text[]`, none),
-		catalogTable(oidPgCatalog, 3541, "r", "pg_range", `rngtypid oid, rngsubtype oid, rngmultitypid oid,
+		catalogTable(OidPgCatalog, 3079, "r", "pg_extension", `oid oid, extname name, extowner oid, extnamespace oid,
+			extrelocatable bool, extversion text, extconfig oid[], extcondition text[]`, pgExtensionRows),
+		catalogTable(OidPgCatalog, 12081, "v", "pg_available_extensions", `name name, default_version text,
+			installed_version text, comment text`, pgAvailableExtensionsRows),
+		catalogTable(OidPgCatalog, 3541, "r", "pg_range", `rngtypid oid, rngsubtype oid, rngmultitypid oid,
 			rngcollation oid, rngsubopc oid, rngcanonical regproc, rngsubdiff regproc`, none),
-		catalogTable(oidPgCatalog, 3501, "r", "pg_enum", "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", pgEnumRows),
-		catalogTable(oidPgCatalog, 2608, "r", "pg_depend", `classid oid, objid oid, objsubid int4, refclassid oid,
+		catalogTable(OidPgCatalog, 3501, "r", "pg_enum", "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", pgEnumRows),
+		catalogTable(OidPgCatalog, 2608, "r", "pg_depend", `classid oid, objid oid, objsubid int4, refclassid oid,
 			refobjid oid, refobjsubid int4, deptype "char"`, pgDependRows),
-		catalogTable(oidPgCatalog, 2617, "r", "pg_operator", `oid oid, oprname name, oprnamespace oid, oprowner oid,
+		catalogTable(OidPgCatalog, 2617, "r", "pg_operator", `oid oid, oprname name, oprnamespace oid, oprowner oid,
 			oprkind "char", oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid,
 			oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`, none),
-		catalogTable(oidPgCatalog, 2605, "r", "pg_cast", `oid oid, castsource oid, casttarget oid, castfunc oid,
+		catalogTable(OidPgCatalog, 2605, "r", "pg_cast", `oid oid, castsource oid, casttarget oid, castfunc oid,
 			castcontext "char", castmethod "char"`, none),
-		catalogTable(oidPgCatalog, 2607, "r", "pg_conversion", `oid oid, conname name, connamespace oid, conowner oid,
+		catalogTable(OidPgCatalog, 2607, "r", "pg_conversion", `oid oid, conname name, connamespace oid, conowner oid,
 			conforencoding int4, contoencoding int4, conproc regproc, condefault bool`, none),
-		catalogTable(oidPgCatalog, 2612, "r", "pg_language", `oid oid, lanname name, lanowner oid, lanispl bool,
+		catalogTable(OidPgCatalog, 2612, "r", "pg_language", `oid oid, lanname name, lanowner oid, lanispl bool,
 			lanpltrusted bool, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl text[]`, none),
-		catalogTable(oidPgCatalog, 3466, "r", "pg_event_trigger", `oid oid, evtname name, evtevent name, evtowner oid,
+		catalogTable(OidPgCatalog, 3466, "r", "pg_event_trigger", `oid oid, evtname name, evtevent name, evtowner oid,
 			evtfoid oid, evtenabled "char", evttags text[]`, none),
-		catalogTable(oidPgCatalog, 2328, "r", "pg_foreign_data_wrapper", `oid oid, fdwname name, fdwowner oid,
+		catalogTable(OidPgCatalog, 2328, "r", "pg_foreign_data_wrapper", `oid oid, fdwname name, fdwowner oid,
 			fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]`, none),
-		catalogTable(oidPgCatalog, 1417, "r", "pg_foreign_server", `oid oid, srvname name, srvowner oid, srvfdw oid,
+		catalogTable(OidPgCatalog, 1417, "r", "pg_foreign_server", `oid oid, srvname name, srvowner oid, srvfdw oid,
 			srvtype text, srvversion text, srvacl text[], srvoptions text[]`, none),
-		catalogTable(oidPgCatalog, 6100, "r", "pg_subscription", `oid oid, subdbid oid, subname name, subowner oid,
+		catalogTable(OidPgCatalog, 6100, "r", "pg_subscription", `oid oid, subdbid oid, subname name, subowner oid,
 			subenabled bool, subbinary bool, substream bool, subtwophasestate "char", subdisableonerr bool,
 			subconninfo text, subslotname name, subsynccommit text, subpublications text[]`, none),
-		catalogTable(oidPgCatalog, 826, "r", "pg_default_acl", `oid oid, defaclrole oid, defaclnamespace oid,
+		catalogTable(OidPgCatalog, 826, "r", "pg_default_acl", `oid oid, defaclrole oid, defaclnamespace oid,
 			defaclobjtype "char", defaclacl text[]`, none),
-		catalogTable(oidPgCatalog, 3118, "r", "pg_foreign_table", "ftrelid oid, ftserver oid, ftoptions text[]", none),
-		catalogTable(oidPgCatalog, 3350, "r", "pg_partitioned_table", `partrelid oid, partstrat "char", partnatts int2,
+		catalogTable(OidPgCatalog, 3118, "r", "pg_foreign_table", "ftrelid oid, ftserver oid, ftoptions text[]", none),
+		catalogTable(OidPgCatalog, 3350, "r", "pg_partitioned_table", `partrelid oid, partstrat "char", partnatts int2,
 			partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs text`, none),
 
-		catalogTable(oidPgCatalog, 12000, "v", "pg_roles", `rolname name, rolsuper bool, rolinherit bool,
+		catalogTable(OidPgCatalog, 12000, "v", "pg_roles", `rolname name, rolsuper bool, rolinherit bool,
 			rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4,
 			rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig text[], oid oid`, pgRolesRows),
-		catalogTable(oidPgCatalog, 12014, "v", "pg_user", `usename name, usesysid oid, usecreatedb bool, usesuper bool,
+		catalogTable(OidPgCatalog, 12014, "v", "pg_user", `usename name, usesysid oid, usecreatedb bool, usesuper bool,
 			userepl bool, usebypassrls bool, passwd text, valuntil timestamptz, useconfig text[]`, pgUserRows),
-		catalogTable(oidPgCatalog, 12028, "v", "pg_views", "schemaname name, viewname name, viewowner name, definition text", pgViewsRows),
-		catalogTable(oidPgCatalog, 12033, "v", "pg_tables", `schemaname name, tablename name, tableowner name,
+		catalogTable(OidPgCatalog, 12028, "v", "pg_views", "schemaname name, viewname name, viewowner name, definition text", pgViewsRows),
+		catalogTable(OidPgCatalog, 12033, "v", "pg_tables", `schemaname name, tablename name, tableowner name,
 			tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool`, pgTablesRows),
-		catalogTable(oidPgCatalog, 12038, "v", "pg_matviews", `schemaname name, matviewname name, matviewowner name,
+		catalogTable(OidPgCatalog, 12038, "v", "pg_matviews", `schemaname name, matviewname name, matviewowner name,
 			tablespace name, hasindexes bool, ispopulated bool, definition text`, pgMatviewsRows),
-		catalogTable(oidPgCatalog, 12043, "v", "pg_indexes", "schemaname name, tablename name, indexname name, tablespace name, indexdef text", pgIndexesRows),
-		catalogTable(oidPgCatalog, 12048, "v", "pg_sequences", `schemaname name, sequencename name, sequenceowner name,
+		catalogTable(OidPgCatalog, 12043, "v", "pg_indexes", "schemaname name, tablename name, indexname name, tablespace name, indexdef text", pgIndexesRows),
+		catalogTable(OidPgCatalog, 12048, "v", "pg_sequences", `schemaname name, sequencename name, sequenceowner name,
 			data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool,
 			cache_size int8, last_value int8`, pgSequencesRows),
-		catalogTable(oidPgCatalog, 12266, "v", "pg_stat_database", `datid oid, datname name, numbackends int4,
+		catalogTable(OidPgCatalog, 12266, "v", "pg_stat_database", `datid oid, datname name, numbackends int4,
 			xact_commit int8, xact_rollback int8, blks_read int8, blks_hit int8, tup_returned int8, tup_fetched int8,
 			tup_inserted int8, tup_updated int8, tup_deleted int8, conflicts int8, temp_files int8, temp_bytes int8,
 			deadlocks int8, checksum_failures int8, checksum_last_failure timestamptz, blk_read_time float8,
 			blk_write_time float8, session_time float8, active_time float8, idle_in_transaction_time float8,
 			sessions int8, sessions_abandoned int8, sessions_fatal int8, sessions_killed int8,
 			stats_reset timestamptz`, pgStatDatabaseRows),
-		catalogTable(oidPgCatalog, 12104, "v", "pg_settings", `name text, setting text, unit text, category text,
+		catalogTable(OidPgCatalog, 12104, "v", "pg_settings", `name text, setting text, unit text, category text,
 			short_desc text, extra_desc text, context text, vartype text, source text, min_val text, max_val text,
 			enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline int4, pending_restart bool`, pgSettingsRows),
 	} {
@@ -222,7 +224,7 @@ func init() {
 // Well-known oids: PostgreSQL 15's for its own objects.
 const (
 	oidPgToast    = 99
-	oidPgCatalog  = 11
+	OidPgCatalog  = 11
 	OidPublic     = 2200
 	oidInfoSchema = 13207
 	oidDatabase   = 16384 - 1 // below user objects, above the built-ins
@@ -233,6 +235,7 @@ const (
 	oidHeap          = 2   // pg_am: the table access method
 	oidBtree         = 403 // pg_am: the index access method
 	OidPgClass       = 1259
+	oidPgExtension   = 3079
 	OidPgConstraint  = 2606
 	oidTablespace    = 1663 // pg_default
 )
@@ -241,7 +244,7 @@ var namespaces = []struct {
 	oid  uint32
 	name string
 }{
-	{oidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {OidPublic, "public"}, {oidInfoSchema, "information_schema"},
+	{OidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {OidPublic, "public"}, {oidInfoSchema, "information_schema"},
 }
 
 func namespaceName(oid uint32) (string, bool) {
@@ -490,7 +493,7 @@ func relationByOID(s Host, oid uint32) (Relation, bool) {
 // unqualified names in pg_catalog, then public.
 func RelationByName(s Host, schema, name string) (Relation, bool) {
 	rels := relations(s)
-	for _, nsp := range []uint32{oidPgCatalog, OidPublic} {
+	for _, nsp := range []uint32{OidPgCatalog, OidPublic} {
 		if schema != "" {
 			if n, _ := namespaceName(nsp); n != schema {
 				continue
@@ -542,7 +545,7 @@ func pgTypeRows(s Host) []row {
 				"typcollation": uint32(0), "typbasetype": uint32(0), "typnotnull": false, "typndims": 0, "typrelid": uint32(0)})
 	}
 	for _, ti := range types.All() {
-		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": oidPgCatalog, "typowner": oidSuperuser,
+		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": OidPgCatalog, "typowner": oidSuperuser,
 			"typlen": ti.Len, "typbyval": ti.ByVal, "typtype": string(ti.Type), "typcategory": string(ti.Category),
 			"typispreferred": ti.Preferred, "typisdefined": true, "typdelim": string(ti.Delim),
 			"typelem": uint32(ti.Elem), "typarray": uint32(ti.Array), "typinput": regproc(ti.Input),
@@ -635,11 +638,11 @@ func pgAmRows(Host) []row {
 
 func pgCollationRows(Host) []row {
 	return []row{
-		{"oid": 100, "collname": "default", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
+		{"oid": 100, "collname": "default", "collnamespace": OidPgCatalog, "collowner": oidSuperuser,
 			"collprovider": "d", "collisdeterministic": true, "collencoding": -1},
-		{"oid": 950, "collname": "C", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
+		{"oid": 950, "collname": "C", "collnamespace": OidPgCatalog, "collowner": oidSuperuser,
 			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "C", "collctype": "C"},
-		{"oid": 951, "collname": "POSIX", "collnamespace": oidPgCatalog, "collowner": oidSuperuser,
+		{"oid": 951, "collname": "POSIX", "collnamespace": OidPgCatalog, "collowner": oidSuperuser,
 			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "POSIX", "collctype": "POSIX"},
 	}
 }

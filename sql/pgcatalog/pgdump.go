@@ -47,7 +47,7 @@ var btreeOpclasses = map[types.Oid]opclass{
 func pgOpclassRows(Host) []row {
 	var rows []row
 	for t, c := range btreeOpclasses {
-		rows = append(rows, row{"oid": c.oid, "opcmethod": oidBtree, "opcname": c.name, "opcnamespace": oidPgCatalog,
+		rows = append(rows, row{"oid": c.oid, "opcmethod": oidBtree, "opcname": c.name, "opcnamespace": OidPgCatalog,
 			"opcowner": oidSuperuser, "opcfamily": c.family, "opcintype": uint32(t), "opcdefault": true})
 	}
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
@@ -61,7 +61,7 @@ func pgOpfamilyRows(Host) []row {
 		if !seen[c.family] {
 			seen[c.family] = true
 			rows = append(rows, row{"oid": c.family, "opfmethod": oidBtree, "opfname": c.familyName,
-				"opfnamespace": oidPgCatalog, "opfowner": oidSuperuser})
+				"opfnamespace": OidPgCatalog, "opfowner": oidSuperuser})
 		}
 	}
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a["oid"].(uint32), b["oid"].(uint32)) })
@@ -153,7 +153,7 @@ func CurrentSchemas(s Host, implicit bool) []any {
 // unqualified; pg_catalog's always.
 func schemaVisible(s Host, nsp uint32) bool {
 	name, _ := namespaceName(nsp)
-	return nsp == oidPgCatalog || slices.Contains(searchPath(s), name)
+	return nsp == OidPgCatalog || slices.Contains(searchPath(s), name)
 }
 
 // RelName is a relation's name as regclass and the deparsed definitions
@@ -188,7 +188,7 @@ func namespaceACL(s Host, nsp uint32) any {
 // pg_dump leaves out of a dump unless they have changed.
 func pgInitPrivsRows(s Host) []row {
 	var rows []row
-	for _, nsp := range []uint32{oidPgCatalog, OidPublic} {
+	for _, nsp := range []uint32{OidPgCatalog, OidPublic} {
 		rows = append(rows, row{"objoid": nsp, "classoid": oidPgNamespace, "privtype": "i",
 			"initprivs": namespaceACL(s, nsp)})
 	}
@@ -202,7 +202,7 @@ func pgDescriptionRows(s Host) []row {
 	for k, text := range s.Catalog().Comments {
 		rows = append(rows, row{"objoid": k.ObjOID, "classoid": k.ClassOID, "objsubid": int64(k.SubID), "description": text})
 	}
-	return rows
+	return append(rows, extensionComments(s)...)
 }
 
 // Catalog oids of pg_depend's classid and refclassid.
@@ -306,35 +306,35 @@ func init() {
 		plan.FuncCompilers[name] = f
 	}
 	for _, v := range []*virtTable{
-		catalogTable(oidPgCatalog, 2616, "r", "pg_opclass", `oid oid, opcmethod oid, opcname name, opcnamespace oid,
+		catalogTable(OidPgCatalog, 2616, "r", "pg_opclass", `oid oid, opcmethod oid, opcname name, opcnamespace oid,
 			opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid`, pgOpclassRows),
-		catalogTable(oidPgCatalog, 2753, "r", "pg_opfamily", `oid oid, opfmethod oid, opfname name, opfnamespace oid,
+		catalogTable(OidPgCatalog, 2753, "r", "pg_opfamily", `oid oid, opfmethod oid, opfname name, opfnamespace oid,
 			opfowner oid`, pgOpfamilyRows),
-		catalogTable(oidPgCatalog, 3394, "r", "pg_init_privs", `objoid oid, classoid oid, objsubid int4,
+		catalogTable(OidPgCatalog, 3394, "r", "pg_init_privs", `objoid oid, classoid oid, objsubid int4,
 			privtype "char", initprivs text[]`, pgInitPrivsRows),
 
 		// Catalogs of features epochdb does not have, which pg_dump reads.
-		catalogTable(oidPgCatalog, 2602, "r", "pg_amop", `oid oid, amopfamily oid, amoplefttype oid,
+		catalogTable(OidPgCatalog, 2602, "r", "pg_amop", `oid oid, amopfamily oid, amoplefttype oid,
 			amoprighttype oid, amopstrategy int2, amoppurpose "char", amopopr oid, amopmethod oid,
 			amopsortfamily oid`, none),
-		catalogTable(oidPgCatalog, 2603, "r", "pg_amproc", `oid oid, amprocfamily oid, amproclefttype oid,
+		catalogTable(OidPgCatalog, 2603, "r", "pg_amproc", `oid oid, amprocfamily oid, amproclefttype oid,
 			amprocrighttype oid, amprocnum int2, amproc regproc`, none),
-		catalogTable(oidPgCatalog, 2964, "r", "pg_db_role_setting", "setdatabase oid, setrole oid, setconfig text[]", none),
-		catalogTable(oidPgCatalog, 2995, "r", "pg_largeobject_metadata", "oid oid, lomowner oid, lomacl text[]", none),
-		catalogTable(oidPgCatalog, 3576, "r", "pg_transform", `oid oid, trftype oid, trflang oid, trffromsql regproc,
+		catalogTable(OidPgCatalog, 2964, "r", "pg_db_role_setting", "setdatabase oid, setrole oid, setconfig text[]", none),
+		catalogTable(OidPgCatalog, 2995, "r", "pg_largeobject_metadata", "oid oid, lomowner oid, lomacl text[]", none),
+		catalogTable(OidPgCatalog, 3576, "r", "pg_transform", `oid oid, trftype oid, trflang oid, trffromsql regproc,
 			trftosql regproc`, none),
-		catalogTable(oidPgCatalog, 3592, "r", "pg_shseclabel", "objoid oid, classoid oid, provider text, label text", none),
-		catalogTable(oidPgCatalog, 3596, "r", "pg_seclabel", `objoid oid, classoid oid, objsubid int4, provider text,
+		catalogTable(OidPgCatalog, 3592, "r", "pg_shseclabel", "objoid oid, classoid oid, provider text, label text", none),
+		catalogTable(OidPgCatalog, 3596, "r", "pg_seclabel", `objoid oid, classoid oid, objsubid int4, provider text,
 			label text`, none),
-		catalogTable(oidPgCatalog, 3600, "r", "pg_ts_dict", `oid oid, dictname name, dictnamespace oid, dictowner oid,
+		catalogTable(OidPgCatalog, 3600, "r", "pg_ts_dict", `oid oid, dictname name, dictnamespace oid, dictowner oid,
 			dicttemplate oid, dictinitoption text`, none),
-		catalogTable(oidPgCatalog, 3601, "r", "pg_ts_parser", `oid oid, prsname name, prsnamespace oid,
+		catalogTable(OidPgCatalog, 3601, "r", "pg_ts_parser", `oid oid, prsname name, prsnamespace oid,
 			prsstart regproc, prstoken regproc, prsend regproc, prsheadline regproc, prslextype regproc`, none),
-		catalogTable(oidPgCatalog, 3602, "r", "pg_ts_config", `oid oid, cfgname name, cfgnamespace oid, cfgowner oid,
+		catalogTable(OidPgCatalog, 3602, "r", "pg_ts_config", `oid oid, cfgname name, cfgnamespace oid, cfgowner oid,
 			cfgparser oid`, none),
-		catalogTable(oidPgCatalog, 3764, "r", "pg_ts_template", `oid oid, tmplname name, tmplnamespace oid,
+		catalogTable(OidPgCatalog, 3764, "r", "pg_ts_template", `oid oid, tmplname name, tmplnamespace oid,
 			tmplinit regproc, tmpllexize regproc`, none),
-		catalogTable(oidPgCatalog, 12099, "v", "pg_seclabels", `objoid oid, classoid oid, objsubid int4, objtype text,
+		catalogTable(OidPgCatalog, 12099, "v", "pg_seclabels", `objoid oid, classoid oid, objsubid int4, objtype text,
 			objnamespace oid, objname text, provider text, label text`, none),
 	} {
 		virtualTables[v.name] = v

@@ -230,7 +230,7 @@ func regproc(name string) types.Reg {
 func pgProcRows(Host) []row {
 	rows := make([]row, len(procs))
 	for i, p := range procs {
-		rows[i] = row{"oid": p.oid, "proname": p.name, "pronamespace": oidPgCatalog, "proowner": oidSuperuser,
+		rows[i] = row{"oid": p.oid, "proname": p.name, "pronamespace": OidPgCatalog, "proowner": oidSuperuser,
 			"prolang": 12, "procost": float64(1), "prosupport": regproc(""), "prokind": "f", "proisstrict": true,
 			"provolatile": p.volatile, "proparallel": "s", "pronargs": len(p.args), "prorettype": p.ret,
 			"proargtypes": p.args, "prosrc": p.name}

@@ -21,6 +21,7 @@ const (
 	ConnectionException              = "08000"
 	ProtocolViolation                = "08P01"
 	FeatureNotSupported              = "0A000"
+	ExternalRoutineInvocation        = "39000"
 	InvalidTransactionState          = "25000"
 	ActiveSQLTransaction             = "25001"
 	NoActiveSQLTransaction           = "25P01"

@@ -93,7 +93,7 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 	if builtins.ReturnsSet(name) {
 		return CompileSRFRef(c, n)
 	}
-	if ovs := builtins.Lookup(name); ovs != nil {
+	if ovs := c.overloads(name); ovs != nil {
 		return c.callOverloaded(n, name, ovs)
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
@@ -305,7 +305,7 @@ func compileTrim(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 			args = args[:1]
 		}
 	}
-	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, builtins.Lookup(name))
+	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, c.overloads(name))
 }
 
 // compileConcatOp is the || operator, which the parser writes as
@@ -426,4 +426,30 @@ func compileLocalTime(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 func compileCurrentTime(*Compiler, *ast.FuncCallExpr) (Expr, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported").
 		WithHint("Use LOCALTIME for the time of day as time without time zone.")
+}
+
+// overloads are the overloads of sql/builtins' function name that a call
+// may resolve to: those of an extension only while it is installed. Of a
+// name whose every overload is an uninstalled extension's, none (a call
+// then fails as a call of a function that does not exist).
+func (c *Compiler) overloads(name string) []builtins.Overload {
+	ovs := builtins.Lookup(name)
+	installed := func(o builtins.Overload) bool {
+		return o.Extension == "" || c.Host.Catalog().ExtensionByName[o.Extension] != nil
+	}
+	for i, o := range ovs {
+		if !installed(o) {
+			out := ovs[:i:i] // a copy on the first append
+			for _, o := range ovs[i+1:] {
+				if installed(o) {
+					out = append(out, o)
+				}
+			}
+			if out == nil {
+				out = []builtins.Overload{}
+			}
+			return out
+		}
+	}
+	return ovs
 }

@@ -1,0 +1,67 @@
+package pgcatalog
+
+// The extensions epochdb builds in, as pg_available_extensions lists them.
+// plpgsql is installed in every database; the others once CREATE
+// EXTENSION has recorded them (sql/catalog's Extension).
+
+// Available is an extension epochdb has.
+type Available struct {
+	Name, Version, Comment string
+	// Builtin is installed everywhere, and CREATE EXTENSION finds it
+	// there already.
+	Builtin bool
+}
+
+// oidPlpgsql is plpgsql's pg_extension oid, as initdb gives it.
+const oidPlpgsql = 13559
+
+var availableExtensions = []Available{
+	{Name: "pgcrypto", Version: "1.3", Comment: "cryptographic functions"},
+	{Name: "plpgsql", Version: "1.0", Comment: "PL/pgSQL procedural language", Builtin: true},
+	{Name: "uuid-ossp", Version: "1.1", Comment: "generate universally unique identifiers (UUIDs)"},
+}
+
+// AvailableExtension is the extension named name, if epochdb has it.
+func AvailableExtension(name string) (Available, bool) {
+	for _, a := range availableExtensions {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Available{}, false
+}
+
+func pgExtensionRows(s Host) []row {
+	rows := []row{{"oid": oidPlpgsql, "extname": "plpgsql", "extowner": oidSuperuser, "extnamespace": OidPgCatalog,
+		"extrelocatable": false, "extversion": "1.0"}}
+	for _, e := range s.Catalog().Extensions() {
+		rows = append(rows, row{"oid": e.ID, "extname": e.Name, "extowner": oidSuperuser, "extnamespace": e.Schema,
+			"extrelocatable": true, "extversion": e.Version})
+	}
+	return rows
+}
+
+func pgAvailableExtensionsRows(s Host) []row {
+	var rows []row
+	for _, a := range availableExtensions {
+		r := row{"name": a.Name, "default_version": a.Version, "installed_version": nil, "comment": a.Comment}
+		if a.Builtin {
+			r["installed_version"] = a.Version
+		} else if e := s.Catalog().ExtensionByName[a.Name]; e != nil {
+			r["installed_version"] = e.Version
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// extensionComments are the comments on the installed extensions, as
+// pg_description holds them (psql's \dx shows them).
+func extensionComments(s Host) []row {
+	comment := func(name string) string { a, _ := AvailableExtension(name); return a.Comment }
+	rows := []row{{"objoid": oidPlpgsql, "classoid": oidPgExtension, "description": comment("plpgsql")}}
+	for _, e := range s.Catalog().Extensions() {
+		rows = append(rows, row{"objoid": e.ID, "classoid": oidPgExtension, "description": comment(e.Name)})
+	}
+	return rows
+}
