@@ -46,6 +46,14 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", what)
 	}
 	switch cmd.Kind {
+	case "extension":
+		if e := c.ExtensionByName[name]; e != nil {
+			return catalog.CommentKey{ClassOID: pgcatalog.OidPgExtension, ObjOID: e.ID}, nil
+		}
+		if a, ok := pgcatalog.AvailableExtension(name); ok && a.Builtin {
+			return catalog.CommentKey{ClassOID: pgcatalog.OidPgExtension, ObjOID: pgcatalog.OidPlpgsql}, nil
+		}
+		return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedObject, "extension %q does not exist", name)
 	case "table", "view", "sequence", "index":
 		var id uint32
 		switch {

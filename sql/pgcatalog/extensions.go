@@ -1,5 +1,7 @@
 package pgcatalog
 
+import "github.com/epochdb/epochdb/sql/catalog"
+
 // The extensions epochdb builds in, as pg_available_extensions lists them.
 // plpgsql is installed in every database; the others once CREATE
 // EXTENSION has recorded them (sql/catalog's Extension).
@@ -12,8 +14,8 @@ type Available struct {
 	Builtin bool
 }
 
-// oidPlpgsql is plpgsql's pg_extension oid, as initdb gives it.
-const oidPlpgsql = 13559
+// OidPlpgsql is plpgsql's pg_extension oid, as initdb gives it.
+const OidPlpgsql = 13559
 
 var availableExtensions = []Available{
 	{Name: "pgcrypto", Version: "1.3", Comment: "cryptographic functions"},
@@ -32,7 +34,7 @@ func AvailableExtension(name string) (Available, bool) {
 }
 
 func pgExtensionRows(s Host) []row {
-	rows := []row{{"oid": oidPlpgsql, "extname": "plpgsql", "extowner": oidSuperuser, "extnamespace": OidPgCatalog,
+	rows := []row{{"oid": OidPlpgsql, "extname": "plpgsql", "extowner": oidSuperuser, "extnamespace": OidPgCatalog,
 		"extrelocatable": false, "extversion": "1.0"}}
 	for _, e := range s.Catalog().Extensions() {
 		rows = append(rows, row{"oid": e.ID, "extname": e.Name, "extowner": oidSuperuser, "extnamespace": e.Schema,
@@ -55,13 +57,20 @@ func pgAvailableExtensionsRows(s Host) []row {
 	return rows
 }
 
-// extensionComments are the comments on the installed extensions, as
-// pg_description holds them (psql's \dx shows them).
+// extensionComments are the comments the installed extensions come with,
+// as pg_description holds them (psql's \dx shows them), but for those
+// COMMENT ON EXTENSION has replaced.
 func extensionComments(s Host) []row {
-	comment := func(name string) string { a, _ := AvailableExtension(name); return a.Comment }
-	rows := []row{{"objoid": oidPlpgsql, "classoid": oidPgExtension, "description": comment("plpgsql")}}
+	var rows []row
+	add := func(oid uint32, name string) {
+		if _, own := s.Catalog().Comments[catalog.CommentKey{ClassOID: OidPgExtension, ObjOID: oid}]; !own {
+			a, _ := AvailableExtension(name)
+			rows = append(rows, row{"objoid": oid, "classoid": OidPgExtension, "description": a.Comment})
+		}
+	}
+	add(OidPlpgsql, "plpgsql")
 	for _, e := range s.Catalog().Extensions() {
-		rows = append(rows, row{"objoid": e.ID, "classoid": oidPgExtension, "description": comment(e.Name)})
+		add(e.ID, e.Name)
 	}
 	return rows
 }

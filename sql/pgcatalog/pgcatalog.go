@@ -235,7 +235,7 @@ const (
 	oidHeap          = 2   // pg_am: the table access method
 	oidBtree         = 403 // pg_am: the index access method
 	OidPgClass       = 1259
-	oidPgExtension   = 3079
+	OidPgExtension   = 3079
 	OidPgConstraint  = 2606
 	oidTablespace    = 1663 // pg_default
 )

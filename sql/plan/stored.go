@@ -30,7 +30,7 @@ type genericCalls struct{}
 func (genericCalls) Enter(n ast.Node) (ast.Node, bool) {
 	if f, ok := n.(*ast.FuncCallExpr); ok {
 		switch f.FnName.L {
-		case "nextval", "setval", "lastval", "currval":
+		case "nextval", "setval", "lastval", "currval", "digest":
 			f.Tp = ast.FuncCallExprTypeGeneric
 		}
 	}
