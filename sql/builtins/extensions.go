@@ -23,8 +23,9 @@ import (
 //
 //	uuid-ossp  uuid_generate_v1, v1mc, v3, v4 and v5, uuid_nil and the
 //	           namespace constants uuid_ns_dns, _url, _oid and _x500
-//	pgcrypto   digest, hmac and gen_random_bytes (gen_random_uuid is
-//	           PostgreSQL's own since 13, and so always here)
+//	pgcrypto   digest, hmac, gen_random_bytes, and crypt and gen_salt
+//	           (crypt.go); gen_random_uuid is PostgreSQL's own since 13,
+//	           and so always here
 
 func init() {
 	for name, ovs := range map[string][]Overload{
