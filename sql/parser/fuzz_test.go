@@ -24,6 +24,7 @@ var soupWords = strings.Fields(`
 	double precision varchar int text serial array any some operator collate for share no isolation
 	level read write transaction to identity generated always sequence if true false current_user
 	over partition window filter within escape isnull notnull similar at local session
+	extension schema version cascade restrict comment is digest crypt "uuid-ossp" nosuch.t public.t
 	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
 	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
 	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
@@ -34,6 +35,15 @@ var soupWords = strings.Fields(`
 // the tokens above, and that what it returns holds together.
 func FuzzParse(f *testing.F) {
 	f.Add("SELECT 1", []byte{0, 1, 2})
+	for _, seed := range []string{
+		`CREATE EXTENSION IF NOT EXISTS "uuid-ossp" WITH SCHEMA public VERSION '1.1' CASCADE`,
+		"DROP EXTENSION IF EXISTS pgcrypto, x CASCADE",
+		"COMMENT ON EXTENSION pgcrypto IS 'x'",
+		"CREATE TABLE nosuch.t (a int DEFAULT digest('x', 'sha256'))",
+		"DROP TYPE IF EXISTS nosuch.e, \"a.b\".\"c\"\"d\"",
+	} {
+		f.Add(seed, []byte{})
+	}
 	f.Fuzz(func(t *testing.T, raw string, soup []byte) {
 		check(t, raw)
 		var b strings.Builder
