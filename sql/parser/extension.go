@@ -44,20 +44,30 @@ func parseCreateExtension(c *cursor) (any, error) {
 
 func parseDropExtension(c *cursor) (any, error) {
 	d := &DropExtension{IfExists: c.acceptSeq("if", "exists")}
+	var err error
+	if d.Names, d.Cascade, err = dropTail(c, c.name); err != nil {
+		return nil, err
+	}
+	return d, c.end()
+}
+
+// dropTail reads what DROP TYPE, DROP MATERIALIZED VIEW and DROP
+// EXTENSION end with: names, each read by name, separated by commas, and
+// CASCADE or RESTRICT (the default).
+func dropTail(c *cursor, name func() (string, error)) (names []string, cascade bool, err error) {
 	for {
-		name, err := c.name()
+		n, err := name()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		d.Names = append(d.Names, name)
+		names = append(names, n)
 		if !c.punct(",") {
 			break
 		}
 	}
-	switch {
-	case c.accept("cascade"):
-		d.Cascade = true
-	case c.accept("restrict"):
+	cascade = c.accept("cascade")
+	if !cascade {
+		c.accept("restrict")
 	}
-	return d, c.end()
+	return names, cascade, nil
 }

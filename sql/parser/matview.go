@@ -104,20 +104,9 @@ func parseDropMatView(c *cursor) (any, error) {
 		return nil, err
 	}
 	d := &DropMatView{IfExists: c.acceptSeq("if", "exists")}
-	for {
-		name, err := c.qualifiedName()
-		if err != nil {
-			return nil, err
-		}
-		d.Names = append(d.Names, name)
-		if !c.punct(",") {
-			break
-		}
-	}
-	switch {
-	case c.accept("cascade"):
-		d.Cascade = true
-	case c.accept("restrict"):
+	var err error
+	if d.Names, d.Cascade, err = dropTail(c, c.qualifiedName); err != nil {
+		return nil, err
 	}
 	return d, c.end()
 }
