@@ -27,19 +27,19 @@ import (
 
 // renameTable renames t, which the DDL d has claimed, to name.
 func renameTable(d *catalog.DDL, ctx context.Context, t *catalog.Table, name string) error {
-	if relationNamed(d.Cat, name) {
+	if d.Cat.HasRelation(t.Schema, name) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
 	if err := renameInViews(d, ctx, t.ID, t.Name, name); err != nil {
 		return err
 	}
-	if err := d.ClaimName(ctx, name, t.ID); err != nil {
+	if err := d.ClaimName(ctx, catalog.QName{Schema: t.Schema, Name: name}, t.ID); err != nil {
 		return err
 	}
-	if err := d.Tx.Delete(ctx, catalog.NameKey(t.Name)); err != nil {
+	if err := d.ReleaseName(ctx, t.QName()); err != nil {
 		return err
 	}
-	delete(d.Cat.TableByName, t.Name)
+	delete(d.Cat.TableByName, t.QName())
 	t.Name = name
 	return nil
 }
@@ -186,7 +186,7 @@ func (s *Session) setDefault(t *catalog.Table, cd *ast.ColumnDef) error {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
 	}
 	next := *col
-	next.Default = plan.StoredExpr(o.Expr)
+	next.Default = s.storedDefault(o.Expr)
 	if _, err := s.compileDefault(&next); err != nil {
 		return err
 	}
@@ -202,15 +202,16 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if len(n.Cols) > 0 || len(n.Constraints) > 0 {
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "column lists in CREATE TABLE AS are not supported")
 	}
-	if err := createIn(n.Table.Schema.O, n.Table.Name.O); err != nil {
+	q, err := s.createIn(n.Table.Schema.O, n.Table.Name.O)
+	if err != nil {
 		return 0, err
 	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return 0, err
 	}
-	name := n.Table.Name.O
-	if relationNamed(d.Cat, name) {
+	name := q.Name
+	if d.Cat.HasRelation(q.Schema, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return -1, nil
@@ -229,7 +230,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if err != nil {
 		return 0, err
 	}
-	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
+	t := &catalog.Table{ID: id, Name: name, Schema: q.Schema, DataID: id, Options: map[string]string{}}
 	for _, c := range qp.Columns() {
 		if _, dup := t.Column(c.Name); dup != nil {
 			return 0, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
@@ -244,7 +245,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if err := s.addRowIDSeq(ctx, d, t); err != nil {
 		return 0, err
 	}
-	if err := d.ClaimName(ctx, name, id); err != nil {
+	if err := d.ClaimName(ctx, q, id); err != nil {
 		return 0, err
 	}
 	if err := d.PutTable(ctx, t); err != nil {
@@ -406,17 +407,18 @@ func checkRestart(seq *catalog.Sequence, v int64) error {
 // alterSequence is ALTER SEQUENCE name with CREATE SEQUENCE's options and
 // RESTART [WITH n].
 func (s *Session) alterSequence(ctx context.Context, n *ast.AlterSequenceStmt) error {
-	if ok, err := s.findIn(n.Name.Schema.O, n.Name.Name.O, n.IfExists); !ok {
+	q, ok, err := s.findIn(n.Name.Schema.O, n.Name.Name.O, n.IfExists)
+	if !ok {
 		return err
 	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
 	}
-	name := n.Name.Name.O
-	seq := d.Cat.SequenceByName[name]
+	name := q.Name
+	seq := d.Cat.SequenceByName[q]
 	if seq == nil {
-		if d.Cat.ViewByName[name] != nil || d.Cat.TableByName[name] != nil {
+		if d.Cat.ViewByName[q] != nil || d.Cat.TableByName[q] != nil {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", name)
 		}
 		if n.IfExists {
@@ -450,15 +452,16 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 	if err != nil {
 		return err
 	}
-	name, err := nameInPublic(cmd.Name)
+	q, err := s.lookName(cmd.Name)
 	if err != nil {
 		return err
 	}
-	owner, _ := indexNamed(d.Cat, name)
+	name := q.Name
+	owner, _ := d.Cat.IndexNamed(q)
 	if owner == nil {
-		if d.Cat.TableByName[name] != nil {
+		if d.Cat.TableByName[q] != nil {
 			// PostgreSQL's ALTER INDEX renames a table too.
-			d, old, err := s.ddlTable(ctx, name, "alter rename", false)
+			d, old, err := s.ddlTable(ctx, q, "alter rename", false)
 			if err != nil {
 				return err
 			}
@@ -468,7 +471,7 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 			}
 			return d.PutTable(ctx, t)
 		}
-		if relationNamed(d.Cat, name) {
+		if d.Cat.HasRelation(q.Schema, name) {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not an index", name)
 		}
 		if cmd.IfExists {
@@ -480,7 +483,7 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 	if err := s.lockTableForDDL(ctx, d, owner, true); err != nil {
 		return err
 	}
-	if relationNamed(d.Cat, cmd.NewName) {
+	if d.Cat.HasRelation(owner.Schema, cmd.NewName) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
 	}
 	t := owner.Clone()
@@ -495,7 +498,7 @@ func (s *Session) alterIndexRename(ctx context.Context, cmd *parser.AlterIndexRe
 // renameConstraint is ALTER TABLE t RENAME CONSTRAINT name TO new_name;
 // a primary key's or unique constraint's index is renamed with it.
 func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstraint) error {
-	table, err := nameInPublic(cmd.Table)
+	table, err := s.lookName(cmd.Table)
 	if err != nil {
 		return err
 	}
@@ -522,7 +525,7 @@ func (s *Session) renameConstraint(ctx context.Context, cmd *parser.RenameConstr
 	}
 	for _, ix := range t.Indexes {
 		if ix.Name == cmd.Name && !ix.Standalone {
-			if relationNamed(d.Cat, cmd.NewName) {
+			if d.Cat.HasRelation(t.Schema, cmd.NewName) {
 				return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
 			}
 			ix.Name = cmd.NewName

@@ -195,7 +195,7 @@ func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) str
 			names[i] = col.Name
 		}
 		if pretty {
-			if d, ok := plan.DeparsePretty(e, names); ok {
+			if d, ok := plan.DeparsePretty(s.host(), e, names); ok {
 				text = d
 			}
 		} else if d, ok := plan.Deparse(e, names); ok {

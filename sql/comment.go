@@ -24,7 +24,7 @@ func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
 	if err != nil {
 		return err
 	}
-	key, err := commentTarget(d.Cat, cmd)
+	key, err := s.commentTarget(d.Cat, cmd)
 	if err != nil {
 		return err
 	}
@@ -37,11 +37,24 @@ func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
 }
 
 // commentTarget resolves the object a COMMENT ON names.
-func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey, error) {
-	name, err := nameInPublic(cmd.Name)
+func (s *Session) commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey, error) {
+	var q catalog.QName
+	var err error
+	switch cmd.Kind {
+	case "extension", "schema":
+		var schema string
+		if schema, q.Name, err = splitSchema(cmd.Name); err == nil && schema != "" {
+			err = pgerr.New(pgerr.SyntaxError, "%s name cannot be qualified", cmd.Kind)
+		}
+	case "column", "constraint":
+		q.Name = cmd.Name
+	default:
+		q, err = s.lookName(cmd.Name)
+	}
 	if err != nil {
 		return catalog.CommentKey{}, err
 	}
+	name := q.Name
 	missing := func(what string) error {
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", what)
 	}
@@ -54,29 +67,34 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 			return catalog.CommentKey{ClassOID: pgcatalog.OidPgExtension, ObjOID: pgcatalog.OidPlpgsql}, nil
 		}
 		return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedObject, "extension %q does not exist", name)
+	case "schema":
+		if sc := c.SchemaNamed(name); sc != nil {
+			return catalog.CommentKey{ClassOID: pgcatalog.OidPgNamespace, ObjOID: sc.ID}, nil
+		}
+		return catalog.CommentKey{}, catalog.ErrNoSchema(name)
 	case "table", "view", "sequence", "index":
 		var id uint32
 		switch {
-		case cmd.Kind == "table" && c.TableByName[name] != nil:
-			id = c.TableByName[name].ID
-		case cmd.Kind == "view" && c.ViewByName[name] != nil:
-			id = c.ViewByName[name].ID
-		case cmd.Kind == "sequence" && c.SequenceByName[name] != nil:
-			id = c.SequenceByName[name].ID
+		case cmd.Kind == "table" && c.TableByName[q] != nil:
+			id = c.TableByName[q].ID
+		case cmd.Kind == "view" && c.ViewByName[q] != nil:
+			id = c.ViewByName[q].ID
+		case cmd.Kind == "sequence" && c.SequenceByName[q] != nil:
+			id = c.SequenceByName[q].ID
 		case cmd.Kind == "index":
-			if _, ix := indexNamed(c, name); ix != nil {
+			if _, ix := c.IndexNamed(q); ix != nil {
 				id = ix.OID
 			}
 		}
 		if id == 0 {
-			if relationNamed(c, name) {
+			if q.Found() {
 				return catalog.CommentKey{}, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", name, cmd.Kind)
 			}
 			return catalog.CommentKey{}, missing(name)
 		}
 		return catalog.CommentKey{ClassOID: pgcatalog.OidPgClass, ObjOID: id, SubID: 0}, nil
 	case "column":
-		table, err := nameInPublic(cmd.Table)
+		table, err := s.lookName(cmd.Table)
 		if err != nil {
 			return catalog.CommentKey{}, err
 		}
@@ -104,21 +122,21 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 				return 0
 			}
 		default:
-			return catalog.CommentKey{}, missing(table)
+			return catalog.CommentKey{}, missing(table.Name)
 		}
 		num := cols(name)
 		if num == 0 {
-			return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, table)
+			return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, table.Name)
 		}
 		return catalog.CommentKey{ClassOID: pgcatalog.OidPgClass, ObjOID: id, SubID: int32(num)}, nil
 	case "constraint":
-		table, err := nameInPublic(cmd.Table)
+		table, err := s.lookName(cmd.Table)
 		if err != nil {
 			return catalog.CommentKey{}, err
 		}
 		t := c.TableByName[table]
 		if t == nil {
-			return catalog.CommentKey{}, missing(table)
+			return catalog.CommentKey{}, missing(table.Name)
 		}
 		for _, ck := range t.Checks {
 			if ck.Name == name {
@@ -135,7 +153,7 @@ func commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey,
 				return catalog.CommentKey{ClassOID: pgcatalog.OidPgConstraint, ObjOID: ix.OID, SubID: 0}, nil
 			}
 		}
-		return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", name, table)
+		return catalog.CommentKey{}, pgerr.New(pgerr.UndefinedObject, "constraint %q for table %q does not exist", name, table.Name)
 	}
 	return catalog.CommentKey{}, pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON %s is not supported", strings.ToUpper(cmd.Kind))
 }

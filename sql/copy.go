@@ -80,16 +80,16 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		if cmd.From {
 			op = "copy in"
 		}
-		name, err := nameInPublic(cmd.Table)
+		q, err := s.lookName(cmd.Table)
 		if err != nil {
 			return err
 		}
-		if err := viewMisuse(s.catalog(), name, op); err != nil {
+		if err := viewMisuse(s.catalog(), q, op); err != nil {
 			return err
 		}
-		t, err := s.catalog().Table(name)
-		if err != nil {
-			return err
+		t := s.catalog().TableByName[q]
+		if t == nil {
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Table)
 		}
 		cp.t = t
 		if !cmd.From {

@@ -32,15 +32,16 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if n.ReferTable != nil {
 		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE ... LIKE is not supported yet")
 	}
-	if err := createIn(n.Table.Schema.O, n.Table.Name.O); err != nil {
+	q, err := s.createIn(n.Table.Schema.O, n.Table.Name.O)
+	if err != nil {
 		return err
 	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
 	}
-	name := n.Table.Name.O
-	if relationNamed(d.Cat, name) {
+	name := q.Name
+	if d.Cat.HasRelation(q.Schema, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
@@ -51,7 +52,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if err != nil {
 		return err
 	}
-	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}}
+	t := &catalog.Table{ID: id, Name: name, Schema: q.Schema, DataID: id, Options: map[string]string{}}
 	for _, o := range st.Options {
 		if !tableOptions[o.Name] {
 			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Name)
@@ -150,7 +151,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if t.Ingest, err = ingestSpec(t); err != nil {
 		return err
 	}
-	if err := d.ClaimName(ctx, name, id); err != nil {
+	if err := d.ClaimName(ctx, q, id); err != nil {
 		return err
 	}
 	return d.PutTable(ctx, t)
@@ -187,12 +188,13 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 		"serial8": types.Int8, "smallserial": types.Int2, "serial2": types.Int2}
 	if st, ok := serial[typeName]; ok {
 		col.Type, col.NotNull = st, true
-		seq, err := s.newSequence(ctx, d, fmt.Sprintf("%s_%s_seq", t.Name, col.Name), t.ID, st, catalog.SeqBlock)
+		q := catalog.QName{Schema: t.Schema, Name: fmt.Sprintf("%s_%s_seq", t.Name, col.Name)}
+		seq, err := s.newSequence(ctx, d, q, t.ID, st, catalog.SeqBlock)
 		if err != nil {
 			return nil, false, false, err
 		}
 		col.Serial = seq.ID
-		col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
+		col.Default = nextvalDefault(d.Cat, seq)
 	} else {
 		typ, err := s.parseTypeName(typeName)
 		if err != nil {
@@ -213,7 +215,7 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 			if plan.HasSubquery(o.Expr) {
 				return nil, false, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
 			}
-			col.Default = plan.StoredExpr(o.Expr)
+			col.Default = s.storedDefault(o.Expr)
 			// Check the default now, as PostgreSQL does at CREATE time.
 			if _, err := s.compileDefault(col); err != nil {
 				return nil, false, false, err
@@ -268,7 +270,7 @@ func (s *Session) compileDefault(col *catalog.TableColumn) (plan.Expr, error) {
 func indexNamesFree(d *catalog.DDL, t *catalog.Table, name string) error {
 	switch {
 	case name == "":
-	case relationNamed(d.Cat, name) || slices.ContainsFunc(t.Indexes, func(ix *catalog.Index) bool { return ix.Name == name }):
+	case d.Cat.HasRelation(t.Schema, name) || slices.ContainsFunc(t.Indexes, func(ix *catalog.Index) bool { return ix.Name == name }):
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	case tableConstraintNamed(t, name):
 		return pgerr.New(pgerr.DuplicateObject, "constraint %q for relation %q already exists", name, t.Name)
@@ -307,10 +309,34 @@ func addIndex(t *catalog.Table, cols []string, primary bool, name string) error 
 	return nil
 }
 
+// nextvalDefault is the default of a column that seq feeds: nextval of
+// seq.
+func nextvalDefault(cat *catalog.Catalog, seq *catalog.Sequence) string {
+	return `"nextval"(` + parser.QuoteLiteral(sequenceRef(cat, seq)) + `)`
+}
+
+// sequenceRef is seq's name as stored expressions give it to nextval:
+// qualified, so that it names seq whatever the search path.
+func sequenceRef(cat *catalog.Catalog, seq *catalog.Sequence) string {
+	return parser.QuoteIdent(cat.SchemaName(seq.Schema)) + "." + parser.QuoteIdent(seq.Name)
+}
+
+// storedDefault is a column default as the descriptor stores it, with
+// the sequences it names bound (see plan.BindSequences).
+func (s *Session) storedDefault(n ast.ExprNode) string {
+	plan.BindSequences(n, func(name string) string {
+		if seq := plan.SequenceNamed(s.host(), name); seq != nil {
+			return sequenceRef(s.catalog(), seq)
+		}
+		return name
+	})
+	return plan.StoredExpr(n)
+}
+
 // addRowIDSeq gives a table without primary key the sequence its hidden
 // row ids come from. Its name starts with a NUL byte, so SQL never sees it.
 func (s *Session) addRowIDSeq(ctx context.Context, d *catalog.DDL, t *catalog.Table) error {
-	seq, err := s.newSequence(ctx, d, "\x00rowid."+t.Name, t.ID, types.Int8, catalog.RowIDBlock)
+	seq, err := s.newSequence(ctx, d, catalog.QName{Schema: t.Schema, Name: "\x00rowid." + t.Name}, t.ID, types.Int8, catalog.RowIDBlock)
 	if err != nil {
 		return err
 	}
@@ -318,7 +344,7 @@ func (s *Session) addRowIDSeq(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 	return nil
 }
 
-func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, name string, owner uint32, t types.T, block int64) (*catalog.Sequence, error) {
+func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, q catalog.QName, owner uint32, t types.T, block int64) (*catalog.Sequence, error) {
 	id, err := d.NextID(ctx)
 	if err != nil {
 		return nil, err
@@ -330,15 +356,17 @@ func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, name string, 
 	case types.OidInt2:
 		maxV = math.MaxInt16
 	}
-	seq := &catalog.Sequence{ID: id, Name: name, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner, Block: block, Type: t.Oid}
-	if err := d.ClaimName(ctx, name, id); err != nil {
+	seq := &catalog.Sequence{ID: id, Name: q.Name, Schema: q.Schema, Start: 1, Increment: 1, Min: 1, Max: maxV, Owner: owner,
+		Block: block, Type: t.Oid}
+	if err := d.ClaimName(ctx, q, id); err != nil {
 		return nil, err
 	}
 	return seq, d.PutSequence(ctx, seq)
 }
 
 func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *ast.CreateSequenceStmt) error {
-	if err := createIn(n.Name.Schema.O, n.Name.Name.O); err != nil {
+	q, err := s.createIn(n.Name.Schema.O, n.Name.Name.O)
+	if err != nil {
 		return err
 	}
 	typ, err := sequenceAs(columnType(st, 0))
@@ -349,20 +377,20 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 	if err != nil {
 		return err
 	}
-	name := n.Name.Name.O
-	if relationNamed(d.Cat, name) {
+	name := q.Name
+	if d.Cat.HasRelation(q.Schema, name) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return nil
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	if _, err = s.sequenceWith(ctx, d, name, 0, typ, n.SeqOptions); err != nil {
+	if _, err = s.sequenceWith(ctx, d, q, 0, typ, n.SeqOptions); err != nil {
 		return err
 	}
 	if st.OwnedBy != nil && st.OwnedBy.Table != "" {
 		owned := *st.OwnedBy
-		owned.Name = name
+		owned.Name = parser.QuoteIdent(d.Cat.SchemaName(q.Schema)) + "." + parser.QuoteIdent(name)
 		return s.sequenceOwnedBy(ctx, &owned)
 	}
 	return nil
@@ -370,8 +398,8 @@ func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *a
 
 // sequenceWith makes the sequence name of type typ, owned by table owner
 // (or none), with CREATE SEQUENCE's options.
-func (s *Session) sequenceWith(ctx context.Context, d *catalog.DDL, name string, owner uint32, typ types.T, opts []*ast.SequenceOption) (*catalog.Sequence, error) {
-	seq, err := s.newSequence(ctx, d, name, owner, typ, catalog.SeqBlock)
+func (s *Session) sequenceWith(ctx context.Context, d *catalog.DDL, q catalog.QName, owner uint32, typ types.T, opts []*ast.SequenceOption) (*catalog.Sequence, error) {
+	seq, err := s.newSequence(ctx, d, q, owner, typ, catalog.SeqBlock)
 	if err != nil {
 		return nil, err
 	}
@@ -389,14 +417,15 @@ func (s *Session) dropTables(ctx context.Context, n *ast.DropTableStmt, cascade 
 	// Resolve every name first: a table named twice is dropped once.
 	var tables []*catalog.Table
 	for _, tn := range n.Tables {
-		if ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists); !ok {
+		q, ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists)
+		if !ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		t := d.Cat.TableByName[tn.Name.O]
-		if t == nil && d.Cat.ViewByName[tn.Name.O] != nil {
+		t := d.Cat.TableByName[q]
+		if t == nil && d.Cat.ViewByName[q] != nil {
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a table", tn.Name.O).
 				WithHint("Use DROP VIEW to remove a view.")
 		}
@@ -455,14 +484,15 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 		return err
 	}
 	for _, tn := range n.Sequences {
-		if ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists); !ok {
+		q, ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists)
+		if !ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		seq := d.Cat.SequenceByName[tn.Name.O]
-		if err := viewMisuse(d.Cat, tn.Name.O, "sequence"); err != nil {
+		seq := d.Cat.SequenceByName[q]
+		if err := viewMisuse(d.Cat, q, "sequence"); err != nil {
 			return err
 		}
 		if seq == nil {
@@ -502,16 +532,16 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 	}
 	var tables []*catalog.Table
 	for _, qualified := range cmd.Tables {
-		name, err := nameInPublic(qualified)
+		q, err := s.lookName(qualified)
 		if err != nil {
 			return err
 		}
-		t := d.Cat.TableByName[name]
-		if err := viewMisuse(d.Cat, name, "truncate"); err != nil {
+		t := d.Cat.TableByName[q]
+		if err := viewMisuse(d.Cat, q, "truncate"); err != nil {
 			return err
 		}
 		if t == nil {
-			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", qualified)
 		}
 		if !slices.Contains(tables, t) {
 			tables = append(tables, t)
@@ -571,17 +601,17 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 // changes, and claims it: exclusively, except for CREATE INDEX. An ALTER
 // TABLE that rewrites is more than a rename: it, like CREATE INDEX, must
 // wait until no deferred check of the table's rows is pending.
-func (s *Session) ddlTable(ctx context.Context, name, op string, rewrites bool) (*catalog.DDL, *catalog.Table, error) {
+func (s *Session) ddlTable(ctx context.Context, q catalog.QName, op string, rewrites bool) (*catalog.DDL, *catalog.Table, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := viewMisuse(d.Cat, name, op); err != nil {
+	if err := viewMisuse(d.Cat, q, op); err != nil {
 		return nil, nil, err
 	}
-	t := d.Cat.TableByName[name]
+	t := d.Cat.TableByName[q]
 	if t == nil {
-		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", q.Name)
 	}
 	switch {
 	case op == "create index":
@@ -597,7 +627,8 @@ func (s *Session) ddlTable(ctx context.Context, name, op string, rewrites bool) 
 }
 
 func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.AlterTableStmt) error {
-	if ok, err := s.findIn(n.Table.Schema.O, n.Table.Name.O, false); !ok {
+	q, err := s.lookIn(n.Table.Schema.O, n.Table.Name.O)
+	if err != nil {
 		return err
 	}
 	action := ""
@@ -605,7 +636,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 		action = map[ast.AlterTableType]string{ast.AlterTableAddColumns: "ADD COLUMN", ast.AlterTableDropColumn: "DROP COLUMN",
 			ast.AlterTableAddConstraint: "ADD CONSTRAINT", ast.AlterTableDropCheck: "DROP CONSTRAINT"}[n.Specs[0].Tp]
 	}
-	if s.catalog().ViewByName[n.Table.Name.O] != nil && len(n.Specs) == 1 {
+	if s.catalog().ViewByName[q] != nil && len(n.Specs) == 1 {
 		// ALTER TABLE renames a view as ALTER VIEW does.
 		switch spec := n.Specs[0]; spec.Tp {
 		case ast.AlterTableRenameTable:
@@ -615,7 +646,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 				NewName: spec.NewColumnName.Name.O})
 		}
 	}
-	if action == "" && s.catalog().ViewByName[n.Table.Name.O] != nil {
+	if action == "" && s.catalog().ViewByName[q] != nil {
 		// What PostgreSQL allows on views (RENAME, SET DEFAULT) epochdb
 		// does not do yet, on tables either.
 		return pgerr.New(pgerr.FeatureNotSupported, "this form of ALTER TABLE is not supported yet")
@@ -623,7 +654,7 @@ func (s *Session) alterTable(ctx context.Context, st *parser.Statement, n *ast.A
 	renamesOnly := !slices.ContainsFunc(n.Specs, func(spec *ast.AlterTableSpec) bool {
 		return spec.Tp != ast.AlterTableRenameColumn && spec.Tp != ast.AlterTableRenameTable
 	})
-	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "alter "+action, !renamesOnly)
+	d, old, err := s.ddlTable(ctx, q, "alter "+action, !renamesOnly)
 	if err != nil {
 		return err
 	}

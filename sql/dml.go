@@ -22,21 +22,28 @@ import (
 )
 
 // writableTable resolves the table a statement writes; a view is not one.
-// Tables live in public: any other schema has none.
 func writableTable(c *plan.Compiler, schema, name, verb string) (*catalog.Table, error) {
-	if schema != "" && schema != "public" {
-		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	cat := c.Host.Catalog()
+	q, err := cat.Resolve(c.SearchPath(), schema, name)
+	if err != nil || !q.Found() {
+		return nil, plan.ErrNoRelation(schema, name)
 	}
-	if c.Host.Catalog().ViewByName[name] != nil {
+	if sc := cat.SchemaByID[q.Schema]; sc.System {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", name)
+	}
+	if cat.ViewByName[q] != nil {
 		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
 			WithDetail("Views are not automatically updatable in epochdb.")
 	}
-	t, err := c.Host.Catalog().Table(name)
-	if err == nil && t.IsMatView() {
+	t := cat.TableByName[q]
+	switch {
+	case t == nil:
+		return nil, plan.ErrNoRelation(schema, name)
+	case t.IsMatView():
 		return nil, errMatViewWrite(name)
 	}
-	return t, err
+	return t, nil
 }
 
 // targetTable resolves the table an INSERT, UPDATE or DELETE writes.

@@ -34,15 +34,27 @@ func (s *Session) parseTypeName(name string) (types.T, error) {
 	if err == nil || pgerr.Code(err) != pgerr.UndefinedObject {
 		return t, err
 	}
-	unquoted := strings.Trim(name, `"`)
-	if e := s.catalog().EnumNamed(unquoted); e != nil {
+	elem, array := strings.CutSuffix(name, "[]")
+	if e := s.enumNamed(elem); e != nil {
+		if array {
+			at, _ := types.ArrayOf(e.T())
+			return at, nil
+		}
 		return e.T(), nil
 	}
-	if e := s.catalog().EnumNamed(strings.Trim(strings.TrimSuffix(name, "[]"), `"`)); e != nil && strings.HasSuffix(name, "[]") {
-		at, _ := types.ArrayOf(e.T())
-		return at, nil
-	}
 	return t, err
+}
+
+// enumNamed is the enum type that name, qualified or not, names on the
+// search path, or nil.
+func (s *Session) enumNamed(name string) *catalog.EnumType {
+	schema, name, err := splitSchema(name)
+	if err != nil {
+		return nil
+	}
+	cat := s.catalog()
+	q, _ := cat.ResolveType(s.searchPath(), schema, name)
+	return cat.EnumByName[q]
 }
 
 // resolveRow gives the enum values of a row about to be stored their
@@ -96,18 +108,18 @@ func (s *Session) createEnum(ctx context.Context, cmd *parser.CreateEnum) error 
 	if err != nil {
 		return err
 	}
-	name, err := createName(cmd.Name)
+	q, err := s.createName(cmd.Name)
 	if err != nil {
 		return err
 	}
-	if err := d.TypeNameFree(name); err != nil {
+	if err := d.TypeNameFree(q); err != nil {
 		return err
 	}
 	id, err := d.NextID(ctx)
 	if err != nil {
 		return err
 	}
-	e := &catalog.EnumType{ID: id, Name: name}
+	e := &catalog.EnumType{ID: id, Name: q.Name, Schema: q.Schema}
 	for i, label := range cmd.Labels {
 		if err := checkEnumLabel(label); err != nil {
 			return err
@@ -141,21 +153,17 @@ func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 	if err != nil {
 		return err
 	}
-	name, err := nameInPublic(cmd.Name)
-	if err != nil {
-		return err
-	}
-	old := d.Cat.EnumNamed(name)
+	old := s.enumNamed(cmd.Name)
 	if old == nil {
 		return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 	}
-	e := &catalog.EnumType{ID: old.ID, Name: old.Name, Labels: slices.Clone(old.Labels)}
+	e := &catalog.EnumType{ID: old.ID, Name: old.Name, Schema: old.Schema, Labels: slices.Clone(old.Labels)}
 	switch {
 	case cmd.NewName != "":
-		if err := d.TypeNameFree(cmd.NewName); err != nil {
+		if err := d.TypeNameFree(catalog.QName{Schema: e.Schema, Name: cmd.NewName}); err != nil {
 			return err
 		}
-		delete(d.Cat.EnumByName, e.Name)
+		delete(d.Cat.EnumByName, e.QName())
 		e.Name = cmd.NewName
 		return d.PutEnum(ctx, e)
 	case cmd.Rename:
@@ -215,14 +223,15 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 		return err
 	}
 	for _, qualified := range cmd.Names {
-		name, ok, err := s.foundName(qualified, cmd.IfExists)
+		q, ok, err := s.foundName(qualified, cmd.IfExists)
 		if !ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		e := d.Cat.EnumNamed(name)
+		name := q.Name
+		e := s.enumNamed(qualified)
 		if e == nil {
 			if cmd.IfExists {
 				s.notice(pgerr.SuccessfulCompletion, "type %q does not exist, skipping", name)
@@ -247,7 +256,7 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 		if err := s.dropColumnsOfType(ctx, d, e); err != nil {
 			return err
 		}
-		delete(d.Cat.EnumByName, e.Name)
+		delete(d.Cat.EnumByName, e.QName())
 		if err := d.Tx.Delete(ctx, catalog.DescKey(e.ID)); err != nil {
 			return err
 		}

@@ -42,13 +42,16 @@ func (s *Session) createExtension(ctx context.Context, cmd *parser.CreateExtensi
 	if cmd.Version != "" && cmd.Version != avail.Version {
 		return pgerr.New(pgerr.InvalidParameterValue, "extension %q has no installation script nor update path for version %q", cmd.Name, cmd.Version)
 	}
-	schema := uint32(pgcatalog.OidPublic)
-	switch cmd.Schema {
-	case "", "public":
-	case "pg_catalog":
-		schema = pgcatalog.OidPgCatalog
-	default:
-		return errNoSchema(cmd.Schema)
+	schema := s.searchPath().Create
+	if cmd.Schema != "" {
+		sc, err := d.Cat.Schema(cmd.Schema)
+		if err != nil {
+			return err
+		}
+		schema = sc.ID
+	}
+	if schema == 0 {
+		return pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
 	}
 	id, err := d.NextID(ctx)
 	if err != nil {

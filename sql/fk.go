@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/epochdb/epochdb/sql/pgcatalog"
-
 	"github.com/epochdb/epochdb/sql/plan"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -53,20 +51,21 @@ var fkActionNames = map[byte]string{'r': "RESTRICT", 'c': "CASCADE", 'n': "SET N
 // addForeignKey adds a FOREIGN KEY constraint to t, which DDL is changing
 // (or creating: a table may reference itself).
 func (s *Session) addForeignKey(d *catalog.DDL, t *catalog.Table, pf pendingFK) (*catalog.ForeignKey, error) {
-	refName := pf.ref.Table.Name.O
-	switch schema := pf.ref.Table.Schema.O; schema {
-	case "", "public":
-	case "pg_catalog", "information_schema":
-		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, refName)
-	default:
-		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
+	schema, refName := pf.ref.Table.Schema.O, pf.ref.Table.Name.O
+	q, err := d.Cat.Resolve(s.searchPath(), schema, refName)
+	if err != nil {
+		return nil, err
 	}
-	parent := d.Cat.TableByName[refName]
-	if refName == t.Name {
+	parent := d.Cat.TableByName[q]
+	// A table that CREATE TABLE is making is not in the catalog yet.
+	if q == t.QName() || !q.Found() && refName == t.Name && (schema == "" || d.Cat.SchemaName(t.Schema) == schema) {
 		parent = t
 	}
+	if sc := d.Cat.SchemaByID[q.Schema]; parent == nil && sc != nil && sc.System {
+		return nil, plan.ErrNoRelation(pf.ref.Table.Schema.O, refName)
+	}
 	if parent == nil {
-		if d.Cat.ViewByName[refName] != nil {
+		if d.Cat.ViewByName[q] != nil {
 			return nil, pgerr.New(pgerr.WrongObjectType, "referenced relation %q is not a table", refName)
 		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", refName)
@@ -680,7 +679,7 @@ func (s *Session) fkDef(t *catalog.Table, fk *catalog.ForeignKey) string {
 	if parent == nil {
 		return b.String()
 	}
-	b.WriteString(pgcatalog.RelName(s.host(), pgcatalog.OidPublic, parent.Name) + "(")
+	b.WriteString(s.qualifiedName(parent.QName()) + "(")
 	for i, pi := range fk.RefColumns {
 		if i > 0 {
 			b.WriteString(", ")

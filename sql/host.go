@@ -12,7 +12,6 @@ import (
 	"github.com/epochdb/epochdb/sql/plan"
 	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // planHost is a Session as the planner and the virtual catalogs see it
@@ -41,9 +40,10 @@ func (h *planHost) RegByName(t types.T, name string) (types.Reg, error) {
 func (h *planHost) RegByOID(t types.T, oid types.Oid) types.Reg {
 	return pgcatalog.RegByOID(h, t, oid)
 }
-func (h *planHost) VirtualRelation(tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
-	return pgcatalog.VirtualRelation(h, tn, alias)
+func (h *planHost) VirtualRelation(q catalog.QName, alias string) (plan.Source, *plan.Scope, bool) {
+	return pgcatalog.VirtualRelation(h, q, alias)
 }
+func (h *planHost) SearchPath() catalog.Path { return h.s().searchPath() }
 func (h *planHost) PartialImplied(t *catalog.Table, where plan.Expr) func(*catalog.Index) int {
 	return h.s().partialImplied(t, where)
 }
@@ -63,7 +63,9 @@ func (h *planHost) Setting(name string) (string, error) { return h.s().getSettin
 func (h *planHost) SetSetting(name, value string, local bool) error {
 	return h.s().setSetting(name, value, local)
 }
-func (h *planHost) PublicName(name string) string { return pgcatalog.PublicName(h, name) }
+func (h *planHost) QualifiedName(nsp uint32, name string) string {
+	return pgcatalog.QualifiedName(h, nsp, name)
+}
 func (h *planHost) CurrentSchemas(implicit bool) []any {
 	return pgcatalog.CurrentSchemas(h, implicit)
 }

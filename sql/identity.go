@@ -32,12 +32,12 @@ func (s *Session) identityDef(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 	if col.Serial != 0 {
 		return pgerr.New(pgerr.SyntaxError, "both default and identity specified for column %q of table %q", col.Name, t.Name)
 	}
-	name := fmt.Sprintf("%s_%s_seq", t.Name, col.Name)
+	name := catalog.QName{Schema: t.Schema, Name: fmt.Sprintf("%s_%s_seq", t.Name, col.Name)}
 	var seqOpts []*ast.SequenceOption
 	if opts != nil {
 		if opts.SequenceName != "" {
 			var err error
-			if name, err = createName(opts.SequenceName); err != nil {
+			if name, err = s.createName(opts.SequenceName); err != nil {
 				return err
 			}
 		}
@@ -48,7 +48,7 @@ func (s *Session) identityDef(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 		return err
 	}
 	col.Serial, col.NotNull, col.Identity = seq.ID, true, 'd'
-	col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
+	col.Default = nextvalDefault(d.Cat, seq)
 	return nil
 }
 
@@ -125,7 +125,7 @@ func writeGuard(col *catalog.TableColumn, update bool) error {
 // NOT NULL and have no default, gets a sequence of its own type, named as
 // the command says (or table_column_seq), with its options.
 func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) error {
-	table, err := nameInPublic(cmd.Table)
+	table, err := s.lookName(cmd.Table)
 	if err != nil {
 		return err
 	}
@@ -151,12 +151,11 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 	if !col.NotNull {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column %q of relation %q must be declared NOT NULL before identity can be added", col.Name, t.Name)
 	}
-	name, err := createName(cmd.SequenceName)
-	if err != nil {
-		return err
-	}
-	if name == "" {
-		name = fmt.Sprintf("%s_%s_seq", t.Name, col.Name)
+	name := catalog.QName{Schema: t.Schema, Name: fmt.Sprintf("%s_%s_seq", t.Name, col.Name)}
+	if cmd.SequenceName != "" {
+		if name, err = s.createName(cmd.SequenceName); err != nil {
+			return err
+		}
 	}
 	seq, err := s.sequenceWith(ctx, d, name, t.ID, col.Type, cmd.Sequence.AST.(*ast.CreateSequenceStmt).SeqOptions)
 	if err != nil {
@@ -166,7 +165,7 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 	if cmd.Always {
 		col.Identity = 'a'
 	}
-	col.Default = fmt.Sprintf(`"nextval"('%s')`, seq.Name)
+	col.Default = nextvalDefault(d.Cat, seq)
 	return d.PutTable(ctx, t)
 }
 
@@ -174,7 +173,7 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 // RESTART or DROP IDENTITY. Dropping the identity drops its sequence and
 // leaves the column NOT NULL, with no default.
 func (s *Session) alterIdentity(ctx context.Context, cmd *parser.AlterIdentity) error {
-	table, err := nameInPublic(cmd.Table)
+	table, err := s.lookName(cmd.Table)
 	if err != nil {
 		return err
 	}

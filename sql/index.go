@@ -20,14 +20,15 @@ import (
 // and writes an entry for every row the table holds, all in the DDL's
 // transaction, so the index appears with its entries or not at all.
 func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.CreateIndexStmt) error {
-	if ok, err := s.findIn(n.Table.Schema.O, n.Table.Name.O, false); !ok {
-		return err
-	}
-	d, old, err := s.ddlTable(ctx, n.Table.Name.O, "create index", false)
+	q, err := s.lookIn(n.Table.Schema.O, n.Table.Name.O)
 	if err != nil {
 		return err
 	}
-	if relationNamed(d.Cat, n.IndexName) {
+	d, old, err := s.ddlTable(ctx, q, "create index", false)
+	if err != nil {
+		return err
+	}
+	if d.Cat.HasRelation(old.Schema, n.IndexName) {
 		if n.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", n.IndexName)
 			return nil
@@ -107,17 +108,18 @@ func (s *Session) eachRow(ctx context.Context, d *catalog.DDL, t *catalog.Table,
 // dropIndex runs DROP INDEX: it deletes the index's entries and takes it
 // out of its table. Indexes that constraints own go with the constraint.
 func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade bool) error {
-	if ok, err := s.findIn(n.Table.Schema.O, n.IndexName, n.IfExists); !ok {
+	q, ok, err := s.findIn(n.Table.Schema.O, n.IndexName, n.IfExists)
+	if !ok {
 		return err
 	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
 	}
-	if err := viewMisuse(d.Cat, n.IndexName, "index"); err != nil {
+	if err := viewMisuse(d.Cat, q, "index"); err != nil {
 		return err
 	}
-	old, ix := indexNamed(d.Cat, n.IndexName)
+	old, ix := d.Cat.IndexNamed(q)
 	if old != nil {
 		// Writers in flight may hold entries the drop must delete, and
 		// readers may be scanning the index.
@@ -153,28 +155,6 @@ func (s *Session) dropIndex(ctx context.Context, n *ast.DropIndexStmt, cascade b
 		return err
 	}
 	return d.PutTable(ctx, t)
-}
-
-// relationNamed reports whether a table, sequence or index has name:
-// PostgreSQL keeps them all in one namespace.
-func relationNamed(cat *catalog.Catalog, name string) bool {
-	if cat.TableByName[name] != nil || cat.SequenceByName[name] != nil || cat.ViewByName[name] != nil {
-		return true
-	}
-	_, ix := indexNamed(cat, name)
-	return ix != nil
-}
-
-// indexNamed finds an index and its table by the index's name.
-func indexNamed(cat *catalog.Catalog, name string) (*catalog.Table, *catalog.Index) {
-	for _, t := range cat.TableByName {
-		for _, ix := range t.Indexes {
-			if ix.Name == name {
-				return t, ix
-			}
-		}
-	}
-	return nil, nil
 }
 
 // hasEntry reports whether ix has an entry for row: a partial index only

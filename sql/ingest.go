@@ -331,7 +331,7 @@ func ingestProducerRows(h pgcatalog.Host) [][]any {
 // acknowledgement that an expired producer's abandoned ranges are dealt
 // with. It removes them from the view and returns how many it removed.
 func forgetAbandoned(e *plan.Env, args []any) (any, error) {
-	t, err := e.Host.Catalog().Table(args[0].(string))
+	t, err := tableNamed(e.Host, args[0].(string))
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func (p *producerBegin) Open(x *plan.ExecCtx) (rowexec.RowIter, error) {
 		}
 		vals[i] = v
 	}
-	t, err := x.Host.Catalog().Table(vals[0].(string))
+	t, err := tableNamed(x.Host, vals[0].(string))
 	if err != nil {
 		return nil, err
 	}

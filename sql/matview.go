@@ -33,18 +33,20 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err != nil {
 		return 0, err
 	}
-	name, err := createName(cmd.Name)
+	q, err := s.createName(cmd.Name)
 	if err != nil {
 		return 0, err
 	}
-	if relationNamed(d.Cat, name) {
+	name := q.Name
+	if d.Cat.HasRelation(q.Schema, name) {
 		if cmd.IfNotExists {
 			s.notice(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return -1, nil
 		}
 		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
-	qp, err := plan.PlanViewQuery(s.host(), cmd.Query.SQL, nil)
+	path := s.searchPath()
+	qp, err := plan.PlanViewQuery(s.host(), cmd.Query.SQL, &path, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -56,8 +58,9 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err != nil {
 		return 0, err
 	}
-	t := &catalog.Table{ID: id, Name: name, DataID: id, Options: map[string]string{}, MatView: cmd.Query.SQL, Unpopulated: cmd.NoData}
-	if t.Deps, err = viewDeps(d.Cat, cmd.Query.AST); err != nil {
+	t := &catalog.Table{ID: id, Name: name, Schema: q.Schema, DataID: id, Options: map[string]string{}, MatView: cmd.Query.SQL,
+		Path: path.Schemas, Unpopulated: cmd.NoData}
+	if t.Deps, err = viewDeps(d.Cat, path, cmd.Query.AST); err != nil {
 		return 0, err
 	}
 	for i, c := range cols {
@@ -78,7 +81,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err := s.addRowIDSeq(ctx, d, t); err != nil {
 		return 0, err
 	}
-	if err := d.ClaimName(ctx, name, id); err != nil {
+	if err := d.ClaimName(ctx, q, id); err != nil {
 		return 0, err
 	}
 	if err := d.PutTable(ctx, t); err != nil {
@@ -124,13 +127,14 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	if err != nil {
 		return err
 	}
-	name, err := nameInPublic(cmd.Name)
+	q, err := s.lookName(cmd.Name)
 	if err != nil {
 		return err
 	}
-	old := d.Cat.TableByName[name]
+	name := q.Name
+	old := d.Cat.TableByName[q]
 	switch {
-	case old == nil && d.Cat.ViewByName[name] != nil:
+	case old == nil && d.Cat.ViewByName[q] != nil:
 		return pgerr.New(pgerr.WrongObjectType, "%q is not a materialized view", name)
 	case old == nil:
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
@@ -154,7 +158,7 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	if cmd.NoData {
 		return nil
 	}
-	qp, err := plan.PlanViewQuery(s.host(), t.MatView, nil)
+	qp, err := plan.PlanViewQuery(s.host(), t.MatView, plan.ViewPath(t.MatViewAsView()), nil)
 	if err != nil {
 		return err
 	}
@@ -170,16 +174,17 @@ func (s *Session) dropMatViews(ctx context.Context, cmd *parser.DropMatView) err
 	}
 	var views []*catalog.Table
 	for _, qualified := range cmd.Names {
-		name, ok, err := s.foundName(qualified, cmd.IfExists)
+		q, ok, err := s.foundName(qualified, cmd.IfExists)
 		if !ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		t := d.Cat.TableByName[name]
+		name := q.Name
+		t := d.Cat.TableByName[q]
 		switch {
-		case t != nil && !t.IsMatView(), t == nil && d.Cat.ViewByName[name] != nil:
+		case t != nil && !t.IsMatView(), t == nil && d.Cat.ViewByName[q] != nil:
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a materialized view", name).
 				WithHint("Use DROP %s to remove a %s.", map[bool]string{true: "TABLE", false: "VIEW"}[t != nil], map[bool]string{true: "table", false: "view"}[t != nil])
 		case t == nil && cmd.IfExists:

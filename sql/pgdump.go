@@ -79,17 +79,17 @@ func (s *Session) lockTable(ctx context.Context, cmd *parser.Lock) error {
 	cat := s.catalog()
 	var tables []*catalog.Table
 	for _, name := range cmd.Tables {
-		bare, err := nameInPublic(name)
+		q, err := s.lookName(name)
 		if err != nil {
 			return err
 		}
-		t := cat.TableByName[bare]
+		t := cat.TableByName[q]
 		switch {
 		case t != nil:
-		case cat.SequenceByName[bare] != nil:
-			return pgerr.New(pgerr.WrongObjectType, "cannot lock relation %q", bare).
+		case cat.SequenceByName[q] != nil:
+			return pgerr.New(pgerr.WrongObjectType, "cannot lock relation %q", q.Name).
 				WithDetail("This operation is not supported for sequences.")
-		case cat.ViewByName[bare] != nil:
+		case cat.ViewByName[q] != nil:
 			return pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE on a view is not supported")
 		default:
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
@@ -133,21 +133,22 @@ var alterOwnerKinds = map[string]struct{ kinds, want string }{
 // everything, so giving an object to that role changes nothing and is
 // all that is supported.
 func (s *Session) alterOwner(cmd *parser.AlterOwner) error {
-	schema, name := "", cmd.Name
-	if !strings.Contains(name, `"`) {
-		if before, after, ok := strings.Cut(name, "."); ok {
-			schema, name = before, after
-		}
-	} else if parts, err := pgcatalog.SplitQualified(name); err == nil && len(parts) == 2 {
-		schema, name = parts[0], parts[1]
+	schema, name, err := splitSchema(cmd.Name)
+	if err != nil {
+		return err
 	}
-	if cmd.Kind == "type" {
-		if (schema != "" && schema != "public") || s.catalog().EnumNamed(name) == nil {
+	switch cmd.Kind {
+	case "type":
+		if s.enumNamed(cmd.Name) == nil {
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 		}
-	} else {
+	case "schema":
+		if _, err := s.catalog().Schema(name); err != nil {
+			return err
+		}
+	default:
 		r, ok := pgcatalog.RelationByName(s.host(), schema, name)
-		if !ok || r.Namespace != pgcatalog.OidPublic {
+		if !ok {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Name)
 		}
 		if k := alterOwnerKinds[cmd.Kind]; !strings.Contains(k.kinds, r.Kind) {
@@ -186,14 +187,15 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 	if err != nil {
 		return err
 	}
-	name, err := nameInPublic(cmd.Name)
+	q, err := s.lookName(cmd.Name)
 	if err != nil {
 		return err
 	}
-	old := d.Cat.SequenceByName[name]
+	name := q.Name
+	old := d.Cat.SequenceByName[q]
 	switch {
 	case old != nil:
-	case d.Cat.TableByName[name] != nil || d.Cat.ViewByName[name] != nil:
+	case d.Cat.TableByName[q] != nil || d.Cat.ViewByName[q] != nil:
 		return pgerr.New(pgerr.WrongObjectType, "%q is not a sequence", name)
 	case cmd.IfExists:
 		s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", name)
@@ -204,12 +206,13 @@ func (s *Session) sequenceOwnedBy(ctx context.Context, cmd *parser.SequenceOwned
 	var owner *catalog.Table
 	var col *catalog.TableColumn
 	if cmd.Table != "" {
-		tname, err := nameInPublic(cmd.Table)
+		tq, err := s.lookName(cmd.Table)
 		if err != nil {
 			return err
 		}
-		if owner = d.Cat.TableByName[tname]; owner == nil {
-			if d.Cat.ViewByName[tname] != nil || d.Cat.SequenceByName[tname] != nil {
+		tname := tq.Name
+		if owner = d.Cat.TableByName[tq]; owner == nil {
+			if d.Cat.ViewByName[tq] != nil || d.Cat.SequenceByName[tq] != nil {
 				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must have same owner as table it is linked to")
 			}
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Table)

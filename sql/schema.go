@@ -1,65 +1,99 @@
 package sql
 
 import (
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgcatalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/plan"
 )
 
-// Schemas. A database has one schema for its own objects, public, beside
-// the system schemas pg_catalog and information_schema, whose relations
-// are the virtual catalogs (sql/pgcatalog). Until CREATE SCHEMA lands
-// (issue 10), a statement that names an object in any other schema fails
-// as PostgreSQL fails for a schema that does not exist (3F000): it never
-// makes, finds or drops public's object of the same name instead.
+// Names and the search path. A statement names an object as schema.name
+// or as name alone, which the session's search_path resolves: an existing
+// object is the first of that name along the path, and a new one goes in
+// the path's first schema that is not a system schema (catalog.Path). The
+// functions here turn a statement's names into qualified names
+// (catalog.QName) for the statement's kind: a CREATE's, a statement's
+// that changes an existing object, and one's that may skip it (IF
+// EXISTS). Schemas themselves are made and dropped in schemaddl.go.
 
-func errNoSchema(schema string) error {
-	return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
+// pathCache is the session's search_path as last resolved, against the
+// catalog and setting it was resolved from.
+type pathCache struct {
+	cat     *catalog.Catalog
+	setting string
+	user    string
+	path    catalog.Path
 }
 
-// isSystemSchema reports whether schema holds the virtual catalogs.
-func isSystemSchema(schema string) bool {
-	return schema == "pg_catalog" || schema == "information_schema"
-}
-
-// createIn checks the schema a CREATE names its object name in: "" (the
-// first schema of the search path) or public. A system schema takes no
-// objects, as PostgreSQL's pg_catalog takes none.
-func createIn(schema, name string) error {
-	switch {
-	case schema == "" || schema == "public":
-		return nil
-	case isSystemSchema(schema):
-		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to create %q", schema+"."+name).
-			WithDetail("System catalog modifications are currently disallowed.")
+// searchPath is the session's search_path resolved against its catalog.
+func (s *Session) searchPath() catalog.Path {
+	cat, setting := s.catalog(), s.settings["search_path"]
+	if c := &s.pathCache; c.cat == cat && c.setting == setting && c.user == s.user {
+		return c.path
 	}
-	return errNoSchema(schema)
+	path := cat.ResolvePath(pathNames(setting, s.user))
+	s.pathCache = pathCache{cat: cat, setting: setting, user: s.user, path: path}
+	return path
 }
 
-// lookIn checks the schema a statement names an existing object name in:
-// "" or public, where the statement goes on to look for it. A schema that
-// does not exist is an error, and the system schemas' relations are the
-// catalogs, which no statement may change.
-func lookIn(schema, name string) error {
-	switch {
-	case schema == "" || schema == "public":
-		return nil
-	case isSystemSchema(schema):
-		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied: %q is a system catalog", name)
+// pathNames are the schema names of a search_path setting, in its order,
+// with "$user" as user.
+func pathNames(setting, user string) []string {
+	var names []string
+	for p := range strings.SplitSeq(setting, ",") {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		if p == "$user" {
+			p = user
+		}
+		if p != "" {
+			names = append(names, p)
+		}
 	}
-	return errNoSchema(schema)
+	return names
 }
 
-// findIn is lookIn for a statement that may skip the name: it reports
-// whether the statement goes on to look for it, and with ifExists it
-// notices a schema that does not exist and skips, as PostgreSQL's DROP
-// ... IF EXISTS does.
-func (s *Session) findIn(schema, name string, ifExists bool) (bool, error) {
-	if ifExists && schema != "" && schema != "public" && !isSystemSchema(schema) {
+// createIn is the qualified name of the object a CREATE names as
+// schema.name: in the schema named, or with schema "", the search path's
+// first (see catalog.CreateIn).
+func (s *Session) createIn(schema, name string) (catalog.QName, error) {
+	nsp, err := s.catalog().CreateIn(s.searchPath(), schema, name)
+	return catalog.QName{Schema: nsp, Name: name}, err
+}
+
+// lookIn is the qualified name of the existing relation a statement that
+// changes it names as schema.name (see catalog.Resolve): not Found if
+// there is none. A schema named that does not exist is 3F000, and the
+// system schemas' relations are the catalogs, which no statement may
+// change.
+func (s *Session) lookIn(schema, name string) (catalog.QName, error) {
+	q, err := s.catalog().Resolve(s.searchPath(), schema, name)
+	if err != nil {
+		return q, err
+	}
+	if sc := s.catalog().SchemaByID[q.Schema]; sc != nil && sc.System {
+		return q, pgerr.New(pgerr.InsufficientPrivilege, "permission denied: %q is a system catalog", name)
+	}
+	return q, nil
+}
+
+// findIn is lookIn for a statement that may skip the name: ok says
+// whether it goes on, and with ifExists a schema that does not exist is
+// noticed and skipped, as PostgreSQL's DROP ... IF EXISTS does.
+func (s *Session) findIn(schema, name string, ifExists bool) (q catalog.QName, ok bool, err error) {
+	if ifExists && schema != "" && s.catalog().SchemaNamed(schema) == nil {
 		s.notice(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", schema)
-		return false, nil
+		return q, false, nil
 	}
-	err := lookIn(schema, name)
-	return err == nil, err
+	q, err = s.lookIn(schema, name)
+	return q, err == nil, err
 }
 
 // splitSchema splits a name the parser joined with dots (qualifiedName)
@@ -74,33 +108,48 @@ func splitSchema(qualified string) (schema, name string, err error) {
 	return "", "", pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", qualified)
 }
 
-// createName is qualified, a name the parser joined, as the name in public
-// of the object a CREATE makes.
-func createName(qualified string) (string, error) {
+// createName is createIn for a name the parser joined.
+func (s *Session) createName(qualified string) (catalog.QName, error) {
 	schema, name, err := splitSchema(qualified)
 	if err != nil {
-		return "", err
+		return catalog.QName{}, err
 	}
-	return name, createIn(schema, name)
+	return s.createIn(schema, name)
 }
 
-// nameInPublic is qualified, a name the parser joined, as the name in
-// public of the existing object a statement looks for (see lookIn).
-func nameInPublic(qualified string) (string, error) {
+// lookName is lookIn for a name the parser joined.
+func (s *Session) lookName(qualified string) (catalog.QName, error) {
 	schema, name, err := splitSchema(qualified)
 	if err != nil {
-		return "", err
+		return catalog.QName{}, err
 	}
-	return name, lookIn(schema, name)
+	return s.lookIn(schema, name)
 }
 
-// foundName is nameInPublic for a statement that may skip the name: ok is
-// false where it does (see findIn).
-func (s *Session) foundName(qualified string, ifExists bool) (name string, ok bool, err error) {
+// foundName is findIn for a name the parser joined.
+func (s *Session) foundName(qualified string, ifExists bool) (q catalog.QName, ok bool, err error) {
 	schema, name, err := splitSchema(qualified)
 	if err != nil {
-		return "", false, err
+		return q, false, err
 	}
-	ok, err = s.findIn(schema, name, ifExists)
-	return name, ok, err
+	return s.findIn(schema, name, ifExists)
+}
+
+// qualifiedName is q as the catalogs and messages print an object's name:
+// qualified unless the search path finds it.
+func (s *Session) qualifiedName(q catalog.QName) string {
+	return pgcatalog.QualifiedName(s.host(), q.Schema, q.Name)
+}
+
+// tableNamed is the table a function's argument names, qualified or not,
+// or 42P01.
+func tableNamed(h plan.Host, qualified string) (*catalog.Table, error) {
+	q, err := sessionOf(h).lookName(qualified)
+	if err != nil {
+		return nil, err
+	}
+	if t := h.Catalog().TableByName[q]; t != nil {
+		return t, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", qualified)
 }

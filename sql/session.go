@@ -137,6 +137,8 @@ type Session struct {
 	predCache      map[predicateKey]plan.Expr     // compiled partial index predicates
 
 	settings map[string]string // by canonical name
+	// pathCache is search_path as last resolved (see schema.go).
+	pathCache pathCache
 	changed  map[string]bool
 	loc_     *time.Location
 

@@ -17,16 +17,21 @@ import (
 
 // createView runs CREATE [OR REPLACE] VIEW.
 func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
+	q, err := s.createName(cv.Name)
+	if err != nil {
+		return err
+	}
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
 	}
-	old := d.Cat.ViewByName[cv.Name]
-	if old == nil && relationNamed(d.Cat, cv.Name) || old != nil && !cv.OrReplace {
-		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cv.Name)
+	old := d.Cat.ViewByName[q]
+	if old == nil && d.Cat.HasRelation(q.Schema, q.Name) || old != nil && !cv.OrReplace {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", q.Name)
 	}
-	v := &catalog.View{Name: cv.Name, SQL: cv.Query.SQL}
-	qp, err := plan.PlanViewQuery(s.host(), v.SQL, nil)
+	path := s.searchPath()
+	v := &catalog.View{Name: q.Name, Schema: q.Schema, SQL: cv.Query.SQL, Path: path.Schemas}
+	qp, err := plan.PlanViewQuery(s.host(), v.SQL, &path, nil)
 	if err != nil {
 		return err
 	}
@@ -47,7 +52,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		}
 		v.Columns = append(v.Columns, vc)
 	}
-	if v.Deps, err = viewDeps(d.Cat, cv.Query.AST); err != nil {
+	if v.Deps, err = viewDeps(d.Cat, path, cv.Query.AST); err != nil {
 		return err
 	}
 	if old != nil {
@@ -69,7 +74,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	if v.ID, err = d.NextID(ctx); err != nil {
 		return err
 	}
-	if err := d.ClaimName(ctx, v.Name, v.ID); err != nil {
+	if err := d.ClaimName(ctx, q, v.ID); err != nil {
 		return err
 	}
 	return d.PutView(ctx, v)
@@ -78,26 +83,33 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 // viewDeps lists the tables, views and sequences a query reads. A
 // sequence named to nextval must exist, as PostgreSQL's regclass
 // constant requires.
-func viewDeps(cat *catalog.Catalog, n ast.Node) ([]uint32, error) {
+func viewDeps(cat *catalog.Catalog, path catalog.Path, n ast.Node) ([]uint32, error) {
 	f := &plan.TableNameFinder{}
 	n.Accept(f)
-	for _, name := range f.Sequences {
-		if cat.SequenceByName[name] == nil {
-			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
-		}
-	}
 	var deps []uint32
-	for _, name := range f.Names {
-		var id uint32
-		if t := cat.TableByName[name]; t != nil {
-			id = t.ID
-		} else if v := cat.ViewByName[name]; v != nil {
-			id = v.ID
-		} else if sq := cat.SequenceByName[name]; sq != nil {
-			id = sq.ID
-		}
+	add := func(id uint32) {
 		if id != 0 && !slices.Contains(deps, id) {
 			deps = append(deps, id)
+		}
+	}
+	for _, name := range f.Sequences {
+		sq := plan.ResolveSequence(cat, path, name)
+		if sq == nil {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
+		}
+		add(sq.ID)
+	}
+	for _, r := range f.Tables {
+		q, err := cat.Resolve(path, r.Schema, r.Name)
+		if err != nil {
+			continue // the query's planning has said what is missing
+		}
+		if t := cat.TableByName[q]; t != nil {
+			add(t.ID)
+		} else if v := cat.ViewByName[q]; v != nil {
+			add(v.ID)
+		} else if sq := cat.SequenceByName[q]; sq != nil {
+			add(sq.ID)
 		}
 	}
 	return deps, nil
@@ -143,18 +155,19 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 	}
 	var views []*catalog.View
 	for _, tn := range n.Tables {
-		if ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists); !ok {
+		q, ok, err := s.findIn(tn.Schema.O, tn.Name.O, n.IfExists)
+		if !ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		v := d.Cat.ViewByName[tn.Name.O]
+		v := d.Cat.ViewByName[q]
 		switch {
-		case v == nil && d.Cat.TableByName[tn.Name.O] != nil && d.Cat.TableByName[tn.Name.O].IsMatView():
+		case v == nil && d.Cat.TableByName[q] != nil && d.Cat.TableByName[q].IsMatView():
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
 				WithHint("Use DROP MATERIALIZED VIEW to remove a materialized view.")
-		case v == nil && d.Cat.TableByName[tn.Name.O] != nil:
+		case v == nil && d.Cat.TableByName[q] != nil:
 			return pgerr.New(pgerr.WrongObjectType, "%q is not a view", tn.Name.O).
 				WithHint("Use DROP TABLE to remove a table.")
 		case v == nil && n.IfExists:
@@ -188,8 +201,9 @@ func (s *Session) dropViews(ctx context.Context, n *ast.DropTableStmt, cascade b
 // viewMisuse is the error of an operation on a view that only a table,
 // index or sequence takes (42809), as PostgreSQL words it; nil if name is
 // not a view.
-func viewMisuse(c *catalog.Catalog, name, op string) error {
-	if t := c.TableByName[name]; t != nil && t.IsMatView() {
+func viewMisuse(c *catalog.Catalog, q catalog.QName, op string) error {
+	name := q.Name
+	if t := c.TableByName[q]; t != nil && t.IsMatView() {
 		switch op {
 		case "create index", "copy out", "alter rename", "alter rename constraint":
 			return nil
@@ -201,7 +215,7 @@ func viewMisuse(c *catalog.Catalog, name, op string) error {
 		return pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation %q", strings.TrimPrefix(op, "alter "), name).
 			WithDetail("This operation is not supported for materialized views.")
 	}
-	if c.ViewByName[name] == nil {
+	if c.ViewByName[q] == nil {
 		return nil
 	}
 	switch op {
@@ -233,15 +247,16 @@ func (s *Session) alterViewRename(ctx context.Context, cmd *parser.AlterViewRena
 	if err != nil {
 		return err
 	}
-	name, err := nameInPublic(cmd.Name)
+	q, err := s.lookName(cmd.Name)
 	if err != nil {
 		return err
 	}
+	name := q.Name
 	kind := "view"
 	if cmd.Materialized {
 		kind = "materialized view"
 	}
-	v, t := d.Cat.ViewByName[name], d.Cat.TableByName[name]
+	v, t := d.Cat.ViewByName[q], d.Cat.TableByName[q]
 	switch {
 	case cmd.Materialized && t != nil && t.IsMatView(), !cmd.Materialized && v != nil:
 	case v != nil || t != nil:
@@ -286,19 +301,20 @@ func (s *Session) alterViewRename(ctx context.Context, cmd *parser.AlterViewRena
 		renamed.Columns[i].Name = cmd.NewName
 		return d.PutView(ctx, &renamed)
 	}
-	if relationNamed(d.Cat, cmd.NewName) {
+	renamedQ := catalog.QName{Schema: q.Schema, Name: cmd.NewName}
+	if d.Cat.HasRelation(q.Schema, cmd.NewName) {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", cmd.NewName)
 	}
 	if err := renameInViews(d, ctx, v.ID, name, cmd.NewName); err != nil {
 		return err
 	}
-	if err := d.ClaimName(ctx, cmd.NewName, v.ID); err != nil {
+	if err := d.ClaimName(ctx, renamedQ, v.ID); err != nil {
 		return err
 	}
-	if err := d.Tx.Delete(ctx, catalog.NameKey(name)); err != nil {
+	if err := d.ReleaseName(ctx, q); err != nil {
 		return err
 	}
-	delete(d.Cat.ViewByName, name)
+	delete(d.Cat.ViewByName, q)
 	renamed.Name = cmd.NewName
 	return d.PutView(ctx, &renamed)
 }

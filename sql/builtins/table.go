@@ -160,7 +160,6 @@ var table = map[string][]Overload{
 	"version":          sessionFunc(types.Text, func(s Session) any { return s.Version }),
 	"current_database": sessionFunc(types.Name, func(s Session) any { return s.Database }),
 	"current_catalog":  sessionFunc(types.Name, func(s Session) any { return s.Database }),
-	"current_schema":   sessionFunc(types.Name, func(Session) any { return "public" }),
 	"current_user":     sessionFunc(types.Name, func(s Session) any { return s.User }),
 	"current_role":     sessionFunc(types.Name, func(s Session) any { return s.User }),
 	"session_user":     sessionFunc(types.Name, func(s Session) any { return s.User }),

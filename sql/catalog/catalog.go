@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 )
@@ -34,7 +33,17 @@ var (
 // a name, and of a sequence's reserved high-water mark.
 func DescKey(id uint32) []byte { return binary.BigEndian.AppendUint32([]byte{SysPrefix, 'd'}, id) }
 
-func NameKey(name string) []byte { return append([]byte{SysPrefix, 'n'}, name...) }
+// A name's key is in its schema's namespace: public's names are the name
+// alone (as they were before schemas), another schema's follow a zero byte
+// and the schema's oid (no name holds a zero byte), and schema names are in
+// namespace 0.
+func NameKey(nsp uint32, name string) []byte {
+	if nsp == PublicID {
+		return append([]byte{SysPrefix, 'n'}, name...)
+	}
+	b := binary.BigEndian.AppendUint32([]byte{SysPrefix, 'n', 0}, nsp)
+	return append(b, name...)
+}
 
 func SeqKey(id uint32) []byte { return binary.BigEndian.AppendUint32([]byte{SysPrefix, 's'}, id) }
 
@@ -50,8 +59,9 @@ func AppendIndexPrefix(b []byte, dataID uint32, index uint8) []byte {
 	return append(b, index)
 }
 
-// Descriptor is the stored form: exactly one of the two is set.
+// Descriptor is the stored form: exactly one of its fields is set.
 type Descriptor struct {
+	Schema    *Schema    `json:"schema,omitempty"`
 	Table     *Table     `json:"table,omitempty"`
 	Sequence  *Sequence  `json:"sequence,omitempty"`
 	View      *View      `json:"view,omitempty"`
@@ -62,16 +72,22 @@ type Descriptor struct {
 // Catalog is an immutable snapshot of the descriptors. The engine replaces
 // it after every DDL commit; a DDL transaction works on a private copy.
 type Catalog struct {
-	Version        uint64
-	TableByName    map[string]*Table
+	Version uint64
+	// SchemaByName and SchemaByID are the schemas, the system's among
+	// them (see schema.go).
+	SchemaByName   map[string]*Schema
+	SchemaByID     map[uint32]*Schema
+	TableByName    map[QName]*Table
 	TableByID      map[uint32]*Table
-	SequenceByName map[string]*Sequence
+	SequenceByName map[QName]*Sequence
 	SequenceByID   map[uint32]*Sequence
-	ViewByName     map[string]*View
-	EnumByName     map[string]*EnumType // see enum.go
+	ViewByName     map[QName]*View
+	EnumByName     map[QName]*EnumType // see enum.go
 	// ExtensionByName are the installed extensions (see extension.go).
 	ExtensionByName map[string]*Extension
 	Comments        map[CommentKey]string // see comment.go
+	// publicDropped says that DROP SCHEMA dropped public.
+	publicDropped bool
 	// inbound caches referencing: for each table, the foreign keys that
 	// reference it. A DDL's changes to its private copy reset it.
 	inbound atomic.Pointer[map[uint32][]FKRef]
@@ -79,32 +95,31 @@ type Catalog struct {
 
 func New() *Catalog {
 	return &Catalog{
-		TableByName:     make(map[string]*Table),
+		SchemaByName:    make(map[string]*Schema),
+		SchemaByID:      make(map[uint32]*Schema),
+		TableByName:     make(map[QName]*Table),
 		TableByID:       make(map[uint32]*Table),
-		SequenceByName:  make(map[string]*Sequence),
+		SequenceByName:  make(map[QName]*Sequence),
 		SequenceByID:    make(map[uint32]*Sequence),
-		ViewByName:      make(map[string]*View),
-		EnumByName:      make(map[string]*EnumType),
+		ViewByName:      make(map[QName]*View),
+		EnumByName:      make(map[QName]*EnumType),
 		ExtensionByName: make(map[string]*Extension),
 		Comments:        make(map[CommentKey]string),
 	}
 }
 
-// Table returns the table called name, or 42P01.
-func (c *Catalog) Table(name string) (*Table, error) {
-	if t, ok := c.TableByName[name]; ok {
-		return t, nil
-	}
-	return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
-}
-
-// Tables returns every table, ordered by name.
+// Tables returns every table, ordered by schema and name.
 func (c *Catalog) Tables() []*Table {
 	ts := make([]*Table, 0, len(c.TableByName))
 	for _, t := range c.TableByName {
 		ts = append(ts, t)
 	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].Schema != ts[j].Schema {
+			return ts[i].Schema < ts[j].Schema
+		}
+		return ts[i].Name < ts[j].Name
+	})
 	return ts
 }
 
@@ -123,7 +138,7 @@ func (c *Catalog) Enums() []*EnumType {
 	return sortedByID(c.EnumByName, func(e *EnumType) uint32 { return e.ID })
 }
 
-func sortedByID[T any](m map[string]T, id func(T) uint32) []T {
+func sortedByID[K comparable, T any](m map[K]T, id func(T) uint32) []T {
 	out := make([]T, 0, len(m))
 	for _, v := range m {
 		out = append(out, v)
@@ -165,29 +180,41 @@ func ReadCatalog(tx *txn.Tx) (*Catalog, error) {
 	if err == nil {
 		err = LoadComments(tx, c)
 	}
+	c.addSchemas()
 	return c, err
 }
 
 func (c *Catalog) add(d *Descriptor) {
+	if s := d.Schema; s != nil {
+		if s.Dropped {
+			c.publicDropped = true
+		} else {
+			c.putSchema(s)
+		}
+	}
 	if t := d.Table; t != nil {
+		t.Schema = inSchema(t.Schema)
 		for _, ix := range t.Indexes {
 			if ix.OID == 0 {
 				ix.OID = LegacyIndexOID(t, ix)
 			}
 		}
 		t.colTypes = t.ColumnTypes()
-		c.TableByName[t.Name] = t
+		c.TableByName[t.QName()] = t
 		c.TableByID[t.ID] = t
 	}
 	if s := d.Sequence; s != nil {
-		c.SequenceByName[s.Name] = s
+		s.Schema = inSchema(s.Schema)
+		c.SequenceByName[s.QName()] = s
 		c.SequenceByID[s.ID] = s
 	}
 	if v := d.View; v != nil {
-		c.ViewByName[v.Name] = v
+		v.Schema = inSchema(v.Schema)
+		c.ViewByName[v.QName()] = v
 	}
 	if e := d.Enum; e != nil {
-		c.EnumByName[e.Name] = e
+		e.Schema = inSchema(e.Schema)
+		c.EnumByName[e.QName()] = e
 		types.NameEnum(e.Oid(), e.Name)
 	}
 	if e := d.Extension; e != nil {

@@ -26,7 +26,7 @@ func TestLegacyIndexOID(t *testing.T) {
 		}
 		c := New()
 		c.add(&d)
-		return c.TableByName["old"]
+		return c.TableByName[QName{PublicID, "old"}]
 	}
 	first, second := load(), load()
 	seen := map[uint32]bool{}

@@ -63,11 +63,33 @@ func (d *DDL) NextID(ctx context.Context) (uint32, error) {
 	return id, tx.Commit()
 }
 
-// ClaimName takes name for id, or fails with 42P07 if it is taken.
-func (d *DDL) ClaimName(ctx context.Context, name string, id uint32) error {
-	return d.Tx.Mutate(ctx, NameKey(name), func(_ []byte, exists bool) ([]byte, txn.Op, error) {
+// ClaimName takes the relation name q for id, or fails with 42P07 if it
+// is taken.
+func (d *DDL) ClaimName(ctx context.Context, q QName, id uint32) error {
+	return d.claim(ctx, NameKey(q.Schema, q.Name), id, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", q.Name))
+}
+
+// ClaimSchemaName takes the schema name for id, or fails with 42P06.
+func (d *DDL) ClaimSchemaName(ctx context.Context, name string, id uint32) error {
+	if d.Cat.SchemaByName[name] != nil {
+		return errSchemaExists(name)
+	}
+	return d.claim(ctx, NameKey(0, name), id, errSchemaExists(name))
+}
+
+func errSchemaExists(name string) error {
+	return pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", name)
+}
+
+// ReleaseName gives up the relation name q.
+func (d *DDL) ReleaseName(ctx context.Context, q QName) error {
+	return d.Tx.Delete(ctx, NameKey(q.Schema, q.Name))
+}
+
+func (d *DDL) claim(ctx context.Context, key []byte, id uint32, taken error) error {
+	return d.Tx.Mutate(ctx, key, func(_ []byte, exists bool) ([]byte, txn.Op, error) {
 		if exists {
-			return nil, txn.Keep, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+			return nil, txn.Keep, taken
 		}
 		return binary.BigEndian.AppendUint32(nil, id), txn.Put, nil
 	})
@@ -94,8 +116,9 @@ func (d *DDL) PutTable(ctx context.Context, t *Table) error {
 			*oid = id
 		}
 	}
+	t.Schema = inSchema(t.Schema)
 	t.colTypes = t.ColumnTypes()
-	d.Cat.TableByName[t.Name] = t
+	d.Cat.TableByName[t.QName()] = t
 	d.Cat.TableByID[t.ID] = t
 	d.Cat.inbound.Store(nil)
 	return d.Put(ctx, t.ID, &Descriptor{Table: t})
@@ -104,17 +127,19 @@ func (d *DDL) PutTable(ctx context.Context, t *Table) error {
 // Stage makes t what the DDL's catalog holds for its table before it is
 // written, for checks inside the DDL that must see it as it will be.
 func (d *DDL) Stage(t *Table) {
-	d.Cat.TableByName[t.Name], d.Cat.TableByID[t.ID] = t, t
+	d.Cat.TableByName[t.QName()], d.Cat.TableByID[t.ID] = t, t
 	d.Cat.inbound.Store(nil)
 }
 
 func (d *DDL) PutView(ctx context.Context, v *View) error {
-	d.Cat.ViewByName[v.Name] = v
+	v.Schema = inSchema(v.Schema)
+	d.Cat.ViewByName[v.QName()] = v
 	return d.Put(ctx, v.ID, &Descriptor{View: v})
 }
 
 func (d *DDL) PutSequence(ctx context.Context, s *Sequence) error {
-	d.Cat.SequenceByName[s.Name] = s
+	s.Schema = inSchema(s.Schema)
+	d.Cat.SequenceByName[s.QName()] = s
 	d.Cat.SequenceByID[s.ID] = s
 	return d.Put(ctx, s.ID, &Descriptor{Sequence: s})
 }
@@ -128,7 +153,7 @@ func (d *DDL) Put(ctx context.Context, id uint32, desc *Descriptor) error {
 }
 
 func (d *DDL) DropTable(ctx context.Context, t *Table) error {
-	delete(d.Cat.TableByName, t.Name)
+	delete(d.Cat.TableByName, t.QName())
 	delete(d.Cat.TableByID, t.ID)
 	d.Cat.inbound.Store(nil)
 	for _, s := range d.Cat.SequenceByName {
@@ -141,16 +166,16 @@ func (d *DDL) DropTable(ctx context.Context, t *Table) error {
 	if err := d.Tx.Delete(ctx, DescKey(t.ID)); err != nil {
 		return err
 	}
-	if err := d.Tx.Delete(ctx, NameKey(t.Name)); err != nil {
+	if err := d.ReleaseName(ctx, t.QName()); err != nil {
 		return err
 	}
 	return d.DeleteData(ctx, t.DataID)
 }
 
 func (d *DDL) DropSequence(ctx context.Context, s *Sequence) error {
-	delete(d.Cat.SequenceByName, s.Name)
+	delete(d.Cat.SequenceByName, s.QName())
 	delete(d.Cat.SequenceByID, s.ID)
-	for _, k := range [][]byte{DescKey(s.ID), NameKey(s.Name), SeqKey(s.StorageID())} {
+	for _, k := range [][]byte{DescKey(s.ID), NameKey(s.Schema, s.Name), SeqKey(s.StorageID())} {
 		if err := d.Tx.Delete(ctx, k); err != nil {
 			return err
 		}
@@ -201,9 +226,9 @@ func (d *DDL) RestartSequence(ctx context.Context, seq *Sequence, first *int64) 
 
 // DropView removes v from the catalog.
 func (d *DDL) DropView(ctx context.Context, v *View) error {
-	delete(d.Cat.ViewByName, v.Name)
+	delete(d.Cat.ViewByName, v.QName())
 	if err := d.Tx.Delete(ctx, DescKey(v.ID)); err != nil {
 		return err
 	}
-	return d.Tx.Delete(ctx, NameKey(v.Name))
+	return d.ReleaseName(ctx, v.QName())
 }

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
@@ -12,6 +11,7 @@ import (
 type EnumType struct {
 	ID     uint32      `json:"id"`
 	Name   string      `json:"name"`
+	Schema uint32      `json:"schema,omitempty"`
 	Labels []EnumLabel `json:"labels"` // in sort order
 }
 
@@ -36,11 +36,6 @@ func (e *EnumType) Value(label string) (types.Enum, error) {
 		}
 	}
 	return types.Enum{}, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input value for enum %s: %q", e.Name, label)
-}
-
-// EnumNamed finds an enum type by name, qualified or not.
-func (c *Catalog) EnumNamed(name string) *EnumType {
-	return c.EnumByName[strings.TrimPrefix(name, "public.")]
 }
 
 // EnumByOid finds an enum type by its oid.
@@ -92,17 +87,18 @@ func (e *EnumType) ResolveArray(v any) (any, error) {
 
 // TypeNameFree fails if name is taken by a type: an enum, or a table's
 // or view's row type, as in PostgreSQL.
-func (d *DDL) TypeNameFree(name string) error {
-	_, builtin := types.ParseTypeName(name)
-	if d.Cat.EnumByName[name] != nil || d.Cat.TableByName[name] != nil || d.Cat.ViewByName[name] != nil || builtin == nil {
-		return pgerr.New(pgerr.DuplicateObject, "type %q already exists", name)
+func (d *DDL) TypeNameFree(q QName) error {
+	_, builtin := types.ParseTypeName(q.Name)
+	if d.Cat.EnumByName[q] != nil || d.Cat.TableByName[q] != nil || d.Cat.ViewByName[q] != nil || builtin == nil {
+		return pgerr.New(pgerr.DuplicateObject, "type %q already exists", q.Name)
 	}
 	return nil
 }
 
 // PutEnum stores e.
 func (d *DDL) PutEnum(ctx context.Context, e *EnumType) error {
-	d.Cat.EnumByName[e.Name] = e
+	e.Schema = inSchema(e.Schema)
+	d.Cat.EnumByName[e.QName()] = e
 	types.NameEnum(e.Oid(), e.Name)
 	return d.Put(ctx, e.ID, &Descriptor{Enum: e})
 }

@@ -14,6 +14,7 @@ import (
 type Sequence struct {
 	ID        uint32 `json:"id"`
 	Name      string `json:"name"`
+	Schema    uint32 `json:"schema,omitempty"`
 	Start     int64  `json:"start"`
 	Increment int64  `json:"increment"`
 	Min       int64  `json:"min"`

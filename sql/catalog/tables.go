@@ -12,8 +12,11 @@ import (
 
 // Table describes a table.
 type Table struct {
-	ID      uint32         `json:"id"`
-	Name    string         `json:"name"`
+	ID   uint32 `json:"id"`
+	Name string `json:"name"`
+	// Schema is the oid of the schema it is in (see schema.go), as
+	// Schema is for every kind of object.
+	Schema  uint32         `json:"schema,omitempty"`
 	Columns []*TableColumn `json:"columns"`
 	// Indexes holds the primary key first (if any), then unique
 	// constraints. A table without a primary key has a hidden row id.
@@ -34,7 +37,9 @@ type Table struct {
 	// MatView is a materialized view's query, as written, and Deps the
 	// relations it reads (see package sql's matview.go); Unpopulated says that WITH NO
 	// DATA left it empty.
-	MatView     string   `json:"mat_view,omitempty"`
+	MatView string `json:"mat_view,omitempty"`
+	// Path is the search path its query was made under, as for a View.
+	Path        []uint32 `json:"path,omitempty"`
 	Deps        []uint32 `json:"deps,omitempty"`
 	Unpopulated bool     `json:"unpopulated,omitempty"`
 
@@ -229,7 +234,7 @@ func (t *Table) Relkind() string {
 // MatViewAsView is a materialized view t as the view it is defined as,
 // for printing its definition.
 func (t *Table) MatViewAsView() *View {
-	v := &View{ID: t.ID, Name: t.Name, SQL: t.MatView}
+	v := &View{ID: t.ID, Name: t.Name, Schema: t.Schema, SQL: t.MatView, Path: t.Path}
 	for _, c := range t.Columns {
 		if c.Visible() {
 			v.Columns = append(v.Columns, ViewColumn{Name: c.Name, Type: c.Type})
@@ -241,8 +246,14 @@ func (t *Table) MatViewAsView() *View {
 // View is a stored query that FROM reads like a table: each use parses and
 // plans the query anew, as a subquery under the view's name.
 type View struct {
-	ID   uint32 `json:"id"`
-	Name string `json:"name"`
+	ID     uint32 `json:"id"`
+	Name   string `json:"name"`
+	Schema uint32 `json:"schema,omitempty"`
+	// Path is the search path the view was made under, whose schemas
+	// each use of its query looks names up in, as PostgreSQL's view names
+	// what it read when it was made. Views made before schemas have none,
+	// and read public.
+	Path []uint32 `json:"path,omitempty"`
 	// SQL is the query as written (PostgreSQL's dialect).
 	SQL     string       `json:"sql"`
 	Columns []ViewColumn `json:"columns"`

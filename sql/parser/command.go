@@ -1099,7 +1099,7 @@ func parseComment(c *cursor) (any, error) {
 	}
 	cm := &Comment{}
 	switch {
-	case c.accept("table", "view", "sequence", "index", "column", "constraint", "extension"):
+	case c.accept("table", "view", "sequence", "index", "column", "constraint", "extension", "schema"):
 		cm.Kind = c.prev().val
 	case c.peek() != nil && c.peek().kind == tkWord:
 		return nil, c.p.unsupported(c.peek(), "COMMENT ON %s is not supported", upper(c.peek().val))

@@ -46,7 +46,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 				t, suffix = elem, "[]"
 			}
 			if et := e.Host.Catalog().EnumByOid(t.Oid); et != nil {
-				return RelName(hostOf(e.Host), OidPublic, et.Name) + suffix, nil // qualified unless public is on the search path
+				return QualifiedName(hostOf(e.Host), et.Schema, et.Name) + suffix, nil
 			}
 			if a[1] == nil {
 				return formatType(types.Oid(a[0].(int64)), -1, false), nil
@@ -197,16 +197,21 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"to_regrole":      toReg(types.Regrole),
 	"to_regproc":      toReg(types.Regproc),
 	"pg_get_serial_sequence": plan.Fixed(types.Text, []types.T{types.Text, types.Text}, func(e *plan.Env, a []any) (any, error) {
-		t, err := e.Host.Catalog().Table(strings.TrimPrefix(a[0].(string), "public."))
+		h := hostOf(e.Host)
+		r, err := RegByName(h, types.Regclass, a[0].(string))
 		if err != nil {
 			return nil, err
+		}
+		t := h.Catalog().TableByID[uint32(r.Oid)]
+		if t == nil {
+			return nil, nil
 		}
 		_, col := t.Column(a[1].(string))
 		if col == nil {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a[1].(string), t.Name)
 		}
 		if q := e.Host.Catalog().SequenceByID[col.Serial]; q != nil {
-			return "public." + parser.QuoteIdent(q.Name), nil
+			return parser.QuoteIdent(h.Catalog().SchemaName(q.Schema)) + "." + parser.QuoteIdent(q.Name), nil
 		}
 		return nil, nil
 	}),
@@ -358,7 +363,7 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 			return types.Reg{}, err
 		}
 		if et := s.Catalog().EnumByOid(tt.Oid); et != nil {
-			return types.Reg{Oid: tt.Oid, Name: RelName(s, OidPublic, et.Name)}, nil
+			return types.Reg{Oid: tt.Oid, Name: QualifiedName(s, et.Schema, et.Name)}, nil
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
 	}
@@ -371,8 +376,8 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		schema := ""
 		if len(parts) == 2 {
 			schema = parts[0]
-			if _, ok := namespaceOID(schema); !ok {
-				return types.Reg{}, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
+			if _, err := s.Catalog().Schema(schema); err != nil {
+				return types.Reg{}, err
 			}
 		}
 		if len(parts) <= 2 {
@@ -382,10 +387,8 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		}
 		return types.Reg{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", str)
 	case types.OidRegnamespace:
-		for _, n := range namespaces {
-			if len(parts) == 1 && n.name == parts[0] {
-				return types.Reg{Oid: types.Oid(n.oid), Name: parser.QuoteIdent(n.name)}, nil
-			}
+		if n := s.Catalog().SchemaNamed(parts[0]); n != nil && len(parts) == 1 {
+			return types.Reg{Oid: types.Oid(n.ID), Name: parser.QuoteIdent(n.Name)}, nil
 		}
 		return types.Reg{}, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", str)
 	case types.OidRegrole:
@@ -417,7 +420,7 @@ func RegByOID(s Host, t types.T, oid types.Oid) types.Reg {
 			r.Name = formatType(oid, -1, false)
 		}
 	case types.OidRegnamespace:
-		if n, ok := namespaceName(uint32(oid)); ok {
+		if n := s.Catalog().SchemaName(uint32(oid)); n != "" {
 			r.Name = parser.QuoteIdent(n)
 		}
 	case types.OidRegrole:
@@ -549,7 +552,7 @@ func prettyColumnExpr(s Host, relid uint32, text string) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		return plan.DeparsePretty(e, names)
+		return plan.DeparsePretty(s, e, names)
 	}
 	return "", false
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/epochdb/epochdb/sql/plan"
 	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // The virtual catalogs: pg_catalog's tables and views and
@@ -34,8 +33,8 @@ import (
 
 // VirtualRelation plans a read, in s, of the virtual relation tn names, if
 // there is one.
-func VirtualRelation(s Host, tn *ast.TableName, alias string) (plan.Source, *plan.Scope, bool) {
-	vt := virtualTable(tn)
+func VirtualRelation(s Host, q catalog.QName, alias string) (plan.Source, *plan.Scope, bool) {
+	vt := virtualTable(q)
 	if vt == nil {
 		return nil, nil, false
 	}
@@ -223,10 +222,10 @@ func init() {
 
 // Well-known oids: PostgreSQL 15's for its own objects.
 const (
-	oidPgToast    = 99
-	OidPgCatalog  = 11
-	OidPublic     = 2200
-	oidInfoSchema = 13207
+	oidPgToast    = catalog.PgToastID
+	OidPgCatalog  = catalog.PgCatalogID
+	OidPublic     = catalog.PublicID
+	oidInfoSchema = catalog.InfoSchemaID
 	oidDatabase   = 16384 - 1 // below user objects, above the built-ins
 	oidSuperuser  = 10
 	// oidDatabaseOwner is the predefined role pg_database_owner, which owns
@@ -240,30 +239,10 @@ const (
 	oidTablespace    = 1663 // pg_default
 )
 
-var namespaces = []struct {
-	oid  uint32
-	name string
-}{
-	{OidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {OidPublic, "public"}, {oidInfoSchema, "information_schema"},
-}
-
-func namespaceName(oid uint32) (string, bool) {
-	for _, n := range namespaces {
-		if n.oid == oid {
-			return n.name, true
-		}
+func init() {
+	catalog.SystemRelation = func(nsp uint32, name string) bool {
+		return virtualTable(catalog.QName{Schema: nsp, Name: name}) != nil
 	}
-	return "", false
-}
-
-// namespaceOID is the oid of the schema named name, if there is one.
-func namespaceOID(name string) (uint32, bool) {
-	for _, n := range namespaces {
-		if n.name == name {
-			return n.oid, true
-		}
-	}
-	return 0, false
 }
 
 type virtCol struct {
@@ -380,12 +359,12 @@ func catalogDatum(t types.T, v any) any {
 }
 
 // virtualTable resolves a table name to a virtual table, or nil.
-func virtualTable(tn *ast.TableName) *virtTable {
-	switch tn.Schema.O {
-	case "", "pg_catalog":
-		return virtualTables[tn.Name.O]
-	case "information_schema":
-		return infoSchemaTables[tn.Name.O]
+func virtualTable(q catalog.QName) *virtTable {
+	switch q.Schema {
+	case OidPgCatalog:
+		return virtualTables[q.Name]
+	case oidInfoSchema:
+		return infoSchemaTables[q.Name]
 	}
 	return nil
 }
@@ -436,9 +415,9 @@ func relations(s Host) []Relation {
 	cat := s.Catalog()
 	var rels []Relation
 	for _, t := range cat.Tables() {
-		rels = append(rels, Relation{oid: t.ID, Name: t.Name, Namespace: OidPublic, Kind: t.Relkind(), table: t})
+		rels = append(rels, Relation{oid: t.ID, Name: t.Name, Namespace: t.Schema, Kind: t.Relkind(), table: t})
 		for _, ix := range t.Indexes {
-			rels = append(rels, Relation{oid: ix.OID, Name: ix.Name, Namespace: OidPublic, Kind: "i", table: t, index: ix})
+			rels = append(rels, Relation{oid: ix.OID, Name: ix.Name, Namespace: t.Schema, Kind: "i", table: t, index: ix})
 		}
 	}
 	for _, v := range cat.ViewByName {
@@ -447,7 +426,7 @@ func relations(s Host) []Relation {
 	for _, seq := range cat.SequenceByName {
 		// A hidden row-id sequence's name starts with a NUL byte.
 		if seq.Name[0] != 0 {
-			rels = append(rels, Relation{oid: seq.ID, Name: seq.Name, Namespace: OidPublic, Kind: "S", seq: seq})
+			rels = append(rels, Relation{oid: seq.ID, Name: seq.Name, Namespace: seq.Schema, Kind: "S", seq: seq})
 		}
 	}
 	for _, m := range []map[string]*virtTable{virtualTables, infoSchemaTables} {
@@ -466,10 +445,10 @@ func relations(s Host) []Relation {
 func relationByOID(s Host, oid uint32) (Relation, bool) {
 	cat := s.Catalog()
 	if t := cat.TableByID[oid]; t != nil {
-		return Relation{oid: oid, Name: t.Name, Namespace: OidPublic, Kind: t.Relkind(), table: t}, true
+		return Relation{oid: oid, Name: t.Name, Namespace: t.Schema, Kind: t.Relkind(), table: t}, true
 	}
 	if q := cat.SequenceByID[oid]; q != nil && q.Name[0] != 0 {
-		return Relation{oid: oid, Name: q.Name, Namespace: OidPublic, Kind: "S", seq: q}, true
+		return Relation{oid: oid, Name: q.Name, Namespace: q.Schema, Kind: "S", seq: q}, true
 	}
 	if v := virtualByOID[oid]; v != nil {
 		return Relation{oid: oid, Name: v.name, Namespace: v.nsp, Kind: v.kind, virt: v}, true
@@ -482,42 +461,42 @@ func relationByOID(s Host, oid uint32) (Relation, bool) {
 	for _, t := range cat.TableByID {
 		for _, ix := range t.Indexes {
 			if ix.OID == oid {
-				return Relation{oid: oid, Name: ix.Name, Namespace: OidPublic, Kind: "i", table: t, index: ix}, true
+				return Relation{oid: oid, Name: ix.Name, Namespace: t.Schema, Kind: "i", table: t, index: ix}, true
 			}
 		}
 	}
 	return Relation{}, false
 }
 
-// RelationByName finds a relation as PostgreSQL's search path would:
-// unqualified names in pg_catalog, then public.
+// RelationByName finds the relation schema.name, or with schema "", name
+// on the search path.
 func RelationByName(s Host, schema, name string) (Relation, bool) {
-	rels := relations(s)
-	for _, nsp := range []uint32{OidPgCatalog, OidPublic} {
-		if schema != "" {
-			if n, _ := namespaceName(nsp); n != schema {
-				continue
-			}
-		}
-		for _, r := range rels {
-			if r.Namespace == nsp && r.Name == name {
-				return r, true
-			}
-		}
+	cat := s.Catalog()
+	q, err := cat.Resolve(s.SearchPath(), schema, name)
+	if err != nil || !q.Found() {
+		return Relation{}, false
 	}
-	if schema == "information_schema" {
-		for _, r := range rels {
-			if r.Namespace == oidInfoSchema && r.Name == name {
-				return r, true
-			}
-		}
+	if v := virtualTable(q); v != nil && v.oid != 0 {
+		return Relation{oid: v.oid, Name: v.name, Namespace: v.nsp, Kind: v.kind, virt: v}, true
+	}
+	if t := cat.TableByName[q]; t != nil {
+		return relationByOID(s, t.ID)
+	}
+	if sq := cat.SequenceByName[q]; sq != nil {
+		return relationByOID(s, sq.ID)
+	}
+	if v := cat.ViewByName[q]; v != nil {
+		return viewRelation(v), true
+	}
+	if _, ix := cat.IndexNamed(q); ix != nil {
+		return relationByOID(s, ix.OID)
 	}
 	return Relation{}, false
 }
 
 // qualifiedName is how regclass prints a relation: qualified only if the
 // search path would not find it by its bare name.
-func (r Relation) qualifiedName(s Host) string { return RelName(s, r.Namespace, r.Name) }
+func (r Relation) qualifiedName(s Host) string { return QualifiedName(s, r.Namespace, r.Name) }
 
 // superuser is the one role: every session runs as it, under the name the
 // session gave.
@@ -588,9 +567,9 @@ func pgEnumRows(s Host) []row {
 
 func pgNamespaceRows(s Host) []row {
 	var rows []row
-	for _, n := range namespaces {
-		rows = append(rows, row{"oid": n.oid, "nspname": n.name, "nspowner": namespaceOwner(n.oid),
-			"nspacl": namespaceACL(s, n.oid)})
+	for _, n := range s.Catalog().Schemas() {
+		rows = append(rows, row{"oid": n.ID, "nspname": n.Name, "nspowner": namespaceOwner(n.ID),
+			"nspacl": namespaceACL(s, n.ID)})
 	}
 	return rows
 }
@@ -941,8 +920,7 @@ func pgTablesRows(s Host) []row {
 		if r.Kind != "r" {
 			continue
 		}
-		nsp, _ := namespaceName(r.Namespace)
-		rows = append(rows, row{"schemaname": nsp, "tablename": r.Name, "tableowner": superuser(s),
+		rows = append(rows, row{"schemaname": s.Catalog().SchemaName(r.Namespace), "tablename": r.Name, "tableowner": superuser(s),
 			"tablespace": nil, "hasindexes": r.table != nil && len(r.table.Indexes) > 0})
 	}
 	return rows
@@ -952,7 +930,7 @@ func pgMatviewsRows(s Host) []row {
 	var rows []row
 	for _, t := range s.Catalog().Tables() {
 		if t.IsMatView() {
-			rows = append(rows, row{"schemaname": "public", "matviewname": t.Name, "matviewowner": superuser(s),
+			rows = append(rows, row{"schemaname": s.Catalog().SchemaName(t.Schema), "matviewname": t.Name, "matviewowner": superuser(s),
 				"hasindexes": len(t.Indexes) > 0, "ispopulated": !t.Unpopulated, "definition": viewDef(s, t.MatViewAsView())})
 		}
 	}
@@ -963,8 +941,7 @@ func pgViewsRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
 		if r.Kind == "v" {
-			nsp, _ := namespaceName(r.Namespace)
-			rw := row{"schemaname": nsp, "viewname": r.Name, "viewowner": superuser(s)}
+			rw := row{"schemaname": s.Catalog().SchemaName(r.Namespace), "viewname": r.Name, "viewowner": superuser(s)}
 			if r.view != nil {
 				rw["definition"] = viewDef(s, r.view)
 			}
@@ -977,11 +954,11 @@ func pgViewsRows(s Host) []row {
 // viewRelation is a view as pg_class and pg_attribute list it: its columns
 // in the form the catalogs' own views have.
 func viewRelation(v *catalog.View) Relation {
-	vt := &virtTable{name: v.Name, nsp: OidPublic, oid: v.ID, kind: "v"}
+	vt := &virtTable{name: v.Name, nsp: v.Schema, oid: v.ID, kind: "v"}
 	for _, c := range v.Columns {
 		vt.cols = append(vt.cols, virtCol{name: c.Name, t: c.Type})
 	}
-	return Relation{oid: v.ID, Name: v.Name, Namespace: OidPublic, Kind: "v", virt: vt, view: v}
+	return Relation{oid: v.ID, Name: v.Name, Namespace: v.Schema, Kind: "v", virt: vt, view: v}
 }
 
 // viewDef is pg_get_viewdef: the query, as written, ended by a semicolon,
@@ -991,7 +968,8 @@ func viewDef(s Host, v *catalog.View) string {
 	// Column names the view gave its query's columns are no part of the
 	// query as written; a derived table's column list says them, so that
 	// the definition alone, as pg_dump writes it, makes the same columns.
-	if qp, err := plan.PlanViewQuery(s, query, nil); err == nil {
+	path := plan.ViewPath(v)
+	if qp, err := plan.PlanViewQuery(s, query, path, nil); err == nil {
 		cols := qp.Columns()
 		renamed := len(cols) != len(v.Columns)
 		names := make([]string, len(v.Columns))
@@ -1004,17 +982,18 @@ func viewDef(s Host, v *catalog.View) string {
 				parser.QuoteIdent(v.Name) + "(" + strings.Join(names, ", ") + ")"
 		}
 	}
-	if !schemaVisible(s, OidPublic) {
-		cat := s.Catalog()
-		q, err := parser.QualifyRelations(query, func(name string) string {
-			if cat.TableByName[name] != nil || cat.ViewByName[name] != nil || cat.SequenceByName[name] != nil {
-				return "public"
-			}
-			return ""
-		})
-		if err == nil {
-			query = q
+	// A name the view's search path finds where the session's does not
+	// is shown qualified.
+	cat, cur := s.Catalog(), s.SearchPath()
+	q, err := parser.QualifyRelations(query, func(name string) string {
+		made, _ := cat.Resolve(*path, "", name)
+		if now, _ := cat.Resolve(cur, "", name); made.Found() && now != made {
+			return cat.SchemaName(made.Schema)
 		}
+		return ""
+	})
+	if err == nil {
+		query = q
 	}
 	return " " + query + ";"
 }
@@ -1065,7 +1044,7 @@ func infoTablesRows(s Host) []row {
 		if r.Kind != "r" && r.Kind != "v" {
 			continue
 		}
-		nsp, _ := namespaceName(r.Namespace)
+		nsp := s.Catalog().SchemaName(r.Namespace)
 		kind := "BASE TABLE"
 		if r.Kind == "v" {
 			kind = "VIEW"
@@ -1082,8 +1061,8 @@ func infoViewsRows(s Host) []row {
 		if r.view == nil {
 			continue
 		}
-		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": "public", "table_name": r.Name,
-			"view_definition": viewDef(s, r.view), "check_option": "NONE", "is_updatable": "NO",
+		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(r.Namespace),
+			"table_name": r.Name, "view_definition": viewDef(s, r.view), "check_option": "NONE", "is_updatable": "NO",
 			"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 			"is_trigger_insertable_into": "NO"})
 	}
@@ -1092,12 +1071,12 @@ func infoViewsRows(s Host) []row {
 
 func infoSchemataRows(s Host) []row {
 	var rows []row
-	for _, n := range namespaces {
+	for _, n := range s.Catalog().Schemas() {
 		owner := superuser(s)
-		if namespaceOwner(n.oid) == oidDatabaseOwner {
+		if namespaceOwner(n.ID) == oidDatabaseOwner {
 			owner = "pg_database_owner"
 		}
-		rows = append(rows, row{"catalog_name": s.Identity().Database, "schema_name": n.name, "schema_owner": owner})
+		rows = append(rows, row{"catalog_name": s.Identity().Database, "schema_name": n.Name, "schema_owner": owner})
 	}
 	return rows
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/parser"
@@ -111,73 +110,53 @@ func aclRoleName(s Host, oid int64) string {
 	return strconv.FormatInt(oid, 10)
 }
 
-// searchPath is the schemas of search_path that exist, in its order.
-// pg_dump empties it, and then expects every name it is shown qualified.
-func searchPath(s Host) []string {
-	v, _ := s.Setting("search_path")
-	var path []string
-	for p := range strings.SplitSeq(v, ",") {
-		p = strings.TrimSpace(p)
-		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
-		} else {
-			p = strings.ToLower(p)
-		}
-		if p == "$user" {
-			p = s.Identity().User
-		}
-		for _, n := range namespaces {
-			if n.name == p && !slices.Contains(path, p) {
-				path = append(path, p)
-			}
-		}
-	}
-	return path
-}
-
-// CurrentSchemas is current_schemas(implicit): the search path, and with
-// implicit pg_catalog before it unless it names pg_catalog itself.
+// CurrentSchemas is current_schemas(implicit): the search path's schemas,
+// without pg_catalog where the path puts it first only implicitly.
 func CurrentSchemas(s Host, implicit bool) []any {
+	path, cat := s.SearchPath(), s.Catalog()
 	out := []any{}
-	path := searchPath(s)
-	if implicit && !slices.Contains(path, "pg_catalog") {
-		out = append(out, "pg_catalog")
-	}
-	for _, p := range path {
-		out = append(out, p)
+	for i, nsp := range path.Schemas {
+		if i == 0 && path.Implicit && !implicit {
+			continue
+		}
+		out = append(out, cat.SchemaName(nsp))
 	}
 	return out
 }
 
-// schemaVisible reports whether the search path finds names in schema nsp
-// unqualified; pg_catalog's always.
-func schemaVisible(s Host, nsp uint32) bool {
-	name, _ := namespaceName(nsp)
-	return nsp == OidPgCatalog || slices.Contains(searchPath(s), name)
+// CurrentSchema is current_schema(): the first schema of the search path
+// that it does not hold only implicitly, or nil.
+func CurrentSchema(s Host) any {
+	if path := CurrentSchemas(s, false); len(path) > 0 {
+		return path[0]
+	}
+	return nil
 }
 
-// RelName is a relation's name as regclass and the deparsed definitions
-// print it: qualified unless the search path finds it.
-func RelName(s Host, nsp uint32, name string) string {
+// schemaVisible reports whether the search path looks names up in schema
+// nsp.
+func schemaVisible(s Host, nsp uint32) bool {
+	return slices.Contains(s.SearchPath().Schemas, nsp)
+}
+
+// QualifiedName is an object's name as regclass, the catalog functions
+// and the deparsed definitions print it: qualified unless the search path
+// looks in its schema.
+func QualifiedName(s Host, nsp uint32, name string) string {
 	if schemaVisible(s, nsp) {
 		return parser.QuoteIdent(name)
 	}
-	schema, _ := namespaceName(nsp)
-	return parser.QuoteIdent(schema) + "." + parser.QuoteIdent(name)
+	return parser.QuoteIdent(s.Catalog().SchemaName(nsp)) + "." + parser.QuoteIdent(name)
 }
 
-// PublicName is the name of an object of schema public as the search path
-// shows it: qualified unless public is on the path.
-func PublicName(s Host, name string) string { return RelName(s, OidPublic, name) }
-
-// oidPgNamespace is pg_namespace's own oid, a pg_description.classoid.
-const oidPgNamespace = 2615
+// OidPgNamespace is pg_namespace's own oid, a pg_description.classoid.
+const OidPgNamespace = 2615
 
 // namespaceACL is a schema's nspacl: everyone may use pg_catalog,
 // information_schema and public, and, unlike the others, public's owner
 // is pg_database_owner. pg_toast's is NULL, its default.
 func namespaceACL(s Host, nsp uint32) any {
-	if nsp == oidPgToast {
+	if nsp != OidPgCatalog && nsp != oidInfoSchema && nsp != OidPublic {
 		return nil
 	}
 	owner := aclRoleName(s, int64(namespaceOwner(nsp)))
@@ -189,7 +168,7 @@ func namespaceACL(s Host, nsp uint32) any {
 func pgInitPrivsRows(s Host) []row {
 	var rows []row
 	for _, nsp := range []uint32{OidPgCatalog, OidPublic} {
-		rows = append(rows, row{"objoid": nsp, "classoid": oidPgNamespace, "privtype": "i",
+		rows = append(rows, row{"objoid": nsp, "classoid": OidPgNamespace, "privtype": "i",
 			"initprivs": namespaceACL(s, nsp)})
 	}
 	return rows
@@ -198,7 +177,10 @@ func pgInitPrivsRows(s Host) []row {
 // pgDescriptionRows are the comments on objects: only public's, which
 // PostgreSQL's initdb gives it, since epochdb has no COMMENT.
 func pgDescriptionRows(s Host) []row {
-	rows := []row{{"objoid": OidPublic, "classoid": oidPgNamespace, "description": "standard public schema"}}
+	var rows []row
+	if s.Catalog().SchemaByID[OidPublic] != nil {
+		rows = append(rows, row{"objoid": OidPublic, "classoid": OidPgNamespace, "description": "standard public schema"})
+	}
 	for k, text := range s.Catalog().Comments {
 		rows = append(rows, row{"objoid": k.ObjOID, "classoid": k.ClassOID, "objsubid": int64(k.SubID), "description": text})
 	}
@@ -258,7 +240,7 @@ func pgDumpDependRows(s Host) []row {
 			def := attrdefOID(t, c)
 			rows = append(rows, row{"classid": oidPgAttrdef, "objid": def, "refclassid": OidPgClass,
 				"refobjid": t.ID, "refobjsubid": c.Num, "deptype": "a"})
-			for _, q := range defaultSequences(cat, c) {
+			for _, q := range defaultSequences(s, c) {
 				rows = append(rows, row{"classid": oidPgAttrdef, "objid": def, "refclassid": OidPgClass,
 					"refobjid": q.ID, "deptype": "n"})
 			}
@@ -280,7 +262,8 @@ func pgDumpDependRows(s Host) []row {
 }
 
 // defaultSequences are the sequences a column default takes values from.
-func defaultSequences(cat *catalog.Catalog, c *catalog.TableColumn) []*catalog.Sequence {
+func defaultSequences(s Host, c *catalog.TableColumn) []*catalog.Sequence {
+	cat := s.Catalog()
 	var seqs []*catalog.Sequence
 	if q := cat.SequenceByID[c.Serial]; q != nil {
 		seqs = append(seqs, q)
@@ -292,7 +275,7 @@ func defaultSequences(cat *catalog.Catalog, c *catalog.TableColumn) []*catalog.S
 	f := &plan.TableNameFinder{}
 	n.Accept(f)
 	for _, name := range f.Sequences {
-		if q := cat.SequenceByName[name]; q != nil && !slices.Contains(seqs, q) {
+		if q := plan.SequenceNamed(s, name); q != nil && !slices.Contains(seqs, q) {
 			seqs = append(seqs, q)
 		}
 	}

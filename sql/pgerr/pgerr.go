@@ -43,6 +43,7 @@ const (
 	UndefinedParameter               = "42P02"
 	DuplicateColumn                  = "42701"
 	DuplicateTable                   = "42P07"
+	DuplicateSchema                  = "42P06"
 	DuplicateObject                  = "42710"
 	DuplicatePreparedStatement       = "42P05"
 	DuplicateCursor                  = "42P03"

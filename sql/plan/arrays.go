@@ -25,6 +25,12 @@ var arrayBuiltins = map[string]Builtin{
 	"current_schemas": Fixed(types.NameArray, []types.T{types.Bool}, func(e *Env, a []any) (any, error) {
 		return e.Host.CurrentSchemas(a[0].(bool)), nil
 	}),
+	"current_schema": Fixed(types.Name, nil, func(e *Env, _ []any) (any, error) {
+		if path := e.Host.CurrentSchemas(false); len(path) > 0 {
+			return path[0], nil
+		}
+		return nil, nil
+	}),
 }
 
 // compileArray is ARRAY[a, b, ...]: its elements in their common type.

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/parser"
@@ -97,6 +99,9 @@ type Compiler struct {
 	// views are the views whose queries are being planned, innermost
 	// last: one that reads itself is an error.
 	views []uint32
+	// path, when set, is the search path names are looked up on in place
+	// of the session's: a view's (see view.go).
+	path *catalog.Path
 	// volatility, when set, collects the highest volatility of the
 	// built-in functions compiled, for the expressions that must be
 	// immutable: generated columns and index expressions and predicates.

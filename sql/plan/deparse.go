@@ -37,8 +37,8 @@ func Deparse(e Expr, cols []string) (string, bool) {
 
 // DeparsePretty is deparse as pretty-printing ruleutils prints: without
 // the parentheses that operator precedence makes redundant.
-func DeparsePretty(e Expr, cols []string) (string, bool) {
-	return Deparser{cols: cols, pretty: true}.Print(e)
+func DeparsePretty(h Host, e Expr, cols []string) (string, bool) {
+	return Deparser{cols: cols, pretty: true, Host: h}.Print(e)
 }
 
 type Deparser struct {
@@ -56,6 +56,37 @@ func (d Deparser) enumType(t types.T) *catalog.EnumType {
 		return nil
 	}
 	return d.Host.Catalog().EnumByOid(t.Oid)
+}
+
+// sequenceNamed is the sequence that v, nextval's argument, names, if it
+// is a name and there is one.
+func (d Deparser) sequenceNamed(v any) *catalog.Sequence {
+	name, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	return SequenceNamed(d.Host, name)
+}
+
+// SequenceNamed is the sequence name, qualified or not, names on the
+// search path, or nil.
+func SequenceNamed(h Host, name string) *catalog.Sequence {
+	return ResolveSequence(h.Catalog(), h.SearchPath(), name)
+}
+
+// ResolveSequence is the sequence name, qualified or not, names on path,
+// or nil.
+func ResolveSequence(cat *catalog.Catalog, path catalog.Path, name string) *catalog.Sequence {
+	parts := parser.SplitName(name)
+	if len(parts) > 2 {
+		return nil
+	}
+	schema := ""
+	if len(parts) == 2 {
+		schema = parts[0]
+	}
+	q, _ := cat.Resolve(path, schema, parts[len(parts)-1])
+	return cat.SequenceByName[q]
 }
 
 // Operator precedence, loosest first, as PostgreSQL's grammar binds.
@@ -150,7 +181,7 @@ func (d Deparser) Print(e Expr) (string, bool) {
 		case *ConstExpr:
 			if et := d.enumType(x.T); et != nil && x.V != nil {
 				// A label, with its type named as the search path finds it.
-				return parser.QuoteLiteral(x.V.(types.Enum).Label) + "::" + d.Host.PublicName(et.Name), precPrimary
+				return parser.QuoteLiteral(x.V.(types.Enum).Label) + "::" + d.Host.QualifiedName(et.Schema, et.Name), precPrimary
 			}
 			return constText(x.T, x.V), precPrimary
 		case *ColExpr:
@@ -197,8 +228,8 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			}
 			if x.Name == "nextval" && len(args) == 1 {
 				if k, ok := x.Args[0].(*ConstExpr); ok && d.Host != nil {
-					if q, ok := k.V.(string); ok && d.Host.Catalog().SequenceByName[q] != nil {
-						args[0] = parser.QuoteLiteral(d.Host.PublicName(q)) + "::text"
+					if sq := d.sequenceNamed(k.V); sq != nil {
+						args[0] = parser.QuoteLiteral(d.Host.QualifiedName(sq.Schema, sq.Name)) + "::text"
 					}
 				}
 				if a, ok := strings.CutSuffix(args[0], "::text"); ok {

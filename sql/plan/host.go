@@ -8,7 +8,6 @@ import (
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/spill"
 	"github.com/epochdb/epochdb/sql/types"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // Host is what planning and running a statement needs of the session it
@@ -25,8 +24,10 @@ type Host interface {
 	RegByName(t types.T, name string) (types.Reg, error)
 	RegByOID(t types.T, oid types.Oid) types.Reg
 	// VirtualRelation plans a read of a virtual relation of pg_catalog or
-	// information_schema, if tn names one.
-	VirtualRelation(tn *ast.TableName, alias string) (Source, *Scope, bool)
+	// information_schema, if q names one.
+	VirtualRelation(q catalog.QName, alias string) (Source, *Scope, bool)
+	// SearchPath is the session's search_path, resolved.
+	SearchPath() catalog.Path
 	// PartialImplied returns which of t's partial indexes a scan filtered
 	// by where may use: by an index, the number of its predicate's
 	// conjuncts where implies, or -1.
@@ -53,9 +54,9 @@ type Host interface {
 	// Setting and SetSetting read and change a run-time parameter.
 	Setting(name string) (string, error)
 	SetSetting(name, value string, local bool) error
-	// PublicName is the name of an object of schema public as the search
-	// path shows it: qualified unless public is on the path.
-	PublicName(name string) string
+	// QualifiedName is the name of an object of schema nsp as the search
+	// path shows it: qualified unless the path looks in nsp.
+	QualifiedName(nsp uint32, name string) string
 	// CurrentSchemas is current_schemas(implicit).
 	CurrentSchemas(implicit bool) []any
 	// Identity is who the session is, for the functions that tell it.

@@ -178,27 +178,37 @@ func (c *Compiler) planTable(tn *ast.TableName, alias string) (Source, *Scope, e
 	if d := c.ctes.lookup(tn.Name.O); d != nil && tn.Schema.O == "" {
 		return c.planCTEScan(d, alias)
 	}
-	if src, sc, ok := c.Host.VirtualRelation(tn, alias); ok {
+	cat := c.Host.Catalog()
+	q, err := cat.Resolve(c.SearchPath(), tn.Schema.O, tn.Name.O)
+	if err != nil || !q.Found() {
+		return nil, nil, ErrNoRelation(tn.Schema.O, tn.Name.O)
+	}
+	if src, sc, ok := c.Host.VirtualRelation(q, alias); ok {
 		return src, sc, nil
 	}
-	if tn.Schema.O != "" && tn.Schema.O != "public" {
-		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", tn.Schema.O, tn.Name.O)
-	}
-	if v := c.Host.Catalog().ViewByName[tn.Name.O]; v != nil {
+	if v := cat.ViewByName[q]; v != nil {
 		return c.planView(v, alias)
 	}
-	if q := c.Host.Catalog().SequenceByName[tn.Name.O]; q != nil && q.Name[0] != 0 {
-		return &seqSource{q: q}, seqScope(q, alias), nil
+	if sq := cat.SequenceByName[q]; sq != nil && sq.Name[0] != 0 {
+		return &seqSource{q: sq}, seqScope(sq, alias), nil
 	}
-	t, err := c.Host.Catalog().Table(tn.Name.O)
-	if err != nil {
-		return nil, nil, err
+	t := cat.TableByName[q]
+	if t == nil {
+		return nil, nil, ErrNoRelation(tn.Schema.O, tn.Name.O)
 	}
 	if t.Unpopulated {
 		return nil, nil, errUnpopulated(t)
 	}
 	c.Host.NoteRead(t.ID)
 	return &TableScan{Table: t, Access: Access{Kind: "seq"}}, TableScope(t, alias), nil
+}
+
+// ErrNoRelation is 42P01 for the relation named schema.name, or name.
+func ErrNoRelation(schema, name string) error {
+	if schema != "" {
+		name = schema + "." + name
+	}
+	return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 }
 
 func TableScope(t *catalog.Table, alias string) *Scope {

@@ -2,7 +2,7 @@ package plan
 
 import (
 	"slices"
-	"strings"
+
 	"sync"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -74,38 +74,78 @@ func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// TableNameFinder collects the names a query reads, less those its WITH
-// clauses define.
-type TableNameFinder struct{ Names, ctes, Sequences []string }
+// TableNameFinder collects the relations a query names, less those its
+// WITH clauses define, and the names given to nextval and its kin, as
+// written (qualified or not).
+type TableNameFinder struct {
+	Tables    []Ref
+	Sequences []string
+	ctes      []string
+}
+
+// Ref is a relation's name as a query writes it: Schema is "" if the
+// name is not qualified.
+type Ref struct{ Schema, Name string }
 
 func (f *TableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
 	case *ast.TableName:
-		if !slices.Contains(f.ctes, n.Name.O) {
-			f.Names = append(f.Names, n.Name.O)
+		if n.Schema.O != "" || !slices.Contains(f.ctes, n.Name.O) {
+			f.Tables = append(f.Tables, Ref{n.Schema.O, n.Name.O})
 		}
 	case *ast.CommonTableExpression:
 		f.ctes = append(f.ctes, n.Name.O)
 	case *ast.FuncCallExpr:
-		// nextval('seq') and its kin read a sequence by name.
-		switch n.FnName.L {
-		case "nextval", "currval", "setval":
-			if len(n.Args) > 0 {
-				arg := n.Args[0]
-				// 'seq'::regclass, as PostgreSQL stores it and pg_dump writes it.
-				if c, ok := arg.(*ast.FuncCallExpr); ok && c.FnName.L == "epochdb_cast" && len(c.Args) > 0 {
-					arg = c.Args[0]
-				}
-				if v, ok := arg.(*driver.ValueExpr); ok {
-					if name, ok := v.GetValue().(string); ok {
-						f.Names = append(f.Names, strings.TrimPrefix(name, "public."))
-						f.Sequences = append(f.Sequences, strings.TrimPrefix(name, "public."))
-					}
-				}
-			}
+		if v := sequenceArg(n); v != nil {
+			f.Sequences = append(f.Sequences, v.GetString())
 		}
 	}
 	return n, false
 }
+
+// sequenceArg is the literal that names the sequence a call of nextval or
+// its kin reads, if the call has one: 'seq', or 'seq'::regclass as
+// PostgreSQL stores it and pg_dump writes it.
+func sequenceArg(n *ast.FuncCallExpr) *driver.ValueExpr {
+	switch n.FnName.L {
+	case "nextval", "currval", "setval":
+	default:
+		return nil
+	}
+	if len(n.Args) == 0 {
+		return nil
+	}
+	arg := n.Args[0]
+	if c, ok := arg.(*ast.FuncCallExpr); ok && c.FnName.L == "epochdb_cast" && len(c.Args) > 0 {
+		arg = c.Args[0]
+	}
+	if v, ok := arg.(*driver.ValueExpr); ok {
+		if _, ok := v.GetValue().(string); ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// BindSequences makes each sequence name that n gives nextval and its kin
+// the name bind returns for it: a stored expression names its sequences
+// qualified, as PostgreSQL's stored regclass constants name them by oid,
+// so that they read the same sequence whatever the search path.
+func BindSequences(n ast.ExprNode, bind func(name string) string) {
+	n.Accept(sequenceBinder(bind))
+}
+
+type sequenceBinder func(string) string
+
+func (b sequenceBinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok {
+		if v := sequenceArg(f); v != nil {
+			v.SetString(b(v.GetString()))
+		}
+	}
+	return n, false
+}
+
+func (b sequenceBinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 func (f *TableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

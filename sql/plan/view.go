@@ -16,7 +16,7 @@ import (
 // PlanViewQuery plans a view's query on its own: not inside the query that
 // reads the view, whose WITH queries and columns it cannot see. views are
 // the views whose queries are being planned around it, innermost last.
-func PlanViewQuery(s Host, sql string, views []uint32) (QueryPlan, error) {
+func PlanViewQuery(s Host, sql string, path *catalog.Path, views []uint32) (QueryPlan, error) {
 	stmts, err := parser.Parse(sql)
 	if err != nil {
 		return nil, err
@@ -26,8 +26,33 @@ func PlanViewQuery(s Host, sql string, views []uint32) (QueryPlan, error) {
 	}
 	st := stmts[0]
 	var params []types.T
-	c := &Compiler{Host: s, Params: &params, Order: st.ParamOrder, Scope: &Scope{}, views: views}
+	c := &Compiler{Host: s, Params: &params, Order: st.ParamOrder, Scope: &Scope{}, views: views, path: path}
 	return c.PlanQuery(st.AST)
+}
+
+// ViewPath is the search path v's query is planned on: the one it was
+// made under, or for a view made before schemas, public's.
+func ViewPath(v *catalog.View) *catalog.Path {
+	p := catalog.Path{Schemas: v.Path}
+	if len(p.Schemas) == 0 {
+		p.Schemas = []uint32{catalog.PgCatalogID, catalog.PublicID}
+	}
+	for _, nsp := range p.Schemas {
+		if nsp != catalog.PgCatalogID && nsp != catalog.InfoSchemaID {
+			p.Create = nsp
+			break
+		}
+	}
+	return &p
+}
+
+// SearchPath is the search path the statement being compiled looks names
+// up on.
+func (c *Compiler) SearchPath() catalog.Path {
+	if c.path != nil {
+		return *c.path
+	}
+	return c.Host.SearchPath()
 }
 
 // planView plans a FROM item that names a view. Its columns are those it
@@ -37,7 +62,7 @@ func (c *Compiler) planView(v *catalog.View, alias string) (Source, *Scope, erro
 	if slices.Contains(c.views, v.ID) {
 		return nil, nil, pgerr.New(pgerr.InvalidObjectDefinition, "infinite recursion detected in rules for relation %q", v.Name)
 	}
-	qp, err := PlanViewQuery(c.Host, v.SQL, append(slices.Clip(c.views), v.ID))
+	qp, err := PlanViewQuery(c.Host, v.SQL, ViewPath(v), append(slices.Clip(c.views), v.ID))
 	if err != nil {
 		return nil, nil, err
 	}

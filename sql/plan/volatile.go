@@ -18,7 +18,7 @@ var MutableFuncs = map[string]bool{
 	"setseed": true,
 	"nextval": true, "currval": true, "lastval": true, "setval": true,
 	"current_time": true, "localtime": true, "localtimestamp": true, "timeofday": true,
-	"current_schemas": true, "txid_current": true, "pg_current_xact_id": true, "pg_notify": true,
+	"current_schema": true, "current_schemas": true, "txid_current": true, "pg_current_xact_id": true, "pg_notify": true,
 }
 
 // callsMutable reports whether n may call a function that is not
