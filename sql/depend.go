@@ -226,19 +226,34 @@ func errDependents(what string, plural bool, deps []dependent) error {
 // dropDependents drops what CASCADE takes along, and says what in a
 // NOTICE: views go, foreign keys and defaults leave their tables.
 func (s *Session) dropDependents(ctx context.Context, d *catalog.DDL, deps []dependent) error {
-	if len(deps) == 0 {
-		return nil
+	names := make([]string, len(deps))
+	for i, dep := range deps {
+		names[i] = dep.String()
 	}
-	if len(deps) == 1 {
-		s.notice(pgerr.SuccessfulCompletion, "drop cascades to %s", deps[0])
-	} else {
-		lines := make([]string, len(deps))
-		for i, dep := range deps {
-			lines[i] = "drop cascades to " + dep.String()
-		}
-		s.sendNotice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %d other objects", len(deps)).
-			WithDetail("%s", strings.Join(lines, "\n")))
+	s.noticeCascade(names)
+	return s.removeDependents(ctx, d, deps)
+}
+
+// noticeCascade is the NOTICE of a DROP ... CASCADE that takes along the
+// objects described.
+func (s *Session) noticeCascade(objects []string) {
+	switch len(objects) {
+	case 0:
+		return
+	case 1:
+		s.notice(pgerr.SuccessfulCompletion, "drop cascades to %s", objects[0])
+		return
 	}
+	lines := make([]string, len(objects))
+	for i, o := range objects {
+		lines[i] = "drop cascades to " + o
+	}
+	s.sendNotice(pgerr.New(pgerr.SuccessfulCompletion, "drop cascades to %d other objects", len(objects)).
+		WithDetail("%s", strings.Join(lines, "\n")))
+}
+
+// removeDependents is dropDependents without its NOTICE.
+func (s *Session) removeDependents(ctx context.Context, d *catalog.DDL, deps []dependent) error {
 	for _, dep := range deps {
 		if dep.col != nil {
 			continue // a column of the table being altered: its ALTER drops it

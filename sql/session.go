@@ -139,8 +139,8 @@ type Session struct {
 	settings map[string]string // by canonical name
 	// pathCache is search_path as last resolved (see schema.go).
 	pathCache pathCache
-	changed  map[string]bool
-	loc_     *time.Location
+	changed   map[string]bool
+	loc_      *time.Location
 
 	// The transaction. tx is nil between transactions. explicit is a
 	// BEGIN block; otherwise tx is the implicit transaction that the next
@@ -1036,6 +1036,12 @@ func writes(p *Prepared) string {
 		return "CREATE EXTENSION"
 	case *parser.DropExtension:
 		return "DROP EXTENSION"
+	case *parser.CreateSchema:
+		return "CREATE SCHEMA"
+	case *parser.DropSchema:
+		return "DROP SCHEMA"
+	case *parser.AlterSchemaRename:
+		return "ALTER SCHEMA"
 	case *parser.Comment:
 		return "COMMENT"
 	case *parser.RenameConstraint:
@@ -1321,6 +1327,12 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		return "DROP TYPE", s.dropTypes(ctx, cmd)
 	case *parser.CreateExtension:
 		return "CREATE EXTENSION", s.createExtension(ctx, cmd)
+	case *parser.CreateSchema:
+		return "CREATE SCHEMA", s.createSchema(ctx, cmd)
+	case *parser.DropSchema:
+		return "DROP SCHEMA", s.dropSchemas(ctx, cmd)
+	case *parser.AlterSchemaRename:
+		return "ALTER SCHEMA", s.alterSchemaRename(ctx, cmd)
 	case *parser.DropExtension:
 		return "DROP EXTENSION", s.dropExtensions(ctx, cmd)
 	case *parser.Comment:
@@ -1370,7 +1382,16 @@ func (s *Session) set(cmd *parser.Set) error {
 	if st.name == "transaction_isolation" {
 		return s.setIsolation(strings.Join(cmd.Values, " "))
 	}
-	return s.setSetting(st.name, strings.Join(cmd.Values, ", "), cmd.Local)
+	values := cmd.Values
+	if st.name == "search_path" {
+		// A list of names, each quoted where it needs to be, as
+		// PostgreSQL's GUC_LIST_QUOTE settings keep them.
+		values = make([]string, len(cmd.Values))
+		for i, v := range cmd.Values {
+			values[i] = parser.QuoteIdent(v)
+		}
+	}
+	return s.setSetting(st.name, strings.Join(values, ", "), cmd.Local)
 }
 
 // setIsolation is SET TRANSACTION ISOLATION LEVEL. The block's

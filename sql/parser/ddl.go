@@ -83,6 +83,11 @@ func (p *stmtParser) create() error {
 			return err
 		}
 		return p.command(parseCreateExtension, i+1)
+	case isWord(kind, "schema"):
+		if err := p.modifiersOnly(seq[1:i]); err != nil {
+			return err
+		}
+		return p.command(parseCreateSchema, i+1)
 	case isWord(kind, "view"):
 		if err := p.modifiersOnly(seq[1:i], "materialized"); err != nil {
 			return err
@@ -1189,6 +1194,9 @@ func (p *stmtParser) drop() error {
 	if isWord(kind, "extension") {
 		return p.command(parseDropExtension, 2)
 	}
+	if isWord(kind, "schema") {
+		return p.command(parseDropSchema, 2)
+	}
 	if isWord(kind, "materialized") {
 		return p.command(parseDropMatView, 2)
 	}
@@ -1276,6 +1284,9 @@ func (p *stmtParser) alter() error {
 	}
 	if isWord(at(seq, 1), "type") {
 		return p.command(parseAlterType, 2)
+	}
+	if isWord(at(seq, 1), "schema") {
+		return p.command(parseAlterSchema, 2)
 	}
 	if isWord(at(seq, 1), "view") {
 		return p.command(parseAlterView(false), 2)

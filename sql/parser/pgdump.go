@@ -81,7 +81,7 @@ type AlterOwner struct {
 // is another ALTER.
 func (p *stmtParser) alterOwner() (*AlterOwner, error) {
 	c := &cursor{p: p, toks: p.toks, i: 1}
-	if !c.accept("table", "sequence", "view", "index", "type") {
+	if !c.accept("table", "sequence", "view", "index", "type", "schema") {
 		return nil, nil
 	}
 	a := &AlterOwner{Kind: c.prev().val}

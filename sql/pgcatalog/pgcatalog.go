@@ -509,13 +509,13 @@ func pgTypeRows(s Host) []row {
 	var rows []row
 	for _, e := range s.Catalog().Enums() {
 		at, _ := types.ArrayOf(e.T())
-		rows = append(rows, row{"oid": uint32(e.Oid()), "typname": e.Name, "typnamespace": OidPublic, "typowner": oidSuperuser,
+		rows = append(rows, row{"oid": uint32(e.Oid()), "typname": e.Name, "typnamespace": e.Schema, "typowner": oidSuperuser,
 			"typlen": int16(4), "typbyval": true, "typtype": "e", "typcategory": "E", "typispreferred": false,
 			"typisdefined": true, "typdelim": ",", "typelem": uint32(0), "typarray": uint32(at.Oid),
 			"typinput": regproc("enum_in"), "typoutput": regproc("enum_out"), "typreceive": regproc("enum_recv"),
 			"typsend": regproc("enum_send"), "typalign": "i", "typstorage": "p", "typtypmod": -1,
 			"typcollation": uint32(0), "typbasetype": uint32(0), "typnotnull": false, "typndims": 0, "typrelid": uint32(0)},
-			row{"oid": uint32(at.Oid), "typname": "_" + e.Name, "typnamespace": OidPublic, "typowner": oidSuperuser,
+			row{"oid": uint32(at.Oid), "typname": "_" + e.Name, "typnamespace": e.Schema, "typowner": oidSuperuser,
 				"typlen": int16(-1), "typbyval": false, "typtype": "b", "typcategory": "A", "typispreferred": false,
 				"typisdefined": true, "typdelim": ",", "typelem": uint32(e.Oid()), "typarray": uint32(0),
 				"typsubscript": regproc("array_subscript_handler"), "typinput": regproc("array_in"),

@@ -44,6 +44,8 @@ const (
 	DuplicateColumn                  = "42701"
 	DuplicateTable                   = "42P07"
 	DuplicateSchema                  = "42P06"
+	ReservedName                     = "42939"
+	InvalidSchemaDefinition          = "42P15"
 	DuplicateObject                  = "42710"
 	DuplicatePreparedStatement       = "42P05"
 	DuplicateCursor                  = "42P03"
