@@ -99,7 +99,7 @@ func (p *stmtParser) create() error {
 
 // CreateView is CREATE [OR REPLACE] VIEW name [(column, ...)] AS query.
 type CreateView struct {
-	Name      string
+	Name      string   // qualified as qualifiedName joins it
 	Columns   []string // nil: the query's own column names
 	Query     *Statement
 	OrReplace bool
@@ -109,19 +109,9 @@ type CreateView struct {
 // the words before it are plain tokens, so item and token indexes agree.
 func (p *stmtParser) createView(i int, orReplace bool) error {
 	c := &cursor{p: p, toks: p.toks, i: i + 1}
-	name, err := c.name()
+	name, err := c.qualifiedName()
 	if err != nil {
 		return err
-	}
-	if c.punct(".") {
-		// public.name, as pg_dump writes it; there is no other schema.
-		schema := name
-		if name, err = c.name(); err != nil {
-			return err
-		}
-		if schema != "public" {
-			return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
-		}
 	}
 	v := &CreateView{Name: name, OrReplace: orReplace}
 	if c.punct("(") {
