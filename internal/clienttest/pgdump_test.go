@@ -26,6 +26,14 @@ var dumpChecks = []string{
 	// A schema-only dump leaves a materialized view unpopulated, in
 	// PostgreSQL too; the refresh shows its definition survived.
 	"REFRESH MATERIALIZED VIEW author_books; SELECT * FROM author_books ORDER BY author",
+	// Schemas and what is in them.
+	"SELECT nspname, obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname IN ('shop', 'Audit Log', 'public') ORDER BY 1",
+	"SELECT * FROM shop.items ORDER BY id",
+	"SELECT * FROM shop.catalogue ORDER BY sku",
+	`SELECT * FROM "Audit Log".entries`,
+	`SELECT nextval('shop.items_id_seq'), nextval('shop.tickets'), nextval(pg_get_serial_sequence('"Audit Log".entries', 'n'))`,
+	"SELECT schemaname, indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY indexname",
+	"SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.typname = 'kind'",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

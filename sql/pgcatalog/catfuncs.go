@@ -110,12 +110,17 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"pg_get_statisticsobjdef_columns":    plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"obj_description": optArgs(1, types.Text, []types.T{types.OidType, types.Name}, func(e *plan.Env, a []any) (any, error) {
 		class := uint32(OidPgClass)
-		if len(a) > 1 && a[1] == "pg_constraint" {
-			class = OidPgConstraint
-		} else if len(a) > 1 && a[1] == "pg_namespace" && uint32(a[0].(int64)) == OidPublic {
-			return "standard public schema", nil
+		if len(a) > 1 {
+			var ok bool
+			if class, ok = descriptionClasses[a[1].(string)]; !ok {
+				return nil, nil
+			}
 		}
-		return hostOf(e.Host).Description(class, uint32(a[0].(int64)), 0), nil
+		oid := uint32(a[0].(int64))
+		if d := hostOf(e.Host).Description(class, oid, 0); d != nil || class != OidPgNamespace || oid != OidPublic {
+			return d, nil
+		}
+		return "standard public schema", nil
 	}),
 	"shobj_description": plan.Fixed(types.Text, []types.T{types.OidType, types.Name}, nullResult),
 	"col_description": plan.Fixed(types.Text, []types.T{types.OidType, types.Int4}, func(e *plan.Env, a []any) (any, error) {
@@ -343,6 +348,12 @@ func Storable(col string, t types.T) error {
 	return nil
 }
 
+// descriptionClasses are the catalogs obj_description's second argument
+// names, whose objects have comments.
+var descriptionClasses = map[string]uint32{
+	"pg_class": OidPgClass, "pg_constraint": OidPgConstraint, "pg_namespace": OidPgNamespace, "pg_extension": OidPgExtension,
+}
+
 // RegByName is the input function of the reg* type t: a name, or an oid
 // written as a number.
 func RegByName(s Host, t types.T, name string) (types.Reg, error) {
@@ -494,7 +505,7 @@ func indexColumns(s Host, t *catalog.Table, ix *catalog.Index) string {
 func indexDef(s Host, t *catalog.Table, ix *catalog.Index, pretty bool) string {
 	table := parser.QuoteIdent(t.Name)
 	if !pretty {
-		table = "public." + table
+		table = parser.QuoteIdent(s.Catalog().SchemaName(t.Schema)) + "." + table
 	}
 	create := "CREATE UNIQUE INDEX "
 	if ix.NonUnique {

@@ -796,12 +796,12 @@ func pgConstraintRows(s Host) []row {
 			if ix.Primary {
 				kind = "p"
 			}
-			rows = append(rows, row{"oid": ix.OID, "conname": ix.Name, "connamespace": OidPublic, "contype": kind,
+			rows = append(rows, row{"oid": ix.OID, "conname": ix.Name, "connamespace": t.Schema, "contype": kind,
 				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": indexAttnums(t, ix)})
 		}
 		for _, ck := range t.Checks {
-			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": OidPublic, "contype": "c",
+			rows = append(rows, row{"oid": ck.OID, "conname": ck.Name, "connamespace": t.Schema, "contype": "c",
 				"convalidated": true, "conrelid": t.ID, "conindid": uint32(0), "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": false, "conkey": checkColumns(t, ck)})
 		}
@@ -810,7 +810,7 @@ func pgConstraintRows(s Host) []row {
 			if ix == nil {
 				continue
 			}
-			rows = append(rows, row{"oid": fk.OID, "conname": fk.Name, "connamespace": OidPublic, "contype": "f",
+			rows = append(rows, row{"oid": fk.OID, "conname": fk.Name, "connamespace": t.Schema, "contype": "f",
 				"convalidated": true, "conrelid": t.ID, "conindid": ix.OID, "conparentid": uint32(0), "confrelid": parent.ID,
 				"confupdtype": string(fk.OnUpdate), "confdeltype": string(fk.OnDelete), "confmatchtype": string(fk.Match),
 				"conislocal": true, "connoinherit": true, "conkey": attnums(t, fk.Columns), "confkey": attnums(parent, fk.RefColumns),
@@ -872,7 +872,7 @@ func pgSequencesRows(s Host) []row {
 		if r.Kind == "S" {
 			q := r.seq
 			t := SequenceType(q)
-			rows = append(rows, row{"schemaname": "public", "sequencename": q.Name, "sequenceowner": superuser(s),
+			rows = append(rows, row{"schemaname": s.Catalog().SchemaName(q.Schema), "sequencename": q.Name, "sequenceowner": superuser(s),
 				"data_type": types.Reg{Oid: t.Oid, Name: formatType(t.Oid, -1, false)}, "start_value": q.Start,
 				"min_value": q.Min, "max_value": q.Max, "increment_by": q.Increment, "cache_size": 1})
 		}
@@ -1002,7 +1002,7 @@ func pgIndexesRows(s Host) []row {
 	var rows []row
 	for _, t := range s.Catalog().Tables() {
 		for _, ix := range t.Indexes {
-			rows = append(rows, row{"schemaname": "public", "tablename": t.Name, "indexname": ix.Name,
+			rows = append(rows, row{"schemaname": s.Catalog().SchemaName(t.Schema), "tablename": t.Name, "indexname": ix.Name,
 				"tablespace": nil, "indexdef": indexDef(s, t, ix, false)})
 		}
 	}
@@ -1088,7 +1088,7 @@ func infoColumnsRows(s Host) []row {
 			if !c.Visible() {
 				continue
 			}
-			r := row{"table_catalog": s.Identity().Database, "table_schema": "public", "table_name": t.Name,
+			r := row{"table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema), "table_name": t.Name,
 				"column_name": c.Name, "ordinal_position": c.Num, "is_nullable": yesNo(!c.NotNull),
 				"udt_catalog": s.Identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
@@ -1114,7 +1114,7 @@ func infoColumnsRows(s Host) []row {
 	}
 	for _, v := range s.Catalog().ViewByName {
 		for i, c := range v.Columns {
-			r := row{"table_catalog": s.Identity().Database, "table_schema": "public", "table_name": v.Name,
+			r := row{"table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(v.Schema), "table_name": v.Name,
 				"column_name": c.Name, "ordinal_position": i + 1, "is_nullable": "YES",
 				"udt_catalog": s.Identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
@@ -1197,14 +1197,14 @@ func infoTableConstraintsRows(s Host) []row {
 			if ix.Primary {
 				kind = "PRIMARY KEY"
 			}
-			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
-				"constraint_name": ix.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+				"constraint_name": ix.Name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
 				"table_name": t.Name, "constraint_type": kind, "is_deferrable": "NO", "initially_deferred": "NO",
 				"enforced": "YES", "nulls_distinct": "YES"})
 		}
 		for _, fk := range t.ForeignKeys {
-			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
-				"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+				"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
 				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": yesNo(fk.Deferrable), "initially_deferred": yesNo(fk.InitiallyDeferred),
 				"enforced": "YES"})
 		}
@@ -1217,7 +1217,7 @@ func infoReferentialConstraintsRows(s Host) []row {
 	rules := map[byte]string{'a': "NO ACTION", 'r': "RESTRICT", 'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
 	for _, t := range s.Catalog().Tables() {
 		for _, fk := range t.ForeignKeys {
-			_, ix := s.Catalog().ParentOf(fk)
+			parent, ix := s.Catalog().ParentOf(fk)
 			if ix == nil {
 				continue
 			}
@@ -1225,8 +1225,8 @@ func infoReferentialConstraintsRows(s Host) []row {
 			if fk.Match == 'f' {
 				match = "FULL"
 			}
-			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
-				"constraint_name": fk.Name, "unique_constraint_catalog": s.Identity().Database, "unique_constraint_schema": "public",
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+				"constraint_name": fk.Name, "unique_constraint_catalog": s.Identity().Database, "unique_constraint_schema": s.Catalog().SchemaName(parent.Schema),
 				"unique_constraint_name": ix.Name, "match_option": match,
 				"update_rule": rules[fk.OnUpdate], "delete_rule": rules[fk.OnDelete]})
 		}
@@ -1242,8 +1242,8 @@ func infoKeyColumnUsageRows(s Host) []row {
 				continue
 			}
 			for i, ci := range ix.Columns {
-				rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
-					"constraint_name": ix.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
+				rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+					"constraint_name": ix.Name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1})
 			}
 		}
@@ -1253,8 +1253,8 @@ func infoKeyColumnUsageRows(s Host) []row {
 				continue
 			}
 			for i, ci := range fk.Columns {
-				rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": "public",
-					"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": "public",
+				rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+					"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
 					"table_name": t.Name, "column_name": t.Columns[ci].Name, "ordinal_position": i + 1,
 					"position_in_unique_constraint": slices.Index(ix.Columns, fk.RefColumns[i]) + 1})
 			}

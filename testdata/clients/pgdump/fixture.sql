@@ -64,3 +64,21 @@ DELETE FROM events WHERE amount = 3;
 -- A materialized view with its own column names and an index.
 CREATE MATERIALIZED VIEW author_books (author, books) AS SELECT author_id, count(*) FROM books GROUP BY author_id;
 CREATE UNIQUE INDEX author_books_author ON author_books (author);
+-- Objects in schemas of their own: pg_dump empties the search path and
+-- qualifies every name, so each must come back in its schema.
+CREATE SCHEMA shop;
+COMMENT ON SCHEMA shop IS 'the shop';
+CREATE SCHEMA "Audit Log";
+CREATE TYPE shop.kind AS ENUM ('paper', 'ebook');
+CREATE TABLE shop.items (
+    id serial PRIMARY KEY,
+    book_id bigint REFERENCES books (id),
+    kind shop.kind NOT NULL DEFAULT 'paper',
+    sku text UNIQUE
+);
+CREATE INDEX items_kind ON shop.items (kind);
+CREATE TABLE "Audit Log".entries (n bigint GENERATED ALWAYS AS IDENTITY, item int REFERENCES shop.items, note text);
+CREATE VIEW shop.catalogue AS SELECT i.sku, b.title FROM shop.items i JOIN books b ON b.id = i.book_id;
+CREATE SEQUENCE shop.tickets START 7;
+INSERT INTO shop.items (book_id, kind, sku) VALUES (1, 'ebook', 'E-1'), (2, 'paper', 'P-2');
+INSERT INTO "Audit Log".entries (item, note) VALUES (1, 'sold');
