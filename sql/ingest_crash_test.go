@@ -39,6 +39,21 @@ func run(ctx context.Context, s *Session, query string) ([][]any, error) {
 	return rows, s.Sync()
 }
 
+// openEngineOn opens the store at /db on fs, recovering what it holds,
+// and an engine over it.
+func openEngineOn(t *testing.T, fs vfs.FS) (*txn.Store, *Engine) {
+	t.Helper()
+	store, err := txn.Open("/db", txn.Options{FS: fs, WAL: wal.Options{NoPreallocate: true}})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	e, err := NewEngine(store, EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, e
+}
+
 // Producers send their sequences with random duplication and reordering
 // within the window, from concurrent sessions, while the file system
 // crashes at a random moment (losing all unsynced data, or keeping a random
@@ -54,15 +69,7 @@ func ingestCrashSeed(t *testing.T, seed uint64) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 11))
 	fs := vfs.NewMem()
-	opts := txn.Options{FS: fs, WAL: wal.Options{NoPreallocate: true}}
-	store, err := txn.Open("/db", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := NewEngine(store, EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, e := openEngineOn(t, fs)
 	admin, _ := e.NewSession(SessionParams{})
 	const window = 16
 	if _, err := run(ctx, admin, fmt.Sprintf(`CREATE TABLE events (producer text NOT NULL, seq bigint NOT NULL, payload text)
@@ -150,16 +157,8 @@ func ingestCrashSeed(t *testing.T, seed uint64) {
 	wg.Wait()
 	_ = store.Close()
 
-	opts.FS = crashed
-	store2, err := txn.Open("/db", opts)
-	if err != nil {
-		t.Fatalf("recovery: %v", err)
-	}
+	store2, e2 := openEngineOn(t, crashed)
 	defer store2.Close()
-	e2, err := NewEngine(store2, EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	s2, _ := e2.NewSession(SessionParams{})
 	rows, err := run(ctx, s2, "SELECT producer, seq FROM events")
 	if err != nil {

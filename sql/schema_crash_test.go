@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/epochdb/epochdb/internal/vfs"
-	"github.com/epochdb/epochdb/txn"
-	"github.com/epochdb/epochdb/wal"
 )
 
 // Schemas and their objects survive a crash exactly as committed: those
@@ -22,15 +20,7 @@ func TestSchemasSurviveCrash(t *testing.T) {
 			ctx := context.Background()
 			rng := rand.New(rand.NewPCG(seed, 3))
 			fs := vfs.NewMem()
-			opts := txn.Options{FS: fs, WAL: wal.Options{NoPreallocate: true}}
-			store, err := txn.Open("/db", opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := NewEngine(store, EngineOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, e := openEngineOn(t, fs)
 			s, _ := e.NewSession(SessionParams{})
 			for _, q := range []string{
 				`CREATE SCHEMA app`,
@@ -56,15 +46,8 @@ func TestSchemasSurviveCrash(t *testing.T) {
 				}
 			}
 			crashed := fs.CrashClone(vfs.CrashOptions{Rand: rng, KeepUnsynced: rng.IntN(2) == 0})
-			store2, err := txn.Open("/db", txn.Options{FS: crashed, WAL: wal.Options{NoPreallocate: true}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store2, e2 := openEngineOn(t, crashed)
 			defer store2.Close()
-			e2, err := NewEngine(store2, EngineOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			s2, _ := e2.NewSession(SessionParams{})
 			rows, err := run(ctx, s2, `SELECT string_agg(nspname, ',' ORDER BY nspname) FROM pg_namespace WHERE nspname NOT LIKE 'pg_%' AND nspname <> 'information_schema'`)
 			if err != nil {

@@ -1,4 +1,5 @@
-// Package catalog is the stored catalog: the descriptors of tables (their
+// Package catalog is the stored catalog: the descriptors of schemas (see
+// schema.go for how names resolve in them), tables (their
 // columns, indexes, CHECK and FOREIGN KEY constraints, ingest and
 // materialized-view options), sequences, views and enum types, and the
 // comments on them; how each is kept in txn's one ordered key space; and
@@ -6,10 +7,13 @@
 //
 // # The key space
 //
-//	0x00 'd' <id u32>                  descriptor of object id (JSON): a table,
-//	                                   sequence, view or enum type
-//	0x00 'n' <name>                    name → id; its row lock serialises CREATE
-//	                                   of one name
+//	0x00 'd' <id u32>                  descriptor of object id (JSON): a schema,
+//	                                   table, sequence, view, enum type or
+//	                                   extension
+//	0x00 'n' <name>                    a name of public → id; its row lock
+//	                                   serialises CREATE of one name
+//	0x00 'n' 0x00 <schema u32> <name>  a name of another schema → id; schema 0
+//	                                   holds the schemas' own names
 //	0x00 'v'                           catalog version: every DDL transaction
 //	                                   bumps it, so DDL transactions run one at
 //	                                   a time

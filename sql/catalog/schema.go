@@ -65,14 +65,13 @@ func inSchema(nsp uint32) uint32 {
 	return nsp
 }
 
-func (t *Table) QName() QName      { return QName{t.Schema, t.Name} }
-func (v *View) QName() QName       { return QName{v.Schema, v.Name} }
-func (s *Sequence) QName() QName   { return QName{s.Schema, s.Name} }
-func (e *EnumType) QName() QName   { return QName{e.Schema, e.Name} }
-func (s *Schema) Visible() bool    { return !s.Dropped }
-func (s *Schema) builtin() bool    { return s.System || s == publicSchema }
-func (q QName) Found() bool        { return q.Schema != 0 }
-func (q QName) In(nsp uint32) bool { return q.Schema == nsp }
+func (t *Table) QName() QName    { return QName{t.Schema, t.Name} }
+func (v *View) QName() QName     { return QName{v.Schema, v.Name} }
+func (s *Sequence) QName() QName { return QName{s.Schema, s.Name} }
+func (e *EnumType) QName() QName { return QName{e.Schema, e.Name} }
+
+// Found reports whether q names an object that Resolve found.
+func (q QName) Found() bool { return q.Schema != 0 }
 
 // SchemaNamed is the schema called name, or nil.
 func (c *Catalog) SchemaNamed(name string) *Schema {

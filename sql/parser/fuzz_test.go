@@ -24,7 +24,7 @@ var soupWords = strings.Fields(`
 	double precision varchar int text serial array any some operator collate for share no isolation
 	level read write transaction to identity generated always sequence if true false current_user
 	over partition window filter within escape isnull notnull similar at local session
-	extension schema version cascade restrict comment is digest crypt "uuid-ossp" nosuch.t public.t
+	extension schema authorization rename owner session_user version cascade restrict comment is digest crypt "uuid-ossp" nosuch.t public.t
 	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
 	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
 	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
@@ -41,6 +41,12 @@ func FuzzParse(f *testing.F) {
 		"COMMENT ON EXTENSION pgcrypto IS 'x'",
 		"CREATE TABLE nosuch.t (a int DEFAULT digest('x', 'sha256'))",
 		"DROP TYPE IF EXISTS nosuch.e, \"a.b\".\"c\"\"d\"",
+		"CREATE SCHEMA IF NOT EXISTS app AUTHORIZATION CURRENT_USER",
+		"CREATE SCHEMA s CREATE TABLE t (a int) CREATE VIEW v AS SELECT a FROM t CREATE INDEX ON t (a)",
+		"CREATE SCHEMA AUTHORIZATION bob",
+		"DROP SCHEMA IF EXISTS a, \"B c\" RESTRICT",
+		"ALTER SCHEMA a RENAME TO b; ALTER SCHEMA b OWNER TO SESSION_USER; COMMENT ON SCHEMA b IS NULL",
+		"CREATE VIEW app.v (x) AS SELECT 1",
 	} {
 		f.Add(seed, []byte{})
 	}
