@@ -499,7 +499,7 @@ func (s *Session) lockTables(ctx context.Context, p *Prepared) error {
 				return err
 			}
 		}
-		if p.cat == s.catalog() {
+		if s.planCurrent(p) {
 			return nil
 		}
 		if err := s.plan(p); err != nil {
@@ -535,6 +535,13 @@ func (s *Session) Sync() error {
 	return s.endTxn(!s.failed)
 }
 
+// planCurrent reports whether p's plan is of the session's catalog and
+// search path: as PostgreSQL does, a statement whose names may now
+// resolve elsewhere is planned again.
+func (s *Session) planCurrent(p *Prepared) bool {
+	return p.cat == s.catalog() && p.path == s.settings["search_path"]
+}
+
 // Prepared is a parsed and planned statement.
 type Prepared struct {
 	st     *parser.Statement
@@ -542,6 +549,7 @@ type Prepared struct {
 	cols   []plan.Column
 	plan   any // a QueryPlan, a *WritePlan, or nil for statements executed directly
 	cat    *catalog.Catalog
+	path   string      // the search_path it was planned under
 	reads  []uint32    // the tables the plan reads (see lockTables)
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	dml    []*plan.CTE // the plan's data-modifying WITH queries, in order
@@ -683,7 +691,7 @@ func (s *Session) noteLocking(word string) {
 // plan plans p against the current catalog. Statements executed directly
 // (DDL, transaction control, SET, ...) have no plan.
 func (s *Session) plan(p *Prepared) error {
-	p.cat = s.catalog()
+	p.cat, p.path = s.catalog(), s.settings["search_path"]
 	// The tables planTable resolves are p's reads; a plan nested in this
 	// one (EXPLAIN's) adds its reads to this one's.
 	if s.planDepth == 0 {
@@ -791,7 +799,7 @@ func (s *Session) Bind(ctx context.Context, p *Prepared, params []any) (*Portal,
 	// Plan now if the catalog changed since Prepare, or if the statement
 	// came from PrepareAll, whose statements may depend on DDL earlier in
 	// the same query string.
-	if p.st != nil && p.cat != s.catalog() {
+	if p.st != nil && !s.planCurrent(p) {
 		if err := s.plan(p); err != nil {
 			s.fail()
 			return nil, err
