@@ -127,15 +127,22 @@ var catalogBuiltins = map[string]plan.Builtin{
 		return hostOf(e.Host).Description(OidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
 	}),
 	"pg_table_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
-		r, ok := relationByOID(hostOf(e.Host), uint32(a[0].(int64)))
+		h := hostOf(e.Host)
+		r, ok := relationByOID(h, uint32(a[0].(int64)))
 		if !ok {
 			return nil, nil
 		}
-		return r.Namespace != oidInfoSchema, nil
+		// Visible: the search path finds it by its bare name.
+		q, _ := h.Catalog().Resolve(h.SearchPath(), "", r.Name)
+		return q == catalog.QName{Schema: r.Namespace, Name: r.Name}, nil
 	}),
 	"pg_type_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
 		oid := types.Oid(a[0].(int64))
-		if _, ok := types.Lookup(oid); !ok && e.Host.Catalog().EnumByOid(oid) == nil {
+		if et := e.Host.Catalog().EnumByOid(oid); et != nil {
+			q, _ := e.Host.Catalog().ResolveType(e.Host.SearchPath(), "", et.Name)
+			return q == et.QName(), nil
+		}
+		if _, ok := types.Lookup(oid); !ok {
 			return nil, nil
 		}
 		return true, nil
