@@ -706,6 +706,7 @@ func errorResponse(e *pgerr.Error, severity string) *pgproto3.ErrorResponse {
 		Message:             e.Message,
 		Detail:              e.Detail,
 		Hint:                e.Hint,
+		Where:               e.Where,
 		Position:            int32(e.Position),
 		TableName:           e.Table,
 		ColumnName:          e.Column,

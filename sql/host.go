@@ -34,6 +34,10 @@ func (h *planHost) s() *Session { return (*Session)(h) }
 
 func (h *planHost) Catalog() *catalog.Catalog                  { return h.s().catalog() }
 func (h *planHost) ParseTypeName(name string) (types.T, error) { return h.s().parseTypeName(name) }
+
+func (h *planHost) Routine(f *catalog.Function, ts *plan.RoutineTypes) (plan.Routine, error) {
+	return h.s().routine(f, ts)
+}
 func (h *planHost) RegByName(t types.T, name string) (types.Reg, error) {
 	return pgcatalog.RegByName(h, t, name)
 }

@@ -139,8 +139,10 @@ type Session struct {
 	settings map[string]string // by canonical name
 	// pathCache is search_path as last resolved (see schema.go).
 	pathCache pathCache
-	changed   map[string]bool
-	loc_      *time.Location
+	// routines are the routines the session has compiled (see routine.go).
+	routines routineCache
+	changed  map[string]bool
+	loc_     *time.Location
 
 	// The transaction. tx is nil between transactions. explicit is a
 	// BEGIN block; otherwise tx is the implicit transaction that the next
@@ -554,6 +556,9 @@ type Prepared struct {
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	dml    []*plan.CTE // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
+	// fn is the routine whose body the statement is, whose parameters
+	// its names may read (see routine.go).
+	fn *catalog.Function
 }
 
 // ParamTypes are the parameter types, given or inferred.
@@ -715,6 +720,9 @@ func (s *Session) plan(p *Prepared) error {
 		p.params = make([]types.T, p.st.NumParams)
 	}
 	c := &plan.Compiler{Host: s.host(), Params: &p.params, Order: p.st.ParamOrder, WithDML: p.st.WithDML}
+	if p.fn != nil {
+		c.Vars = routineVars(p.fn, &p.params)
+	}
 	var err error
 	switch n := p.st.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
@@ -752,6 +760,8 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *parser.Copy:
 		err = s.planCopy(p, cmd)
+	case *parser.Call:
+		err = s.planCall(c, p, cmd)
 	}
 	return err
 }
@@ -934,29 +944,44 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			x.CloseTemps()
 		}
 	}()
-	switch qp := pt.p.plan.(type) {
-	case plan.QueryPlan:
-		if pt.p.dml != nil {
-			// The query writes: all of it runs now, as PostgreSQL runs
-			// a portal whose WITH clause modifies data.
-			rows, err := s.runWritingQuery(x, qp, pt.p.dml)
-			if err != nil {
-				return "", pgerr.Convert(err)
-			}
-			pt.rows = rows
-			return "", nil
-		}
-		it, err := qp.Open(x)
+	switch pt.p.plan.(type) {
+	case plan.QueryPlan, *plan.WritePlan:
+		rows, tag, err := s.runPlan(x, pt.p)
 		if err != nil {
 			return "", pgerr.Convert(err)
 		}
-		pt.rows = it
+		if rows == nil {
+			return tag, nil
+		}
+		pt.rows, pt.tag = rows, tag
 		return "", nil
+	}
+	tag, err := s.direct(ctx, pt, x)
+	if err != nil {
+		return "", pgerr.Convert(err)
+	}
+	return tag, nil
+}
+
+// runPlan runs p's plan, a query's or a write's, in x: a query's rows
+// are left to read, a write's RETURNING rows are stored, and a write's
+// tag is returned.
+func (s *Session) runPlan(x *plan.ExecCtx, p *Prepared) (rowexec.RowIter, string, error) {
+	switch qp := p.plan.(type) {
+	case plan.QueryPlan:
+		if p.dml != nil {
+			// The query writes: all of it runs now, as PostgreSQL runs
+			// a portal whose WITH clause modifies data.
+			rows, err := s.runWritingQuery(x, qp, p.dml)
+			return rows, "", err
+		}
+		it, err := qp.Open(x)
+		return it, "", err
 	case *plan.WritePlan:
 		x.FK = &fkState{}
 		rows, n, err := qp.Run(x)
 		if err == nil {
-			err = plan.FinishDML(x, pt.p.dml)
+			err = plan.FinishDML(x, p.dml)
 		}
 		if err == nil {
 			err = flushFK(x)
@@ -965,23 +990,18 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			if rows != nil {
 				rows.Close()
 			}
-			return "", pgerr.Convert(err)
+			return nil, "", err
 		}
 		tag := fmt.Sprintf("%s %d", qp.Verb, n)
 		if qp.Verb == "INSERT" {
 			tag = fmt.Sprintf("INSERT 0 %d", n)
 		}
 		if rows != nil {
-			pt.rows, pt.tag = rowexec.StoreRows(rows), tag
-			return "", nil
+			return rowexec.StoreRows(rows), tag, nil
 		}
-		return tag, nil
+		return nil, tag, nil
 	}
-	tag, err := s.direct(ctx, pt, x)
-	if err != nil {
-		return "", pgerr.Convert(err)
-	}
-	return tag, nil
+	return nil, "", pgerr.New(pgerr.InternalError, "statement has no plan to run")
 }
 
 // writes names the kind of statement p is if it writes, as PostgreSQL's
@@ -1345,6 +1365,19 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		return "DROP EXTENSION", s.dropExtensions(ctx, cmd)
 	case *parser.Comment:
 		return "COMMENT", s.comment(ctx, cmd)
+	case *parser.CreateFunction:
+		if cmd.Procedure {
+			return "CREATE PROCEDURE", s.createFunction(ctx, cmd)
+		}
+		return "CREATE FUNCTION", s.createFunction(ctx, cmd)
+	case *parser.DropFunction:
+		return "DROP " + strings.ToUpper(cmd.Kind), s.dropFunctions(ctx, cmd)
+	case *parser.AlterFunction:
+		return "ALTER " + strings.ToUpper(cmd.Kind), s.alterFunction(ctx, cmd)
+	case *parser.Call:
+		return s.call(ctx, pt, x)
+	case *parser.Do:
+		return "", pgerr.New(pgerr.FeatureNotSupported, "DO is not supported: language %s is not available", cmd.Language)
 	case *parser.RenameConstraint:
 		return "ALTER TABLE", s.renameConstraint(ctx, cmd)
 	case *parser.Prepare:

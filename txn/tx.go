@@ -138,6 +138,20 @@ func (tx *Tx) NextStatement() {
 	}
 }
 
+// Nested starts a statement inside the one in progress, as a routine's
+// statements and a trigger's run, and returns the function that goes back
+// to the enclosing one. The nested statement reads, under the enclosing
+// statement's snapshot, every write of the transaction so far, the
+// enclosing statement's own included; the enclosing statement, once back,
+// still reads neither those nor the nested statement's, as PostgreSQL's
+// command ids have it.
+func (tx *Tx) Nested() (end func()) {
+	cmd, stmt := tx.cmd, tx.stmtCmd
+	tx.lastCmd++
+	tx.cmd, tx.stmtCmd = tx.lastCmd, tx.lastCmd
+	return func() { tx.cmd, tx.stmtCmd = cmd, stmt }
+}
+
 // StatementPart starts a part of the statement in progress that writes
 // rows on its own, such as a data-modifying WITH query, and returns the
 // function that ends it. The part reads what the statement reads; its

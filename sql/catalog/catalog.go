@@ -67,6 +67,7 @@ type Descriptor struct {
 	View      *View      `json:"view,omitempty"`
 	Enum      *EnumType  `json:"enum,omitempty"`
 	Extension *Extension `json:"extension,omitempty"`
+	Function  *Function  `json:"function,omitempty"`
 }
 
 // Catalog is an immutable snapshot of the descriptors. The engine replaces
@@ -85,7 +86,11 @@ type Catalog struct {
 	EnumByName     map[QName]*EnumType // see enum.go
 	// ExtensionByName are the installed extensions (see extension.go).
 	ExtensionByName map[string]*Extension
-	Comments        map[CommentKey]string // see comment.go
+	// FunctionByName holds each name's overloads, ordered by id (see
+	// function.go).
+	FunctionByName map[QName][]*Function
+	FunctionByID   map[uint32]*Function
+	Comments       map[CommentKey]string // see comment.go
 	// publicDropped says that DROP SCHEMA dropped public.
 	publicDropped bool
 	// inbound caches referencing: for each table, the foreign keys that
@@ -104,6 +109,8 @@ func New() *Catalog {
 		ViewByName:      make(map[QName]*View),
 		EnumByName:      make(map[QName]*EnumType),
 		ExtensionByName: make(map[string]*Extension),
+		FunctionByName:  make(map[QName][]*Function),
+		FunctionByID:    make(map[uint32]*Function),
 		Comments:        make(map[CommentKey]string),
 	}
 }
@@ -219,5 +226,8 @@ func (c *Catalog) add(d *Descriptor) {
 	}
 	if e := d.Extension; e != nil {
 		c.ExtensionByName[e.Name] = e
+	}
+	if f := d.Function; f != nil {
+		c.putFunction(f)
 	}
 }

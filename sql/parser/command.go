@@ -186,6 +186,10 @@ func command(word string) func(c *cursor) (any, error) {
 		return parseNotify
 	case "discard":
 		return parseDiscard
+	case "call":
+		return parseCall
+	case "do":
+		return parseDo
 	case "checkpoint":
 		return func(c *cursor) (any, error) { return &Checkpoint{}, c.end() }
 	}

@@ -28,6 +28,13 @@ var createModifiers = map[string]bool{
 
 // create parses CREATE TABLE, CREATE INDEX and CREATE SEQUENCE.
 func (p *stmtParser) create() error {
+	var atomic string
+	for k := 1; k < min(len(p.toks), 4); k++ {
+		if isWord(&p.toks[k], "function", "procedure") {
+			atomic = p.atomicBody()
+			break
+		}
+	}
 	seq, err := p.buildTree(p.toks)
 	if err != nil {
 		return err
@@ -93,6 +100,11 @@ func (p *stmtParser) create() error {
 			return err
 		}
 		return p.createMatView(i)
+	case isWord(kind, "function", "procedure"):
+		if err := p.modifiersOnly(seq[1:i], "or", "replace"); err != nil {
+			return err
+		}
+		return p.createFunction(seq, i, wordsAt(seq, 1, "or", "replace"), atomic)
 	}
 	return p.unsupported(tokOf(seq[0]), "%s is not supported", upper(p.q[p.toks[0].pos:kind.end]))
 }
@@ -1190,6 +1202,9 @@ func (p *stmtParser) drop() error {
 	if isWord(kind, "materialized") {
 		return p.command(parseDropMatView, 2)
 	}
+	if isWord(kind, "function", "procedure", "routine") {
+		return p.dropFunction(seq)
+	}
 	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict", "cascade") {
 		p.st.Cascade = isWord(seq[n-1], "cascade")
 		seq = seq[:n-1]
@@ -1277,6 +1292,9 @@ func (p *stmtParser) alter() error {
 	}
 	if isWord(at(seq, 1), "schema") {
 		return p.command(parseAlterSchema, 2)
+	}
+	if isWord(at(seq, 1), "function", "procedure", "routine") {
+		return p.alterFunction(seq)
 	}
 	if isWord(at(seq, 1), "view") {
 		return p.command(parseAlterView(false), 2)

@@ -118,12 +118,25 @@ func parse(query string) ([]*Statement, error) {
 		return nil, err
 	}
 	var stmts []*Statement
-	depth, start := 0, 0
+	// atomic counts the BEGIN ATOMIC ... END body being read and the CASE
+	// ... END inside it: a routine's SQL-standard body holds semicolons.
+	depth, start, atomic := 0, 0, 0
 	for i := 0; i <= len(toks); i++ {
 		var semi *token
 		if i < len(toks) {
 			t := &toks[i]
-			if t.kind != tkPunct {
+			if t.kind == tkWord {
+				switch {
+				case t.val == "atomic" && i > start && isWord(&toks[i-1], "begin") && isWord(&toks[start], "create"):
+					atomic++
+				case atomic > 0 && t.val == "case":
+					atomic++
+				case atomic > 0 && t.val == "end":
+					atomic--
+				}
+				continue
+			}
+			if t.kind != tkPunct || atomic > 0 {
 				continue
 			}
 			switch t.val {
@@ -211,7 +224,7 @@ func (p *stmtParser) parse() error {
 
 // unsupportedStatements are PostgreSQL statements epochdb does not run.
 var unsupportedStatements = map[string]bool{
-	"grant": true, "revoke": true, "do": true, "call": true,
+	"grant": true, "revoke": true,
 	"reindex": true, "cluster": true, "refresh": true, "import": true, "load": true,
 	"security": true, "reassign": true, "merge": true,
 }

@@ -46,6 +46,9 @@ const (
 	DuplicateSchema                  = "42P06"
 	ReservedName                     = "42939"
 	InvalidSchemaDefinition          = "42P15"
+	InvalidFunctionDefinition        = "42P13"
+	DuplicateFunction                = "42723"
+	UndefinedFile                    = "58P01"
 	DuplicateObject                  = "42710"
 	DuplicatePreparedStatement       = "42P05"
 	DuplicateCursor                  = "42P03"
@@ -86,6 +89,7 @@ const (
 	DiskFull                         = "53100"
 	ObjectNotInPrerequisiteState     = "55000"
 	ProgramLimitExceeded             = "54000"
+	StackDepthExceeded               = "54001"
 	TooManyConnections               = "53300"
 	SubstringError                   = "22011"
 	BadCopyFileFormat                = "22P04"
@@ -125,6 +129,9 @@ type Error struct {
 	Message  string
 	Detail   string
 	Hint     string
+	// Where is the CONTEXT: the routines the error happened in,
+	// innermost first, a line each.
+	Where string
 	// Position is the 1-based character offset in the query string, or 0.
 	Position   int
 	Table      string
@@ -152,6 +159,18 @@ func (e *Error) WithDetail(format string, args ...any) *Error {
 // WithHint sets Hint and returns e.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithContext adds a CONTEXT line, below those the error has: the
+// routine, or statement of one, that an inner line's error happened in.
+func (e *Error) WithContext(format string, args ...any) *Error {
+	line := fmt.Sprintf(format, args...)
+	if e.Where == "" {
+		e.Where = line
+	} else {
+		e.Where += "\n" + line
+	}
 	return e
 }
 

@@ -102,6 +102,9 @@ type Compiler struct {
 	// path, when set, is the search path names are looked up on in place
 	// of the session's: a view's (see view.go).
 	path *catalog.Path
+	// Vars, when set, resolves the names that are no column: a routine's
+	// parameters and variables (see routine.go).
+	Vars Vars
 	// volatility, when set, collects the highest volatility of the
 	// built-in functions compiled, for the expressions that must be
 	// immutable: generated columns and index expressions and predicates.

@@ -74,6 +74,9 @@ var operatorCalls = map[string]string{
 
 func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 	name := n.FnName.L
+	if !systemCall(n) {
+		return c.callUser(n)
+	}
 	if b, ok := FuncCompilers[name]; ok {
 		return b(c, n)
 	}
@@ -90,14 +93,43 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 		}
 		return c.callOperator(op, args[0], args[1])
 	}
-	if builtins.ReturnsSet(name) {
+	if c.isTableFunc(n) {
 		return CompileSRFRef(c, n)
 	}
-	if ovs := c.overloads(name); ovs != nil {
+	ovs, err := c.withUserOverloads(n, name, c.overloads(name))
+	if err != nil {
+		return nil, err
+	}
+	if ovs != nil {
 		return c.callOverloaded(n, name, ovs)
 	}
-	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
-		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	return nil, c.noSuchFunction(n, name)
+}
+
+// callUser compiles a call that names a schema other than pg_catalog:
+// of a user-defined function.
+func (c *Compiler) callUser(n *ast.FuncCallExpr) (Expr, error) {
+	if c.isTableFunc(n) {
+		return CompileSRFRef(c, n)
+	}
+	ovs, err := c.withUserOverloads(n, n.FnName.O, nil)
+	if err != nil {
+		return nil, err
+	}
+	if ovs == nil {
+		return nil, c.noSuchFunction(n, n.Schema.O+"."+n.FnName.O)
+	}
+	return c.callOverloaded(n, n.FnName.O, ovs)
+}
+
+// noSuchFunction is the error for a call of a name no function has,
+// which PostgreSQL prints with the arguments' types.
+func (c *Compiler) noSuchFunction(n *ast.FuncCallExpr, name string) error {
+	args, _, err := compileNamedArgs(c, n)
+	if err != nil {
+		return err
+	}
+	return noFunction(name, args)
 }
 
 func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {

@@ -62,6 +62,10 @@ type Host interface {
 	// Identity is who the session is, for the functions that tell it.
 	Identity() builtins.Session
 
+	// Routine is the compiled body of user-defined function f, for a call
+	// whose polymorphic types resolved to ts (nil: f's own types).
+	Routine(f *catalog.Function, ts *RoutineTypes) (Routine, error)
+
 	// WorkMem is how many bytes an operator may hold before it spills
 	// to temporary files, which NewSpillSet makes a statement's set of.
 	WorkMem() int64

@@ -114,8 +114,17 @@ func (c *Compiler) applyCandidate(cand candidate, args []Expr) (*resolvedCall, e
 		}
 	}
 	for i := range params {
-		if params[i] == nil {
-			params[i] = &ConstExpr{T: o.Args[i], V: o.Defaults[i-(len(o.Args)-len(o.Defaults))]}
+		if params[i] != nil {
+			continue
+		}
+		// A user-defined function's defaults are expressions.
+		switch d := o.Defaults[i-(len(o.Args)-len(o.Defaults))].(type) {
+		case Expr:
+			if params[i], err = c.Coerce(d, o.Args[i]); err != nil {
+				return nil, err
+			}
+		default:
+			params[i] = &ConstExpr{T: o.Args[i], V: d}
 		}
 	}
 	return &resolvedCall{o: o, args: params, ret: ret}, nil

@@ -36,7 +36,7 @@ func (p *SelectPlan) planSRFs(out, in *Compiler, n *ast.SelectStmt) (*Compiler, 
 	var found []*ast.FuncCallExpr
 	for _, f := range n.Fields.Fields {
 		if f.Expr != nil {
-			finder := &srfFinder{found: &found}
+			finder := &srfFinder{c: in, found: &found}
 			f.Expr.Accept(finder)
 			if finder.err != nil {
 				return nil, finder.err
@@ -72,6 +72,7 @@ func (p *SelectPlan) planSRFs(out, in *Compiler, n *ast.SelectStmt) (*Compiler, 
 // of its subqueries. As in PostgreSQL, one inside CASE or COALESCE, which
 // would evaluate it conditionally, is an error.
 type srfFinder struct {
+	c     *Compiler
 	found *[]*ast.FuncCallExpr
 	// within counts the CASE and COALESCE expressions being walked, and
 	// names the innermost.
@@ -82,7 +83,7 @@ type srfFinder struct {
 func (f *srfFinder) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
 	case *ast.FuncCallExpr:
-		if isTableFunc(n.FnName.L) {
+		if f.c.isTableFunc(n) {
 			if len(f.within) > 0 && f.err == nil {
 				f.err = pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", f.within[len(f.within)-1])
 			}

@@ -68,7 +68,7 @@ func (c *Compiler) depth() int {
 // subqueryCompiler returns the compiler of a subquery in an expression c
 // compiles.
 func (c *Compiler) subqueryCompiler() *Compiler {
-	return &Compiler{Host: c.Host, Params: c.Params, Order: c.Order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views, path: c.path}
+	return &Compiler{Host: c.Host, Params: c.Params, Order: c.Order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views, path: c.path, Vars: c.Vars}
 }
 
 // column resolves a column reference: in c's scope, or else in an
@@ -124,6 +124,11 @@ func (c *Compiler) column(n *ast.ColumnNameExpr) (Expr, error) {
 			cc.lvl.addParam(outerParam{hops: h - 1, idx: oi})
 		}
 		return &outerColExpr{t: t, depth: d, idx: oi}, nil
+	}
+	if c.Vars != nil && n.Name.Schema.O == "" {
+		if e, ok := c.Vars(table, name); ok {
+			return e, nil
+		}
 	}
 	if table != "" && !c.seesTable(table) {
 		return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", table)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/builtins"
+	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/epochdb/epochdb/sql/types"
@@ -236,23 +237,59 @@ func (c *Compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (So
 	return f, &Scope{Cols: cols}, nil
 }
 
-// isTableFunc reports whether name is a set-returning function that
+// isTableFunc reports whether n calls a set-returning function that
 // compileTableFunc compiles.
-func isTableFunc(name string) bool {
-	_, ok := TableFuncs[name]
-	return ok || builtins.ReturnsSet(name)
+func (c *Compiler) isTableFunc(n *ast.FuncCallExpr) bool {
+	name, schema := n.FnName.L, callSchema(n)
+	if systemCall(n) {
+		if _, ok := TableFuncs[name]; ok || builtins.ReturnsSet(name) {
+			return true
+		}
+		if schema != "" {
+			return false
+		}
+	}
+	fs, _ := c.Host.Catalog().FunctionOverloads(c.SearchPath(), schema, n.FnName.O)
+	return slices.ContainsFunc(fs, func(f *catalog.Function) bool { return f.ReturnsSet && f.Kind == 'f' })
 }
 
 // compileTableFunc compiles a call of a set-returning function that
-// computes its rows from its arguments alone.
+// computes its rows from its arguments alone, or of any other function
+// in FROM, whose one value is the one row.
 func (c *Compiler) compileTableFunc(call *ast.FuncCallExpr) (*TableFunc, error) {
-	if compile, ok := TableFuncs[call.FnName.L]; ok {
+	name := call.FnName.L
+	builtin := systemCall(call)
+	if compile, ok := TableFuncs[name]; ok && builtin {
 		return compile(c, call)
 	}
-	if name := call.FnName.L; builtins.ReturnsSet(name) {
+	if builtin && builtins.ReturnsSet(name) {
 		return c.tableFuncOverloaded(call, name, builtins.Lookup(name))
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "function %s in FROM is not supported", call.FnName.L)
+	if c.isTableFunc(call) {
+		ovs, err := c.withUserOverloads(call, name, nil)
+		if err != nil {
+			return nil, err
+		}
+		return c.tableFuncOverloaded(call, call.FnName.O, ovs)
+	}
+	e, err := c.Compile(call)
+	if err != nil {
+		return nil, err
+	}
+	return &TableFunc{Name: call.FnName.O, T: e.Type(), series: func(env *Env, _ []any) (func() (any, bool, error), error) {
+		v, err := e.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		done := false
+		return func() (any, bool, error) {
+			if done {
+				return nil, false, nil
+			}
+			done = true
+			return v, true, nil
+		}, nil
+	}}, nil
 }
 
 // partitionAncestors is pg_partition_ancestors(regclass): a partition's

@@ -78,6 +78,7 @@ var builtins = []Info{
 	{Oid: OidAnyArray, Name: "anyarray", Len: -1, Category: 'P', Input: "anyarray_in", Output: "anyarray_out", Receive: "anyarray_recv", Send: "anyarray_send", Type: 'p'},
 	{Oid: OidInternal, Name: "internal", Len: 8, ByVal: true, Category: 'P', Input: "internal_in", Output: "internal_out", Type: 'p'},
 	{Oid: OidAnyElement, Name: "anyelement", Len: 4, ByVal: true, Category: 'P', Input: "anyelement_in", Output: "anyelement_out", Type: 'p'},
+	{Oid: OidTrigger, Name: "trigger", Len: 4, ByVal: true, Category: 'P', Input: "trigger_in", Output: "trigger_out", Type: 'p'},
 }
 
 var (

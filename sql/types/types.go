@@ -89,6 +89,7 @@ const (
 	OidJSONB       Oid = 3802
 	OidVoid        Oid = 2278
 	OidRecord      Oid = 2249
+	OidTrigger     Oid = 2279
 
 	OidTableAMHandler Oid = 269
 	OidIndexAMHandler Oid = 325
