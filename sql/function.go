@@ -51,7 +51,7 @@ func (s *Session) createFunction(ctx context.Context, cmd *parser.CreateFunction
 		if f.Language != "sql" {
 			return pgerr.New(pgerr.InvalidFunctionDefinition, "inline SQL function body only valid for language SQL")
 		}
-		f.Body = sqlBodyText(cmd.SQLBody)
+		f.Body, f.SQLBody = sqlBodyText(cmd.SQLBody), cmd.SQLBody
 	}
 	old := d.Cat.FunctionBySignature(f.Schema, f.Name, f.Signature())
 	switch {

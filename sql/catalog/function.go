@@ -32,6 +32,9 @@ type Function struct {
 	// (prosrc).
 	Language string `json:"language"`
 	Body     string `json:"body"`
+	// SQLBody is a SQL-standard body as written (RETURN expr, BEGIN
+	// ATOMIC ... END); Body is then the statements it runs.
+	SQLBody string `json:"sql_body,omitempty"`
 	// Volatility is provolatile: 'i', 's' or 'v'.
 	Volatility byte `json:"volatility"`
 	// Strict is RETURNS NULL ON NULL INPUT: a NULL argument gives NULL

@@ -104,9 +104,32 @@ var catalogBuiltins = map[string]plan.Builtin{
 		return nil, nil
 	}),
 	"pg_get_triggerdef":                  optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult), // epochdb has no triggers
-	"pg_get_function_result":             plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
-	"pg_get_function_arguments":          plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
-	"pg_get_function_identity_arguments": plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
+	"pg_get_function_result": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
+		return functionResult(h, f)
+	})),
+	"pg_get_function_arguments": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
+		return functionArguments(h, f, false)
+	})),
+	"pg_get_function_identity_arguments": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
+		return functionArguments(h, f, true)
+	})),
+	"pg_get_functiondef": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
+		return functionDef(h, f)
+	})),
+	"pg_get_function_sqlbody": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
+		if body, ok := sqlBody(h, f); ok {
+			return body
+		}
+		return nil
+	})),
+	"pg_get_function_arg_default": plan.Fixed(types.Text, []types.T{types.OidType, types.Int4}, func(e *plan.Env, a []any) (any, error) {
+		h := hostOf(e.Host)
+		f := functionByOID(h, uint32(a[0].(int64)))
+		if n := int(a[1].(int64)); f != nil && n >= 1 && n <= len(f.Params) && f.Params[n-1].Default != "" {
+			return paramDefault(h, f.Params[n-1]), nil
+		}
+		return nil, nil
+	}),
 	"pg_get_statisticsobjdef_columns":    plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"obj_description": optArgs(1, types.Text, []types.T{types.OidType, types.Name}, func(e *plan.Env, a []any) (any, error) {
 		class := uint32(OidPgClass)
@@ -147,9 +170,18 @@ var catalogBuiltins = map[string]plan.Builtin{
 		}
 		return true, nil
 	}),
-	// No functions, operators, conversions or operator classes are in the
-	// catalogs, so no oid is one that is visible.
-	"pg_function_is_visible":   plan.Fixed(types.Bool, []types.T{types.OidType}, nullResult),
+	"pg_function_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
+		h := hostOf(e.Host)
+		if f := functionByOID(h, uint32(a[0].(int64))); f != nil {
+			return functionVisible(h, f), nil
+		}
+		if _, ok := procsByOID[uint32(a[0].(int64))]; ok {
+			return true, nil
+		}
+		return nil, nil
+	}),
+	// No operators, conversions or operator classes are in the catalogs,
+	// so no oid is one that is visible.
 	"pg_operator_is_visible":   plan.Fixed(types.Bool, []types.T{types.OidType}, nullResult),
 	"pg_conversion_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, nullResult),
 	"pg_opclass_is_visible":    plan.Fixed(types.Bool, []types.T{types.OidType}, nullResult),
@@ -241,6 +273,18 @@ var catalogBuiltins = map[string]plan.Builtin{
 }
 
 func nullResult(*plan.Env, []any) (any, error) { return nil, nil }
+
+// withFunction is a catalog function of a user-defined function's oid:
+// NULL for any other oid.
+func withFunction(fn func(Host, *catalog.Function) any) func(*plan.Env, []any) (any, error) {
+	return func(e *plan.Env, a []any) (any, error) {
+		h := hostOf(e.Host)
+		if f := functionByOID(h, uint32(a[0].(int64))); f != nil {
+			return fn(h, f), nil
+		}
+		return nil, nil
+	}
+}
 
 func zeroSize(*plan.Env, []any) (any, error) { return int64(0), nil }
 
@@ -385,6 +429,14 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
 	}
+	if t.Oid == types.OidRegproc || t.Oid == types.OidRegprocedure {
+		if r, ok, err := functionByRegName(s, t, str); ok || err != nil {
+			return r, err
+		}
+		if name, _, ok := strings.Cut(str, "("); ok {
+			str = name // a built-in function's arguments: it has one signature here
+		}
+	}
 	parts, err := SplitQualified(str)
 	if err != nil {
 		return types.Reg{}, err
@@ -447,6 +499,9 @@ func RegByOID(s Host, t types.T, oid types.Oid) types.Reg {
 		}
 	case types.OidRegproc, types.OidRegprocedure:
 		r.Name = procsByOID[uint32(oid)]
+		if f := functionByOID(s, uint32(oid)); f != nil {
+			r.Name = functionRegName(s, f, t.Oid == types.OidRegprocedure)
+		}
 	}
 	return r
 }

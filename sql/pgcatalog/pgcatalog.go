@@ -129,7 +129,7 @@ func init() {
 		catalogTable(OidPgCatalog, 2607, "r", "pg_conversion", `oid oid, conname name, connamespace oid, conowner oid,
 			conforencoding int4, contoencoding int4, conproc regproc, condefault bool`, none),
 		catalogTable(OidPgCatalog, 2612, "r", "pg_language", `oid oid, lanname name, lanowner oid, lanispl bool,
-			lanpltrusted bool, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl text[]`, none),
+			lanpltrusted bool, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl text[]`, pgLanguageRows),
 		catalogTable(OidPgCatalog, 3466, "r", "pg_event_trigger", `oid oid, evtname name, evtevent name, evtowner oid,
 			evtfoid oid, evtenabled "char", evttags text[]`, none),
 		catalogTable(OidPgCatalog, 2328, "r", "pg_foreign_data_wrapper", `oid oid, fdwname name, fdwowner oid,

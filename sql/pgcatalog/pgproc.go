@@ -12,7 +12,8 @@ import (
 // handlers, with PostgreSQL 15's oids, so that pg_type.typinput is a
 // regproc, and 'pg_catalog.array_in'::regproc (which pgjdbc compares with
 // typinput to learn whether a type is an array) finds array_in. epochdb's
-// SQL functions are not listed: they have no oids.
+// built-in SQL functions are not listed: they have no oids. The
+// functions CREATE FUNCTION made are (functions.go).
 
 func init() {
 	for line := range strings.Lines(strings.TrimSpace(builtinProcs)) {
@@ -227,13 +228,13 @@ func regproc(name string) types.Reg {
 	return types.Reg{Oid: types.Oid(procsByName[name]), Name: name}
 }
 
-func pgProcRows(Host) []row {
-	rows := make([]row, len(procs))
+func pgProcRows(h Host) []row {
+	rows := make([]row, len(procs), len(procs)+len(h.Catalog().FunctionByID))
 	for i, p := range procs {
 		rows[i] = row{"oid": p.oid, "proname": p.name, "pronamespace": OidPgCatalog, "proowner": oidSuperuser,
 			"prolang": 12, "procost": float64(1), "prosupport": regproc(""), "prokind": "f", "proisstrict": true,
 			"provolatile": p.volatile, "proparallel": "s", "pronargs": len(p.args), "prorettype": p.ret,
 			"proargtypes": p.args, "prosrc": p.name}
 	}
-	return rows
+	return append(rows, userProcRows(h)...)
 }

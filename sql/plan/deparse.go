@@ -47,6 +47,9 @@ type Deparser struct {
 	// s, when set, names the sequence of a nextval as regclass prints it
 	// in s, qualified if its search path would not find it.
 	Host Host
+	// Params name the parameters, a routine's; one without a name, or
+	// past them, prints as $n.
+	Params []string
 }
 
 // enumType is the enum type t, if it is one and d has a session to find
@@ -184,6 +187,11 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				return parser.QuoteLiteral(x.V.(types.Enum).Label) + "::" + d.Host.QualifiedName(et.Schema, et.Name), precPrimary
 			}
 			return constText(x.T, x.V), precPrimary
+		case *ParamExpr:
+			if x.Index < len(d.Params) && d.Params[x.Index] != "" {
+				return parser.QuoteIdent(d.Params[x.Index]), precPrimary
+			}
+			return "$" + strconv.Itoa(x.Index+1), precPrimary
 		case *ColExpr:
 			if x.Index < len(d.cols) {
 				return parser.QuoteIdent(d.cols[x.Index]), precPrimary
