@@ -103,7 +103,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		}
 		return nil, nil
 	}),
-	"pg_get_triggerdef":                  optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult), // epochdb has no triggers
+	"pg_get_triggerdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult), // epochdb has no triggers
 	"pg_get_function_result": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
 		return functionResult(h, f)
 	})),
@@ -130,7 +130,7 @@ var catalogBuiltins = map[string]plan.Builtin{
 		}
 		return nil, nil
 	}),
-	"pg_get_statisticsobjdef_columns":    plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
+	"pg_get_statisticsobjdef_columns": plan.Fixed(types.Text, []types.T{types.OidType}, nullResult),
 	"obj_description": optArgs(1, types.Text, []types.T{types.OidType, types.Name}, func(e *plan.Env, a []any) (any, error) {
 		class := uint32(OidPgClass)
 		if len(a) > 1 {
