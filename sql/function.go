@@ -363,6 +363,16 @@ func routineSignature(f *catalog.Function) string {
 	return f.Name + "(" + catalog.SignatureText(ts) + ")"
 }
 
+// routineName is how a NOTICE or DETAIL names f: its signature,
+// qualified unless the search path finds it.
+func (s *Session) routineName(f *catalog.Function) string {
+	fs, _ := s.catalog().FunctionOverloads(s.searchPath(), "", f.Name)
+	if slices.Contains(fs, f) {
+		return routineSignature(f)
+	}
+	return s.catalog().SchemaName(f.Schema) + "." + routineSignature(f)
+}
+
 // funcRefSignature resolves the input parameters' types of a routine
 // that DROP or ALTER names.
 func (s *Session) funcRefSignature(ref parser.FuncRef) ([]types.T, error) {
@@ -470,7 +480,7 @@ func (s *Session) dropFunctions(ctx context.Context, cmd *parser.DropFunction) e
 	var drops []dropTarget
 	var ids []uint32
 	for _, f := range targets {
-		drops = append(drops, dropTarget{kind: f.KindName(), name: routineSignature(f), id: f.ID})
+		drops = append(drops, dropTarget{kind: f.KindName(), name: s.routineName(f), id: f.ID})
 		ids = append(ids, f.ID)
 	}
 	deps, err := s.checkDependents(d.Cat, drops, ids, cmd.Cascade)

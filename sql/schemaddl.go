@@ -143,6 +143,7 @@ type schemaMember struct {
 	seq    *catalog.Sequence
 	enum   *catalog.EnumType
 	ext    *catalog.Extension
+	fn     *catalog.Function
 }
 
 // members lists what schema sc holds, in the order it was made: its
@@ -178,6 +179,11 @@ func (s *Session) members(cat *catalog.Catalog, sc *catalog.Schema) []schemaMemb
 	for _, e := range cat.Extensions() {
 		if e.Schema == sc.ID {
 			out = append(out, schemaMember{desc: "extension " + e.Name, id: e.ID, ext: e, schema: sc.ID})
+		}
+	}
+	for _, f := range cat.Functions() {
+		if f.Schema == sc.ID {
+			out = append(out, schemaMember{desc: f.KindName() + " " + s.routineName(f), id: f.ID, fn: f, schema: sc.ID})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b schemaMember) int { return int(a.id) - int(b.id) })
@@ -228,6 +234,8 @@ func (s *Session) dropSchemas(ctx context.Context, cmd *parser.DropSchema) error
 			target = dropTarget{kind: "view", id: m.id}
 		case m.seq != nil:
 			target = dropTarget{kind: "sequence", id: m.id}
+		case m.fn != nil:
+			target = dropTarget{kind: m.fn.KindName(), id: m.id}
 		case m.enum != nil:
 			// Columns of the type in other schemas' tables go too.
 			for _, t := range d.Cat.Tables() {
@@ -309,6 +317,8 @@ func (s *Session) dropMember(ctx context.Context, d *catalog.DDL, m schemaMember
 		return d.Tx.Delete(ctx, catalog.DescKey(m.enum.ID))
 	case m.ext != nil:
 		return d.DropExtension(ctx, m.ext)
+	case m.fn != nil:
+		return d.DropFunction(ctx, m.fn)
 	}
 	return nil
 }

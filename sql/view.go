@@ -80,7 +80,9 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	return d.PutView(ctx, v)
 }
 
-// viewDeps lists the tables, views and sequences a query reads. A
+// viewDeps lists the tables, views and sequences a query reads, and the
+// user-defined functions it may call: those of each name it calls that
+// take its number of arguments. A
 // sequence named to nextval must exist, as PostgreSQL's regclass
 // constant requires.
 func viewDeps(cat *catalog.Catalog, path catalog.Path, n ast.Node) ([]uint32, error) {
@@ -98,6 +100,17 @@ func viewDeps(cat *catalog.Catalog, path catalog.Path, n ast.Node) ([]uint32, er
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		}
 		add(sq.ID)
+	}
+	for _, call := range f.Calls {
+		fs, err := cat.FunctionOverloads(path, call.Schema, call.Name)
+		if err != nil {
+			continue
+		}
+		for _, fn := range fs {
+			if fn.Kind == 'f' && (len(fn.InParams()) == call.Args || fn.Variadic() || slices.ContainsFunc(fn.InParams(), func(p catalog.Param) bool { return p.Default != "" })) {
+				add(fn.ID)
+			}
+		}
 	}
 	for _, r := range f.Tables {
 		q, err := cat.Resolve(path, r.Schema, r.Name)

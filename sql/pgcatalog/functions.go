@@ -77,7 +77,11 @@ func userProcRows(h Host) []row {
 			r["provariadic"] = uint32(elem.Oid)
 		}
 		if hasModes {
-			r["proallargtypes"], r["proargmodes"] = toAny(allTypes), modes
+			oids := make([]any, len(allTypes))
+			for i, t := range allTypes {
+				oids[i] = int64(t)
+			}
+			r["proallargtypes"], r["proargmodes"] = oids, modes
 		}
 		if hasNames {
 			r["proargnames"] = names

@@ -101,9 +101,9 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 		return nil, err
 	}
 	if ovs != nil {
-		return c.callOverloaded(n, name, ovs)
+		return c.notProcedure(n, name)(c.callOverloaded(n, name, ovs))
 	}
-	return nil, c.noSuchFunction(n, name)
+	return c.notProcedure(n, name)(nil, c.noSuchFunction(n, name))
 }
 
 // callUser compiles a call that names a schema other than pg_catalog:
@@ -116,10 +116,11 @@ func (c *Compiler) callUser(n *ast.FuncCallExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := n.Schema.O + "." + n.FnName.O
 	if ovs == nil {
-		return nil, c.noSuchFunction(n, n.Schema.O+"."+n.FnName.O)
+		return c.notProcedure(n, name)(nil, c.noSuchFunction(n, name))
 	}
-	return c.callOverloaded(n, n.FnName.O, ovs)
+	return c.notProcedure(n, name)(c.callOverloaded(n, n.FnName.O, ovs))
 }
 
 // noSuchFunction is the error for a call of a name no function has,

@@ -269,14 +269,18 @@ func (c *Compiler) CompileProcedureCall(n *ast.FuncCallExpr) (Expr, *catalog.Fun
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ovs) == 0 {
+	var cand candidate
+	if len(ovs) > 0 {
+		cand, err = ChooseOverload(name, args, names, ovs)
+	}
+	if len(ovs) == 0 || pgerr.Code(err) == pgerr.UndefinedFunction {
+		if _, _, ok := c.matchRoutine(n, 'f'); ok {
+			return nil, nil, pgerr.New(pgerr.WrongObjectType, "%s is not a procedure", routineCallText(name, args)).
+				WithHint("To call a function, use SELECT.")
+		}
 		return nil, nil, noProcedure(name, args)
 	}
-	cand, err := ChooseOverload(name, args, names, ovs)
 	if err != nil {
-		if pgerr.Code(err) == pgerr.UndefinedFunction {
-			return nil, nil, noProcedure(name, args)
-		}
 		return nil, nil, err
 	}
 	call, err := c.applyCandidate(cand, args)
@@ -289,6 +293,66 @@ func (c *Compiler) CompileProcedureCall(n *ast.FuncCallExpr) (Expr, *catalog.Fun
 		}
 	}
 	return nil, nil, pgerr.New(pgerr.InternalError, "procedure %s resolved to no overload", name)
+}
+
+// notProcedure turns the error of a call that no function takes into
+// PostgreSQL's 42809 if a procedure takes it: a procedure is CALLed.
+func (c *Compiler) notProcedure(n *ast.FuncCallExpr, name string) func(Expr, error) (Expr, error) {
+	return func(e Expr, err error) (Expr, error) {
+		if pgerr.Code(err) != pgerr.UndefinedFunction || len(c.Host.Catalog().FunctionByID) == 0 {
+			return e, err
+		}
+		if p, args, ok := c.matchRoutine(n, 'p'); ok {
+			return nil, pgerr.New(pgerr.WrongObjectType, "%s is a procedure", routineCallText(p.Name, args)).
+				WithHint("To call a procedure, use CALL.")
+		}
+		return e, err
+	}
+}
+
+// matchRoutine resolves a call among the routines of kind named as n
+// names them, without compiling it.
+func (c *Compiler) matchRoutine(n *ast.FuncCallExpr, kind byte) (*catalog.Function, []Expr, bool) {
+	fs, err := c.Host.Catalog().FunctionOverloads(c.SearchPath(), callSchema(n), n.FnName.O)
+	if err != nil {
+		return nil, nil, false
+	}
+	var match []*catalog.Function
+	var ovs []builtins.Overload
+	for _, f := range fs {
+		if f.Kind != kind {
+			continue
+		}
+		o, err := c.RoutineOverload(f)
+		if err != nil {
+			return nil, nil, false
+		}
+		match, ovs = append(match, f), append(ovs, o)
+	}
+	args, names, err := compileNamedArgs(c, n)
+	if err != nil || len(ovs) == 0 {
+		return nil, nil, false
+	}
+	cand, err := ChooseOverload(n.FnName.O, args, names, ovs)
+	if err != nil {
+		return nil, nil, false
+	}
+	for i := range ovs {
+		if &ovs[i] == cand.Overload {
+			return match[i], args, true
+		}
+	}
+	return nil, nil, false
+}
+
+// routineCallText is name(types of args), as PostgreSQL's messages about
+// a call print it.
+func routineCallText(name string, args []Expr) string {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Type().String()
+	}
+	return name + "(" + strings.Join(names, ", ") + ")"
 }
 
 func noProcedure(name string, args []Expr) error {

@@ -80,7 +80,17 @@ func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 type TableNameFinder struct {
 	Tables    []Ref
 	Sequences []string
-	ctes      []string
+	// Calls are the calls of functions that may be user-defined: those
+	// that name no system schema.
+	Calls []Call
+	ctes  []string
+}
+
+// Call is a function call as a query writes it: its name, qualified or
+// not, and its number of arguments.
+type Call struct {
+	Schema, Name string
+	Args         int
 }
 
 // Ref is a relation's name as a query writes it: Schema is "" if the
@@ -98,6 +108,9 @@ func (f *TableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.FuncCallExpr:
 		if v := sequenceArg(n); v != nil {
 			f.Sequences = append(f.Sequences, v.GetString())
+		}
+		if n.Schema.O == "" || !systemCall(n) {
+			f.Calls = append(f.Calls, Call{n.Schema.O, n.FnName.O, len(n.Args)})
 		}
 	}
 	return n, false

@@ -276,7 +276,13 @@ func (c *Compiler) compileTableFunc(call *ast.FuncCallExpr) (*TableFunc, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &TableFunc{Name: call.FnName.O, T: e.Type(), series: func(env *Env, _ []any) (func() (any, bool, error), error) {
+	column := ""
+	if f, _, ok := c.matchRoutine(call, 'f'); ok {
+		if out := f.OutParams(); len(out) == 1 {
+			column = out[0].Name // its column is named after its OUT parameter
+		}
+	}
+	return &TableFunc{Name: call.FnName.O, T: e.Type(), column: column, series: func(env *Env, _ []any) (func() (any, bool, error), error) {
 		v, err := e.Eval(env)
 		if err != nil {
 			return nil, err
