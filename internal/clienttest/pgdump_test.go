@@ -34,6 +34,12 @@ var dumpChecks = []string{
 	`SELECT nextval('shop.items_id_seq'), nextval('shop.tickets'), nextval(pg_get_serial_sequence('"Audit Log".entries', 'n'))`,
 	"SELECT schemaname, indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY indexname",
 	"SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.typname = 'kind'",
+	// Functions and procedures, and a view that calls one.
+	"SELECT shop.price(1000), shop.price(1000, 0), array(SELECT shop.skus('paper')), next_code(41)",
+	`SELECT * FROM "Audit Log".count_notes()`,
+	"SELECT * FROM shop.prices ORDER BY sku",
+	"SELECT p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid), p.prokind, p.provolatile, p.proisstrict FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ('shop', 'Audit Log', 'public') ORDER BY 1",
+	"SELECT pg_get_functiondef('shop.restock'::regproc)",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

@@ -82,3 +82,9 @@ CREATE VIEW shop.catalogue AS SELECT i.sku, b.title FROM shop.items i JOIN books
 CREATE SEQUENCE shop.tickets START 7;
 INSERT INTO shop.items (book_id, kind, sku) VALUES (1, 'ebook', 'E-1'), (2, 'paper', 'P-2');
 INSERT INTO "Audit Log".entries (item, note) VALUES (1, 'sold');
+CREATE FUNCTION shop.price(cents int, tax numeric DEFAULT 0.2) RETURNS numeric LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT round(cents * (1 + tax) / 100, 2) $$;
+CREATE FUNCTION shop.skus(k shop.kind) RETURNS SETOF text LANGUAGE sql STABLE AS $$ SELECT sku FROM shop.items WHERE kind = k ORDER BY sku $$;
+CREATE FUNCTION "Audit Log".count_notes(OUT n bigint, OUT last text) LANGUAGE sql AS $$ SELECT count(*), max(note) FROM "Audit Log".entries $$;
+CREATE FUNCTION next_code(int) RETURNS int RETURN $1 + 1;
+CREATE PROCEDURE shop.restock(id int, note text DEFAULT 'restocked') LANGUAGE sql AS $$ INSERT INTO "Audit Log".entries (item, note) VALUES (id, note) $$;
+CREATE VIEW shop.prices AS SELECT sku, shop.price(1999) AS price FROM shop.items;
