@@ -25,6 +25,7 @@ var soupWords = strings.Fields(`
 	level read write transaction to identity generated always sequence if true false current_user
 	over partition window filter within escape isnull notnull similar at local session
 	extension schema authorization rename owner session_user version cascade restrict comment is digest crypt "uuid-ossp" nosuch.t public.t
+	function procedure routine returns setof language sql plpgsql strict stable immutable volatile atomic return call inout out variadic security definer %type
 	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
 	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
 	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
@@ -44,6 +45,14 @@ func FuzzParse(f *testing.F) {
 		"CREATE SCHEMA IF NOT EXISTS app AUTHORIZATION CURRENT_USER",
 		"CREATE SCHEMA s CREATE TABLE t (a int) CREATE VIEW v AS SELECT a FROM t CREATE INDEX ON t (a)",
 		"CREATE SCHEMA AUTHORIZATION bob",
+		"CREATE OR REPLACE FUNCTION app.f(a int, INOUT b text DEFAULT 'x', VARIADIC c int[] = '{}') RETURNS SETOF record LANGUAGE sql STRICT STABLE AS $$ SELECT 1 $$",
+		"CREATE FUNCTION f(x t.c%TYPE) RETURNS TABLE (a int, b text) BEGIN ATOMIC SELECT x, 'a'; SELECT CASE WHEN x > 0 THEN 1 END, 'b'; END",
+		"CREATE PROCEDURE p(IN x int, OUT y int) LANGUAGE sql SET search_path = a, b AS 'SELECT 1'",
+		"CREATE FUNCTION f(int) RETURNS int RETURN $1 + 1",
+		"DROP FUNCTION IF EXISTS f(int, OUT text), app.g, h() CASCADE",
+		"ALTER FUNCTION f(int) IMMUTABLE STRICT RESET ALL SET work_mem TO '1MB'",
+		"CALL p(1, x => 2)",
+		"DO LANGUAGE plpgsql $$ BEGIN NULL; END $$",
 		"DROP SCHEMA IF EXISTS a, \"B c\" RESTRICT",
 		"ALTER SCHEMA a RENAME TO b; ALTER SCHEMA b OWNER TO SESSION_USER; COMMENT ON SCHEMA b IS NULL",
 		"CREATE VIEW app.v (x) AS SELECT 1",
