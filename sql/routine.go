@@ -80,6 +80,8 @@ func (s *Session) compileRoutine(f *catalog.Function, ts *plan.RoutineTypes) (pl
 			return nil, inRoutine(err, f, "during startup")
 		}
 		return r, nil
+	case "plpgsql":
+		return s.compilePL(f, f.Body)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "functions in language %s are not supported", f.Language)
 }
@@ -107,6 +109,9 @@ func (s *Session) validateRoutine(f *catalog.Function) error {
 			return inRoutine(err, f, "")
 		}
 		return nil
+	case "plpgsql":
+		_, err := s.compilePL(f, f.Body)
+		return err
 	}
 	return pgerr.New(pgerr.FeatureNotSupported, "functions in language %s are not supported", f.Language)
 }
@@ -167,7 +172,7 @@ func (s *Session) compileSQLRoutine(f *catalog.Function, ts *plan.RoutineTypes, 
 		if err := routineStatementAllowed(st); err != nil {
 			return nil, err
 		}
-		p := &Prepared{st: st, params: slices.Clone(r.args), fn: f}
+		p := &Prepared{st: st, params: slices.Clone(r.args), vars: func(ts *[]types.T) plan.Vars { return routineVars(f, ts) }}
 		r.stmts = append(r.stmts, p)
 		if st.AST == nil || !plannable(st.AST) {
 			planned = false
@@ -445,54 +450,61 @@ func (r *sqlRoutine) convert(row []any) (any, error) {
 // run runs the body's statements with args, each nested in the calling
 // statement, and hands the last one's rows to last.
 func (r *sqlRoutine) run(e *plan.Env, args []any, last func(rowexec.RowIter) error) error {
-	s := r.s
-	caller := e.Exec()
-	if caller == nil || caller.Tx == nil {
-		return pgerr.New(pgerr.InternalError, "function %s called outside a transaction", r.f.Name)
-	}
-	tx := caller.Tx
 	for i, p := range r.stmts {
-		end := tx.Nested()
-		err := func() error {
-			defer end()
-			if p.plan == nil || !s.planCurrent(p) {
-				if p.st.AST != nil && plannable(p.st.AST) {
-					if err := s.plan(p); err != nil {
-						return err
-					}
-				}
-			}
-			if err := s.lockTables(e.Ctx, p); err != nil {
-				return err
-			}
-			x := e.CallEnv(args).Exec()
-			if p.plan == nil {
-				_, err := s.direct(e.Ctx, &Portal{p: p, params: args}, x)
-				return err
-			}
-			rows, _, err := s.runPlan(x, p)
-			if err != nil {
-				return err
-			}
-			if rows == nil {
-				return nil
-			}
-			defer rows.Close()
-			if i == len(r.stmts)-1 {
-				return last(rows)
-			}
-			for {
-				row, err := rows.Next()
-				if err != nil || row == nil {
-					return err
-				}
-			}
-		}()
-		if err != nil {
+		var each func(rowexec.RowIter) error
+		if i == len(r.stmts)-1 {
+			each = last
+		}
+		if _, err := r.s.runNested(e, p, args, each); err != nil {
 			return inRoutine(err, r.f, "statement "+strconv.Itoa(i+1))
 		}
 	}
 	return nil
+}
+
+// runNested runs p, a statement of a routine's body, with args as its
+// parameters, nested in the statement that e's row belongs to: planned
+// again if the catalog or search path changed, its tables locked, and
+// its rows, if any, handed to rows (or read and dropped, if rows is nil).
+// It returns the statement's tag.
+func (s *Session) runNested(e *plan.Env, p *Prepared, args []any, rows func(rowexec.RowIter) error) (string, error) {
+	caller := e.Exec()
+	if caller == nil || caller.Tx == nil {
+		return "", pgerr.New(pgerr.InternalError, "a routine's statement ran outside a transaction")
+	}
+	end := caller.Tx.Nested()
+	defer end()
+	if (p.plan == nil || !s.planCurrent(p)) && p.st.AST != nil && plannable(p.st.AST) {
+		if err := s.plan(p); err != nil {
+			return "", err
+		}
+	}
+	if err := s.lockTables(e.Ctx, p); err != nil {
+		return "", err
+	}
+	x := e.CallEnv(args).Exec()
+	if p.plan == nil {
+		pt := &Portal{p: p, params: args}
+		tag, err := s.direct(e.Ctx, pt, x)
+		if pt.rows != nil {
+			pt.rows.Close()
+		}
+		return tag, err
+	}
+	it, tag, err := s.runPlan(x, p)
+	if err != nil || it == nil {
+		return tag, err
+	}
+	defer it.Close()
+	if rows != nil {
+		return tag, rows(it)
+	}
+	for {
+		row, err := it.Next()
+		if err != nil || row == nil {
+			return tag, err
+		}
+	}
 }
 
 // call runs CALL.

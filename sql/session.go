@@ -556,9 +556,10 @@ type Prepared struct {
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	dml    []*plan.CTE // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
-	// fn is the routine whose body the statement is, whose parameters
-	// its names may read (see routine.go).
-	fn *catalog.Function
+	// vars, for a statement of a routine's body, resolves the names of
+	// the routine's parameters and variables, given the statement's
+	// parameter types (see routine.go).
+	vars func(*[]types.T) plan.Vars
 }
 
 // ParamTypes are the parameter types, given or inferred.
@@ -720,8 +721,8 @@ func (s *Session) plan(p *Prepared) error {
 		p.params = make([]types.T, p.st.NumParams)
 	}
 	c := &plan.Compiler{Host: s.host(), Params: &p.params, Order: p.st.ParamOrder, WithDML: p.st.WithDML}
-	if p.fn != nil {
-		c.Vars = routineVars(p.fn, &p.params)
+	if p.vars != nil {
+		c.Vars = p.vars(&p.params)
 	}
 	var err error
 	switch n := p.st.AST.(type) {
@@ -1377,7 +1378,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Call:
 		return s.call(ctx, pt, x)
 	case *parser.Do:
-		return "", pgerr.New(pgerr.FeatureNotSupported, "DO is not supported: language %s is not available", cmd.Language)
+		return "DO", s.runDo(x.Env(nil), cmd)
 	case *parser.RenameConstraint:
 		return "ALTER TABLE", s.renameConstraint(ctx, cmd)
 	case *parser.Prepare:

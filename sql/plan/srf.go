@@ -184,7 +184,11 @@ func compileField(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := n.Args[1].(*driver.ValueExpr).GetString()
+	return FieldOf(rec, n.Args[1].(*driver.ValueExpr).GetString())
+}
+
+// FieldOf is field name of the record rec.
+func FieldOf(rec Expr, name string) (Expr, error) {
 	fields, ok := rec.Type().Fields()
 	if !ok {
 		return nil, pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, rec.Type())
