@@ -56,6 +56,7 @@ import (
 //	-- message     compare the messages of errors and notices, not just
 //	               their SQLSTATEs
 //	-- detail      compare their messages and DETAIL lines too
+//	-- context     compare their messages, DETAIL, HINT and CONTEXT lines
 //
 // The expected outputs are PostgreSQL's. With PostgreSQL at hand, the test
 // compares epochdb with it statement by statement, and checks that the
@@ -263,6 +264,7 @@ type diffBlock struct {
 	unordered bool
 	message   bool
 	detail    bool
+	context   bool // HINT and CONTEXT lines too
 	output    string // the expected output, as recorded
 	hasOutput bool
 }
@@ -293,6 +295,8 @@ func parseDiffFile(text string) ([]*diffBlock, error) {
 				cur.message = true
 			case "detail":
 				cur.message, cur.detail = true, true
+			case "context":
+				cur.message, cur.detail, cur.context = true, true, true
 			default:
 				return fmt.Errorf("line %d: unknown directive %q", cur.line, m[1])
 			}
@@ -381,6 +385,7 @@ func (b *diffBlock) render(rep reply) string {
 		if b.detail && n.Detail != "" {
 			lines = append(lines, "DETAIL: "+n.Detail)
 		}
+		lines = append(lines, b.hintAndContext(n.Hint, n.Where)...)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -406,12 +411,31 @@ func renderHeader(fields []pgconn.FieldDescription) string {
 func (b *diffBlock) renderError(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
+		lines := []string{"ERROR " + pe.Code + ": " + pe.Message}
 		if b.detail && pe.Detail != "" {
-			return "ERROR " + pe.Code + ": " + pe.Message + "\nDETAIL: " + pe.Detail
+			lines = append(lines, "DETAIL: "+pe.Detail)
 		}
-		return "ERROR " + pe.Code + ": " + pe.Message
+		return strings.Join(append(lines, b.hintAndContext(pe.Hint, pe.Where)...), "\n")
 	}
 	return "ERROR (no SQLSTATE): " + err.Error()
+}
+
+// hintAndContext are the HINT and CONTEXT lines of an error or notice,
+// for a block that compares them.
+func (b *diffBlock) hintAndContext(hint, where string) []string {
+	if !b.context {
+		return nil
+	}
+	var lines []string
+	if hint != "" {
+		lines = append(lines, "HINT: "+hint)
+	}
+	for _, w := range strings.Split(where, "\n") {
+		if w != "" {
+			lines = append(lines, "CONTEXT: "+w)
+		}
+	}
+	return lines
 }
 
 // renderValue prints a value so that it cannot be mistaken for NULL, for

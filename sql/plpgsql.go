@@ -105,7 +105,11 @@ type plPlan struct {
 
 // compilePL compiles f, or with f nil, a DO block's code.
 func (s *Session) compilePL(f *catalog.Function, code string) (*plFunction, error) {
-	b, err := parser.ParsePL(code)
+	name := "inline_code_block"
+	if f != nil {
+		name = f.Name
+	}
+	b, err := parser.ParsePL(code, name)
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +407,7 @@ func (fr *plFrame) runBlock(b *parser.PLBlock, parent *plScope) (*plCtl, error) 
 			if err != nil {
 				return nil, fr.context(err, d.Line, "statement block")
 			}
-			if err := fr.assign(v, val, t); err != nil {
+			if err := fr.store(v, val, t); err != nil {
 				return nil, fr.context(err, d.Line, "statement block")
 			}
 		} else if d.NotNull {
@@ -505,7 +509,7 @@ func (fr *plFrame) run(st parser.PLStmt, sc *plScope) (*plCtl, error) {
 	case *parser.PLNull:
 		return nil, nil
 	case *parser.PLAssign:
-		return nil, fr.context(fr.assignTo(plKey{st, 0}, sc, st.Target, st.Expr), line, "assignment")
+		return nil, fr.context(fr.assignTo(plKey{st, 0}, sc, st), line, "assignment")
 	case *parser.PLBlockStmt:
 		ctl, err := fr.runBlock(st.Block, sc)
 		if ctl != nil && (ctl.exit || ctl.cont) && ctl.label != "" && ctl.label == st.Block.Label {
@@ -672,8 +676,17 @@ func simpleSelect(sel *ast.SelectStmt) bool {
 		sel.Fields != nil && !slices.ContainsFunc(sel.Fields.Fields, func(f *ast.SelectField) bool { return f.WildCard != nil })
 }
 
-// eval evaluates an expression: its value and type.
+// eval evaluates an expression: its value and type. Its errors say
+// which expression.
 func (fr *plFrame) eval(key plKey, sc *plScope, text string) (any, types.T, error) {
+	v, t, err := fr.evalRaw(key, sc, text)
+	if err != nil {
+		return nil, t, pgerr.Convert(err).WithContext("PL/pgSQL expression %q", text)
+	}
+	return v, t, nil
+}
+
+func (fr *plFrame) evalRaw(key plKey, sc *plScope, text string) (any, types.T, error) {
 	pp, err := fr.prepare(key, sc, "SELECT "+text)
 	if err != nil {
 		return nil, types.T{}, err
@@ -823,12 +836,12 @@ func (fr *plFrame) setTarget(sc *plScope, name string, val any, t types.T) error
 	return nil
 }
 
-func (fr *plFrame) assignTo(key plKey, sc *plScope, target, expr string) error {
-	val, t, err := fr.eval(key, sc, expr)
+func (fr *plFrame) assignTo(key plKey, sc *plScope, st *parser.PLAssign) error {
+	val, t, err := fr.evalRaw(key, sc, st.Expr)
 	if err != nil {
-		return err
+		return pgerr.Convert(err).WithContext("PL/pgSQL assignment %q", st.Text)
 	}
-	return fr.setTarget(sc, target, val, t)
+	return fr.setTarget(sc, st.Target, val, t)
 }
 
 // setInto stores a row in INTO's targets: one record variable takes it
@@ -895,6 +908,14 @@ func recordOfColumns(cols []plan.Column) types.T {
 // runSQL runs text, a SQL statement, with the variables as parameters;
 // rows, if not nil, reads its rows.
 func (fr *plFrame) runSQL(key plKey, sc *plScope, text string, rows func(rowexec.RowIter) error) (*plPlan, error) {
+	pp, err := fr.runSQLRaw(key, sc, text, rows)
+	if err != nil {
+		return pp, pgerr.Convert(err).WithContext("SQL statement %q", text)
+	}
+	return pp, nil
+}
+
+func (fr *plFrame) runSQLRaw(key plKey, sc *plScope, text string, rows func(rowexec.RowIter) error) (*plPlan, error) {
 	pp, err := fr.prepare(key, sc, text)
 	if err != nil {
 		return nil, err
@@ -959,6 +980,7 @@ func (fr *plFrame) runSQLStmt(st *parser.PLSQL, sc *plScope) error {
 	}
 	var first []any
 	n := int64(0)
+	tooMany := false
 	pp, err := fr.runSQL(key, sc, st.SQL, func(it rowexec.RowIter) error {
 		for {
 			row, err := it.Next()
@@ -968,16 +990,19 @@ func (fr *plFrame) runSQLStmt(st *parser.PLSQL, sc *plScope) error {
 			n++
 			if n == 1 {
 				first = slices.Clone(row)
-			} else if st.Strict {
-				return pgerr.New(pgerr.TooManyRows, "query returned more than one row").
-					WithHint("Make sure the query returns a single row, or use LIMIT 1.")
 			} else {
+				tooMany = st.Strict
 				return nil
 			}
 		}
 	})
 	if err != nil {
 		return err
+	}
+	if tooMany {
+		// The statement ran; what it returned is INTO's error.
+		return pgerr.New(pgerr.TooManyRows, "query returned more than one row").
+			WithHint("Make sure the query returns a single row, or use LIMIT 1.")
 	}
 	if n == 0 && st.Strict {
 		return pgerr.New(pgerr.NoDataFound, "query returned no rows")

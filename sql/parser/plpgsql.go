@@ -50,6 +50,7 @@ type (
 	PLAssign struct {
 		PLPos
 		Target, Expr string
+		Text         string // the statement as written, for CONTEXT
 	}
 	// PLIf is IF ... THEN ... [ELSIF ...] [ELSE ...] END IF.
 	PLIf struct {
@@ -159,20 +160,27 @@ type plParser struct {
 }
 
 // ParsePL parses a PL/pgSQL body: one block, optionally followed by a
-// semicolon.
-func ParsePL(src string) (*PLBlock, error) {
+// semicolon. Its errors say where, in a CONTEXT line naming the function
+// name.
+func ParsePL(src, name string) (*PLBlock, error) {
 	toks, err := lex(src)
 	if err != nil {
 		return nil, err
 	}
 	p := &plParser{src: src, toks: toks}
 	b, err := p.block()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		p.accept(";")
+		if p.i < len(p.toks) {
+			err = p.errAt(p.i)
+		}
 	}
-	p.accept(";")
-	if p.i < len(p.toks) {
-		return nil, p.errAt(p.i)
+	if err != nil {
+		line := 1
+		if t := p.at(min(p.i, len(p.toks)-1)); t != nil {
+			line = p.line(t.pos)
+		}
+		return nil, pgerr.Convert(err).WithContext("compilation of PL/pgSQL function %q near line %d", name, line)
 	}
 	return b, nil
 }
@@ -564,7 +572,7 @@ func (p *plParser) stmt() (PLStmt, error) {
 
 // assignment reads target := expr, if the statement is one.
 func (p *plParser) assignment(pos PLPos) (*PLAssign, bool, error) {
-	k := p.i
+	start, k := p.i, p.i
 	if !isName(p.at(k)) {
 		return nil, false, nil
 	}
@@ -581,7 +589,8 @@ func (p *plParser) assignment(pos PLPos) (*PLAssign, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	return &PLAssign{PLPos: pos, Target: foldTarget(target), Expr: e}, true, nil
+	text := p.src[p.toks[start].pos:p.toks[p.i-1].end]
+	return &PLAssign{PLPos: pos, Target: foldTarget(target), Expr: e, Text: text}, true, nil
 }
 
 // foldTarget folds a target's unquoted parts to lower case.
