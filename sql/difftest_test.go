@@ -264,7 +264,7 @@ type diffBlock struct {
 	unordered bool
 	message   bool
 	detail    bool
-	context   bool // HINT and CONTEXT lines too
+	context   bool   // HINT and CONTEXT lines too
 	output    string // the expected output, as recorded
 	hasOutput bool
 }
