@@ -190,6 +190,15 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	if t.Ingest != nil {
 		ingest = s.newIngestBatch(x, t)
 	}
+	// COPY fires INSERT triggers, as PostgreSQL's does.
+	var triggers *triggerQueue
+	if len(t.Triggers) > 0 {
+		if err := s.statementTriggers(x, t, "before", catalog.TriggerInsert); err != nil {
+			return 0, err
+		}
+		triggers = &triggerQueue{}
+		x.Triggers = triggers
+	}
 	insert := func(vals []any) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -207,16 +216,34 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 				row[i] = v
 			}
 		}
-		if err := s.checkRow(t, row); err != nil {
-			return err
-		}
 		if ingest != nil {
+			if err := s.checkRow(t, row); err != nil {
+				return err
+			}
 			if fresh, err := ingest.admit(row); err != nil || !fresh {
 				return err
 			}
 		}
+		if triggers != nil {
+			fired, skip, err := s.beforeRow(x, t, catalog.TriggerInsert, nil, row)
+			if err != nil || skip {
+				return err
+			}
+			row = fired
+		}
+		if ingest == nil || triggers != nil {
+			if err := s.checkRow(t, row); err != nil {
+				return err
+			}
+		}
 		count++
-		return s.writeRow(x, t, row)
+		if err := s.writeRow(x, t, row); err != nil {
+			return err
+		}
+		if triggers != nil {
+			afterRow(x, t, catalog.TriggerInsert, nil, row)
+		}
+		return nil
 	}
 	in := bufio.NewReaderSize(&copyReader{src: src}, 64<<10)
 	switch cp.cmd.Format {
@@ -241,6 +268,11 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	}
 	if ingest != nil {
 		if err := ingest.finish(); err != nil {
+			return 0, err
+		}
+	}
+	if triggers != nil {
+		if err := s.endTriggers(x, t, catalog.TriggerInsert, triggers); err != nil {
 			return 0, err
 		}
 	}

@@ -525,7 +525,7 @@ func (s *Session) dropSequences(ctx context.Context, n *ast.DropSequenceStmt, ca
 	return nil
 }
 
-func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
+func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) (err error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
 		return err
@@ -563,6 +563,21 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) error {
 			}
 		}
 	}
+	// TRUNCATE's triggers fire before and after it, statement triggers
+	// only, in its transaction.
+	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx}
+	for _, t := range tables {
+		if err := s.statementTriggers(x, t, "before", catalog.TriggerTruncate); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, t := range tables {
+			if err == nil {
+				err = s.statementTriggers(x, t, "after", catalog.TriggerTruncate)
+			}
+		}
+	}()
 	for _, t := range tables {
 		if err := s.refusePendingChecks(t, "TRUNCATE"); err != nil {
 			return err

@@ -447,7 +447,20 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 					}
 				}
 			}
-			if err := sessionOf(x.Host).checkRow(t, row); err != nil {
+			s := sessionOf(x.Host)
+			triggered := hasBefore(t, catalog.TriggerInsert)
+			if triggered && ingest == nil {
+				fired, skip, err := s.beforeRow(x, t, catalog.TriggerInsert, nil, row)
+				if err != nil {
+					return plan.FailRun(out, err)
+				}
+				if skip {
+					n--
+					continue
+				}
+				copy(row, fired)
+			}
+			if err := s.checkRow(t, row); err != nil {
 				return plan.FailRun(out, err)
 			}
 			if ingest != nil {
@@ -457,6 +470,22 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 				}
 				if !fresh {
 					continue
+				}
+				// An ingest table's triggers fire for the rows it
+				// takes, not for the duplicates it skips.
+				if triggered {
+					fired, skip, err := s.beforeRow(x, t, catalog.TriggerInsert, nil, row)
+					if err == nil && !skip {
+						copy(row, fired)
+						err = s.checkRow(t, row)
+					}
+					if err != nil {
+						return plan.FailRun(out, err)
+					}
+					if skip {
+						n--
+						continue
+					}
 				}
 			}
 			if conflicts != nil {
@@ -478,6 +507,9 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 				}
 			} else if err := sessionOf(x.Host).writeRow(x, t, row); err != nil {
 				return plan.FailRun(out, err)
+			}
+			if len(t.Triggers) > 0 {
+				afterRow(x, t, catalog.TriggerInsert, nil, row)
 			}
 			if p.Returning != nil {
 				r, err := p.Project(x, row)
@@ -501,6 +533,7 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 		}
 		return out, n - dups, nil
 	}
+	p.Run = withTriggers(t, catalog.TriggerInsert, nil, p.Run)
 	p.Explain = func() string { return "Insert on " + t.Name }
 	return p
 }
@@ -682,7 +715,12 @@ func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs 
 
 // runModify makes p.run: modifyRows with update (nil deletes), counting
 // the rows written and projecting RETURNING.
-func runModify(p *plan.WritePlan, m *modifyTarget, update func(x *plan.ExecCtx, old []any) ([]any, error)) {
+func runModify(p *plan.WritePlan, m *modifyTarget, set []int16, update func(x *plan.ExecCtx, old []any) ([]any, error)) {
+	event := catalog.TriggerDelete
+	if update != nil {
+		event = catalog.TriggerUpdate
+	}
+	defer func() { p.Run = withTriggers(m.t, event, set, p.Run) }()
 	p.Run = func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
 		out := p.Returned(x)
 		var count int64
@@ -756,7 +794,11 @@ func planUpdate(c *plan.Compiler, n *ast.UpdateStmt, returning *ast.FieldList) (
 		sets = append(sets, set{i, e})
 	}
 	m.keysKept = !slices.ContainsFunc(sets, func(s set) bool { return inUniqueKey(t, s.col) })
-	runModify(p, m, func(x *plan.ExecCtx, old []any) ([]any, error) {
+	var setCols []int16
+	for _, st := range sets {
+		setCols = append(setCols, t.Columns[st.col].Num)
+	}
+	runModify(p, m, setCols, func(x *plan.ExecCtx, old []any) ([]any, error) {
 		row := append([]any(nil), old[:len(t.Columns)+1]...) // without the FROM items' part
 		e := x.Env(old)
 		for _, st := range sets {
@@ -804,7 +846,7 @@ func planDelete(c *plan.Compiler, n *ast.DeleteStmt, returning *ast.FieldList) (
 	if err != nil {
 		return nil, err
 	}
-	runModify(p, m, nil)
+	runModify(p, m, nil, nil)
 	return p, nil
 }
 
@@ -863,6 +905,20 @@ var modifyHook func()
 // txn.ErrWrittenByStatement; a foreign key's action changes it regardless.
 func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
 	update func(old []any) ([]any, error), done func(row []any) error) error {
+	event := catalog.TriggerDelete
+	if update != nil {
+		event = catalog.TriggerUpdate
+	}
+	if hasBefore(t, event) {
+		return s.modifyTriggered(x, t, key, once, pred, update, done)
+	}
+	return s.writeModified(x, t, key, once, pred, update, done)
+}
+
+// writeModified is modifyRow without BEFORE ROW triggers: what
+// modifyTriggered writes once they have run.
+func (s *Session) writeModified(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
+	update func(old []any) ([]any, error), done func(row []any) error) error {
 	var old, row []any
 	mutate := x.Tx.Mutate
 	if once {
@@ -911,6 +967,13 @@ func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once 
 		}
 		if err := afterParentChange(x, t, old, row); err != nil {
 			return err
+		}
+	}
+	if len(t.Triggers) > 0 {
+		if update == nil {
+			afterRow(x, t, catalog.TriggerDelete, old, nil)
+		} else {
+			afterRow(x, t, catalog.TriggerUpdate, old, row)
 		}
 	}
 	return done(row)

@@ -86,6 +86,8 @@ type plFunction struct {
 	out    []int
 	found  *plVar
 	scopes map[any]*plScope
+	// tg, for a trigger function, are the variables a trigger sets.
+	tg *plTriggerVars
 	// plans are the compiled expressions and statements, by the node and
 	// the index of the expression in it.
 	plans map[plKey]*plPlan
@@ -136,6 +138,18 @@ func (s *Session) compilePL(f *catalog.Function, code string) (*plFunction, erro
 		}
 	}
 	fn.found = fn.newVar(fn.root, "found", types.Bool)
+	if f != nil && f.Returns.Oid == types.OidTrigger {
+		fn.ret = types.T{Oid: types.OidRecord, Mod: -1}
+		fn.tg = &plTriggerVars{}
+		rec := types.T{Oid: types.OidRecord, Mod: -1}
+		fn.tg.new, fn.tg.old = fn.newVar(fn.root, "new", rec), fn.newVar(fn.root, "old", rec)
+		for _, name := range []string{"tg_name", "tg_when", "tg_level", "tg_op", "tg_relname", "tg_table_name", "tg_table_schema"} {
+			fn.tg.text = append(fn.tg.text, fn.newVar(fn.root, name, types.Name))
+		}
+		fn.tg.relid = fn.newVar(fn.root, "tg_relid", types.T{Oid: types.OidOid, Mod: -1})
+		fn.tg.nargs = fn.newVar(fn.root, "tg_nargs", types.Int4)
+		fn.tg.argv = fn.newVar(fn.root, "tg_argv", types.TextArray)
+	}
 	if err := fn.declare(b, fn.root); err != nil {
 		return nil, err
 	}
@@ -298,6 +312,10 @@ type plCtl struct {
 }
 
 func (fn *plFunction) Call(e *plan.Env, args []any) (any, error) {
+	if fn.tg != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "trigger functions can only be called as triggers").
+			WithContext("compilation of PL/pgSQL function %q near line 1", fn.f.Name)
+	}
 	fr, err := fn.start(e, args)
 	if err != nil {
 		return nil, err
@@ -371,6 +389,59 @@ func (fn *plFunction) start(e *plan.Env, args []any) (*plFrame, error) {
 	}
 	fr.vals[fn.found.slot] = false
 	return fr, nil
+}
+
+// plTriggerVars are a trigger function's special variables.
+type plTriggerVars struct {
+	new, old, relid, nargs, argv *plVar
+	text                         []*plVar // tg_name, tg_when, tg_level, tg_op, tg_relname, tg_table_name, tg_table_schema
+}
+
+// trigger runs a trigger function for call, and returns what it returns:
+// a row (as NEW holds it) or NULL.
+func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
+	fr, err := fn.start(e, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer fn.exit()
+	tv := fn.tg
+	rt := rowType(call.t)
+	level := "STATEMENT"
+	if call.tg.Row {
+		level = "ROW"
+	}
+	for _, v := range []*plVar{tv.new, tv.old} {
+		fr.ts[v.slot] = rt
+	}
+	// A missing row is NULL, not an empty record.
+	if call.new != nil {
+		fr.vals[tv.new.slot] = call.new
+	}
+	if call.old != nil {
+		fr.vals[tv.old.slot] = call.old
+	}
+	schema := fn.s.catalog().SchemaName(call.t.Schema)
+	for i, val := range []string{call.tg.Name, strings.ToUpper(call.tg.Timing), level, triggerEvents[call.event], call.t.Name, call.t.Name, schema} {
+		fr.vals[tv.text[i].slot] = val
+	}
+	if call.tg.Timing == "instead" {
+		fr.vals[tv.text[1].slot] = "INSTEAD OF"
+	}
+	args := make([]any, len(call.tg.Args))
+	for i, a := range call.tg.Args {
+		args[i] = a
+	}
+	fr.vals[tv.relid.slot], fr.vals[tv.nargs.slot], fr.vals[tv.argv.slot] = int64(call.t.ID), int64(len(args)), args
+	ctl, err := fr.runBlock(fn.block, fn.root)
+	if err != nil {
+		return nil, err
+	}
+	if ctl == nil || !ctl.ret {
+		return nil, pgerr.New(pgerr.SQLRoutineException, "control reached end of trigger procedure without RETURN").
+			WithContext("PL/pgSQL function %s", fn.name)
+	}
+	return ctl.value, nil
 }
 
 // exit ends a call that start began.
@@ -611,7 +682,9 @@ func (fr *plFrame) vars(sc *plScope) func(*[]types.T) plan.Vars {
 			if v == nil {
 				return nil, false
 			}
-			_ = fn
+			if fn.tg != nil && v == fn.tg.argv {
+				return plan.ZeroBased{Expr: plan.NewParam(v.slot, ts)}, true
+			}
 			return plan.NewParam(v.slot, ts), true
 		}
 	}

@@ -1377,6 +1377,14 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		return "ALTER " + strings.ToUpper(cmd.Kind), s.alterFunction(ctx, cmd)
 	case *parser.Call:
 		return s.call(ctx, pt, x)
+	case *parser.CreateTrigger:
+		return "CREATE TRIGGER", s.createTrigger(ctx, cmd)
+	case *parser.DropTrigger:
+		return "DROP TRIGGER", s.dropTrigger(ctx, cmd)
+	case *parser.AlterTrigger:
+		return "ALTER TRIGGER", s.alterTrigger(ctx, cmd)
+	case *parser.EnableTrigger:
+		return "ALTER TABLE", s.enableTrigger(ctx, cmd)
 	case *parser.Do:
 		return "DO", s.runDo(x.Env(nil), cmd)
 	case *parser.RenameConstraint:

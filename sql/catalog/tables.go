@@ -42,6 +42,8 @@ type Table struct {
 	Path        []uint32 `json:"path,omitempty"`
 	Deps        []uint32 `json:"deps,omitempty"`
 	Unpopulated bool     `json:"unpopulated,omitempty"`
+	// Triggers are its triggers, in name order (see trigger.go).
+	Triggers []*Trigger `json:"triggers,omitempty"`
 
 	// colTypes caches types() for the row codec, which runs per row. It
 	// is set when the table enters a catalog, after which the table is
@@ -174,6 +176,7 @@ func (t *Table) Clone() *Table {
 	c.ForeignKeys = cloneEach(t.ForeignKeys, func(fk *ForeignKey) {
 		fk.Columns, fk.RefColumns = slices.Clone(fk.Columns), slices.Clone(fk.RefColumns)
 	})
+	c.Triggers = cloneEach(t.Triggers, func(tg *Trigger) { tg.Columns, tg.Args = slices.Clone(tg.Columns), slices.Clone(tg.Args) })
 	return &c
 }
 

@@ -100,6 +100,11 @@ func (p *stmtParser) create() error {
 			return err
 		}
 		return p.createMatView(i)
+	case isWord(kind, "trigger"):
+		if err := p.modifiersOnly(seq[1:i], "or", "replace"); err != nil {
+			return err
+		}
+		return p.command(parseCreateTrigger(wordsAt(seq, 1, "or", "replace")), i+1)
 	case isWord(kind, "function", "procedure"):
 		if err := p.modifiersOnly(seq[1:i], "or", "replace"); err != nil {
 			return err
@@ -1205,6 +1210,9 @@ func (p *stmtParser) drop() error {
 	if isWord(kind, "function", "procedure", "routine") {
 		return p.dropFunction(seq)
 	}
+	if isWord(kind, "trigger") {
+		return p.command(parseDropTrigger, 2)
+	}
 	if n := len(seq); n > 2 && isWord(seq[n-1], "restrict", "cascade") {
 		p.st.Cascade = isWord(seq[n-1], "cascade")
 		seq = seq[:n-1]
@@ -1277,6 +1285,10 @@ func (p *stmtParser) alter() error {
 		p.st.Cmd = cmd
 		return err
 	}
+	if cmd, err := p.enableTrigger(); cmd != nil || err != nil {
+		p.st.Cmd = cmd
+		return err
+	}
 	seq, err := p.buildTree(p.toks)
 	if err != nil {
 		return err
@@ -1295,6 +1307,9 @@ func (p *stmtParser) alter() error {
 	}
 	if isWord(at(seq, 1), "function", "procedure", "routine") {
 		return p.alterFunction(seq)
+	}
+	if isWord(at(seq, 1), "trigger") {
+		return p.command(parseAlterTrigger, 2)
 	}
 	if isWord(at(seq, 1), "view") {
 		return p.command(parseAlterView(false), 2)

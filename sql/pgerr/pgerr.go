@@ -95,6 +95,7 @@ const (
 	TooManyRows                                    = "P0003"
 	AssertFailure                                  = "P0004"
 	CaseNotFound                                   = "20000"
+	TriggeredDataChangeViolation                   = "27000"
 	SQLRoutineException                            = "2F005" // function_executed_no_return_statement
 	StackedDiagnosticsAccessedWithoutActiveHandler = "0Z002"
 	TooManyConnections                             = "53300"

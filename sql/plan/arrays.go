@@ -130,6 +130,10 @@ func arrayOperand(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 }
 
 // compileSubscript is x[i]: the element, or NULL past either end.
+// ZeroBased is an array whose subscripts start at 0, as PL/pgSQL's
+// TG_ARGV's do.
+type ZeroBased struct{ Expr }
+
 func compileSubscript(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 	arr, err := c.Compile(n.Args[0])
 	if err != nil {
@@ -148,6 +152,9 @@ func compileSubscript(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 		return nil, err
 	}
 	lower := int64(types.LowerBound(t))
+	if _, ok := arr.(ZeroBased); ok {
+		lower = 0
+	}
 	return &FuncExpr{Name: "subscript", T: elem, Args: []Expr{arr, i}, Strict: true, Fn: func(_ *Env, a []any) (any, error) {
 		vals, k := a[0].([]any), a[1].(int64)-lower
 		if k < 0 || k >= int64(len(vals)) {

@@ -29,6 +29,10 @@ type ExecCtx struct {
 	// ends, the sql root package's *fkState; nil where writes owe none
 	// (DDL's rewrites of existing rows).
 	FK any
+	// Triggers collects the AFTER ROW triggers a writing statement owes
+	// when it ends, the sql root package's *triggerQueue; nil where there
+	// are none.
+	Triggers any
 	// temp holds the statement's temporary files, in its outermost
 	// execution (see temps).
 	temp *spill.Set

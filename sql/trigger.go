@@ -1,0 +1,526 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/epochdb/epochdb/sql/catalog"
+	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/rowexec"
+	"github.com/epochdb/epochdb/sql/types"
+	"github.com/epochdb/epochdb/txn"
+)
+
+// Triggers. A table's triggers (catalog.Trigger) call PL/pgSQL functions
+// that return trigger. The writes fire them, as PostgreSQL does:
+//
+//   - BEFORE STATEMENT triggers as the statement starts, AFTER STATEMENT
+//     triggers as it ends;
+//   - BEFORE ROW triggers for each row, before its constraints are checked
+//     and it is written: the row the function returns is written instead,
+//     and NULL skips the row;
+//   - AFTER ROW triggers, for each row written, once the statement has
+//     written them all (triggerQueue), in the order the rows were written.
+//
+// Every trigger's function runs its statements nested in the writing
+// statement, in its transaction: a trigger's writes commit or roll back
+// with the statement that fired it. Of triggers of one timing and event,
+// those whose names sort first fire first.
+
+// triggerEvent names an event as TG_OP does.
+var triggerEvents = map[int]string{catalog.TriggerInsert: "INSERT", catalog.TriggerUpdate: "UPDATE",
+	catalog.TriggerDelete: "DELETE", catalog.TriggerTruncate: "TRUNCATE"}
+
+// triggerCall is what a trigger function is called with.
+type triggerCall struct {
+	tg       *catalog.Trigger
+	t        *catalog.Table
+	event    int
+	old, new []any // visible columns; nil where the event has none
+}
+
+// triggerQueue holds a statement's AFTER ROW trigger calls, and the
+// columns an UPDATE sets, which UPDATE OF triggers fire for.
+type triggerQueue struct {
+	calls []triggerCall
+	set   []int16
+}
+
+// firesFor reports whether tg fires for a row of an UPDATE that sets
+// the queue's columns: an UPDATE OF trigger only if it sets one of them.
+func (q *triggerQueue) firesFor(tg *catalog.Trigger, event int) bool {
+	if event != catalog.TriggerUpdate || len(tg.Columns) == 0 {
+		return true
+	}
+	return q != nil && slices.ContainsFunc(tg.Columns, func(c int16) bool { return slices.Contains(q.set, c) })
+}
+
+// visibleRow is the visible columns of a stored row, as NEW and OLD
+// hold them.
+func visibleRow(t *catalog.Table, row []any) []any {
+	if row == nil {
+		return nil
+	}
+	out := make([]any, 0, len(t.Columns))
+	for i, c := range t.Columns {
+		if c.Visible() {
+			out = append(out, row[i])
+		}
+	}
+	return out
+}
+
+// storedRow puts the visible columns of rec into row, a stored row.
+func storedRow(t *catalog.Table, row, rec []any) []any {
+	out := slices.Clone(row)
+	j := 0
+	for i, c := range t.Columns {
+		if c.Visible() {
+			if j < len(rec) {
+				out[i] = rec[j]
+			}
+			j++
+		}
+	}
+	return out
+}
+
+// fire calls tg's function for one event; it returns the function's
+// result, the row a BEFORE ROW trigger returns.
+func (s *Session) fire(e *plan.Env, call triggerCall) (any, error) {
+	f := s.catalog().FunctionByID[call.tg.Function]
+	if f == nil {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function of trigger %q does not exist", call.tg.Name)
+	}
+	r, err := s.routine(f, nil)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := r.(*plFunction)
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "trigger functions in language %s are not supported", f.Language)
+	}
+	return fn.trigger(e, &call)
+}
+
+// whenHolds evaluates a trigger's WHEN condition on the old and new rows.
+func (s *Session) whenHolds(e *plan.Env, call triggerCall) (bool, error) {
+	if call.tg.When == "" {
+		return true, nil
+	}
+	cond, err := s.compileWhen(call.t, call.tg)
+	if err != nil {
+		return false, err
+	}
+	n := 0
+	for _, c := range call.t.Columns {
+		if c.Visible() {
+			n++
+		}
+	}
+	row := make([]any, 2*n)
+	copy(row, call.old)
+	copy(row[n:], call.new)
+	v, err := cond.Eval(e.Exec().Env(row))
+	return plan.IsTrue(v), err
+}
+
+// compileWhen compiles a WHEN condition over a row of the old row's
+// columns then the new row's, which OLD.c and NEW.c name.
+func (s *Session) compileWhen(t *catalog.Table, tg *catalog.Trigger) (plan.Expr, error) {
+	n, err := plan.ParseExpr(tg.When)
+	if err != nil {
+		return nil, err
+	}
+	sc := &plan.Scope{}
+	for _, alias := range []string{"old", "new"} {
+		for _, c := range t.Columns {
+			if c.Visible() {
+				sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.Name, T: c.Type})
+			}
+		}
+	}
+	params := []types.T{}
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: sc, Clause: "WHEN"}
+	return c.CompileAs(n, types.Bool)
+}
+
+// beforeRow fires t's BEFORE ROW triggers of event on a row about to be
+// written (new; old for UPDATE and DELETE): the row to write instead,
+// or skip for a trigger that returned NULL.
+func (s *Session) beforeRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) (out []any, skip bool, err error) {
+	tgs := t.TriggersFor("before", event, true)
+	if len(tgs) == 0 {
+		return row, false, nil
+	}
+	e := x.Env(nil)
+	out = row
+	q, _ := x.Triggers.(*triggerQueue)
+	for _, tg := range tgs {
+		if !q.firesFor(tg, event) {
+			continue
+		}
+		call := triggerCall{tg: tg, t: t, event: event, old: visibleRow(t, old), new: visibleRow(t, out)}
+		if event == catalog.TriggerDelete {
+			call.new = nil
+		}
+		if ok, err := s.whenHolds(e, call); err != nil || !ok {
+			if err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		v, err := s.fire(e, call)
+		if err != nil {
+			return nil, false, err
+		}
+		rec, _ := v.([]any)
+		if rec == nil {
+			return nil, true, nil
+		}
+		if event == catalog.TriggerDelete {
+			continue // what a BEFORE DELETE trigger returns only says not to skip
+		}
+		if len(rec) != len(call.new) {
+			return nil, false, pgerr.New(pgerr.DatatypeMismatch, "returned row structure does not match the structure of the triggering table").
+				WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(rec), len(call.new))
+		}
+		out = storedRow(t, out, rec)
+	}
+	return out, false, nil
+}
+
+// hasBefore reports whether t has BEFORE ROW triggers of event.
+func hasBefore(t *catalog.Table, event int) bool {
+	return len(t.TriggersFor("before", event, true)) > 0
+}
+
+// afterRow queues t's AFTER ROW triggers of event for a row written.
+func afterRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) {
+	q, _ := x.Triggers.(*triggerQueue)
+	if q == nil {
+		return
+	}
+	for _, tg := range t.TriggersFor("after", event, true) {
+		if !q.firesFor(tg, event) {
+			continue
+		}
+		call := triggerCall{tg: tg, t: t, event: event, old: visibleRow(t, old), new: visibleRow(t, row)}
+		if event == catalog.TriggerDelete {
+			call.new = nil
+		}
+		q.calls = append(q.calls, call)
+	}
+}
+
+// withTriggers wraps a write's run with t's statement triggers and the
+// AFTER ROW triggers its rows queue.
+func withTriggers(t *catalog.Table, event int, set []int16, run func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error)) func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
+	return func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
+		if len(t.Triggers) == 0 {
+			return run(x)
+		}
+		s := sessionOf(x.Host)
+		if err := s.statementTriggers(x, t, "before", event); err != nil {
+			return nil, 0, err
+		}
+		q := &triggerQueue{set: set}
+		prev := x.Triggers
+		x.Triggers = q
+		rows, n, err := run(x)
+		x.Triggers = prev
+		if err != nil {
+			return rows, n, err
+		}
+		fail := func(err error) (*rowexec.RowStore, int64, error) {
+			if rows != nil {
+				rows.Close()
+			}
+			return nil, 0, err
+		}
+		if err := s.endTriggers(x, t, event, q); err != nil {
+			return fail(err)
+		}
+		return rows, n, nil
+	}
+}
+
+// endTriggers fires, as a write ends, the AFTER ROW triggers q holds and
+// t's AFTER STATEMENT triggers of event.
+func (s *Session) endTriggers(x *plan.ExecCtx, t *catalog.Table, event int, q *triggerQueue) error {
+	e := x.Env(nil)
+	for _, call := range q.calls {
+		if ok, err := s.whenHolds(e, call); err != nil {
+			return err
+		} else if !ok {
+			continue
+		}
+		if _, err := s.fire(e, call); err != nil {
+			return err
+		}
+	}
+	return s.statementTriggers(x, t, "after", event)
+}
+
+// statementTriggers fires t's statement triggers of timing and event.
+func (s *Session) statementTriggers(x *plan.ExecCtx, t *catalog.Table, timing string, event int) error {
+	e := x.Env(nil)
+	for _, tg := range t.TriggersFor(timing, event, false) {
+		if _, err := s.fire(e, triggerCall{tg: tg, t: t, event: event}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// modifyTriggered is modifyRow for a row of a table with BEFORE ROW
+// triggers of the event: the trigger runs between finding the row's
+// newest version and writing it, outside the write, since its function
+// may write too; the row is then written if that version is still the
+// newest.
+func (s *Session) modifyTriggered(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
+	update func(old []any) ([]any, error), done func(row []any) error) error {
+	event := catalog.TriggerDelete
+	if update != nil {
+		event = catalog.TriggerUpdate
+	}
+	var old []any
+	var seen []byte
+	err := x.Tx.Mutate(x.Ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+		if !exists {
+			return nil, txn.Keep, nil
+		}
+		var err error
+		if old, err = t.DecodeRow(key, cur); err != nil {
+			return nil, txn.Keep, err
+		}
+		if pred != nil {
+			if ok, err := pred(old); err != nil || !ok {
+				old = nil
+				return nil, txn.Keep, err
+			}
+		}
+		seen = bytes.Clone(cur)
+		return nil, txn.Keep, nil
+	})
+	if err != nil || old == nil {
+		return err
+	}
+	var row []any
+	if update != nil {
+		if row, err = update(old); err != nil {
+			return err
+		}
+	}
+	row, skip, err := s.beforeRow(x, t, event, old, row)
+	if err != nil || skip {
+		return err
+	}
+	if update != nil {
+		if err := s.checkRow(t, row); err != nil {
+			return err
+		}
+	}
+	same := func(o []any) (bool, error) {
+		if !bytes.Equal(t.EncodeRow(o), seen) {
+			return false, pgerr.New(pgerr.TriggeredDataChangeViolation, "tuple to be %s was already modified by an operation triggered by the current command", map[bool]string{true: "updated", false: "deleted"}[update != nil]).
+				WithHint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")
+		}
+		return true, nil
+	}
+	var write func(old []any) ([]any, error)
+	if update != nil {
+		write = func([]any) ([]any, error) { return row, nil }
+	}
+	return s.writeModified(x, t, key, once, same, write, done)
+}
+
+// createTrigger runs CREATE [OR REPLACE] TRIGGER.
+func (s *Session) createTrigger(ctx context.Context, cmd *parser.CreateTrigger) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := s.triggerTable(d.Cat, cmd.Table, cmd.Timing == "instead")
+	if err != nil {
+		return err
+	}
+	if cmd.OldTable != "" || cmd.NewTable != "" {
+		return pgerr.New(pgerr.FeatureNotSupported, "transition tables (REFERENCING OLD TABLE, NEW TABLE) are not supported")
+	}
+	if cmd.Timing == "instead" {
+		return pgerr.New(pgerr.WrongObjectType, "%q is a table", t.Name).WithDetail("Tables cannot have INSTEAD OF triggers.")
+	}
+	tg := &catalog.Trigger{Name: cmd.Name, Timing: cmd.Timing, Row: cmd.Row, Args: cmd.Args}
+	for _, ev := range cmd.Events {
+		bit := map[string]int{"insert": catalog.TriggerInsert, "update": catalog.TriggerUpdate, "delete": catalog.TriggerDelete, "truncate": catalog.TriggerTruncate}[ev]
+		tg.Events |= bit
+	}
+	if tg.Events&catalog.TriggerTruncate != 0 && tg.Row {
+		return pgerr.New(pgerr.FeatureNotSupported, "TRUNCATE FOR EACH ROW triggers are not supported")
+	}
+	for _, name := range cmd.UpdateOf {
+		_, col := t.Column(name)
+		if col == nil || !col.Visible() {
+			return pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+		}
+		tg.Columns = append(tg.Columns, col.Num)
+	}
+	f, err := s.triggerFunction(cmd.Function)
+	if err != nil {
+		return err
+	}
+	tg.Function = f.ID
+	if cmd.When != "" {
+		if !tg.Row {
+			return pgerr.New(pgerr.FeatureNotSupported, "statement trigger's WHEN condition cannot reference column values")
+		}
+		n, err := parseOneExpr(cmd.When)
+		if err != nil {
+			return err
+		}
+		tg.When, tg.WhenText = plan.StoredExpr(n), cmd.When
+		lower := " " + strings.ToLower(cmd.When)
+		switch {
+		case tg.Events == catalog.TriggerInsert && strings.Contains(lower, "old."):
+			return pgerr.New(pgerr.InvalidObjectDefinition, "INSERT trigger's WHEN condition cannot reference OLD values")
+		case tg.Events == catalog.TriggerDelete && strings.Contains(lower, "new."):
+			return pgerr.New(pgerr.InvalidObjectDefinition, "DELETE trigger's WHEN condition cannot reference NEW values")
+		}
+		if _, err := s.compileWhen(t, tg); err != nil {
+			return err
+		}
+	}
+	if old := t.Trigger(cmd.Name); old != nil {
+		if !cmd.OrReplace {
+			return pgerr.New(pgerr.DuplicateObject, "trigger %q for relation %q already exists", cmd.Name, t.Name)
+		}
+		tg.OID = old.OID
+	} else if tg.OID, err = d.NextID(ctx); err != nil {
+		return err
+	}
+	nt := t.Clone()
+	nt.SetTrigger(tg)
+	return d.PutTable(ctx, nt)
+}
+
+// triggerTable is the table a trigger statement names.
+func (s *Session) triggerTable(cat *catalog.Catalog, name string, instead bool) (*catalog.Table, error) {
+	q, err := s.lookName(name)
+	if err != nil {
+		return nil, err
+	}
+	if t := cat.TableByName[q]; t != nil && !t.IsMatView() {
+		return t, nil
+	}
+	if v := cat.ViewByName[q]; v != nil {
+		if instead {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "INSTEAD OF triggers on views are not supported")
+		}
+		return nil, pgerr.New(pgerr.WrongObjectType, "%q is a view", q.Name).WithDetail("Views cannot have row-level BEFORE or AFTER triggers.")
+	}
+	if q.Found() {
+		return nil, pgerr.New(pgerr.WrongObjectType, "relation %q cannot have triggers", q.Name)
+	}
+	return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", q.Name)
+}
+
+// triggerFunction is the function CREATE TRIGGER names: one that takes
+// no arguments and returns trigger.
+func (s *Session) triggerFunction(name string) (*catalog.Function, error) {
+	schema, fname, err := splitSchema(name)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := s.catalog().FunctionOverloads(s.searchPath(), schema, fname)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if len(f.InParams()) == 0 && f.Kind == 'f' {
+			if f.Returns.Oid != types.OidTrigger {
+				return nil, pgerr.New(pgerr.InvalidObjectDefinition, "function %s must return type trigger", name)
+			}
+			return f, nil
+		}
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s() does not exist", name)
+}
+
+// dropTrigger runs DROP TRIGGER.
+func (s *Session) dropTrigger(ctx context.Context, cmd *parser.DropTrigger) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := s.triggerTable(d.Cat, cmd.Table, false)
+	if err != nil {
+		if cmd.IfExists && pgerr.Code(err) == pgerr.UndefinedTable {
+			s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", cmd.Table)
+			return nil
+		}
+		return err
+	}
+	if t.Trigger(cmd.Name) == nil {
+		if cmd.IfExists {
+			s.notice(pgerr.SuccessfulCompletion, "trigger %q for relation %q does not exist, skipping", cmd.Name, t.Name)
+			return nil
+		}
+		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, t.Name)
+	}
+	nt := t.Clone()
+	nt.Triggers = slices.DeleteFunc(nt.Triggers, func(tg *catalog.Trigger) bool { return tg.Name == cmd.Name })
+	return d.PutTable(ctx, nt)
+}
+
+// alterTrigger runs ALTER TRIGGER ... RENAME TO.
+func (s *Session) alterTrigger(ctx context.Context, cmd *parser.AlterTrigger) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := s.triggerTable(d.Cat, cmd.Table, false)
+	if err != nil {
+		return err
+	}
+	tg := t.Trigger(cmd.Name)
+	if tg == nil {
+		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, t.Name)
+	}
+	if t.Trigger(cmd.NewName) != nil {
+		return pgerr.New(pgerr.DuplicateObject, "trigger %q for relation %q already exists", cmd.NewName, t.Name)
+	}
+	nt := t.Clone()
+	renamed := *nt.Trigger(cmd.Name)
+	nt.Triggers = slices.DeleteFunc(nt.Triggers, func(o *catalog.Trigger) bool { return o.Name == cmd.Name })
+	renamed.Name = cmd.NewName
+	nt.SetTrigger(&renamed)
+	return d.PutTable(ctx, nt)
+}
+
+// enableTrigger runs ALTER TABLE ... {ENABLE | DISABLE} TRIGGER.
+func (s *Session) enableTrigger(ctx context.Context, cmd *parser.EnableTrigger) error {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := s.triggerTable(d.Cat, cmd.Table, false)
+	if err != nil {
+		return err
+	}
+	nt := t.Clone()
+	found := false
+	for _, tg := range nt.Triggers {
+		if cmd.Name == "" || tg.Name == cmd.Name {
+			tg.Disabled, found = !cmd.Enable, true
+		}
+	}
+	if cmd.Name != "" && !found {
+		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, t.Name)
+	}
+	return d.PutTable(ctx, nt)
+}
