@@ -39,6 +39,7 @@ type dependent struct {
 	fk      *catalog.ForeignKey  // a foreign key of table
 	def     *catalog.TableColumn // a column of table whose default calls nextval
 	col     *catalog.TableColumn // a generated column of table, which its caller drops
+	trigger *catalog.Trigger     // a trigger of table, on the function it calls
 	on      string               // what it depends on: "table cp", "view cv"
 	onID    uint32               // and its id
 }
@@ -53,6 +54,8 @@ func (d dependent) String() string {
 		return fmt.Sprintf("constraint %s on table %s", d.fk.Name, d.table.Name)
 	case d.col != nil:
 		return fmt.Sprintf("column %s of table %s", d.col.Name, d.table.Name)
+	case d.trigger != nil:
+		return fmt.Sprintf("trigger %s on table %s", d.trigger.Name, d.table.Name)
 	}
 	return fmt.Sprintf("default value for column %s of table %s", d.def.Name, d.table.Name)
 }
@@ -109,6 +112,11 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 			for _, col := range t.Columns {
 				if !col.Dropped && col.Default != "" && s.defaultCalls(col, g.id) {
 					out = append(out, dependent{table: t, def: col, on: g.desc, onID: g.id})
+				}
+			}
+			for _, tg := range t.Triggers {
+				if tg.Function == g.id {
+					out = append(out, dependent{table: t, trigger: tg, on: g.desc, onID: g.id})
 				}
 			}
 		}
@@ -286,6 +294,8 @@ func (s *Session) removeDependents(ctx context.Context, d *catalog.DDL, deps []d
 		if dep.fk != nil {
 			t.ForeignKeys = slices.DeleteFunc(t.ForeignKeys, func(fk *catalog.ForeignKey) bool { return fk.Name == dep.fk.Name })
 			s.forgetDeferred(t.ID, dep.fk.Name)
+		} else if dep.trigger != nil {
+			t.Triggers = slices.DeleteFunc(t.Triggers, func(tg *catalog.Trigger) bool { return tg.Name == dep.trigger.Name })
 		} else if _, col := t.Column(dep.def.Name); col != nil {
 			col.Default = ""
 			if col.Serial == dep.onID {

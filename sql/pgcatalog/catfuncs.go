@@ -103,7 +103,13 @@ var catalogBuiltins = map[string]plan.Builtin{
 		}
 		return nil, nil
 	}),
-	"pg_get_triggerdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, nullResult), // epochdb has no triggers
+	"pg_get_triggerdef": optArgs(1, types.Text, []types.T{types.OidType, types.Bool}, func(e *plan.Env, a []any) (any, error) {
+		h := hostOf(e.Host)
+		if t, tg := triggerByOID(h, uint32(a[0].(int64))); tg != nil {
+			return triggerDef(h, t, tg, len(a) > 1 && a[1] == true), nil
+		}
+		return nil, nil
+	}),
 	"pg_get_function_result": plan.Fixed(types.Text, []types.T{types.OidType}, withFunction(func(h Host, f *catalog.Function) any {
 		return functionResult(h, f)
 	})),

@@ -404,3 +404,126 @@ func equalOids(a, b []types.Oid) bool {
 	}
 	return true
 }
+
+// pgTriggerRows are pg_trigger's rows: each table's triggers.
+func pgTriggerRows(h Host) []row {
+	var rows []row
+	for _, t := range h.Catalog().Tables() {
+		for _, tg := range t.Triggers {
+			enabled := "O"
+			if tg.Disabled {
+				enabled = "D"
+			}
+			var args []byte
+			for _, a := range tg.Args {
+				args = append(append(args, a...), 0)
+			}
+			r := row{"oid": tg.OID, "tgrelid": t.ID, "tgparentid": uint32(0), "tgname": tg.Name, "tgfoid": tg.Function,
+				"tgtype": tg.TgType(), "tgenabled": enabled, "tgisinternal": false, "tgconstrrelid": uint32(0),
+				"tgconstrindid": uint32(0), "tgconstraint": uint32(0), "tgdeferrable": false, "tginitdeferred": false,
+				"tgnargs": len(tg.Args), "tgattr": slices.Clone(tg.Columns), "tgargs": args}
+			if r["tgattr"] == nil {
+				r["tgattr"] = []int16{}
+			}
+			if tg.When != "" {
+				r["tgqual"] = tg.WhenText
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// triggerByOID is the trigger oid and its table, or nil.
+func triggerByOID(h Host, oid uint32) (*catalog.Table, *catalog.Trigger) {
+	for _, t := range h.Catalog().Tables() {
+		for _, tg := range t.Triggers {
+			if tg.OID == oid {
+				return t, tg
+			}
+		}
+	}
+	return nil, nil
+}
+
+// triggerWhen prints a WHEN condition as ruleutils does, or as written
+// if it no longer compiles.
+func triggerWhen(h Host, t *catalog.Table, tg *catalog.Trigger, pretty bool) string {
+	n, err := plan.ParseExpr(tg.When)
+	if err != nil {
+		return tg.WhenText
+	}
+	sc := &plan.Scope{}
+	var cols, quals []string
+	for _, alias := range []string{"old", "new"} {
+		for _, c := range t.Columns {
+			if c.Visible() {
+				sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.Name, T: c.Type})
+				cols, quals = append(cols, c.Name), append(quals, alias)
+			}
+		}
+	}
+	params := []types.T{}
+	e, err := (&plan.Compiler{Host: h, Params: &params, Scope: sc}).CompileAs(n, types.Bool)
+	if err != nil {
+		return tg.WhenText
+	}
+	if text, ok := plan.DeparseQualified(h, e, cols, quals, pretty); ok {
+		return text
+	}
+	return tg.WhenText
+}
+
+// triggerDef is pg_get_triggerdef: the CREATE TRIGGER that makes tg.
+func triggerDef(h Host, t *catalog.Table, tg *catalog.Trigger, pretty bool) string {
+	var b strings.Builder
+	b.WriteString("CREATE TRIGGER " + parser.QuoteIdent(tg.Name) + " ")
+	switch tg.Timing {
+	case "before":
+		b.WriteString("BEFORE ")
+	case "after":
+		b.WriteString("AFTER ")
+	default:
+		b.WriteString("INSTEAD OF ")
+	}
+	for i, ev := range tg.EventNames() {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(ev)
+		if ev == "UPDATE" && len(tg.Columns) > 0 {
+			var cols []string
+			for _, num := range tg.Columns {
+				for _, c := range t.Columns {
+					if c.Num == num {
+						cols = append(cols, parser.QuoteIdent(c.Name))
+					}
+				}
+			}
+			b.WriteString(" OF " + strings.Join(cols, ", "))
+		}
+	}
+	if pretty {
+		b.WriteString(" ON " + QualifiedName(h, t.Schema, t.Name))
+	} else {
+		b.WriteString(" ON " + parser.QuoteIdent(h.Catalog().SchemaName(t.Schema)) + "." + parser.QuoteIdent(t.Name))
+	}
+	if tg.Row {
+		b.WriteString(" FOR EACH ROW")
+	} else {
+		b.WriteString(" FOR EACH STATEMENT")
+	}
+	if tg.WhenText != "" {
+		b.WriteString(" WHEN (" + triggerWhen(h, t, tg, pretty) + ")")
+	}
+	fname := "-"
+	if f := h.Catalog().FunctionByID[tg.Function]; f != nil {
+		fname = functionRegName(h, f, false)
+	}
+	args := make([]string, len(tg.Args))
+	for i, a := range tg.Args {
+		args[i] = parser.QuoteLiteral(a)
+	}
+	b.WriteString(" EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")")
+	return b.String()
+}

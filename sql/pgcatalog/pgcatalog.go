@@ -109,7 +109,7 @@ func init() {
 		catalogTable(OidPgCatalog, 2620, "r", "pg_trigger", `oid oid, tgrelid oid, tgparentid oid, tgname name,
 			tgfoid oid, tgtype int2, tgenabled "char", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid,
 			tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea,
-			tgqual text, tgoldtable name, tgnewtable name`, none),
+			tgqual text, tgoldtable name, tgnewtable name`, pgTriggerRows),
 		catalogTable(OidPgCatalog, 2618, "r", "pg_rewrite", `oid oid, rulename name, ev_class oid, ev_type "char",
 			ev_enabled "char", is_instead bool, ev_qual text, ev_action text`, pgRewriteRows),
 		catalogTable(OidPgCatalog, 3079, "r", "pg_extension", `oid oid, extname name, extowner oid, extnamespace oid,
@@ -639,7 +639,7 @@ func pgClassRows(s Host) []row {
 			rw["relchecks"] = len(r.table.Checks)
 			// PostgreSQL enforces foreign keys with triggers on both
 			// tables; psql lists them only where this is set.
-			rw["relhastriggers"] = len(r.table.ForeignKeys) > 0 || len(s.Catalog().Referencing(r.table.ID)) > 0
+			rw["relhastriggers"] = len(r.table.Triggers) > 0 || len(r.table.ForeignKeys) > 0 || len(s.Catalog().Referencing(r.table.ID)) > 0
 		case r.Kind == "i":
 			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
 		case r.Kind == "S":

@@ -50,6 +50,15 @@ type Deparser struct {
 	// Params name the parameters, a routine's; one without a name, or
 	// past them, prints as $n.
 	Params []string
+	// Qualifiers, when set, qualify each of cols: a trigger's WHEN
+	// condition reads old.c and new.c.
+	Qualifiers []string
+}
+
+// DeparseQualified prints e as Deparse does, or pretty as DeparsePretty,
+// with column i named qualifiers[i].cols[i].
+func DeparseQualified(h Host, e Expr, cols, qualifiers []string, pretty bool) (string, bool) {
+	return Deparser{cols: cols, Qualifiers: qualifiers, pretty: pretty, Host: h}.Print(e)
 }
 
 // enumType is the enum type t, if it is one and d has a session to find
@@ -193,6 +202,9 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			}
 			return "$" + strconv.Itoa(x.Index+1), precPrimary
 		case *ColExpr:
+			if x.Index < len(d.Qualifiers) && x.Index < len(d.cols) {
+				return parser.QuoteIdent(d.Qualifiers[x.Index]) + "." + parser.QuoteIdent(d.cols[x.Index]), precPrimary
+			}
 			if x.Index < len(d.cols) {
 				return parser.QuoteIdent(d.cols[x.Index]), precPrimary
 			}
