@@ -114,7 +114,10 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 					out = append(out, dependent{table: t, def: col, on: g.desc, onID: g.id})
 				}
 			}
-			for _, tg := range t.Triggers {
+			// In the order they were made, as pg_depend lists them.
+			tgs := slices.Clone(t.Triggers)
+			slices.SortFunc(tgs, func(a, b *catalog.Trigger) int { return int(a.OID) - int(b.OID) })
+			for _, tg := range tgs {
 				if tg.Function == g.id {
 					out = append(out, dependent{table: t, trigger: tg, on: g.desc, onID: g.id})
 				}
