@@ -120,15 +120,17 @@ var errNoOwner = errors.New("txn: an advisory lock needs a transaction begun by 
 // The request waits while another owner holds the lock in a conflicting
 // mode, or is queued ahead of it for one, as PostgreSQL's lock queues are
 // fair; an owner that holds the lock already in any mode goes ahead of the
-// queue. It fails with ErrDeadlock rather than close a cycle of waits, and
-// with ErrLockTimeout or ctx's error when its wait ends first.
+// queue, and one that holds it in this mode is granted at once. It fails
+// with ErrDeadlock rather than close a cycle of waits, and with
+// ErrLockTimeout or ctx's error when its wait ends first.
 func (tx *Tx) LockAdvisory(ctx context.Context, key AdvisoryKey, mode AdvisoryMode, xact bool) error {
 	_, err := tx.lockAdvisory(ctx, key, mode, xact, true)
 	return err
 }
 
 // TryLockAdvisory is LockAdvisory that never waits: it reports whether it
-// took the lock.
+// took the lock. Unlike a waiting request, it does not go ahead of the
+// queue for a lock its owner holds in the other mode.
 func (tx *Tx) TryLockAdvisory(key AdvisoryKey, mode AdvisoryMode, xact bool) (bool, error) {
 	return tx.lockAdvisory(context.Background(), key, mode, xact, false)
 }
@@ -149,8 +151,8 @@ func (tx *Tx) lockAdvisory(ctx context.Context, key AdvisoryKey, mode AdvisoryMo
 	}
 	h := l.holds[o]
 	ahead := l.queue
-	if h != nil {
-		ahead = nil
+	if h != nil && wait {
+		ahead = nil // a try, as in PostgreSQL, never passes the queue
 	}
 	if h != nil && h.has(mode) || l.grantable(o, mode, ahead) {
 		s.grant(tx, l, mode, xact)

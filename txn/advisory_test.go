@@ -162,6 +162,24 @@ func TestAdvisoryShareAndQueue(t *testing.T) {
 	}
 }
 
+// An owner that holds a lock takes it in another mode ahead of the queue,
+// but a try does not, as in PostgreSQL.
+func TestAdvisoryHolderPassesQueue(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	a, b := newSession(s), newSession(s)
+	a.lock(t, keyA, AdvisoryShare, false)
+	x := b.lockLater(t, keyA, AdvisoryExclusive)
+	if a.try(t, keyA, AdvisoryExclusive) {
+		t.Fatal("a holder's try passed the queue")
+	}
+	a.lock(t, keyA, AdvisoryExclusive, false) // would wait forever behind b if it queued
+	if locks := s.AdvisoryLocks(); len(locks) != 3 || !locks[0].Granted || !locks[1].Granted || locks[2].Granted {
+		t.Fatalf("lock table %+v, want a's two grants and b's request", locks)
+	}
+	a.o.UnlockAll()
+	mustFinish(t, "the request the holder passed", x)
+}
+
 // Transaction-level locks go at commit, at rollback, and with a rollback
 // to a savepoint taken before them, where a grant taken again inside the
 // savepoint leaves the one before it.

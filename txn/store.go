@@ -27,7 +27,7 @@ var (
 	// ErrSerializationRW: a SERIALIZABLE transaction read what another
 	// committed after its snapshot, and cannot commit (40001).
 	ErrSerializationRW = errors.New("could not serialize access due to read/write dependencies among transactions")
-	// ErrDeadlock: waiting for a row lock would close a cycle of waits (40P01).
+	// ErrDeadlock: waiting for a lock would close a cycle of waits (40P01).
 	ErrDeadlock = errors.New("deadlock detected")
 	// ErrDone: the transaction has already committed or rolled back.
 	ErrDone = errors.New("txn: transaction has already ended")
