@@ -54,9 +54,9 @@
 // (plan.Host, pgcatalog.Host), which host.go's planHost implements: the
 // Session under another type, so that those methods stay off the API that
 // pgwire and the driver use (api.go). Code of this package that the
-// planner runs (the sequence functions, pg_notify, the writes of a
-// data-modifying WITH query) registers into plan's tables and gets its
-// Session back with sessionOf.
+// planner runs (the sequence functions, pg_notify, the advisory lock
+// functions, the writes of a data-modifying WITH query) registers into
+// plan's tables and gets its Session back with sessionOf.
 //
 // TestPackageLayers (layers_test.go) holds the rule: each package may
 // import only the epochdb packages its row there lists, and a new package

@@ -107,6 +107,9 @@ type Session struct {
 	user     string
 	database string
 	pid      int32
+	// owner holds the session's advisory locks, and begins its
+	// transactions (see advisory.go).
+	owner *txn.Owner
 	// activity is what other sessions' views read of this one: the
 	// statement it runs and its transaction's id.
 	activity struct {
@@ -189,6 +192,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	}
 	s := &Session{
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice, notifyFn: p.Notify,
+		owner:    e.store.NewOwner(),
 		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
 		sqlPrepared: make(map[string]*Prepared),
 		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
@@ -213,7 +217,8 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	return s, nil
 }
 
-// Close ends the session, rolling back an open transaction.
+// Close ends the session, rolling back an open transaction and giving up
+// its advisory locks.
 func (s *Session) Close() {
 	s.e.sessions.Delete(s)
 	s.closeCursors()
@@ -223,6 +228,7 @@ func (s *Session) Close() {
 		s.e.locks.release(s.tx.ID())
 		s.tx = nil
 	}
+	s.owner.Close()
 }
 
 // notice sends a NOTICE; code is the SQLSTATE PostgreSQL gives it (that
@@ -417,7 +423,7 @@ func (s *Session) beginTxn(iso string) error {
 	if err != nil {
 		return err
 	}
-	s.tx = s.e.store.Begin(level)
+	s.tx = s.owner.Begin(level)
 	s.activity.txn.Store(s.tx.ID())
 	// The transaction began when the statement that began it did, as in
 	// PostgreSQL: its first statement's statement_timestamp is its now().
@@ -661,7 +667,7 @@ func (s *Session) backends() []pgcatalog.Backend {
 	var out []pgcatalog.Backend
 	s.e.sessions.Range(func(k, _ any) bool {
 		o := k.(*Session)
-		b := pgcatalog.Backend{PID: o.pid, Txn: o.activity.txn.Load()}
+		b := pgcatalog.Backend{PID: o.pid, Txn: o.activity.txn.Load(), Locks: o.owner}
 		if q := o.activity.query.Load(); q != nil {
 			b.Query = *q
 		}
@@ -1308,6 +1314,9 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		if cmd.What == "all" || cmd.What == "plans" {
 			clear(s.sqlPrepared)
 		}
+		if cmd.What == "all" {
+			s.owner.UnlockAll() // PostgreSQL's DISCARD ALL runs pg_advisory_unlock_all()
+		}
 		return "DISCARD " + strings.ToUpper(cmd.What), nil
 	case *parser.Deallocate:
 		if cmd.All {
@@ -1467,7 +1476,7 @@ func (s *Session) setIsolation(iso string) error {
 		return err
 	}
 	s.e.locks.release(s.tx.ID()) // nothing written, but a COPY may have locked
-	s.tx = s.e.store.Begin(level)
+	s.tx = s.owner.Begin(level)
 	s.activity.txn.Store(s.tx.ID())
 	return nil
 }

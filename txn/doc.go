@@ -119,10 +119,26 @@
 // same value, or a change by a READ COMMITTED writer), and serializable
 // writers' commits do not share an fsync.
 //
-// Lock waits form a waits-for graph. A transaction about to wait first
-// follows the graph from the holder; if the path returns to itself, it fails
-// with ErrDeadlock (40P01) instead of waiting. The graph is changed under one
-// mutex, so of two transactions closing a cycle exactly one sees it.
+// Lock waits form a waits-for graph (waits.go). A transaction about to
+// wait first follows the graph from itself; if a path returns to it, it
+// fails with ErrDeadlock (40P01) instead of waiting. The graph is changed
+// under one mutex, so of two transactions closing a cycle exactly one sees
+// it.
+//
+// # Advisory locks
+//
+// PostgreSQL's advisory locks (advisory.go) are locks on keys that only the
+// application gives a meaning, in a lock table of their own: for each key,
+// what each Owner (a client session) holds of it, counted by mode and by
+// level, and a queue of the requests waiting for it, granted in order as
+// PostgreSQL's are. A session-level grant belongs to the owner and lasts
+// until it unlocks or closes, whatever its transactions do; a
+// transaction-level grant belongs to the transaction and goes when it
+// ends, or with a rollback to a savepoint taken before it. Their waits are
+// in the same graph as row and table locks, whose nodes are transactions:
+// an edge to a session that holds a lock leads to the transaction it runs
+// now, the only one through which it can wait. So one cycle may run
+// through row locks, table locks and advisory locks alike.
 //
 // # Recovery
 //

@@ -1,7 +1,6 @@
 package txn
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -28,7 +27,7 @@ var (
 	// ErrSerializationRW: a SERIALIZABLE transaction read what another
 	// committed after its snapshot, and cannot commit (40001).
 	ErrSerializationRW = errors.New("could not serialize access due to read/write dependencies among transactions")
-	// ErrDeadlock: waiting for a row lock would close a cycle of waits (40P01).
+	// ErrDeadlock: waiting for a lock would close a cycle of waits (40P01).
 	ErrDeadlock = errors.New("deadlock detected")
 	// ErrDone: the transaction has already committed or rolled back.
 	ErrDone = errors.New("txn: transaction has already ended")
@@ -199,11 +198,12 @@ type Store struct {
 	// visible is the newest published commit timestamp; snapshots read it.
 	visible atomic.Uint64
 
-	// lockMu guards the status table of in-progress transactions and the
-	// waits-for graph.
+	// lockMu guards the status table of in-progress transactions, the
+	// waits-for graph (waits.go) and the advisory lock table (advisory.go).
 	lockMu   sync.Mutex
 	active   map[uint64]*Tx
-	waitsFor map[uint64]uint64
+	waits    map[uint64]waiting
+	advisory map[AdvisoryKey]*advisoryLock
 
 	// serialMu makes SERIALIZABLE transactions that write commit one at
 	// a time, from the check of their reads to their publication.
@@ -228,7 +228,8 @@ func Open(dir string, opts Options) (*Store, error) {
 		opts:         opts,
 		epochs:       reclaim.New(opts.Reclaim),
 		active:       make(map[uint64]*Tx),
-		waitsFor:     make(map[uint64]uint64),
+		waits:        make(map[uint64]waiting),
+		advisory:     make(map[AdvisoryKey]*advisoryLock),
 		statuses:     newStatusTable(),
 		flushWanted:  make(chan struct{}, 1),
 		rotateWanted: make(chan struct{}, 1),
@@ -540,91 +541,41 @@ func (s *Store) closeFiles() {
 }
 
 // Begin starts a transaction.
-func (s *Store) Begin(iso Isolation) *Tx {
+func (s *Store) Begin(iso Isolation) *Tx { return s.begin(iso, nil) }
+
+// begin starts a transaction, of owner if not nil.
+func (s *Store) begin(iso Isolation, owner *Owner) *Tx {
 	tx := &Tx{
-		s:    s,
-		iso:  iso,
-		id:   s.nextTxn.Add(1) - 1,
-		done: make(chan struct{}),
+		s:     s,
+		iso:   iso,
+		id:    s.nextTxn.Add(1) - 1,
+		owner: owner,
+		done:  make(chan struct{}),
 	}
 	tx.status = memtable.NewStatus(tx.id)
 	tx.cur = tx.status
 	s.lockMu.Lock()
 	s.active[tx.id] = tx
+	if owner != nil {
+		owner.cur = tx
+	}
 	s.lockMu.Unlock()
 	tx.takeSnapshot()
 	return tx
 }
 
-// release ends tx's hold on its row locks: it leaves the status table and
-// wakes its waiters. Its status must already be final.
+// release ends tx's hold on its locks: it leaves the status table, gives
+// up its transaction-level advisory locks, and wakes its waiters. Its
+// status must already be final.
 func (s *Store) release(tx *Tx) {
 	s.lockMu.Lock()
 	delete(s.active, tx.id)
+	s.releaseXact(tx, 0)
+	if o := tx.owner; o != nil && o.cur == tx {
+		o.cur = nil
+	}
 	s.lockMu.Unlock()
 	close(tx.done)
-}
-
-// lockTimeoutKey carries WithLockTimeout's limit in a context.
-type lockTimeoutKey struct{}
-
-// WithLockTimeout limits each lock wait under ctx to d, as PostgreSQL's
-// lock_timeout does: a wait that lasts longer fails with ErrLockTimeout.
-func WithLockTimeout(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, lockTimeoutKey{}, d)
-}
-
-// ErrLockTimeout is a lock wait that outlasted WithLockTimeout's limit.
-var ErrLockTimeout = errors.New("txn: lock wait timed out")
-
-// waitFor blocks until the transaction holding a provisional version ends,
-// unless waiting would close a cycle in the waits-for graph. With rows, it
-// also returns when the holder rolls back to a savepoint: a waiter for a
-// row looks at it again, since the versions or locks it waited for may
-// have gone with the savepoint.
-func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64, rows bool) error {
-	s.lockMu.Lock()
-	h, ok := s.active[holder]
-	if !ok {
-		s.lockMu.Unlock()
-		return nil
-	}
-	var rolledBack chan struct{}
-	if rows {
-		if h.rolledBack == nil {
-			h.rolledBack = make(chan struct{})
-		}
-		rolledBack = h.rolledBack
-	}
-	for id, ok := holder, true; ok; id, ok = s.waitsFor[id] {
-		if id == tx.id {
-			s.lockMu.Unlock()
-			return errors.WithDetailf(ErrDeadlock,
-				"txn %d waits for txn %d, which waits, directly or through others, for txn %d", tx.id, holder, tx.id)
-		}
-	}
-	s.waitsFor[tx.id] = holder
-	s.lockMu.Unlock()
-
-	var err error
-	var timeout <-chan time.Time
-	if d, ok := ctx.Value(lockTimeoutKey{}).(time.Duration); ok && d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-h.done:
-	case <-rolledBack:
-	case <-ctx.Done():
-		err = errors.Wrap(ctx.Err(), "waiting for a lock")
-	case <-timeout:
-		err = ErrLockTimeout
-	}
-	s.lockMu.Lock()
-	delete(s.waitsFor, tx.id)
-	s.lockMu.Unlock()
-	return err
 }
 
 // nextCommitTS returns the commit timestamp for the next commit: the clock

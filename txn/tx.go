@@ -54,7 +54,9 @@ type Tx struct {
 	iso    Isolation
 	id     uint64
 	status *memtable.Status
-	done   chan struct{} // closed when the transaction ends: its row locks are free
+	// owner, if not nil, is the session that runs tx (see advisory.go).
+	owner *Owner
+	done  chan struct{} // closed when the transaction ends: its row locks are free
 	// rolledBack, made by a waiter and guarded by the store's lockMu, is
 	// closed when ROLLBACK TO frees rows the transaction held, so that
 	// their waiters look again instead of waiting for its end.
@@ -76,8 +78,11 @@ type Tx struct {
 	// progress, lastCmd the highest number handed out.
 	cmd, stmtCmd, lastCmd uint32
 
-	writes   pushed // the versions this transaction pushed
-	locks    pushed // its row locks (see LockRow)
+	writes pushed // the versions this transaction pushed
+	locks  pushed // its row locks (see LockRow)
+	// advisory are its transaction-level advisory locks, in the order it
+	// took them; they change under the store's lockMu.
+	advisory []advisoryGrant
 	keysKept bool   // its writes keep their rows' keys (see KeepKeys)
 	walBuf   []byte // entries not yet handed to the log
 	streamed bool   // some entries went to the log before the commit record
@@ -853,9 +858,10 @@ func (p *pushed) reset() { *p = pushed{} }
 // savepoint is an open savepoint: its subtransaction, and where its writes
 // start in tx.writes.
 type savepoint struct {
-	sub    *memtable.Status
-	writes int
-	locks  int
+	sub      *memtable.Status
+	writes   int
+	locks    int
+	advisory int
 }
 
 // Savepoint opens a savepoint and returns its depth (1 for the outermost).
@@ -867,7 +873,10 @@ func (tx *Tx) Savepoint() (int, error) {
 	}
 	sub := memtable.NewStatus(tx.s.nextTxn.Add(1) - 1)
 	sub.Top = tx.status
-	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: tx.writes.len(), locks: tx.locks.len()})
+	tx.s.lockMu.Lock()
+	advisory := len(tx.advisory)
+	tx.s.lockMu.Unlock()
+	tx.savepoints = append(tx.savepoints, savepoint{sub: sub, writes: tx.writes.len(), locks: tx.locks.len(), advisory: advisory})
 	tx.subs = append(tx.subs, sub)
 	tx.cur = sub
 	return len(tx.savepoints), nil
@@ -912,6 +921,9 @@ func (tx *Tx) RollbackTo(depth int) error {
 		close(tx.rolledBack) // the savepoint's rows are free
 		tx.rolledBack = nil
 	}
+	// As in PostgreSQL, the savepoint's transaction-level advisory locks
+	// go with it; its session-level ones stay.
+	tx.s.releaseXact(tx, sp.advisory)
 	tx.s.lockMu.Unlock()
 	if tx.streamed {
 		// Advisory, like Rollback's: the aborted subtransactions are left

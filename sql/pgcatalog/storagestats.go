@@ -94,11 +94,13 @@ func statCheckpointRows(s Host) []row {
 }
 
 // Backend is a session as the views of the engine's activity show it:
-// its process id, the statement it runs and its transaction's id.
+// its process id, the statement it runs, its transaction's id, and the
+// owner of its advisory locks.
 type Backend struct {
 	PID   int32
 	Query string
 	Txn   uint64
+	Locks *txn.Owner
 }
 
 // statReclaimRows gives one row per pin, oldest first, named by the

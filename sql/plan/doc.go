@@ -52,11 +52,12 @@
 // nothing of transactions' lifecycles, DDL, COPY or the wire.
 //
 // The functions that need more of the session than Host gives (the
-// sequence functions, pg_notify, the catalog functions, the ingest
-// functions) live in the sql root package and register into this
-// package's tables when it starts: FuncCompilers for scalar calls,
-// TableFuncs for set-returning functions in FROM, FromPlanners for FROM
-// items that are relations of their own. Every function that needs
+// sequence functions, pg_notify, the advisory locks, the catalog
+// functions, the ingest functions) live in the sql root package and
+// register into this package's tables when it starts: FuncCompilers for
+// scalar calls (Overloaded resolves one with overloads, as sql/builtins'
+// are), TableFuncs for set-returning functions in FROM, FromPlanners for
+// FROM items that are relations of their own. Every function that needs
 // neither the session nor special syntax is sql/builtins'.
 //
 // The package imports sql/builtins, sql/catalog, sql/parser, sql/rowexec,

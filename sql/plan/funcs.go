@@ -316,6 +316,14 @@ func Fixed(ret types.T, params []types.T, fn func(*Env, []any) (any, error)) Bui
 	}
 }
 
+// Overloaded compiles calls of a function with overloads ovs, resolved as
+// sql/builtins' functions are, for a function of a package above plan
+// (one that needs the session): its overloads' Fn get the call's *Env as
+// their builtins.Env.
+func Overloaded(ovs []builtins.Overload) Builtin {
+	return func(c *Compiler, n *ast.FuncCallExpr) (Expr, error) { return c.callOverloaded(n, n.FnName.L, ovs) }
+}
+
 // compileTrim handles TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),
 // whose arguments arrive as (s, chars, direction): it is btrim, ltrim or
 // rtrim(s [, chars]), as PostgreSQL's grammar makes it.
