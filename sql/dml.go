@@ -886,7 +886,14 @@ func (s *Session) modifyRows(x *plan.ExecCtx, t *catalog.Table, scan *plan.Table
 		if modifyHook != nil {
 			modifyHook()
 		}
-		err = s.modifyRow(x, t, cand[len(t.Columns)].([]byte), true, pred, update, done)
+		key := cand[len(t.Columns)].([]byte)
+		if update == nil && hasBefore(t, catalog.TriggerDelete) || update != nil && hasBefore(t, catalog.TriggerUpdate) {
+			// The scan's version is most likely the newest: the trigger
+			// runs on it, and the write checks that it still is.
+			err = s.modifyTriggered(x, t, key, true, pred, update, done, cand)
+		} else {
+			err = s.modifyRow(x, t, key, true, pred, update, done)
+		}
 		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
 			return err
 		}
@@ -910,7 +917,7 @@ func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once 
 		event = catalog.TriggerUpdate
 	}
 	if hasBefore(t, event) {
-		return s.modifyTriggered(x, t, key, once, pred, update, done)
+		return s.modifyTriggered(x, t, key, once, pred, update, done, nil)
 	}
 	return s.writeModified(x, t, key, once, pred, update, done)
 }

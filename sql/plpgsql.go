@@ -91,6 +91,10 @@ type plFunction struct {
 	// plans are the compiled expressions and statements, by the node and
 	// the index of the expression in it.
 	plans map[plKey]*plPlan
+	// types are the slots' declared types, which a frame starts with.
+	types []types.T
+	// rowTypes caches the record type of a trigger's table's rows.
+	rowTypes map[*catalog.Table]types.T
 }
 
 type plKey struct {
@@ -276,6 +280,14 @@ func (fn *plFunction) declType(name string) (types.T, error) {
 	}
 }
 
+func mapValues[K comparable, V any](m map[K]V) []V {
+	out := make([]V, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
 // rowType is the record type of t's rows.
 func rowType(t *catalog.Table) types.T {
 	var fields []types.Field
@@ -365,17 +377,15 @@ func (fn *plFunction) start(e *plan.Env, args []any) (*plFrame, error) {
 		return nil, errStackDepth()
 	}
 	rc.depth++
-	fr := &plFrame{fn: fn, env: e, vals: make([]any, fn.nslots), ts: make([]types.T, fn.nslots)}
-	var fill func(sc *plScope)
-	fill = func(sc *plScope) {
-		for _, v := range sc.vars {
-			fr.ts[v.slot] = v.t
+	if fn.types == nil {
+		fn.types = make([]types.T, fn.nslots)
+		for _, sc := range append([]*plScope{fn.root}, mapValues(fn.scopes)...) {
+			for _, v := range sc.vars {
+				fn.types[v.slot] = v.t
+			}
 		}
 	}
-	fill(fn.root)
-	for _, sc := range fn.scopes {
-		fill(sc)
-	}
+	fr := &plFrame{fn: fn, env: e, vals: make([]any, fn.nslots), ts: slices.Clone(fn.types)}
 	if fn.f != nil {
 		in := 0
 		for i, p := range fn.f.Params {
@@ -406,7 +416,14 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 	}
 	defer fn.exit()
 	tv := fn.tg
-	rt := rowType(call.t)
+	rt, ok := fn.rowTypes[call.t]
+	if !ok {
+		if fn.rowTypes == nil {
+			fn.rowTypes = map[*catalog.Table]types.T{}
+		}
+		rt = rowType(call.t)
+		fn.rowTypes[call.t] = rt
+	}
 	level := "STATEMENT"
 	if call.tg.Row {
 		level = "ROW"

@@ -42,6 +42,9 @@ type routineCache struct {
 	cat  *catalog.Catalog
 	path string
 	m    map[string]plan.Routine
+	// triggers are the trigger functions by trigger, which the writes
+	// fire per row.
+	triggers map[*catalog.Trigger]*plFunction
 	// depth counts the routine calls under way.
 	depth int
 }
@@ -51,7 +54,7 @@ type routineCache struct {
 func (s *Session) routine(f *catalog.Function, ts *plan.RoutineTypes) (plan.Routine, error) {
 	rc := &s.routines
 	if cat, path := s.catalog(), s.settings["search_path"]; rc.cat != cat || rc.path != path || rc.m == nil {
-		rc.cat, rc.path, rc.m = cat, path, make(map[string]plan.Routine)
+		rc.cat, rc.path, rc.m, rc.triggers = cat, path, make(map[string]plan.Routine), nil
 	}
 	key := strconv.FormatUint(uint64(f.ID), 10)
 	if ts != nil {

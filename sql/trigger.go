@@ -92,17 +92,25 @@ func storedRow(t *catalog.Table, row, rec []any) []any {
 // fire calls tg's function for one event; it returns the function's
 // result, the row a BEFORE ROW trigger returns.
 func (s *Session) fire(e *plan.Env, call triggerCall) (any, error) {
-	f := s.catalog().FunctionByID[call.tg.Function]
-	if f == nil {
-		return nil, pgerr.New(pgerr.UndefinedFunction, "function of trigger %q does not exist", call.tg.Name)
-	}
-	r, err := s.routine(f, nil)
-	if err != nil {
-		return nil, err
-	}
-	fn, ok := r.(*plFunction)
-	if !ok {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "trigger functions in language %s are not supported", f.Language)
+	rc := &s.routines
+	fn := rc.triggers[call.tg]
+	if fn == nil || rc.cat != s.catalog() {
+		f := s.catalog().FunctionByID[call.tg.Function]
+		if f == nil {
+			return nil, pgerr.New(pgerr.UndefinedFunction, "function of trigger %q does not exist", call.tg.Name)
+		}
+		r, err := s.routine(f, nil)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if fn, ok = r.(*plFunction); !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "trigger functions in language %s are not supported", f.Language)
+		}
+		if rc.triggers == nil {
+			rc.triggers = map[*catalog.Trigger]*plFunction{}
+		}
+		rc.triggers[call.tg] = fn
 	}
 	return fn.trigger(e, &call)
 }
@@ -281,36 +289,44 @@ func (s *Session) statementTriggers(x *plan.ExecCtx, t *catalog.Table, timing st
 // triggers of the event: the trigger runs between finding the row's
 // newest version and writing it, outside the write, since its function
 // may write too; the row is then written if that version is still the
-// newest.
+// newest. scanned, if not nil, is the version the statement's scan read,
+// which pred held on: the newest, unless another transaction or this
+// statement's triggers changed it, which the write then finds, and the
+// row is read again.
 func (s *Session) modifyTriggered(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
-	update func(old []any) ([]any, error), done func(row []any) error) error {
+	update func(old []any) ([]any, error), done func(row []any) error, scanned []any) error {
 	event := catalog.TriggerDelete
 	if update != nil {
 		event = catalog.TriggerUpdate
 	}
-	var old []any
+	old := scanned
 	var seen []byte
-	err := x.Tx.Mutate(x.Ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
-		if !exists {
-			return nil, txn.Keep, nil
-		}
-		var err error
-		if old, err = t.DecodeRow(key, cur); err != nil {
-			return nil, txn.Keep, err
-		}
-		if pred != nil {
-			if ok, err := pred(old); err != nil || !ok {
-				old = nil
+	if old != nil {
+		seen = t.EncodeRow(old)
+	} else {
+		err := x.Tx.Mutate(x.Ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+			if !exists {
+				return nil, txn.Keep, nil
+			}
+			var err error
+			if old, err = t.DecodeRow(key, cur); err != nil {
 				return nil, txn.Keep, err
 			}
+			if pred != nil {
+				if ok, err := pred(old); err != nil || !ok {
+					old = nil
+					return nil, txn.Keep, err
+				}
+			}
+			seen = bytes.Clone(cur)
+			return nil, txn.Keep, nil
+		})
+		if err != nil || old == nil {
+			return err
 		}
-		seen = bytes.Clone(cur)
-		return nil, txn.Keep, nil
-	})
-	if err != nil || old == nil {
-		return err
 	}
 	var row []any
+	var err error
 	if update != nil {
 		if row, err = update(old); err != nil {
 			return err
@@ -325,10 +341,11 @@ func (s *Session) modifyTriggered(x *plan.ExecCtx, t *catalog.Table, key []byte,
 			return err
 		}
 	}
+	changed := false
 	same := func(o []any) (bool, error) {
 		if !bytes.Equal(t.EncodeRow(o), seen) {
-			return false, pgerr.New(pgerr.TriggeredDataChangeViolation, "tuple to be %s was already modified by an operation triggered by the current command", map[bool]string{true: "updated", false: "deleted"}[update != nil]).
-				WithHint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")
+			changed = true
+			return false, nil
 		}
 		return true, nil
 	}
@@ -336,7 +353,14 @@ func (s *Session) modifyTriggered(x *plan.ExecCtx, t *catalog.Table, key []byte,
 	if update != nil {
 		write = func([]any) ([]any, error) { return row, nil }
 	}
-	return s.writeModified(x, t, key, once, same, write, done)
+	if err := s.writeModified(x, t, key, once, same, write, done); err != nil || !changed {
+		return err
+	}
+	if scanned != nil {
+		return s.modifyTriggered(x, t, key, once, pred, update, done, nil)
+	}
+	return pgerr.New(pgerr.TriggeredDataChangeViolation, "tuple to be %s was already modified by an operation triggered by the current command", map[bool]string{true: "updated", false: "deleted"}[update != nil]).
+		WithHint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")
 }
 
 // createTrigger runs CREATE [OR REPLACE] TRIGGER.
