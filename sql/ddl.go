@@ -824,7 +824,7 @@ func dropColumn(t *catalog.Table, i int) error {
 	gone := append(hiddenUsing(t, t.Columns[i].Name), i)
 	var dropped []uint8
 	t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *catalog.Index) bool {
-		if slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) }) {
+		if slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) }) || predicateReads(ix, t.Columns[i].Name) {
 			dropped = append(dropped, ix.ID)
 			return true
 		}
@@ -841,6 +841,16 @@ func dropColumn(t *catalog.Table, i int) error {
 	}
 	t.Columns[i].Dropped = true
 	return nil
+}
+
+// predicateReads reports whether partial index ix's predicate reads the
+// column called name, which it goes with, as in PostgreSQL.
+func predicateReads(ix *catalog.Index, name string) bool {
+	if ix.Where == "" {
+		return false
+	}
+	n, err := plan.ParseExpr(ix.Where)
+	return err == nil && slices.Contains(plan.ColumnsNamed(n), name)
 }
 
 // dropConstraint drops a CHECK or UNIQUE constraint of t by name; a
