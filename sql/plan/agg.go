@@ -325,9 +325,12 @@ func (call *aggCall) typeCheck(c *Compiler) error {
 	if aggs == nil {
 		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
 	}
-	ovs := make([]builtins.Overload, len(aggs))
+	var ovs []builtins.Overload
+	var of []int // of[i] is the aggregate ovs[i] is the signature of
 	for i := range aggs {
-		ovs[i] = aggs[i].Overload
+		if c.installed(aggs[i].Extension, "") {
+			ovs, of = append(ovs, aggs[i].Overload), append(of, i)
+		}
 	}
 	cand, err := ChooseOverload(call.fn, call.args, make([]string, len(call.args)), ovs)
 	if err != nil {
@@ -339,7 +342,7 @@ func (call *aggCall) typeCheck(c *Compiler) error {
 	}
 	for i := range ovs {
 		if cand.Overload == &ovs[i] {
-			call.agg = &aggs[i]
+			call.agg = &aggs[of[i]]
 		}
 	}
 	call.args, call.t = resolved.args, resolved.ret

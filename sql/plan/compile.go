@@ -296,7 +296,7 @@ func numRank(o types.Oid) int {
 }
 
 func IsString(o types.Oid) bool {
-	return o == types.OidText || o == types.OidVarchar || o == types.OidBpchar || o == types.OidName
+	return o == types.OidText || o == types.OidVarchar || o == types.OidBpchar || o == types.OidName || o == types.OidCitext
 }
 
 func isJSON(o types.Oid) bool { return o == types.OidJSON || o == types.OidJSONB }
@@ -579,7 +579,7 @@ func (c *Compiler) binary(n *ast.BinaryOperationExpr) (Expr, error) {
 		if !ok {
 			op = "IS NOT DISTINCT FROM" // the parser writes it as a <=> b
 		}
-		t, ok := comparisonType(l.Type(), r.Type())
+		t, ok := c.citextOps(comparisonType(l.Type(), r.Type()))
 		if !ok {
 			return nil, noOperator(op, l.Type(), r.Type())
 		}
@@ -659,7 +659,7 @@ func (c *Compiler) between(n *ast.BetweenExpr) (Expr, error) {
 	}
 	t, ok := unify(e.Type(), lo.Type())
 	if ok {
-		t, ok = unify(t, hi.Type())
+		t, ok = c.citextOps(unify(t, hi.Type()))
 	}
 	if !ok {
 		return nil, noOperator(">=", e.Type(), lo.Type())
@@ -703,6 +703,7 @@ func (c *Compiler) in(n *ast.PatternInExpr) (Expr, error) {
 			return nil, noOperator("=", e.Type(), list[i].Type())
 		}
 	}
+	t, _ = c.citextOps(t, true)
 	if e, err = c.Coerce(e, t); err != nil {
 		return nil, err
 	}
@@ -715,16 +716,32 @@ func (c *Compiler) in(n *ast.PatternInExpr) (Expr, error) {
 }
 
 func (c *Compiler) like(n *ast.PatternLikeOrIlikeExpr) (Expr, error) {
-	e, err := c.CompileAs(n.Expr, types.Text)
+	e, err := c.Compile(n.Expr)
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.CompileAs(n.Pattern, types.Text)
+	p, err := c.Compile(n.Pattern)
 	if err != nil {
+		return nil, err
+	}
+	// citext's ~~ operators, of citext and citext or text, ignore case;
+	// an untyped operand beside a citext one is citext.
+	et, pt := e.Type().Oid, p.Type().Oid
+	citext := (et == types.OidCitext || et == types.OidUnknown && pt == types.OidCitext) && c.installed("citext", "")
+	as := func(o types.Oid) types.T {
+		if citext && (o == types.OidUnknown || o == types.OidCitext) {
+			return types.Citext
+		}
+		return types.Text
+	}
+	if e, err = c.Coerce(e, as(et)); err != nil {
+		return nil, err
+	}
+	if p, err = c.Coerce(p, as(pt)); err != nil {
 		return nil, err
 	}
 	// TiDB's default escape is '\\', which is PostgreSQL's too.
-	return &likeExpr{e: e, pattern: p, not: n.Not, ci: !n.IsLike, escape: rune(n.Escape)}, nil
+	return &likeExpr{e: e, pattern: p, not: n.Not, ci: !n.IsLike, fold: citext, escape: rune(n.Escape)}, nil
 }
 
 func (c *Compiler) caseExpr(n *ast.CaseExpr) (Expr, error) {
@@ -766,6 +783,7 @@ func (c *Compiler) caseExpr(n *ast.CaseExpr) (Expr, error) {
 		results = append(results, els)
 	}
 	if ce.operand != nil {
+		ce.opType, _ = c.citextOps(ce.opType, true)
 		if ce.operand, err = c.Coerce(ce.operand, ce.opType); err != nil {
 			return nil, err
 		}

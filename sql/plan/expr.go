@@ -372,9 +372,12 @@ func (c *coalesceExpr) Eval(e *Env) (any, error) {
 }
 
 // likeExpr is [NOT] LIKE / ILIKE with a backslash escape, as in PostgreSQL.
+// ILIKE is ci; fold is LIKE of citext, which ignores case as ILIKE does
+// but prints as LIKE.
 type likeExpr struct {
 	e, pattern Expr
 	not, ci    bool
+	fold       bool
 	escape     rune
 }
 
@@ -390,7 +393,7 @@ func (l *likeExpr) Eval(e *Env) (any, error) {
 		return nil, err
 	}
 	s, pat := v.(string), p.(string)
-	if l.ci {
+	if l.ci || l.fold {
 		s, pat = strings.ToLower(s), strings.ToLower(pat)
 	}
 	m, err := likeMatch(s, pat, l.escape)

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,7 +94,7 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 	if builtins.ReturnsSet(name) {
 		return CompileSRFRef(c, n)
 	}
-	if ovs := c.overloads(name); ovs != nil {
+	if ovs := c.overloads(name, n.Schema.L); ovs != nil {
 		return c.callOverloaded(n, name, ovs)
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
@@ -167,7 +168,7 @@ func compileNullif(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 		return nil, ArgCountErr(n, err)
 	}
 	lt := args[0].Type()
-	t, ok := comparisonType(lt, args[1].Type())
+	t, ok := c.citextOps(comparisonType(lt, args[1].Type()))
 	if !ok {
 		return nil, noOperator("=", lt, args[1].Type())
 	}
@@ -305,7 +306,7 @@ func compileTrim(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 			args = args[:1]
 		}
 	}
-	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, c.overloads(name))
+	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, c.overloads(name, ""))
 }
 
 // compileConcatOp is the || operator, which the parser writes as
@@ -432,16 +433,19 @@ func compileCurrentTime(*Compiler, *ast.FuncCallExpr) (Expr, error) {
 // may resolve to: those of an extension only while it is installed. Of a
 // name whose every overload is an uninstalled extension's, none (a call
 // then fails as a call of a function that does not exist).
-func (c *Compiler) overloads(name string) []builtins.Overload {
-	ovs := builtins.Lookup(name)
-	installed := func(o builtins.Overload) bool {
-		return o.Extension == "" || c.Host.Catalog().ExtensionByName[o.Extension] != nil
-	}
+func (c *Compiler) overloads(name, schema string) []builtins.Overload {
+	return c.installedOnly(builtins.Lookup(name), schema)
+}
+
+// installedOnly is ovs without the overloads of extensions that are not
+// installed, or not visible from a call in schema (see installed): nil if
+// ovs is, and otherwise not nil.
+func (c *Compiler) installedOnly(ovs []builtins.Overload, schema string) []builtins.Overload {
 	for i, o := range ovs {
-		if !installed(o) {
+		if !c.installed(o.Extension, schema) {
 			out := ovs[:i:i] // a copy on the first append
 			for _, o := range ovs[i+1:] {
-				if installed(o) {
+				if c.installed(o.Extension, schema) {
 					out = append(out, o)
 				}
 			}
@@ -452,4 +456,33 @@ func (c *Compiler) overloads(name string) []builtins.Overload {
 		}
 	}
 	return ovs
+}
+
+// installed reports whether the functions and operators of extension
+// ext, if any, are there for a call: the extension is installed, in the
+// schema the call names or, if it names none, in one on the search path,
+// where PostgreSQL looks for functions and operators.
+func (c *Compiler) installed(ext, schema string) bool {
+	if ext == "" {
+		return true
+	}
+	e := c.Host.Catalog().ExtensionByName[ext]
+	switch {
+	case e == nil:
+		return false
+	case schema != "":
+		return c.Host.Catalog().SchemaName(e.Schema) == schema
+	}
+	return slices.Contains(c.SearchPath().Schemas, e.Schema)
+}
+
+// citextOps is t, the type two operands compare in, unless it is citext
+// while citext's operators are not on the search path: PostgreSQL then
+// finds text's, to which citext converts implicitly. (Sorting, grouping
+// and indexes use the type's operator class, wherever it is.)
+func (c *Compiler) citextOps(t types.T, ok bool) (types.T, bool) {
+	if ok && t.Oid == types.OidCitext && !c.installed("citext", "") {
+		return types.Text, true
+	}
+	return t, ok
 }

@@ -66,7 +66,7 @@ func (c *Compiler) resolveCall(n *ast.FuncCallExpr, name string, ovs []builtins.
 // callOperator compiles operator op of sql/builtins applied to its
 // operands: two for an infix operator, one for a prefix one.
 func (c *Compiler) callOperator(op string, operands ...Expr) (Expr, error) {
-	cand, err := chooseOperator(op, argTypesOf(operands), builtins.LookupOperator(op))
+	cand, err := chooseOperator(op, argTypesOf(operands), c.installedOnly(builtins.LookupOperator(op), ""))
 	if err != nil {
 		return nil, err
 	}

@@ -421,7 +421,7 @@ func (c *Compiler) quantified(ln ast.ExprNode, op string, all bool, sub ast.Expr
 		if err != nil {
 			return nil, err
 		}
-		t, ok := unify(l.Type(), cols[i].Type)
+		t, ok := c.citextOps(unify(l.Type(), cols[i].Type))
 		if !ok {
 			return nil, noOperator(op, l.Type(), cols[i].Type)
 		}
