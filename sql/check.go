@@ -25,7 +25,7 @@ func (s *Session) addCheck(cat *catalog.Catalog, t *catalog.Table, name string, 
 	if plan.HasSubquery(n) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
-	ck := &catalog.Check{Name: name, Expr: plan.StoredExpr(n), TimeZone: s.settings["TimeZone"]}
+	ck := &catalog.Check{Name: name, Expr: s.storedExpr(n), TimeZone: s.settings["TimeZone"]}
 	if _, err := s.compileCheck(t, ck); err != nil {
 		return nil, err
 	}

@@ -225,7 +225,7 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 		case ast.ColumnOptionUniqKey:
 			unique = true
 		case ast.ColumnOptionGenerated:
-			if err := generatedDef(col, o); err != nil {
+			if err := s.generatedDef(col, o); err != nil {
 				return nil, false, false, err
 			}
 		case ast.ColumnOptionAutoIncrement:
@@ -318,7 +318,12 @@ func nextvalDefault(cat *catalog.Catalog, seq *catalog.Sequence) string {
 // sequenceRef is seq's name as stored expressions give it to nextval:
 // qualified, so that it names seq whatever the search path.
 func sequenceRef(cat *catalog.Catalog, seq *catalog.Sequence) string {
-	return parser.QuoteIdent(cat.SchemaName(seq.Schema)) + "." + parser.QuoteIdent(seq.Name)
+	return qualifiedRef(cat, catalog.QName{Schema: seq.Schema, Name: seq.Name})
+}
+
+// qualifiedRef is q as stored expressions name it: schema.name, quoted.
+func qualifiedRef(cat *catalog.Catalog, q catalog.QName) string {
+	return parser.QuoteIdent(cat.SchemaName(q.Schema)) + "." + parser.QuoteIdent(q.Name)
 }
 
 // storedDefault is a column default as the descriptor stores it, with
@@ -329,6 +334,25 @@ func (s *Session) storedDefault(n ast.ExprNode) string {
 			return sequenceRef(s.catalog(), seq)
 		}
 		return name
+	})
+	return s.storedExpr(n)
+}
+
+// storedExpr is an expression as the catalog stores it, with the enum
+// and extension types its casts name bound to their schemas (see
+// plan.BindTypes).
+func (s *Session) storedExpr(n ast.ExprNode) string {
+	plan.BindTypes(n, func(name string) string {
+		elem, array := strings.CutSuffix(name, "[]")
+		t, ok := s.catalogType(elem)
+		if !ok {
+			return name
+		}
+		q, _ := s.catalog().TypeQName(t.Oid)
+		if array {
+			return qualifiedRef(s.catalog(), q) + "[]"
+		}
+		return qualifiedRef(s.catalog(), q)
 	})
 	return plan.StoredExpr(n)
 }

@@ -37,7 +37,7 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
 	e = unparen(e)
-	stored := plan.StoredExpr(e)
+	stored := s.storedExpr(e)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == stored {
 			return i, false, nil

@@ -216,7 +216,7 @@ func (s *Session) indexPredicate(t *catalog.Table, ix *catalog.Index, st *parser
 	if !immutable(n, vol) {
 		return pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE")
 	}
-	ix.Where = plan.StoredExpr(n)
+	ix.Where = s.storedExpr(n)
 	_, err := s.predicateOf(t, ix)
 	return err
 }

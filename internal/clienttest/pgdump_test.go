@@ -34,6 +34,11 @@ var dumpChecks = []string{
 	`SELECT nextval('shop.items_id_seq'), nextval('shop.tickets'), nextval(pg_get_serial_sequence('"Audit Log".entries', 'n'))`,
 	"SELECT schemaname, indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY indexname",
 	"SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.typname = 'kind'",
+	// citext, the extension's type, compares without case after the load.
+	"SELECT * FROM handles ORDER BY h",
+	"SELECT h, alias FROM handles WHERE h = 'ANN' AND alias = 'annie'",
+	"SELECT extname, extnamespace::regnamespace FROM pg_extension WHERE extname = 'citext'",
+	"SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'handles'::regclass AND attnum > 0 ORDER BY attnum",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

@@ -236,6 +236,7 @@ const (
 	OidPgClass       = 1259
 	OidPgExtension   = 3079
 	OidPgConstraint  = 2606
+	oidPgType        = 1247
 	oidTablespace    = 1663 // pg_default
 )
 
@@ -921,6 +922,19 @@ func pgDependRows(s Host) []row {
 				rows = append(rows, row{"classid": OidPgClass, "objid": q.ID, "refclassid": OidPgClass,
 					"refobjid": t.ID, "refobjsubid": c.Num, "deptype": deptype})
 			}
+		}
+	}
+	// An extension's types are its members (deptype e), which pg_dump
+	// leaves to CREATE EXTENSION; an array type is its element's (i).
+	for _, e := range cat.Extensions() {
+		for _, in := range types.ExtensionTypes(e.Name) {
+			if in.Category == 'A' {
+				rows = append(rows, row{"classid": oidPgType, "objid": uint32(in.Oid), "refclassid": oidPgType,
+					"refobjid": uint32(in.Elem), "deptype": "i"})
+				continue
+			}
+			rows = append(rows, row{"classid": oidPgType, "objid": uint32(in.Oid), "refclassid": OidPgExtension,
+				"refobjid": e.ID, "deptype": "e"})
 		}
 	}
 	return append(rows, pgDumpDependRows(s)...)

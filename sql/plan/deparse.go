@@ -58,6 +58,23 @@ func (d Deparser) enumType(t types.T) *catalog.EnumType {
 	return d.Host.Catalog().EnumByOid(t.Oid)
 }
 
+// typeName is t as ruleutils names a type: an enum type or an
+// extension's, or an array of one, qualified unless the search path finds
+// it, when d has a session to ask.
+func (d Deparser) typeName(t types.T) string {
+	if d.Host == nil {
+		return t.String()
+	}
+	elem, suffix := t, ""
+	if e, ok := t.Elem(); ok {
+		elem, suffix = e, "[]"
+	}
+	if q, ok := d.Host.Catalog().TypeQName(elem.Oid); ok {
+		return d.Host.QualifiedName(q.Schema, q.Name) + suffix
+	}
+	return t.String()
+}
+
 // sequenceNamed is the sequence that v, nextval's argument, names, if it
 // is a name and there is one.
 func (d Deparser) sequenceNamed(v any) *catalog.Sequence {
@@ -140,7 +157,7 @@ func (d Deparser) Print(e Expr) (string, bool) {
 		if !d.pretty || p < precPrimary {
 			text = "(" + text + ")"
 		}
-		return text + "::" + x.to.String(), precPrimary
+		return text + "::" + d.typeName(x.to), precPrimary
 	}
 	// caseText prints CASE as ruleutils does under PRETTYFLAG_INDENT,
 	// which pg_get_expr and pg_get_constraintdef use: each keyword on a
@@ -183,7 +200,7 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				// A label, with its type named as the search path finds it.
 				return parser.QuoteLiteral(x.V.(types.Enum).Label) + "::" + d.Host.QualifiedName(et.Schema, et.Name), precPrimary
 			}
-			return constText(x.T, x.V), precPrimary
+			return constText(x.T, x.V, d.typeName(types.T{Oid: x.T.Oid, Mod: -1})), precPrimary
 		case *ColExpr:
 			if x.Index < len(d.cols) {
 				return parser.QuoteIdent(d.cols[x.Index]), precPrimary
@@ -388,9 +405,10 @@ func IsOperatorName(name string) bool {
 }
 
 // constText is get_const_expr: non-negative int4 and numeric literals and
-// booleans print bare, anything else as a quoted literal with its type.
-func constText(t types.T, v any) string {
-	label := "::" + types.T{Oid: t.Oid, Mod: -1}.String()
+// booleans print bare, anything else as a quoted literal with its type,
+// named typeName.
+func constText(t types.T, v any, typeName string) string {
+	label := "::" + typeName
 	if v == nil {
 		return "NULL" + label
 	}

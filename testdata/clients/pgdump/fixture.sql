@@ -82,3 +82,8 @@ CREATE VIEW shop.catalogue AS SELECT i.sku, b.title FROM shop.items i JOIN books
 CREATE SEQUENCE shop.tickets START 7;
 INSERT INTO shop.items (book_id, kind, sku) VALUES (1, 'ebook', 'E-1'), (2, 'paper', 'P-2');
 INSERT INTO "Audit Log".entries (item, note) VALUES (1, 'sold');
+-- An extension's type: the dump must leave citext to CREATE EXTENSION and
+-- name it in its schema, and the keys must still ignore case after a load.
+CREATE EXTENSION citext;
+CREATE TABLE handles (h citext PRIMARY KEY, alias citext UNIQUE, past citext[] DEFAULT '{}', note text DEFAULT 'none'::citext);
+INSERT INTO handles (h, alias, past) VALUES ('Ann', 'ANNIE', '{A,b}'), ('bob', NULL, NULL);
