@@ -11,6 +11,7 @@ import (
 	"github.com/epochdb/epochdb/sql/pgcatalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
@@ -114,10 +115,10 @@ func (s *Session) dropExtensions(ctx context.Context, cmd *parser.DropExtension)
 }
 
 // extensionUsers describes, as PostgreSQL's DETAIL lines do, the stored
-// expressions that call a function of extension ext or cast to one of its
-// types ts, but for those that go with deps, the columns of ts and what
-// depends on them: their own defaults, and the CHECK constraints and
-// views that read them.
+// expressions that use extension ext: that compile to a function,
+// operator or aggregate of it, or cast to one of its types ts; but for
+// those that go with deps, the columns of ts and what depends on them:
+// their own defaults, and the CHECK constraints and views that read them.
 func (s *Session) extensionUsers(cat *catalog.Catalog, ext string, ts typeSet, deps []dependent) []string {
 	gone := map[*catalog.TableColumn]bool{}
 	for _, dep := range deps {
@@ -125,17 +126,43 @@ func (s *Session) extensionUsers(cat *catalog.Catalog, ext string, ts typeSet, d
 			gone[dep.col] = true
 		}
 	}
-	uses := func(n ast.Node) string {
-		f := &extensionUseFinder{s: s, ext: ext, types: ts}
-		n.Accept(f)
-		return f.found
-	}
-	calls := func(sql string) string {
-		n, err := plan.ParseExpr(sql)
-		if sql == "" || err != nil {
-			return ""
+	var what string // the first of ext's objects found
+	use := func(name string, o *builtins.Overload) {
+		if o.Extension != ext || what != "" {
+			return
 		}
-		return uses(n)
+		names := make([]string, len(o.Args))
+		for i, t := range o.Args {
+			names[i] = pgcatalog.FormatType(t)
+		}
+		kind := "function "
+		if plan.IsOperatorName(name) {
+			kind = "operator "
+		}
+		what = kind + name + "(" + strings.Join(names, ",") + ")"
+	}
+	casts := func(n ast.Node) {
+		f := &castFinder{s: s, types: ts}
+		n.Accept(f)
+		if what == "" {
+			what = f.found
+		}
+	}
+	// stored is what the expression sql, of a column or constraint of t,
+	// uses; one that no longer compiles is found by its casts alone.
+	stored := func(t *catalog.Table, n ast.ExprNode) string {
+		what = ""
+		c := &plan.Compiler{Host: s.host(), Params: new([]types.T), Scope: plan.TableScope(t, t.Name), Uses: use}
+		_, _ = c.Compile(n)
+		casts(n)
+		return what
+	}
+	parsed := func(sql string) ast.ExprNode {
+		if sql == "" {
+			return nil
+		}
+		n, _ := plan.ParseExpr(sql)
+		return n
 	}
 	var users []string
 	for _, t := range cat.Tables() {
@@ -143,36 +170,44 @@ func (s *Session) extensionUsers(cat *catalog.Catalog, ext string, ts typeSet, d
 			if c.Dropped || gone[c] {
 				continue
 			}
-			if what := calls(c.Default); what != "" {
-				users = append(users, "default value for column "+c.Name+" of table "+t.Name+" depends on "+what)
+			if n := parsed(c.Default); n != nil {
+				if what := stored(t, n); what != "" {
+					users = append(users, "default value for column "+c.Name+" of table "+t.Name+" depends on "+what)
+				}
 			}
-			if what := calls(c.Generated); what != "" {
-				if c.Hidden {
+			if n := parsed(c.Generated); n != nil {
+				switch what := stored(t, n); {
+				case what == "":
+				case c.Hidden:
 					users = append(users, "index "+hiddenColumnIndex(t, c)+" depends on "+what)
-				} else {
+				default:
 					users = append(users, "column "+c.Name+" of table "+t.Name+" depends on "+what)
 				}
 			}
 		}
 		for _, ck := range t.Checks {
-			n, err := plan.ParseExpr(ck.Expr)
-			if err != nil || slices.ContainsFunc(plan.ColumnsNamed(n), func(name string) bool {
+			n := parsed(ck.Expr)
+			if n == nil || slices.ContainsFunc(plan.ColumnsNamed(n), func(name string) bool {
 				_, c := t.Column(name)
 				return c != nil && gone[c]
 			}) {
 				continue
 			}
-			if what := uses(n); what != "" {
+			if what := stored(t, n); what != "" {
 				users = append(users, "constraint "+ck.Name+" on table "+t.Name+" depends on "+what)
 			}
 		}
 	}
 	for _, v := range cat.Views() {
-		stmts, err := parser.Parse(v.SQL)
-		if err != nil || len(stmts) != 1 || stmts[0].AST == nil || slices.ContainsFunc(deps, func(d dependent) bool { return d.view == v }) {
+		if slices.ContainsFunc(deps, func(d dependent) bool { return d.view == v }) {
 			continue
 		}
-		if what := uses(stmts[0].AST); what != "" {
+		what = ""
+		_ = plan.ViewUses(s.host(), v, use)
+		if stmts, err := parser.Parse(v.SQL); err == nil && len(stmts) == 1 && stmts[0].AST != nil {
+			casts(stmts[0].AST)
+		}
+		if what != "" {
 			users = append(users, "view "+v.Name+" depends on "+what)
 		}
 	}
@@ -192,41 +227,27 @@ func hiddenColumnIndex(t *catalog.Table, c *catalog.TableColumn) string {
 	return c.Name
 }
 
-// An extensionUseFinder finds a call of a function only extension ext
-// provides, or a cast to one of its types (types, and their arrays).
-type extensionUseFinder struct {
+// A castFinder finds a cast to one of types, the types an extension
+// provides, and their arrays.
+type castFinder struct {
 	s     *Session
-	ext   string
 	types typeSet
-	found string // "function digest(text, text)", "type citext"
+	found string // "type citext"
 }
 
-func (f *extensionUseFinder) Enter(n ast.Node) (ast.Node, bool) {
+func (f *castFinder) Enter(n ast.Node) (ast.Node, bool) {
 	c, ok := n.(*ast.FuncCallExpr)
-	if !ok || f.found != "" {
+	if !ok || f.found != "" || c.FnName.L != "epochdb_cast" || len(c.Args) != 2 {
 		return n, f.found != ""
 	}
-	if c.FnName.L == "epochdb_cast" && len(c.Args) == 2 {
-		if v, ok := c.Args[1].(*driver.ValueExpr); ok {
-			if t, err := f.s.parseTypeName(v.GetString()); err == nil {
-				if name, ok := f.types(t.Oid); ok {
-					f.found = "type " + name
-				}
+	if v, ok := c.Args[1].(*driver.ValueExpr); ok {
+		if t, err := f.s.parseTypeName(v.GetString()); err == nil {
+			if name, ok := f.types(t.Oid); ok {
+				f.found = "type " + name
 			}
 		}
-	}
-	// A name whose every overload is the extension's; one it only adds
-	// overloads to (citext's strpos) resolves to them only for a value of
-	// its types, which the cast or the column found already.
-	ovs := builtins.Lookup(c.FnName.L)
-	if f.found == "" && len(ovs) > 0 && !slices.ContainsFunc(ovs, func(o builtins.Overload) bool { return o.Extension != f.ext }) {
-		names := make([]string, len(ovs[0].Args))
-		for i, t := range ovs[0].Args {
-			names[i] = pgcatalog.FormatType(t)
-		}
-		f.found = "function " + c.FnName.L + "(" + strings.Join(names, ", ") + ")"
 	}
 	return n, f.found != ""
 }
 
-func (f *extensionUseFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (f *castFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

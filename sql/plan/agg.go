@@ -336,7 +336,7 @@ func (call *aggCall) typeCheck(c *Compiler) error {
 	if err != nil {
 		return err
 	}
-	resolved, err := c.applyCandidate(cand, call.args)
+	resolved, err := c.applyCandidate(call.fn, cand, call.args)
 	if err != nil {
 		return err
 	}

@@ -106,6 +106,10 @@ type Compiler struct {
 	// built-in functions compiled, for the expressions that must be
 	// immutable: generated columns and index expressions and predicates.
 	Volatility *builtins.Volatility
+	// Uses, when set, is told of each overload of an extension's that is
+	// compiled, function, operator or aggregate, with the name it is
+	// called by: what keeps a stored expression's extension installed.
+	Uses func(name string, o *builtins.Overload)
 }
 
 func (c *Compiler) WithScope(sc *Scope) *Compiler {
