@@ -198,7 +198,7 @@ func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) str
 			if d, ok := plan.DeparsePretty(s.host(), e, names); ok {
 				text = d
 			}
-		} else if d, ok := plan.Deparse(e, names); ok {
+		} else if d, ok := plan.Deparse(s.host(), e, names); ok {
 			text = d
 		}
 	}

@@ -138,7 +138,7 @@ func (s *Session) indexColumnText(t *catalog.Table, i int) string {
 	}
 	text := c.Generated
 	if e, err := s.compileGenerated(t, c); err == nil {
-		if d, ok := plan.Deparse(e, columnNames(t)); ok {
+		if d, ok := plan.Deparse(s.host(), e, columnNames(t)); ok {
 			text = d
 		}
 		if f, call := e.(*plan.FuncExpr); call && !plan.IsOperatorName(f.Name) && plan.RegexOperator(f, false) == "" {

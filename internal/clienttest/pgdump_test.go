@@ -34,10 +34,13 @@ var dumpChecks = []string{
 	`SELECT nextval('shop.items_id_seq'), nextval('shop.tickets'), nextval(pg_get_serial_sequence('"Audit Log".entries', 'n'))`,
 	"SELECT schemaname, indexname, indexdef FROM pg_indexes WHERE schemaname = 'shop' ORDER BY indexname",
 	"SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.typname = 'kind'",
-	// citext, the extension's type, compares without case after the load.
+	// citext and pg_trgm: the type compares without case after the load,
+	// and the stored expressions that use them came back.
 	"SELECT * FROM handles ORDER BY h",
 	"SELECT h, alias FROM handles WHERE h = 'ANN' AND alias = 'annie'",
-	"SELECT extname, extnamespace::regnamespace FROM pg_extension WHERE extname = 'citext'",
+	"SELECT extname, extnamespace::regnamespace FROM pg_extension WHERE extname IN ('citext', 'pg_trgm') ORDER BY 1",
+	"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'handles'::regclass AND contype = 'c'",
+	"SELECT indexdef FROM pg_indexes WHERE indexname = 'handles_noted'",
 	"SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'handles'::regclass AND attnum > 0 ORDER BY attnum",
 }
 

@@ -25,7 +25,8 @@
 //	session.go     current_user, version(), current_setting, set_config
 //	uuid.go        gen_random_uuid
 //	extensions.go  the functions of uuid-ossp and pgcrypto (crypt.go),
-//	citext.go      and of citext, which resolve only while CREATE
+//	citext.go      of citext, and of pg_trgm with its operators
+//	trgm.go        (% <-> <% ...), which resolve only while CREATE
 //	               EXTENSION has installed them (Overload.Extension)
 //	aggregates.go  count, sum, avg, min, max, bool_and, bit_and,
 //	               string_agg, array_agg, json_agg, ...

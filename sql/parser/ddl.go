@@ -705,7 +705,15 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		if m == nil || !isName(m) {
 			return p.errorAt(seq, i+1)
 		}
-		if m.val != "btree" && m.val != "hash" {
+		switch m.val {
+		case "btree", "hash":
+		case "gin", "gist":
+			// pg_trgm's operator classes are GIN's and GiST's; a btree
+			// in their place would answer none of their operators.
+			return p.unsupported(m, "index method %s is not supported", m.val).
+				WithDetail("epochdb has btree indexes only, so no operator class of %s (such as pg_trgm's %s_trgm_ops) can index a column.", m.val, m.val).
+				WithHint("pg_trgm's operators and functions work without the index, by reading every row.")
+		default:
 			return p.unsupported(m, "index method %s is not supported", m.val)
 		}
 		using = &synth{anchor: m, space: true, parts: []any{"USING " + upper(m.val)}}

@@ -560,7 +560,7 @@ func indexPredicateText(s Host, t *catalog.Table, ix *catalog.Index) string {
 	for i, col := range t.Columns {
 		names[i] = col.Name
 	}
-	text, _ := plan.Deparse(e, names)
+	text, _ := plan.Deparse(s, e, names)
 	return text
 }
 
@@ -608,7 +608,7 @@ func defaultText(s Host, t *catalog.Table, c *catalog.TableColumn) string {
 		for i, col := range t.Columns {
 			names[i] = col.Name
 		}
-		if text, ok := plan.Deparse(e, names); ok {
+		if text, ok := plan.Deparse(s, e, names); ok {
 			return text
 		}
 		return c.Generated

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -29,10 +30,11 @@ var sqlValueFuncs = map[string]string{
 // Deparse prints a compiled expression as PostgreSQL's ruleutils prints
 // the expression tree it stores: implicit casts are invisible, constants
 // carry their type as get_const_expr decides, and every operator is
-// parenthesized. cols names the columns a ColExpr reads. It reports false
-// for an expression it cannot print.
-func Deparse(e Expr, cols []string) (string, bool) {
-	return Deparser{cols: cols}.Print(e)
+// parenthesized. cols names the columns a ColExpr reads. With h, the
+// types and functions that h's search path would not find are named
+// with their schemas. It reports false for an expression it cannot print.
+func Deparse(h Host, e Expr, cols []string) (string, bool) {
+	return Deparser{cols: cols, Host: h}.Print(e)
 }
 
 // DeparsePretty is deparse as pretty-printing ruleutils prints: without
@@ -56,6 +58,24 @@ func (d Deparser) enumType(t types.T) *catalog.EnumType {
 		return nil
 	}
 	return d.Host.Catalog().EnumByOid(t.Oid)
+}
+
+// operator is op, an operator of extension ext (if any), as ruleutils
+// prints it: OPERATOR(schema.op) where the search path would not find it.
+func (d Deparser) operator(op, ext string) string {
+	e := d.extension(ext)
+	if e == nil || slices.Contains(d.Host.SearchPath().Schemas, e.Schema) {
+		return op
+	}
+	return "OPERATOR(" + parser.QuoteIdent(d.Host.Catalog().SchemaName(e.Schema)) + "." + op + ")"
+}
+
+// extension is the installed extension ext, when d has a session to ask.
+func (d Deparser) extension(ext string) *catalog.Extension {
+	if d.Host == nil || ext == "" {
+		return nil
+	}
+	return d.Host.Catalog().ExtensionByName[ext]
 }
 
 // typeName is t as ruleutils names a type: an enum type or an
@@ -224,14 +244,18 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			if upper, ok := keywordFuncs[name]; ok {
 				name = upper
 			}
+			if e := d.extension(x.ext); e != nil && !IsOperatorName(name) {
+				// As ruleutils names a function the search path would not find.
+				name = d.Host.QualifiedName(e.Schema, name)
+			}
 			if x.op != 0 && len(x.Args) == 2 {
 				return binary(x.Args[0], string(x.op), x.Args[1], precAdd)
 			}
 			if op := RegexOperator(x, false); op != "" {
-				return binary(x.Args[0], op, x.Args[1], precOther)
+				return binary(x.Args[0], d.operator(op, x.ext), x.Args[1], precOther)
 			}
 			if IsOperatorName(x.Name) && len(x.Args) == 2 {
-				return binary(x.Args[0], x.Name, x.Args[1], precOther)
+				return binary(x.Args[0], d.operator(x.Name, x.ext), x.Args[1], precOther)
 			}
 			args := make([]string, len(x.Args))
 			for i, a := range x.Args {
@@ -267,9 +291,15 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			text, _ := walk(x.e)
 			return "(- " + text + ")", precPrimary
 		case *cmpExpr:
+			if x.t.Oid == types.OidCitext {
+				return binary(x.l, d.operator(x.op, "citext"), x.r, precCmp)
+			}
 			return binary(x.l, x.op, x.r, precCmp)
 		case *likeExpr:
 			op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{x.not, x.ci}]
+			if x.fold {
+				op = d.operator(op, "citext")
+			}
 			if x.escape == '\\' {
 				return binary(x.e, op, x.pattern, precOther)
 			}

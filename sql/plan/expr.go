@@ -105,7 +105,8 @@ func (c *castExpr) Eval(e *Env) (any, error) {
 // are evaluated first and, for strict functions, give NULL.
 type FuncExpr struct {
 	Name   string
-	op     byte // for an operator computed by a function (date + interval): how it prints
+	op     byte   // for an operator computed by a function (date + interval): how it prints
+	ext    string // the extension whose function it is, which names it with its schema
 	T      types.T
 	Args   []Expr
 	Strict bool

@@ -91,6 +91,16 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 		}
 		return c.callOperator(op, args[0], args[1])
 	}
+	if name == "epochdb_op" {
+		return c.namedOperator(n)
+	}
+	if name == "epochdb_match" {
+		args, err := CompileArgs(c, n)
+		if err != nil {
+			return nil, err
+		}
+		return c.regexMatch(args)
+	}
 	if builtins.ReturnsSet(name) {
 		return CompileSRFRef(c, n)
 	}
@@ -99,6 +109,74 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", name).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// namedOperator compiles epochdb_op('op', a, b[, 'schema']), as the
+// parser writes an operator only an extension has (pg_trgm's <->), and
+// OPERATOR(schema.op), which names an extension's operator in its schema
+// (as ruleutils prints citext's = where the search path does not find
+// it): the operator is resolved with the extension's operators there
+// only.
+func (c *Compiler) namedOperator(n *ast.FuncCallExpr) (Expr, error) {
+	var words []string
+	for i, a := range n.Args {
+		if v, ok := a.(*driver.ValueExpr); ok && (i == 0 || i == 3) {
+			words = append(words, v.GetString())
+		}
+	}
+	if len(n.Args) < 3 || len(n.Args) > 4 || len(words) != len(n.Args)-2 {
+		return nil, pgerr.New(pgerr.InternalError, "malformed epochdb_op")
+	}
+	args, err := CompileArgs(c, &ast.FuncCallExpr{Args: n.Args[1:3]})
+	if err != nil {
+		return nil, err
+	}
+	op, l, r := words[0], args[0], args[1]
+	in := c
+	if len(words) == 2 {
+		cc := *c
+		cc.opSchema, in = words[1], &cc
+	}
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+		return in.comparison(op, l, r)
+	case "~~", "!~~", "~~*", "!~~*":
+		return in.likeOf(l, r, op[0] == '!', strings.HasSuffix(op, "*"), '\\')
+	case "~", "!~", "~*", "!~*":
+		args := []Expr{l, r}
+		if strings.HasSuffix(op, "*") {
+			args = append(args, &ConstExpr{T: types.Text, V: "i"})
+		}
+		e, err := in.regexMatch(args)
+		if err != nil || op[0] != '!' {
+			return e, err
+		}
+		return &notExpr{e: e}, nil
+	}
+	return in.callOperator(op, l, r)
+}
+
+// regexMatch compiles epochdb_match(a, b[, 'i']), as the parser writes
+// a ~ b and a ~* b. Of two arguments it is the operator ~, resolved as
+// PostgreSQL resolves an operator: an untyped operand taken first as the
+// other one's type, which picks citext's ~ for citext ~ 'x'.
+func (c *Compiler) regexMatch(args []Expr) (Expr, error) {
+	ovs := c.overloads("epochdb_match", "")
+	var cand candidate
+	var err error
+	if len(args) == 2 {
+		cand, err = chooseOperator("~", argTypesOf(args), ovs)
+	} else {
+		cand, err = ChooseOverload("epochdb_match", args, make([]string, len(args)), ovs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	call, err := c.applyCandidate("epochdb_match", cand, args)
+	if err != nil {
+		return nil, err
+	}
+	return call.expr("epochdb_match"), nil
 }
 
 func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
@@ -460,11 +538,14 @@ func (c *Compiler) installedOnly(ovs []builtins.Overload, schema string) []built
 
 // installed reports whether the functions and operators of extension
 // ext, if any, are there for a call: the extension is installed, in the
-// schema the call names or, if it names none, in one on the search path,
-// where PostgreSQL looks for functions and operators.
+// schema the call names or, if it names none and the statement looks
+// only there (ExtensionsOnPath), in one on the search path.
 func (c *Compiler) installed(ext, schema string) bool {
 	if ext == "" {
 		return true
+	}
+	if schema == "" {
+		schema = c.opSchema
 	}
 	e := c.Host.Catalog().ExtensionByName[ext]
 	switch {
@@ -473,7 +554,7 @@ func (c *Compiler) installed(ext, schema string) bool {
 	case schema != "":
 		return c.Host.Catalog().SchemaName(e.Schema) == schema
 	}
-	return slices.Contains(c.SearchPath().Schemas, e.Schema)
+	return !c.ExtensionsOnPath || slices.Contains(c.SearchPath().Schemas, e.Schema)
 }
 
 // citextOps is t, the type two operands compare in, unless it is citext

@@ -83,7 +83,7 @@ func (call *resolvedCall) expr(name string) Expr {
 	if o.Typed != nil {
 		fn = o.Typed(argTypesOf(call.args), call.ret)
 	}
-	return &FuncExpr{Name: name, T: call.ret, Args: call.args, Strict: !o.CalledOnNull,
+	return &FuncExpr{Name: name, ext: o.Extension, T: call.ret, Args: call.args, Strict: !o.CalledOnNull,
 		Fn: func(e *Env, a []any) (any, error) { return fn(e, a) }}
 }
 

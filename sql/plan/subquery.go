@@ -68,7 +68,7 @@ func (c *Compiler) depth() int {
 // subqueryCompiler returns the compiler of a subquery in an expression c
 // compiles.
 func (c *Compiler) subqueryCompiler() *Compiler {
-	return &Compiler{Host: c.Host, Params: c.Params, Order: c.Order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views, path: c.path, Uses: c.Uses}
+	return &Compiler{Host: c.Host, Params: c.Params, Order: c.Order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views, path: c.path, Uses: c.Uses, ExtensionsOnPath: c.ExtensionsOnPath}
 }
 
 // column resolves a column reference: in c's scope, or else in an

@@ -84,6 +84,12 @@ INSERT INTO shop.items (book_id, kind, sku) VALUES (1, 'ebook', 'E-1'), (2, 'pap
 INSERT INTO "Audit Log".entries (item, note) VALUES (1, 'sold');
 -- An extension's type: the dump must leave citext to CREATE EXTENSION and
 -- name it in its schema, and the keys must still ignore case after a load.
+-- Stored expressions that name the extensions' types and functions must
+-- name them with their schema too, as a dump reads them back without one.
 CREATE EXTENSION citext;
-CREATE TABLE handles (h citext PRIMARY KEY, alias citext UNIQUE, past citext[] DEFAULT '{}', note text DEFAULT 'none'::citext);
+CREATE EXTENSION pg_trgm;
+CREATE TABLE handles (h citext PRIMARY KEY, alias citext UNIQUE, past citext[] DEFAULT '{}',
+    note text DEFAULT 'none'::citext CHECK (note::citext <> 'FORBIDDEN'),
+    sim real GENERATED ALWAYS AS (similarity(h, 'anne')) STORED);
+CREATE INDEX handles_noted ON handles (h) WHERE note::citext <> 'none';
 INSERT INTO handles (h, alias, past) VALUES ('Ann', 'ANNIE', '{A,b}'), ('bob', NULL, NULL);
