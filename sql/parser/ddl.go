@@ -898,12 +898,14 @@ type RenameConstraint struct {
 }
 
 // btreeOpClasses are the operator classes an index column may name: the
-// default btree classes of epochdb's types, and the pattern classes.
+// default btree classes of epochdb's types, and the pattern classes;
+// citext's pattern class orders by the lower-cased bytes, as its default
+// one does here.
 var btreeOpClasses = []string{
 	"text_ops", "varchar_ops", "bpchar_ops", "name_ops", "text_pattern_ops", "varchar_pattern_ops",
 	"bpchar_pattern_ops", "int2_ops", "int4_ops", "int8_ops", "numeric_ops", "float4_ops", "float8_ops",
 	"bool_ops", "bytea_ops", "date_ops", "timestamp_ops", "timestamptz_ops", "interval_ops", "uuid_ops",
-	"oid_ops", "char_ops", "jsonb_ops",
+	"oid_ops", "char_ops", "jsonb_ops", "citext_ops", "citext_pattern_ops",
 }
 
 // AddIdentity is ALTER TABLE table ALTER COLUMN column ADD GENERATED
