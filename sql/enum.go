@@ -247,6 +247,16 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 		}
 		name := q.Name
 		e := s.enumNamed(qualified)
+		if t, ok := s.catalogType(qualified); ok && e == nil {
+			// A type of an extension's goes with the extension.
+			if elem, array := t.Elem(); array {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because type %s requires it", t, elem).
+					WithHint("You can drop type %s instead.", elem)
+			}
+			ext, _ := types.Lookup(t.Oid)
+			return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because extension %s requires it", t, ext.Extension).
+				WithHint("You can drop extension %s instead.", ext.Extension)
+		}
 		if e == nil {
 			if cmd.IfExists {
 				s.notice(pgerr.SuccessfulCompletion, "type %q does not exist, skipping", name)
