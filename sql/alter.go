@@ -219,7 +219,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		return 0, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
 	var params []types.T
-	qp, err := (&plan.Compiler{Host: s.host(), Params: &params, Order: st.ParamOrder, Scope: &plan.Scope{}}).PlanQuery(n.Select)
+	qp, err := (&plan.Compiler{Host: s.host(), Params: &params, Order: st.ParamOrder, Scope: &plan.Scope{}, ExtensionsOnPath: true}).PlanQuery(n.Select)
 	if err != nil {
 		return 0, err
 	}

@@ -25,7 +25,7 @@ func (s *Session) addCheck(cat *catalog.Catalog, t *catalog.Table, name string, 
 	if plan.HasSubquery(n) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
 	}
-	ck := &catalog.Check{Name: name, Expr: plan.StoredExpr(n), TimeZone: s.settings["TimeZone"]}
+	ck := &catalog.Check{Name: name, Expr: s.storedExpr(n), TimeZone: s.settings["TimeZone"]}
 	if _, err := s.compileCheck(t, ck); err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (s *Session) checkDef(t *catalog.Table, ck *catalog.Check, pretty bool) str
 			if d, ok := plan.DeparsePretty(s.host(), e, names); ok {
 				text = d
 			}
-		} else if d, ok := plan.Deparse(e, names); ok {
+		} else if d, ok := plan.Deparse(s.host(), e, names); ok {
 			text = d
 		}
 	}

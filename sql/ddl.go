@@ -225,7 +225,7 @@ func (s *Session) columnDef(ctx context.Context, d *catalog.DDL, t *catalog.Tabl
 		case ast.ColumnOptionUniqKey:
 			unique = true
 		case ast.ColumnOptionGenerated:
-			if err := generatedDef(col, o); err != nil {
+			if err := s.generatedDef(col, o); err != nil {
 				return nil, false, false, err
 			}
 		case ast.ColumnOptionAutoIncrement:
@@ -318,7 +318,12 @@ func nextvalDefault(cat *catalog.Catalog, seq *catalog.Sequence) string {
 // sequenceRef is seq's name as stored expressions give it to nextval:
 // qualified, so that it names seq whatever the search path.
 func sequenceRef(cat *catalog.Catalog, seq *catalog.Sequence) string {
-	return parser.QuoteIdent(cat.SchemaName(seq.Schema)) + "." + parser.QuoteIdent(seq.Name)
+	return qualifiedRef(cat, catalog.QName{Schema: seq.Schema, Name: seq.Name})
+}
+
+// qualifiedRef is q as stored expressions name it: schema.name, quoted.
+func qualifiedRef(cat *catalog.Catalog, q catalog.QName) string {
+	return parser.QuoteIdent(cat.SchemaName(q.Schema)) + "." + parser.QuoteIdent(q.Name)
 }
 
 // storedDefault is a column default as the descriptor stores it, with
@@ -329,6 +334,25 @@ func (s *Session) storedDefault(n ast.ExprNode) string {
 			return sequenceRef(s.catalog(), seq)
 		}
 		return name
+	})
+	return s.storedExpr(n)
+}
+
+// storedExpr is an expression as the catalog stores it, with the enum
+// and extension types its casts name bound to their schemas (see
+// plan.BindTypes).
+func (s *Session) storedExpr(n ast.ExprNode) string {
+	plan.BindTypes(n, func(name string) string {
+		elem, array := strings.CutSuffix(name, "[]")
+		t, ok := s.catalogType(elem)
+		if !ok {
+			return name
+		}
+		q, _ := s.catalog().TypeQName(t.Oid)
+		if array {
+			return qualifiedRef(s.catalog(), q) + "[]"
+		}
+		return qualifiedRef(s.catalog(), q)
 	})
 	return plan.StoredExpr(n)
 }
@@ -839,7 +863,7 @@ func dropColumn(t *catalog.Table, i int) error {
 	gone := append(hiddenUsing(t, t.Columns[i].Name), i)
 	var dropped []uint8
 	t.Indexes = slices.DeleteFunc(t.Indexes, func(ix *catalog.Index) bool {
-		if slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) }) {
+		if slices.ContainsFunc(ix.Columns, func(c int) bool { return slices.Contains(gone, c) }) || predicateReads(ix, t.Columns[i].Name) {
 			dropped = append(dropped, ix.ID)
 			return true
 		}
@@ -856,6 +880,16 @@ func dropColumn(t *catalog.Table, i int) error {
 	}
 	t.Columns[i].Dropped = true
 	return nil
+}
+
+// predicateReads reports whether partial index ix's predicate reads the
+// column called name, which it goes with, as in PostgreSQL.
+func predicateReads(ix *catalog.Index, name string) bool {
+	if ix.Where == "" {
+		return false
+	}
+	n, err := plan.ParseExpr(ix.Where)
+	return err == nil && slices.Contains(plan.ColumnsNamed(n), name)
 }
 
 // dropConstraint drops a CHECK or UNIQUE constraint of t by name; a

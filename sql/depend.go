@@ -221,10 +221,20 @@ func addDependents(deps, more []dependent) []dependent {
 // errDependents is the error of a DROP of what, without CASCADE, that
 // deps depend on, listed as PostgreSQL lists them.
 func errDependents(what string, plural bool, deps []dependent) error {
+	return errDependentLines(what, plural, dependentLines(deps))
+}
+
+// dependentLines are deps as a DETAIL lists them.
+func dependentLines(deps []dependent) []string {
 	lines := make([]string, len(deps))
 	for i, d := range deps {
 		lines[i] = d.String() + " depends on " + d.on
 	}
+	return lines
+}
+
+// errDependentLines is errDependents with the DETAIL's lines given.
+func errDependentLines(what string, plural bool, lines []string) error {
 	msg := "cannot drop %s because other objects depend on it"
 	if plural {
 		msg = "cannot drop %s because other objects depend on them"
@@ -386,6 +396,12 @@ func (s *Session) dropColumnWithDependents(ctx context.Context, d *catalog.DDL, 
 	if err := s.dropDependents(ctx, d, deps); err != nil {
 		return err
 	}
+	return dropColumnAndGenerated(t, i, deps)
+}
+
+// dropColumnAndGenerated drops column i of t and the generated columns
+// among deps, the column's dependents, which read it.
+func dropColumnAndGenerated(t *catalog.Table, i int, deps []dependent) error {
 	for _, dep := range deps {
 		if dep.col == nil {
 			continue
@@ -397,4 +413,97 @@ func (s *Session) dropColumnWithDependents(ctx context.Context, d *catalog.DDL, 
 		}
 	}
 	return dropColumn(t, i)
+}
+
+// A typeSet names the types a DROP TYPE or DROP EXTENSION removes, arrays
+// included: ok for a type's oid, with its name as a dependency cites it.
+type typeSet func(oid types.Oid) (name string, ok bool)
+
+// enumTypes is enum type e and its array type.
+func enumTypes(e *catalog.EnumType) typeSet {
+	at, _ := types.ArrayOf(e.T())
+	return func(oid types.Oid) (string, bool) {
+		switch oid {
+		case e.Oid():
+			return e.Name, true
+		case at.Oid:
+			return e.Name + "[]", true
+		}
+		return "", false
+	}
+}
+
+// extensionTypes are the types extension ext provides.
+func extensionTypes(ext string) typeSet {
+	return func(oid types.Oid) (string, bool) {
+		if in, ok := types.Lookup(oid); !ok || in.Extension != ext {
+			return "", false
+		}
+		return types.T{Oid: oid, Mod: -1}.String(), true
+	}
+}
+
+// typeDependents are what depends on the types of ts: their columns,
+// and what depends on those (views, foreign keys, generated columns).
+func (s *Session) typeDependents(cat *catalog.Catalog, ts typeSet) []dependent {
+	var deps []dependent
+	for _, t := range cat.Tables() {
+		for i, col := range t.Columns {
+			name, ok := ts(col.Type.Oid)
+			if !ok || !col.Visible() {
+				continue
+			}
+			deps = addDependents(deps, []dependent{{table: t, col: col, on: "type " + name}})
+			more, _ := s.checkColumnDependents(cat, t, i, true)
+			deps = addDependents(deps, more)
+		}
+	}
+	return deps
+}
+
+// dropColumnsOfType drops, for DROP TYPE ... CASCADE and DROP EXTENSION
+// ... CASCADE, every column of the types of ts, and what depends on them,
+// as ALTER TABLE ... DROP COLUMN ... CASCADE would, table by table. The
+// caller's NOTICE has named them.
+func (s *Session) dropColumnsOfType(ctx context.Context, d *catalog.DDL, ts typeSet) error {
+	ofType := func(c *catalog.TableColumn) bool {
+		_, ok := ts(c.Type.Oid)
+		return ok && c.Visible()
+	}
+	for _, old := range d.Cat.Tables() {
+		if !slices.ContainsFunc(old.Columns, ofType) {
+			continue
+		}
+		if err := s.refusePendingChecks(old, "ALTER TABLE"); err != nil {
+			return err
+		}
+		if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
+			return err
+		}
+		t := old.Clone()
+		for i, col := range t.Columns {
+			if !ofType(col) {
+				continue
+			}
+			deps, err := s.checkColumnDependents(d.Cat, old, i, true)
+			if err != nil {
+				return err
+			}
+			if err := s.removeDependents(ctx, d, deps); err != nil {
+				return err
+			}
+			if err := dropColumnAndGenerated(t, i, deps); err != nil {
+				return err
+			}
+		}
+		if !sameIndexes(old, t) {
+			if err := s.rebuild(ctx, d, old, t, nil, nil); err != nil {
+				return err
+			}
+		}
+		if err := d.PutTable(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -28,21 +28,36 @@ import (
 // which stored values would not follow, is refused.
 
 // parseTypeName reads a type name as types.ParseTypeName does, and the
-// names of the catalog's enum types.
+// names of the catalog's enum types and of the types installed
+// extensions provide.
 func (s *Session) parseTypeName(name string) (types.T, error) {
 	t, err := types.ParseTypeName(name)
 	if err == nil || pgerr.Code(err) != pgerr.UndefinedObject {
 		return t, err
 	}
 	elem, array := strings.CutSuffix(name, "[]")
-	if e := s.enumNamed(elem); e != nil {
-		if array {
-			at, _ := types.ArrayOf(e.T())
-			return at, nil
-		}
-		return e.T(), nil
+	found, ok := s.catalogType(elem)
+	if !ok {
+		return t, err
 	}
-	return t, err
+	if array {
+		found, _ = types.ArrayOf(found)
+	}
+	return found, nil
+}
+
+// catalogType is the enum type or extension type that name, qualified or
+// not, names on the search path.
+func (s *Session) catalogType(name string) (types.T, bool) {
+	if e := s.enumNamed(name); e != nil {
+		return e.T(), true
+	}
+	schema, name, err := splitSchema(name)
+	if err != nil {
+		return types.T{}, false
+	}
+	q, _ := s.catalog().ResolveType(s.searchPath(), schema, name)
+	return s.catalog().ExtensionType(q)
 }
 
 // enumNamed is the enum type that name, qualified or not, names on the
@@ -232,6 +247,16 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 		}
 		name := q.Name
 		e := s.enumNamed(qualified)
+		if t, ok := s.catalogType(qualified); ok && e == nil {
+			// A type of an extension's goes with the extension.
+			if elem, array := t.Elem(); array {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because type %s requires it", t, elem).
+					WithHint("You can drop type %s instead.", elem)
+			}
+			ext, _ := types.Lookup(t.Oid)
+			return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because extension %s requires it", t, ext.Extension).
+				WithHint("You can drop extension %s instead.", ext.Extension)
+		}
 		if e == nil {
 			if cmd.IfExists {
 				s.notice(pgerr.SuccessfulCompletion, "type %q does not exist, skipping", name)
@@ -239,60 +264,18 @@ func (s *Session) dropTypes(ctx context.Context, cmd *parser.DropType) error {
 			}
 			return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name)
 		}
-		var deps []dependent
-		for _, t := range d.Cat.Tables() {
-			for _, col := range t.Columns {
-				if col.Visible() && col.Type.Oid == e.Oid() {
-					deps = append(deps, dependent{table: t, col: col, on: "type " + e.Name})
-				}
-			}
-		}
+		deps := s.typeDependents(d.Cat, enumTypes(e))
 		if len(deps) > 0 && !cmd.Cascade {
 			return errDependents("type "+e.Name, false, deps)
 		}
 		if err := s.dropDependents(ctx, d, deps); err != nil {
 			return err
 		}
-		if err := s.dropColumnsOfType(ctx, d, e); err != nil {
+		if err := s.dropColumnsOfType(ctx, d, enumTypes(e)); err != nil {
 			return err
 		}
 		delete(d.Cat.EnumByName, e.QName())
 		if err := d.Tx.Delete(ctx, catalog.DescKey(e.ID)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// dropColumnsOfType drops, for DROP TYPE ... CASCADE, every column of
-// type e, and what depends on them, as ALTER TABLE ... DROP COLUMN ...
-// CASCADE would, table by table.
-func (s *Session) dropColumnsOfType(ctx context.Context, d *catalog.DDL, e *catalog.EnumType) error {
-	for _, old := range d.Cat.Tables() {
-		if !slices.ContainsFunc(old.Columns, func(c *catalog.TableColumn) bool { return c.Visible() && c.Type.Oid == e.Oid() }) {
-			continue
-		}
-		if err := s.refusePendingChecks(old, "ALTER TABLE"); err != nil {
-			return err
-		}
-		if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
-			return err
-		}
-		t := old.Clone()
-		for i, col := range t.Columns {
-			if !col.Visible() || col.Type.Oid != e.Oid() {
-				continue
-			}
-			if err := s.dropColumnWithDependents(ctx, d, old, t, i, true); err != nil {
-				return err
-			}
-		}
-		if !sameIndexes(old, t) {
-			if err := s.rebuild(ctx, d, old, t, nil, nil); err != nil {
-				return err
-			}
-		}
-		if err := d.PutTable(ctx, t); err != nil {
 			return err
 		}
 	}

@@ -37,7 +37,7 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
 	e = unparen(e)
-	stored := plan.StoredExpr(e)
+	stored := s.storedExpr(e)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == stored {
 			return i, false, nil
@@ -138,7 +138,7 @@ func (s *Session) indexColumnText(t *catalog.Table, i int) string {
 	}
 	text := c.Generated
 	if e, err := s.compileGenerated(t, c); err == nil {
-		if d, ok := plan.Deparse(e, columnNames(t)); ok {
+		if d, ok := plan.Deparse(s.host(), e, columnNames(t)); ok {
 			text = d
 		}
 		if f, call := e.(*plan.FuncExpr); call && !plan.IsOperatorName(f.Name) && plan.RegexOperator(f, false) == "" {

@@ -11,14 +11,17 @@ import (
 	"github.com/epochdb/epochdb/sql/pgcatalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/plan"
+	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // Extensions. epochdb builds in the extensions it has (pgcatalog's
 // Extensions): CREATE EXTENSION records one in the catalog, and the
 // functions it provides (sql/builtins, Overload.Extension) resolve while
-// the record is there. plpgsql is installed in every database, as in
-// PostgreSQL.
+// the record is there and its schema is on the search path; the types it
+// provides (citext: types.ExtensionTypes) are in that schema while it is.
+// plpgsql is installed in every database, as in PostgreSQL.
 
 // createExtension runs CREATE EXTENSION.
 func (s *Session) createExtension(ctx context.Context, cmd *parser.CreateExtension) error {
@@ -60,10 +63,11 @@ func (s *Session) createExtension(ctx context.Context, cmd *parser.CreateExtensi
 	return d.PutExtension(ctx, &catalog.Extension{ID: id, Name: cmd.Name, Version: avail.Version, Schema: schema})
 }
 
-// dropExtensions runs DROP EXTENSION. An extension whose functions a
-// stored expression calls (a default, a generated column, a CHECK
-// constraint, an index or a view) stays, as PostgreSQL's dependencies
-// keep it.
+// dropExtensions runs DROP EXTENSION. An extension whose functions or
+// types a stored expression uses (a default, a generated column, a CHECK
+// constraint, an index or a view), or whose types columns have, stays, as
+// PostgreSQL's dependencies keep it; with CASCADE the columns go, and
+// what depends on them.
 func (s *Session) dropExtensions(ctx context.Context, cmd *parser.DropExtension) error {
 	d, err := s.ddl(ctx)
 	if err != nil {
@@ -87,14 +91,21 @@ func (s *Session) dropExtensions(ctx context.Context, cmd *parser.DropExtension)
 		}
 	}
 	for _, e := range drop {
-		if users := extensionUsers(d.Cat, e.Name); len(users) > 0 {
-			if cmd.Cascade {
-				return pgerr.New(pgerr.FeatureNotSupported, "DROP EXTENSION ... CASCADE is not supported while objects use extension %q", e.Name).
-					WithDetail("%s", strings.Join(users, "\n"))
-			}
-			return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop extension %s because other objects depend on it", e.Name).
-				WithDetail("%s", strings.Join(users, "\n")).
-				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		ts := extensionTypes(e.Name)
+		deps := s.typeDependents(d.Cat, ts)
+		users := s.extensionUsers(d.Cat, e.Name, ts, deps)
+		switch {
+		case len(users) > 0 && cmd.Cascade:
+			return pgerr.New(pgerr.FeatureNotSupported, "DROP EXTENSION ... CASCADE is not supported while stored expressions use extension %q", e.Name).
+				WithDetail("%s", strings.Join(users, "\n"))
+		case len(users)+len(deps) > 0 && !cmd.Cascade:
+			return errDependentLines("extension "+e.Name, false, append(dependentLines(deps), users...))
+		}
+		if err := s.dropDependents(ctx, d, deps); err != nil {
+			return err
+		}
+		if err := s.dropColumnsOfType(ctx, d, ts); err != nil {
+			return err
 		}
 		if err := d.DropExtension(ctx, e); err != nil {
 			return err
@@ -104,71 +115,139 @@ func (s *Session) dropExtensions(ctx context.Context, cmd *parser.DropExtension)
 }
 
 // extensionUsers describes, as PostgreSQL's DETAIL lines do, the stored
-// expressions that call a function of extension ext.
-func extensionUsers(cat *catalog.Catalog, ext string) []string {
-	calls := func(sql string) string {
-		n, err := plan.ParseExpr(sql)
-		if err != nil {
-			return ""
+// expressions that use extension ext: that compile to a function,
+// operator or aggregate of it, or cast to one of its types ts; but for
+// those that go with deps, the columns of ts and what depends on them:
+// their own defaults, and the CHECK constraints and views that read them.
+func (s *Session) extensionUsers(cat *catalog.Catalog, ext string, ts typeSet, deps []dependent) []string {
+	gone := map[*catalog.TableColumn]bool{}
+	for _, dep := range deps {
+		if dep.col != nil {
+			gone[dep.col] = true
 		}
-		f := &extensionCallFinder{ext: ext}
+	}
+	var what string // the first of ext's objects found
+	use := func(name string, o *builtins.Overload) {
+		if o.Extension != ext || what != "" {
+			return
+		}
+		names := make([]string, len(o.Args))
+		for i, t := range o.Args {
+			names[i] = pgcatalog.FormatType(t)
+		}
+		kind := "function "
+		if plan.IsOperatorName(name) {
+			kind = "operator "
+		}
+		what = kind + name + "(" + strings.Join(names, ",") + ")"
+	}
+	casts := func(n ast.Node) {
+		f := &castFinder{s: s, types: ts}
 		n.Accept(f)
-		return f.found
+		if what == "" {
+			what = f.found
+		}
+	}
+	// stored is what the expression sql, of a column or constraint of t,
+	// uses; one that no longer compiles is found by its casts alone.
+	stored := func(t *catalog.Table, n ast.ExprNode) string {
+		what = ""
+		c := &plan.Compiler{Host: s.host(), Params: new([]types.T), Scope: plan.TableScope(t, t.Name), Uses: use}
+		_, _ = c.Compile(n)
+		casts(n)
+		return what
+	}
+	parsed := func(sql string) ast.ExprNode {
+		if sql == "" {
+			return nil
+		}
+		n, _ := plan.ParseExpr(sql)
+		return n
 	}
 	var users []string
 	for _, t := range cat.Tables() {
 		for _, c := range t.Columns {
-			if c.Dropped {
+			if c.Dropped || gone[c] {
 				continue
 			}
-			if fn := calls(c.Default); c.Default != "" && fn != "" {
-				users = append(users, "default value for column "+c.Name+" of table "+t.Name+" depends on function "+fn)
+			if n := parsed(c.Default); n != nil {
+				if what := stored(t, n); what != "" {
+					users = append(users, "default value for column "+c.Name+" of table "+t.Name+" depends on "+what)
+				}
 			}
-			if fn := calls(c.Generated); c.Generated != "" && fn != "" {
-				users = append(users, "column "+c.Name+" of table "+t.Name+" depends on function "+fn)
+			if n := parsed(c.Generated); n != nil {
+				switch what := stored(t, n); {
+				case what == "":
+				case c.Hidden:
+					users = append(users, "index "+hiddenColumnIndex(t, c)+" depends on "+what)
+				default:
+					users = append(users, "column "+c.Name+" of table "+t.Name+" depends on "+what)
+				}
 			}
 		}
 		for _, ck := range t.Checks {
-			if fn := calls(ck.Expr); fn != "" {
-				users = append(users, "constraint "+ck.Name+" on table "+t.Name+" depends on function "+fn)
+			n := parsed(ck.Expr)
+			if n == nil || slices.ContainsFunc(plan.ColumnsNamed(n), func(name string) bool {
+				_, c := t.Column(name)
+				return c != nil && gone[c]
+			}) {
+				continue
+			}
+			if what := stored(t, n); what != "" {
+				users = append(users, "constraint "+ck.Name+" on table "+t.Name+" depends on "+what)
 			}
 		}
 	}
 	for _, v := range cat.Views() {
-		stmts, err := parser.Parse(v.SQL)
-		if err != nil || len(stmts) != 1 || stmts[0].AST == nil {
+		if slices.ContainsFunc(deps, func(d dependent) bool { return d.view == v }) {
 			continue
 		}
-		f := &extensionCallFinder{ext: ext}
-		stmts[0].AST.Accept(f)
-		if f.found != "" {
-			users = append(users, "view "+v.Name+" depends on function "+f.found)
+		what = ""
+		_ = plan.ViewUses(s.host(), v, use)
+		if stmts, err := parser.Parse(v.SQL); err == nil && len(stmts) == 1 && stmts[0].AST != nil {
+			casts(stmts[0].AST)
+		}
+		if what != "" {
+			users = append(users, "view "+v.Name+" depends on "+what)
 		}
 	}
 	return users
 }
 
-// An extensionCallFinder finds a call of a function only extension ext
-// provides.
-type extensionCallFinder struct {
-	ext   string
-	found string
+// hiddenColumnIndex names the index on an expression whose value is
+// hidden column c of t.
+func hiddenColumnIndex(t *catalog.Table, c *catalog.TableColumn) string {
+	for _, ix := range t.Indexes {
+		for _, ci := range ix.Columns {
+			if t.Columns[ci] == c {
+				return ix.Name
+			}
+		}
+	}
+	return c.Name
 }
 
-func (f *extensionCallFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if c, ok := n.(*ast.FuncCallExpr); ok && f.found == "" {
-		for _, o := range builtins.Lookup(c.FnName.L) {
-			if o.Extension == f.ext {
-				names := make([]string, len(o.Args))
-				for i, t := range o.Args {
-					names[i] = pgcatalog.FormatType(t)
-				}
-				f.found = c.FnName.L + "(" + strings.Join(names, ", ") + ")"
-				break
+// A castFinder finds a cast to one of types, the types an extension
+// provides, and their arrays.
+type castFinder struct {
+	s     *Session
+	types typeSet
+	found string // "type citext"
+}
+
+func (f *castFinder) Enter(n ast.Node) (ast.Node, bool) {
+	c, ok := n.(*ast.FuncCallExpr)
+	if !ok || f.found != "" || c.FnName.L != "epochdb_cast" || len(c.Args) != 2 {
+		return n, f.found != ""
+	}
+	if v, ok := c.Args[1].(*driver.ValueExpr); ok {
+		if t, err := f.s.parseTypeName(v.GetString()); err == nil {
+			if name, ok := f.types(t.Oid); ok {
+				f.found = "type " + name
 			}
 		}
 	}
 	return n, f.found != ""
 }
 
-func (f *extensionCallFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (f *castFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

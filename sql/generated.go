@@ -23,14 +23,14 @@ import (
 // generated columns out of its default column list.
 
 // generatedDef reads a column's GENERATED ALWAYS AS option.
-func generatedDef(col *catalog.TableColumn, o *ast.ColumnOption) error {
+func (s *Session) generatedDef(col *catalog.TableColumn, o *ast.ColumnOption) error {
 	if !o.Stored {
 		return pgerr.New(pgerr.SyntaxError, "generated columns must be STORED")
 	}
 	if plan.HasSubquery(o.Expr) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in column generation expression")
 	}
-	col.Generated = plan.StoredExpr(o.Expr)
+	col.Generated = s.storedExpr(o.Expr)
 	return nil
 }
 

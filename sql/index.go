@@ -216,7 +216,7 @@ func (s *Session) indexPredicate(t *catalog.Table, ix *catalog.Index, st *parser
 	if !immutable(n, vol) {
 		return pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE")
 	}
-	ix.Where = plan.StoredExpr(n)
+	ix.Where = s.storedExpr(n)
 	_, err := s.predicateOf(t, ix)
 	return err
 }
@@ -245,14 +245,14 @@ func (s *Session) partialImplied(t *catalog.Table, where plan.Expr) func(*catalo
 		if have == nil {
 			have = map[string]bool{}
 			for _, cj := range plan.Conjuncts(where) {
-				if text, ok := plan.Deparse(cj, names); ok {
+				if text, ok := plan.Deparse(nil, cj, names); ok {
 					have[text] = true
 				}
 			}
 		}
 		preds := plan.Conjuncts(pred)
 		for _, pj := range preds {
-			if text, ok := plan.Deparse(pj, names); !ok || !have[text] {
+			if text, ok := plan.Deparse(nil, pj, names); !ok || !have[text] {
 				return -1
 			}
 		}

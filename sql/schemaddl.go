@@ -236,13 +236,18 @@ func (s *Session) dropSchemas(ctx context.Context, cmd *parser.DropSchema) error
 			target = dropTarget{kind: "sequence", id: m.id}
 		case m.fn != nil:
 			target = dropTarget{kind: m.fn.KindName(), id: m.id}
-		case m.enum != nil:
-			// Columns of the type in other schemas' tables go too.
+		case m.types() != nil:
+			// Columns of its types in other schemas' tables go too.
+			ts := m.types()
 			for _, t := range d.Cat.Tables() {
 				for _, col := range t.Columns {
-					if col.Visible() && col.Type.Oid == m.enum.Oid() && t.Schema != sc.ID {
+					if name, ok := ts(col.Type.Oid); ok && col.Visible() && t.Schema != sc.ID {
 						c := "column " + col.Name + " of table " + s.qualifiedName(t.QName())
-						lines = append(lines, c+" depends on "+m.desc)
+						on := m.desc
+						if m.ext != nil {
+							on = "type " + s.qualifiedName(catalog.QName{Schema: m.schema, Name: name})
+						}
+						lines = append(lines, c+" depends on "+on)
 						gone = append(gone, c)
 					}
 				}
@@ -310,15 +315,30 @@ func (s *Session) dropMember(ctx context.Context, d *catalog.DDL, m schemaMember
 		}
 		s.e.seqs.Forget(m.seq.StorageID())
 	case m.enum != nil:
-		if err := s.dropColumnsOfType(ctx, d, m.enum); err != nil {
+		if err := s.dropColumnsOfType(ctx, d, m.types()); err != nil {
 			return err
 		}
 		delete(d.Cat.EnumByName, m.enum.QName())
 		return d.Tx.Delete(ctx, catalog.DescKey(m.enum.ID))
 	case m.ext != nil:
+		if err := s.dropColumnsOfType(ctx, d, m.types()); err != nil {
+			return err
+		}
 		return d.DropExtension(ctx, m.ext)
 	case m.fn != nil:
 		return d.DropFunction(ctx, m.fn)
+	}
+	return nil
+}
+
+// types are the types m is or provides, for an enum type or an
+// extension; nil for another object.
+func (m schemaMember) types() typeSet {
+	switch {
+	case m.enum != nil:
+		return enumTypes(m.enum)
+	case m.ext != nil:
+		return extensionTypes(m.ext.Name)
 	}
 	return nil
 }

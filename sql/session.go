@@ -726,7 +726,7 @@ func (s *Session) plan(p *Prepared) error {
 	if p.params == nil {
 		p.params = make([]types.T, p.st.NumParams)
 	}
-	c := &plan.Compiler{Host: s.host(), Params: &p.params, Order: p.st.ParamOrder, WithDML: p.st.WithDML}
+	c := &plan.Compiler{Host: s.host(), Params: &p.params, Order: p.st.ParamOrder, WithDML: p.st.WithDML, ExtensionsOnPath: true}
 	if p.vars != nil {
 		c.Vars = p.vars(&p.params)
 	}
@@ -1649,7 +1649,7 @@ func (s *Session) sqlExecute(ctx context.Context, pt *Portal, cmd *parser.Execut
 		return "", pgerr.New(pgerr.SyntaxError, "wrong number of parameters for prepared statement %q", cmd.Name).
 			WithDetail("Expected %d parameters but got %d.", len(inner.params), len(args))
 	}
-	c := &plan.Compiler{Host: s.host(), Params: &pt.p.params, Scope: &plan.Scope{}}
+	c := &plan.Compiler{Host: s.host(), Params: &pt.p.params, Scope: &plan.Scope{}, ExtensionsOnPath: true}
 	if cmd.Args != nil {
 		c.Order = cmd.Args.ParamOrder
 	}

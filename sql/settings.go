@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/pgcatalog"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -76,6 +77,15 @@ var settingList = []setting{
 	{name: "xmloption", def: "content", check: checkEnum("xmloption", "content", "document")},
 	{name: "default_tablespace", check: checkTablespace},
 	{name: "default_table_access_method", def: "heap", check: checkTableAM},
+	// pg_trgm's thresholds, defined whether or not the extension is
+	// installed, as in a PostgreSQL backend that has loaded its library.
+	{name: "pg_trgm.similarity_threshold", def: "0.3", check: trgmThreshold("pg_trgm.similarity_threshold")},
+	{name: "pg_trgm.strict_word_similarity_threshold", def: "0.5", check: trgmThreshold("pg_trgm.strict_word_similarity_threshold")},
+	{name: "pg_trgm.word_similarity_threshold", def: "0.6", check: trgmThreshold("pg_trgm.word_similarity_threshold")},
+}
+
+func trgmThreshold(name string) func(string) (string, error) {
+	return func(v string) (string, error) { return builtins.CheckTrgmThreshold(name, v) }
 }
 
 var settingsByName = func() map[string]*setting {

@@ -89,9 +89,9 @@ func TestPgxArrays(t *testing.T) {
 	}
 }
 
-// TestPsqlDescribe runs psql's \dt and \d, whose queries read pg_class,
-// pg_attribute, pg_index, pg_constraint and pg_attrdef through joins,
-// subqueries, regclass casts and format_type.
+// TestPsqlDescribe runs psql's \dt, \d, \dx and \dT, whose queries read
+// pg_class, pg_attribute, pg_index, pg_constraint, pg_attrdef, pg_type and
+// pg_extension through joins, subqueries, regclass casts and format_type.
 func TestPsqlDescribe(t *testing.T) {
 	t.Parallel()
 	psql := lookPath(t, "psql")
@@ -112,26 +112,39 @@ func TestPsqlDescribe(t *testing.T) {
 	if !strings.Contains(out, "public | orders | table") {
 		t.Errorf(`\dt does not list orders:`+"\n%s", out)
 	}
-	// Compare \d's table cell by cell, without psql's padding.
-	var cells []string
-	for line := range strings.Lines(run("-c", `\d orders`)) {
-		fields := strings.Split(line, "|")
-		for i := range fields {
-			fields[i] = strings.TrimSpace(fields[i])
+	// Compare psql's tables cell by cell, without its padding.
+	cellsOf := func(command string) []string {
+		var cells []string
+		for line := range strings.Lines(run("-c", command)) {
+			fields := strings.Split(line, "|")
+			for i := range fields {
+				fields[i] = strings.TrimSpace(fields[i])
+			}
+			cells = append(cells, strings.Join(fields, "|"))
 		}
-		cells = append(cells, strings.Join(fields, "|"))
+		return cells
 	}
-	for _, want := range []string{
-		`Table "public.orders"`,
-		"id|integer||not null|nextval('orders_id_seq'::regclass)",
-		"customer|text||not null|'anon'::text",
-		"total|numeric(10,2)|||",
-		"code|character varying(8)|||",
-		`"orders_pkey" PRIMARY KEY, btree (id)`,
-		`"orders_code_key" UNIQUE CONSTRAINT, btree (code)`,
+	// An extension's type, citext, shows as psql shows it in PostgreSQL.
+	run("-c", "CREATE EXTENSION citext", "-c", "CREATE TABLE handles (h citext PRIMARY KEY, past citext[] DEFAULT '{}')")
+	for command, wants := range map[string][]string{
+		`\d orders`: {
+			`Table "public.orders"`,
+			"id|integer||not null|nextval('orders_id_seq'::regclass)",
+			"customer|text||not null|'anon'::text",
+			"total|numeric(10,2)|||",
+			"code|character varying(8)|||",
+			`"orders_pkey" PRIMARY KEY, btree (id)`,
+			`"orders_code_key" UNIQUE CONSTRAINT, btree (code)`,
+		},
+		`\d handles`: {"h|citext||not null|", "past|citext[]|||'{}'::citext[]", `"handles_pkey" PRIMARY KEY, btree (h)`},
+		`\dx`:        {"citext|1.6|public|data type for case-insensitive character strings"},
+		`\dT citext`: {"public|citext|"},
 	} {
-		if !slices.Contains(cells, want) {
-			t.Errorf(`\d orders does not show %q:`+"\n%s", want, strings.Join(cells, "\n"))
+		cells := cellsOf(command)
+		for _, want := range wants {
+			if !slices.Contains(cells, want) {
+				t.Errorf(`%s does not show %q:`+"\n%s", command, want, strings.Join(cells, "\n"))
+			}
 		}
 	}
 }

@@ -38,8 +38,16 @@ var dumpChecks = []string{
 	"SELECT shop.price(1000), shop.price(1000, 0), array(SELECT shop.skus('paper')), next_code(41)",
 	`SELECT * FROM "Audit Log".count_notes()`,
 	"SELECT * FROM shop.prices ORDER BY sku",
-	"SELECT p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid), p.prokind, p.provolatile, p.proisstrict FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ('shop', 'Audit Log', 'public') ORDER BY 1",
+	"SELECT p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid), p.prokind, p.provolatile, p.proisstrict FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ('shop', 'Audit Log', 'public') AND p.proname IN ('price', 'skus', 'count_notes', 'next_code', 'restock') ORDER BY 1",
 	"SELECT pg_get_functiondef('shop.restock'::regproc)",
+	// citext and pg_trgm: the type compares without case after the load,
+	// and the stored expressions that use them came back.
+	"SELECT * FROM handles ORDER BY h",
+	"SELECT h, alias FROM handles WHERE h = 'ANN' AND alias = 'annie'",
+	"SELECT extname, extnamespace::regnamespace FROM pg_extension WHERE extname IN ('citext', 'pg_trgm') ORDER BY 1",
+	"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'handles'::regclass AND contype = 'c'",
+	"SELECT indexdef FROM pg_indexes WHERE indexname = 'handles_noted'",
+	"SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'handles'::regclass AND attnum > 0 ORDER BY attnum",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

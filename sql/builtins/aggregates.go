@@ -350,7 +350,10 @@ func extremes(sign int) []Aggregate {
 		types.IntervalType, {Oid: types.OidOid, Mod: -1}, AnyEnum} {
 		aggs = append(aggs, Aggregate{Overload: Overload{Args: []types.T{t}, Ret: t}, New: newExtreme(sign), Extreme: sign})
 	}
-	return aggs
+	// citext's, which compare as citext does, with the later of two equal
+	// inputs winning, as citext_smaller and citext_larger keep it.
+	return append(aggs, Aggregate{Overload: Overload{Args: []types.T{types.Citext}, Ret: types.Citext, Extension: "citext"},
+		New: newExtreme(sign), Extreme: sign})
 }
 
 // extreme is min's or max's state. Of two equal inputs the later wins,

@@ -24,6 +24,10 @@
 //	series.go      generate_series and unnest
 //	session.go     current_user, version(), current_setting, set_config
 //	uuid.go        gen_random_uuid
+//	extensions.go  the functions of uuid-ossp and pgcrypto (crypt.go),
+//	citext.go      of citext, and of pg_trgm with its operators
+//	trgm.go        (% <-> <% ...), which resolve only while CREATE
+//	               EXTENSION has installed them (Overload.Extension)
 //	aggregates.go  count, sum, avg, min, max, bool_and, bit_and,
 //	               string_agg, array_agg, json_agg, ...
 //	stats.go       stddev, variance, corr, covar_*, regr_*

@@ -26,6 +26,8 @@ import (
 //	pgcrypto   digest, hmac, gen_random_bytes, and crypt and gen_salt
 //	           (crypt.go); gen_random_uuid is PostgreSQL's own since 13,
 //	           and so always here
+//	citext     its overloads of the string functions (citext.go)
+//	pg_trgm    trigram similarity, its operators and thresholds (trgm.go)
 
 func init() {
 	for name, ovs := range map[string][]Overload{

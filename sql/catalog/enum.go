@@ -85,11 +85,12 @@ func (e *EnumType) ResolveArray(v any) (any, error) {
 	return out, nil
 }
 
-// TypeNameFree fails if name is taken by a type: an enum, or a table's
-// or view's row type, as in PostgreSQL.
+// TypeNameFree fails if name is taken by a type: an enum, an
+// extension's type, or a table's or view's row type, as in PostgreSQL.
 func (d *DDL) TypeNameFree(q QName) error {
 	_, builtin := types.ParseTypeName(q.Name)
-	if d.Cat.EnumByName[q] != nil || d.Cat.TableByName[q] != nil || d.Cat.ViewByName[q] != nil || builtin == nil {
+	_, ext := d.Cat.ExtensionType(q)
+	if d.Cat.EnumByName[q] != nil || d.Cat.TableByName[q] != nil || d.Cat.ViewByName[q] != nil || builtin == nil || ext {
 		return pgerr.New(pgerr.DuplicateObject, "type %q already exists", q.Name)
 	}
 	return nil

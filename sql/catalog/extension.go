@@ -1,6 +1,10 @@
 package catalog
 
-import "context"
+import (
+	"context"
+
+	"github.com/epochdb/epochdb/sql/types"
+)
 
 // Extension is an installed extension (pg_extension): CREATE EXTENSION
 // records it, and the functions it provides resolve while it is there.
@@ -29,4 +33,42 @@ func (d *DDL) PutExtension(ctx context.Context, e *Extension) error {
 func (d *DDL) DropExtension(ctx context.Context, e *Extension) error {
 	delete(d.Cat.ExtensionByName, e.Name)
 	return d.Tx.Delete(ctx, DescKey(e.ID))
+}
+
+// ExtensionType is the type called q.Name that an installed extension
+// provides in schema q.Schema (types.ExtensionTypes), if there is one.
+func (c *Catalog) ExtensionType(q QName) (types.T, bool) {
+	for _, e := range c.ExtensionByName {
+		if e.Schema != q.Schema {
+			continue
+		}
+		for _, in := range types.ExtensionTypes(e.Name) {
+			if in.Name == q.Name {
+				return types.T{Oid: in.Oid, Mod: -1}, true
+			}
+		}
+	}
+	return types.T{}, false
+}
+
+// TypeExtension is the installed extension that provides the type oid,
+// or nil.
+func (c *Catalog) TypeExtension(oid types.Oid) *Extension {
+	in, ok := types.Lookup(oid)
+	if !ok || in.Extension == "" {
+		return nil
+	}
+	return c.ExtensionByName[in.Extension]
+}
+
+// TypeQName is the name of type oid if the catalog defines it: an enum
+// type, or a type an installed extension provides.
+func (c *Catalog) TypeQName(oid types.Oid) (QName, bool) {
+	if et := c.EnumByOid(oid); et != nil {
+		return et.QName(), true
+	}
+	if e := c.TypeExtension(oid); e != nil {
+		return QName{Schema: e.Schema, Name: types.T{Oid: oid, Mod: -1}.String()}, true
+	}
+	return QName{}, false
 }

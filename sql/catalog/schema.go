@@ -205,10 +205,12 @@ func (c *Catalog) Resolve(path Path, schema, name string) (QName, error) {
 	return c.resolve(path, schema, name, c.HasRelation)
 }
 
-// ResolveType is Resolve for a type's name.
+// ResolveType is Resolve for the name of an enum type or of a type an
+// installed extension provides.
 func (c *Catalog) ResolveType(path Path, schema, name string) (QName, error) {
 	return c.resolve(path, schema, name, func(nsp uint32, name string) bool {
-		return c.EnumByName[QName{nsp, name}] != nil
+		_, ext := c.ExtensionType(QName{nsp, name})
+		return ext || c.EnumByName[QName{nsp, name}] != nil
 	})
 }
 

@@ -722,7 +722,15 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		if m == nil || !isName(m) {
 			return p.errorAt(seq, i+1)
 		}
-		if m.val != "btree" && m.val != "hash" {
+		switch m.val {
+		case "btree", "hash":
+		case "gin", "gist":
+			// pg_trgm's operator classes are GIN's and GiST's; a btree
+			// in their place would answer none of their operators.
+			return p.unsupported(m, "index method %s is not supported", m.val).
+				WithDetail("epochdb has btree indexes only, so no operator class of %s (such as pg_trgm's %s_trgm_ops) can index a column.", m.val, m.val).
+				WithHint("pg_trgm's operators and functions work without the index, by reading every row.")
+		default:
 			return p.unsupported(m, "index method %s is not supported", m.val)
 		}
 		using = &synth{anchor: m, space: true, parts: []any{"USING " + upper(m.val)}}
@@ -907,12 +915,14 @@ type RenameConstraint struct {
 }
 
 // btreeOpClasses are the operator classes an index column may name: the
-// default btree classes of epochdb's types, and the pattern classes.
+// default btree classes of epochdb's types, and the pattern classes;
+// citext's pattern class orders by the lower-cased bytes, as its default
+// one does here.
 var btreeOpClasses = []string{
 	"text_ops", "varchar_ops", "bpchar_ops", "name_ops", "text_pattern_ops", "varchar_pattern_ops",
 	"bpchar_pattern_ops", "int2_ops", "int4_ops", "int8_ops", "numeric_ops", "float4_ops", "float8_ops",
 	"bool_ops", "bytea_ops", "date_ops", "timestamp_ops", "timestamptz_ops", "interval_ops", "uuid_ops",
-	"oid_ops", "char_ops", "jsonb_ops",
+	"oid_ops", "char_ops", "jsonb_ops", "citext_ops", "citext_pattern_ops",
 }
 
 // AddIdentity is ALTER TABLE table ALTER COLUMN column ADD GENERATED

@@ -29,6 +29,7 @@ var soupWords = strings.Fields(`
 	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
 	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
 	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
+	<-> <% %> <<% %>> <<-> <->> <<<-> <->>> using gin gist gin_trgm_ops citext
 	( ) [ ] , ; . : ( ) ( ) , ,
 `)
 
@@ -56,6 +57,10 @@ func FuzzParse(f *testing.F) {
 		"DROP SCHEMA IF EXISTS a, \"B c\" RESTRICT",
 		"ALTER SCHEMA a RENAME TO b; ALTER SCHEMA b OWNER TO SESSION_USER; COMMENT ON SCHEMA b IS NULL",
 		"CREATE VIEW app.v (x) AS SELECT 1",
+		"CREATE TABLE t (c citext PRIMARY KEY, d public.citext[] DEFAULT '{}'::citext[])",
+		"CREATE INDEX ON t USING gin (c gin_trgm_ops)",
+		"CREATE INDEX i ON t USING gist (c gist_trgm_ops) WHERE c % 'x'",
+		"SELECT a % b, a <-> b, a <% b, b %> a, a <<% b, a %>> b, a <<-> b, a <->> b, a <<<-> b, a <->>> b FROM t ORDER BY a <-> 'x' LIMIT 3",
 	} {
 		f.Add(seed, []byte{})
 	}

@@ -1021,6 +1021,16 @@ var rewrittenOps = map[string]struct {
 	"?|":  {precOther, "epochdb_exists_any(", ", ", ")", lvOr, lvOr},
 	"?&":  {precOther, "epochdb_exists_all(", ", ", ")", lvOr, lvOr},
 	"&&":  {precOther, "epochdb_overlap(", ", ", ")", lvOr, lvOr},
+	// pg_trgm's, which the planner resolves against the extension's.
+	"<%":    {precOther, "epochdb_op('<%', ", ", ", ")", lvOr, lvOr},
+	"%>":    {precOther, "epochdb_op('%>', ", ", ", ")", lvOr, lvOr},
+	"<<%":   {precOther, "epochdb_op('<<%', ", ", ", ")", lvOr, lvOr},
+	"%>>":   {precOther, "epochdb_op('%>>', ", ", ", ")", lvOr, lvOr},
+	"<->":   {precOther, "epochdb_op('<->', ", ", ", ")", lvOr, lvOr},
+	"<<->":  {precOther, "epochdb_op('<<->', ", ", ", ")", lvOr, lvOr},
+	"<->>":  {precOther, "epochdb_op('<->>', ", ", ", ")", lvOr, lvOr},
+	"<<<->": {precOther, "epochdb_op('<<<->', ", ", ", ")", lvOr, lvOr},
+	"<->>>": {precOther, "epochdb_op('<->>>', ", ", ", ")", lvOr, lvOr},
 }
 
 // infix extends left by the operator at e.i if it binds at least as tightly
@@ -1206,10 +1216,15 @@ func (e *exprParser) operator(lo int, left *exprNode, minPrec int) (*exprNode, e
 		return nil, nil
 	}
 	op := tokOf(at(g.kids, len(g.kids)-1))
+	schema := ""
 	switch {
 	case op == nil || op.kind != tkOp:
 		return nil, e.p.syntaxError(g.open)
 	case len(g.kids) == 3 && isWord(g.kids[0], "pg_catalog") && isPunct(g.kids[1], "."), len(g.kids) == 1:
+	case len(g.kids) == 3 && isName(g.kids[0]) && isPunct(g.kids[1], ".") && extensionOps[op.val]:
+		// An extension's operator in its schema, as ruleutils prints
+		// one the search path would not find: the planner resolves it.
+		schema = tokOf(g.kids[0]).val
 	default:
 		return nil, e.p.unsupported(firstTok(g.kids[0]), "OPERATOR(%s) is not supported", e.p.q[g.open.end:g.close.pos])
 	}
@@ -1217,6 +1232,9 @@ func (e *exprParser) operator(lo int, left *exprNode, minPrec int) (*exprNode, e
 		return nil, nil
 	}
 	e.i += 2
+	if schema != "" {
+		return e.rewritten(lo, left, op, precOther, "epochdb_op("+quoteString(op.val)+", ", ", ", ", "+quoteString(schema)+")", lvOr, lvOr)
+	}
 	if r, ok := rewrittenOps[op.val]; ok {
 		return e.rewritten(lo, left, op, precOther, r.pre, r.mid, r.post, r.needLeft, r.needRght)
 	}
@@ -1224,6 +1242,15 @@ func (e *exprParser) operator(lo int, left *exprNode, minPrec int) (*exprNode, e
 		return nil, e.p.unsupported(op, "operator %s is not supported", op.val)
 	}
 	return e.rewritten(lo, left, op, precOther, "(", " "+op.val+" ", ")", lvPrimary, lvPrimary)
+}
+
+// extensionOps are the operators the extensions epochdb has define
+// (citext's, pg_trgm's), which OPERATOR(schema.op) may name.
+var extensionOps = map[string]bool{
+	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
+	"~~": true, "!~~": true, "~~*": true, "!~~*": true, "~": true, "!~": true, "~*": true, "!~*": true,
+	"%": true, "<%": true, "%>": true, "<<%": true, "%>>": true,
+	"<->": true, "<<->": true, "<->>": true, "<<<->": true, "<->>>": true,
 }
 
 // quantified parses "left op ANY|ALL|SOME (subquery)", which TiDB reads,

@@ -40,13 +40,8 @@ var catalogBuiltins = map[string]plan.Builtin{
 			if a[0] == nil {
 				return nil, nil
 			}
-			t := types.T{Oid: types.Oid(a[0].(int64)), Mod: -1}
-			suffix := ""
-			if elem, ok := t.Elem(); ok {
-				t, suffix = elem, "[]"
-			}
-			if et := e.Host.Catalog().EnumByOid(t.Oid); et != nil {
-				return QualifiedName(hostOf(e.Host), et.Schema, et.Name) + suffix, nil
+			if name := catalogTypeName(hostOf(e.Host), types.Oid(a[0].(int64))); name != "" {
+				return name, nil
 			}
 			if a[1] == nil {
 				return formatType(types.Oid(a[0].(int64)), -1, false), nil
@@ -167,11 +162,17 @@ var catalogBuiltins = map[string]plan.Builtin{
 	}),
 	"pg_type_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
 		oid := types.Oid(a[0].(int64))
-		if et := e.Host.Catalog().EnumByOid(oid); et != nil {
-			q, _ := e.Host.Catalog().ResolveType(e.Host.SearchPath(), "", et.Name)
+		cat := e.Host.Catalog()
+		if et := cat.EnumByOid(oid); et != nil {
+			q, _ := cat.ResolveType(e.Host.SearchPath(), "", et.Name)
 			return q == et.QName(), nil
 		}
-		if _, ok := types.Lookup(oid); !ok {
+		in, ok := types.Lookup(oid)
+		switch ext := cat.TypeExtension(oid); {
+		case ext != nil:
+			q, _ := cat.ResolveType(e.Host.SearchPath(), "", in.Name)
+			return q == catalog.QName{Schema: ext.Schema, Name: in.Name}, nil
+		case !ok || in.Extension != "":
 			return nil, nil
 		}
 		return true, nil
@@ -239,7 +240,11 @@ var catalogBuiltins = map[string]plan.Builtin{
 			return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", p.Index+1)
 		}
 		o := e.Type().Oid
-		return &plan.ConstExpr{T: types.Regtype, V: types.Reg{Oid: o, Name: formatType(o, -1, false)}}, nil
+		name := catalogTypeName(hostOf(c.Host), o)
+		if name == "" {
+			name = formatType(o, -1, false)
+		}
+		return &plan.ConstExpr{T: types.Regtype, V: types.Reg{Oid: o, Name: name}}, nil
 	},
 	"to_regclass":     toReg(types.Regclass),
 	"to_regtype":      toReg(types.Regtype),
@@ -338,6 +343,20 @@ func toReg(t types.T) plan.Builtin {
 	})
 }
 
+// catalogTypeName is how format_type and regtype print oid, the type (or
+// array type) of an enum or of an installed extension: qualified unless
+// the search path looks in its schema; "" for any other type.
+func catalogTypeName(s Host, oid types.Oid) string {
+	t, suffix := types.T{Oid: oid, Mod: -1}, ""
+	if elem, ok := t.Elem(); ok {
+		t, suffix = elem, "[]"
+	}
+	if q, ok := s.Catalog().TypeQName(t.Oid); ok {
+		return QualifiedName(s, q.Schema, q.Name) + suffix
+	}
+	return ""
+}
+
 // FormatType is t as format_type prints it: "integer", "character
 // varying(10)".
 func FormatType(t types.T) string { return formatType(t.Oid, t.Mod, t.Mod >= 0) }
@@ -430,8 +449,8 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		if err != nil {
 			return types.Reg{}, err
 		}
-		if et := s.Catalog().EnumByOid(tt.Oid); et != nil {
-			return types.Reg{Oid: tt.Oid, Name: QualifiedName(s, et.Schema, et.Name)}, nil
+		if name := catalogTypeName(s, tt.Oid); name != "" {
+			return types.Reg{Oid: tt.Oid, Name: name}, nil
 		}
 		return types.Reg{Oid: tt.Oid, Name: formatType(tt.Oid, -1, false)}, nil
 	}
@@ -492,7 +511,9 @@ func RegByOID(s Host, t types.T, oid types.Oid) types.Reg {
 			r.Name = rel.qualifiedName(s)
 		}
 	case types.OidRegtype:
-		if _, ok := types.Lookup(oid); ok {
+		if name := catalogTypeName(s, oid); name != "" {
+			r.Name = name
+		} else if in, ok := types.Lookup(oid); ok && in.Extension == "" {
 			r.Name = formatType(oid, -1, false)
 		}
 	case types.OidRegnamespace:
@@ -600,7 +621,7 @@ func indexPredicateText(s Host, t *catalog.Table, ix *catalog.Index) string {
 	for i, col := range t.Columns {
 		names[i] = col.Name
 	}
-	text, _ := plan.Deparse(e, names)
+	text, _ := plan.Deparse(s, e, names)
 	return text
 }
 
@@ -648,7 +669,7 @@ func defaultText(s Host, t *catalog.Table, c *catalog.TableColumn) string {
 		for i, col := range t.Columns {
 			names[i] = col.Name
 		}
-		if text, ok := plan.Deparse(e, names); ok {
+		if text, ok := plan.Deparse(s, e, names); ok {
 			return text
 		}
 		return c.Generated

@@ -18,6 +18,8 @@ type Available struct {
 const OidPlpgsql = 13559
 
 var availableExtensions = []Available{
+	{Name: "citext", Version: "1.6", Comment: "data type for case-insensitive character strings"},
+	{Name: "pg_trgm", Version: "1.6", Comment: "text similarity measurement and index searching based on trigrams"},
 	{Name: "pgcrypto", Version: "1.3", Comment: "cryptographic functions"},
 	{Name: "plpgsql", Version: "1.0", Comment: "PL/pgSQL procedural language", Builtin: true},
 	{Name: "uuid-ossp", Version: "1.1", Comment: "generate universally unique identifiers (UUIDs)"},

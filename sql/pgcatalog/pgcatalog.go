@@ -236,6 +236,7 @@ const (
 	OidPgClass       = 1259
 	OidPgExtension   = 3079
 	OidPgConstraint  = 2606
+	oidPgType        = 1247
 	oidTablespace    = 1663 // pg_default
 )
 
@@ -523,8 +524,12 @@ func pgTypeRows(s Host) []row {
 				"typanalyze": regproc("array_typanalyze"), "typalign": "i", "typstorage": "x", "typtypmod": -1,
 				"typcollation": uint32(0), "typbasetype": uint32(0), "typnotnull": false, "typndims": 0, "typrelid": uint32(0)})
 	}
-	for _, ti := range types.All() {
-		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": OidPgCatalog, "typowner": oidSuperuser,
+	all := types.All()
+	for _, e := range s.Catalog().Extensions() {
+		all = append(slices.Clip(all), types.ExtensionTypes(e.Name)...)
+	}
+	for _, ti := range all {
+		r := row{"oid": uint32(ti.Oid), "typname": ti.Name, "typnamespace": typeSchema(s, ti.Oid), "typowner": oidSuperuser,
 			"typlen": ti.Len, "typbyval": ti.ByVal, "typtype": string(ti.Type), "typcategory": string(ti.Category),
 			"typispreferred": ti.Preferred, "typisdefined": true, "typdelim": string(ti.Delim),
 			"typelem": uint32(ti.Elem), "typarray": uint32(ti.Array), "typinput": regproc(ti.Input),
@@ -552,6 +557,19 @@ func pgTypeRows(s Host) []row {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// typeSchema is the schema of type oid, an array's that of its element:
+// an enum type's, or the installed extension's that provides it, or
+// pg_catalog.
+func typeSchema(s Host, oid types.Oid) uint32 {
+	if elem, ok := (types.T{Oid: oid, Mod: -1}).Elem(); ok {
+		oid = elem.Oid
+	}
+	if q, ok := s.Catalog().TypeQName(oid); ok {
+		return q.Schema
+	}
+	return OidPgCatalog
 }
 
 // pgEnumRows are the enum types' labels, in each type's order.
@@ -906,6 +924,19 @@ func pgDependRows(s Host) []row {
 			}
 		}
 	}
+	// An extension's types are its members (deptype e), which pg_dump
+	// leaves to CREATE EXTENSION; an array type is its element's (i).
+	for _, e := range cat.Extensions() {
+		for _, in := range types.ExtensionTypes(e.Name) {
+			if in.Category == 'A' {
+				rows = append(rows, row{"classid": oidPgType, "objid": uint32(in.Oid), "refclassid": oidPgType,
+					"refobjid": uint32(in.Elem), "deptype": "i"})
+				continue
+			}
+			rows = append(rows, row{"classid": oidPgType, "objid": uint32(in.Oid), "refclassid": OidPgExtension,
+				"refobjid": e.ID, "deptype": "e"})
+		}
+	}
 	return append(rows, pgDumpDependRows(s)...)
 }
 
@@ -1090,7 +1121,7 @@ func infoColumnsRows(s Host) []row {
 			}
 			r := row{"table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema), "table_name": t.Name,
 				"column_name": c.Name, "ordinal_position": c.Num, "is_nullable": yesNo(!c.NotNull),
-				"udt_catalog": s.Identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(c.Num),
+				"udt_catalog": s.Identity().Database, "udt_schema": s.Catalog().SchemaName(typeSchema(s, c.Type.Oid)), "dtd_identifier": fmt.Sprint(c.Num),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "YES"}
 			if c.Default != "" && c.Identity == 0 {
@@ -1116,7 +1147,7 @@ func infoColumnsRows(s Host) []row {
 		for i, c := range v.Columns {
 			r := row{"table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(v.Schema), "table_name": v.Name,
 				"column_name": c.Name, "ordinal_position": i + 1, "is_nullable": "YES",
-				"udt_catalog": s.Identity().Database, "udt_schema": "pg_catalog", "dtd_identifier": fmt.Sprint(i + 1),
+				"udt_catalog": s.Identity().Database, "udt_schema": s.Catalog().SchemaName(typeSchema(s, c.Type.Oid)), "dtd_identifier": fmt.Sprint(i + 1),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "NO"}
 			for k, val := range columnTypeInfo(c.Type) {
@@ -1142,8 +1173,11 @@ func columnTypeInfo(t types.T) row {
 	if t.IsArray() && !isVectorType(t) {
 		r["data_type"] = "ARRAY"
 	}
-	if types.IsEnum(t.Oid) {
+	switch {
+	case types.IsEnum(t.Oid):
 		r["data_type"], r["udt_name"] = "USER-DEFINED", t.String()
+	case info.Extension != "" && !t.IsArray():
+		r["data_type"] = "USER-DEFINED"
 	}
 	switch t.Oid {
 	case types.OidTime:

@@ -325,21 +325,24 @@ func (call *aggCall) typeCheck(c *Compiler) error {
 	if aggs == nil {
 		return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", call.fn)
 	}
-	ovs := make([]builtins.Overload, len(aggs))
+	var ovs []builtins.Overload
+	var of []int // of[i] is the aggregate ovs[i] is the signature of
 	for i := range aggs {
-		ovs[i] = aggs[i].Overload
+		if c.installed(aggs[i].Extension, "") {
+			ovs, of = append(ovs, aggs[i].Overload), append(of, i)
+		}
 	}
 	cand, err := ChooseOverload(call.fn, call.args, make([]string, len(call.args)), ovs)
 	if err != nil {
 		return err
 	}
-	resolved, err := c.applyCandidate(cand, call.args)
+	resolved, err := c.applyCandidate(call.fn, cand, call.args)
 	if err != nil {
 		return err
 	}
 	for i := range ovs {
 		if cand.Overload == &ovs[i] {
-			call.agg = &aggs[i]
+			call.agg = &aggs[of[i]]
 		}
 	}
 	call.args, call.t = resolved.args, resolved.ret

@@ -29,7 +29,7 @@ func typeCategory(t types.T) (byte, bool) {
 	return 'U', false
 }
 
-// implicitCasts are pg_cast's implicit casts among the built-in types,
+// implicitCasts are pg_cast's implicit casts among the built-in types and citext,
 // besides those into the object identifier types (see oidCoercible).
 var implicitCasts = map[types.Oid][]types.Oid{
 	types.OidInt2:      {types.OidInt4, types.OidInt8, types.OidNumeric, types.OidFloat4, types.OidFloat8},
@@ -41,6 +41,7 @@ var implicitCasts = map[types.Oid][]types.Oid{
 	types.OidVarchar:   {types.OidName, types.OidText, types.OidBpchar},
 	types.OidBpchar:    {types.OidName, types.OidText, types.OidVarchar},
 	types.OidName:      {types.OidText},
+	types.OidCitext:    {types.OidText, types.OidVarchar},
 	types.OidDate:      {types.OidTimestamp, types.OidTimestamptz},
 	types.OidTimestamp: {types.OidTimestamptz},
 	types.OidTime:      {types.OidInterval},

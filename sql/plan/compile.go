@@ -109,6 +109,19 @@ type Compiler struct {
 	// built-in functions compiled, for the expressions that must be
 	// immutable: generated columns and index expressions and predicates.
 	Volatility *builtins.Volatility
+	// Uses, when set, is told of each overload of an extension's that is
+	// compiled, function, operator or aggregate, with the name it is
+	// called by: what keeps a stored expression's extension installed.
+	Uses func(name string, o *builtins.Overload)
+	// ExtensionsOnPath finds the functions and operators of extensions
+	// only in the schemas on the search path, as PostgreSQL looks for them
+	// in the statement it parses. Without it, stored expressions find them
+	// in any schema: PostgreSQL binds those when they are made, and they
+	// must compile the same under pg_dump's empty search path.
+	ExtensionsOnPath bool
+	// opSchema is the schema an OPERATOR(schema.op) being compiled names,
+	// where the operator's extension must be.
+	opSchema string
 }
 
 func (c *Compiler) WithScope(sc *Scope) *Compiler {
@@ -299,7 +312,7 @@ func numRank(o types.Oid) int {
 }
 
 func IsString(o types.Oid) bool {
-	return o == types.OidText || o == types.OidVarchar || o == types.OidBpchar || o == types.OidName
+	return o == types.OidText || o == types.OidVarchar || o == types.OidBpchar || o == types.OidName || o == types.OidCitext
 }
 
 func isJSON(o types.Oid) bool { return o == types.OidJSON || o == types.OidJSONB }
@@ -578,24 +591,11 @@ func (c *Compiler) binary(n *ast.BinaryOperationExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op, ok := cmpOps[n.Op]; ok || n.Op == opcode.NullEQ {
-		if !ok {
-			op = "IS NOT DISTINCT FROM" // the parser writes it as a <=> b
-		}
-		t, ok := comparisonType(l.Type(), r.Type())
-		if !ok {
-			return nil, noOperator(op, l.Type(), r.Type())
-		}
-		if l, err = c.Coerce(l, t); err != nil {
-			return nil, err
-		}
-		if r, err = c.Coerce(r, t); err != nil {
-			return nil, err
-		}
-		if n.Op == opcode.NullEQ {
-			return &notDistinctExpr{t: t, l: l, r: r}, nil
-		}
-		return &cmpExpr{op: op, t: t, l: l, r: r}, nil
+	if op, ok := cmpOps[n.Op]; ok {
+		return c.comparison(op, l, r)
+	}
+	if n.Op == opcode.NullEQ {
+		return c.comparison("IS NOT DISTINCT FROM", l, r) // the parser writes it as a <=> b
 	}
 	if op, ok := arithOps[n.Op]; ok {
 		return c.arith(op, l, r)
@@ -606,11 +606,37 @@ func (c *Compiler) binary(n *ast.BinaryOperationExpr) (Expr, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
 
+// comparison compiles l op r for the comparison operators and IS NOT
+// DISTINCT FROM: both sides in the type they compare in.
+func (c *Compiler) comparison(op string, l, r Expr) (Expr, error) {
+	t, ok := c.citextOps(comparisonType(l.Type(), r.Type()))
+	if !ok {
+		return nil, noOperator(op, l.Type(), r.Type())
+	}
+	var err error
+	if l, err = c.Coerce(l, t); err != nil {
+		return nil, err
+	}
+	if r, err = c.Coerce(r, t); err != nil {
+		return nil, err
+	}
+	if op == "IS NOT DISTINCT FROM" {
+		return &notDistinctExpr{t: t, l: l, r: r}, nil
+	}
+	return &cmpExpr{op: op, t: t, l: l, r: r}, nil
+}
+
 // arith compiles l op r for + - * / %: the numbers' arithmetic here, and
 // that of the date and time types (and jsonb's -) by sql/builtins'
 // operators, which an untyped literal beside one resolves against too.
 func (c *Compiler) arith(op byte, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
+	// % of strings is pg_trgm's, or no operator; of two untyped strings
+	// too, once pg_trgm has one, which takes the string category first.
+	bothUnknown := lt.Oid == types.OidUnknown && rt.Oid == types.OidUnknown
+	if op == '%' && (IsString(lt.Oid) || IsString(rt.Oid) || bothUnknown && c.installed("pg_trgm", "")) {
+		return c.callOperator("%", l, r)
+	}
 	if datetimeOperand(lt) || datetimeOperand(rt) || op == '-' && lt.Oid == types.OidJSONB {
 		e, err := c.callOperator(string(op), l, r)
 		if f, ok := e.(*FuncExpr); ok {
@@ -662,7 +688,7 @@ func (c *Compiler) between(n *ast.BetweenExpr) (Expr, error) {
 	}
 	t, ok := unify(e.Type(), lo.Type())
 	if ok {
-		t, ok = unify(t, hi.Type())
+		t, ok = c.citextOps(unify(t, hi.Type()))
 	}
 	if !ok {
 		return nil, noOperator(">=", e.Type(), lo.Type())
@@ -706,6 +732,7 @@ func (c *Compiler) in(n *ast.PatternInExpr) (Expr, error) {
 			return nil, noOperator("=", e.Type(), list[i].Type())
 		}
 	}
+	t, _ = c.citextOps(t, true)
 	if e, err = c.Coerce(e, t); err != nil {
 		return nil, err
 	}
@@ -718,16 +745,38 @@ func (c *Compiler) in(n *ast.PatternInExpr) (Expr, error) {
 }
 
 func (c *Compiler) like(n *ast.PatternLikeOrIlikeExpr) (Expr, error) {
-	e, err := c.CompileAs(n.Expr, types.Text)
+	e, err := c.Compile(n.Expr)
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.CompileAs(n.Pattern, types.Text)
+	p, err := c.Compile(n.Pattern)
 	if err != nil {
 		return nil, err
 	}
 	// TiDB's default escape is '\\', which is PostgreSQL's too.
-	return &likeExpr{e: e, pattern: p, not: n.Not, ci: !n.IsLike, escape: rune(n.Escape)}, nil
+	return c.likeOf(e, p, n.Not, !n.IsLike, rune(n.Escape))
+}
+
+// likeOf compiles e [NOT] LIKE p, or with ci ILIKE.
+func (c *Compiler) likeOf(e, p Expr, not, ci bool, escape rune) (Expr, error) {
+	// citext's ~~ operators, of citext and citext or text, ignore case;
+	// an untyped operand beside a citext one is citext.
+	var err error
+	et, pt := e.Type().Oid, p.Type().Oid
+	citext := (et == types.OidCitext || et == types.OidUnknown && pt == types.OidCitext) && c.installed("citext", "")
+	as := func(o types.Oid) types.T {
+		if citext && (o == types.OidUnknown || o == types.OidCitext) {
+			return types.Citext
+		}
+		return types.Text
+	}
+	if e, err = c.Coerce(e, as(et)); err != nil {
+		return nil, err
+	}
+	if p, err = c.Coerce(p, as(pt)); err != nil {
+		return nil, err
+	}
+	return &likeExpr{e: e, pattern: p, not: not, ci: ci, fold: citext, escape: escape}, nil
 }
 
 func (c *Compiler) caseExpr(n *ast.CaseExpr) (Expr, error) {
@@ -769,6 +818,7 @@ func (c *Compiler) caseExpr(n *ast.CaseExpr) (Expr, error) {
 		results = append(results, els)
 	}
 	if ce.operand != nil {
+		ce.opType, _ = c.citextOps(ce.opType, true)
 		if ce.operand, err = c.Coerce(ce.operand, ce.opType); err != nil {
 			return nil, err
 		}

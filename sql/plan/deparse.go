@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -29,10 +30,11 @@ var sqlValueFuncs = map[string]string{
 // Deparse prints a compiled expression as PostgreSQL's ruleutils prints
 // the expression tree it stores: implicit casts are invisible, constants
 // carry their type as get_const_expr decides, and every operator is
-// parenthesized. cols names the columns a ColExpr reads. It reports false
-// for an expression it cannot print.
-func Deparse(e Expr, cols []string) (string, bool) {
-	return Deparser{cols: cols}.Print(e)
+// parenthesized. cols names the columns a ColExpr reads. With h, the
+// types and functions that h's search path would not find are named
+// with their schemas. It reports false for an expression it cannot print.
+func Deparse(h Host, e Expr, cols []string) (string, bool) {
+	return Deparser{cols: cols, Host: h}.Print(e)
 }
 
 // DeparsePretty is deparse as pretty-printing ruleutils prints: without
@@ -68,6 +70,41 @@ func (d Deparser) enumType(t types.T) *catalog.EnumType {
 		return nil
 	}
 	return d.Host.Catalog().EnumByOid(t.Oid)
+}
+
+// operator is op, an operator of extension ext (if any), as ruleutils
+// prints it: OPERATOR(schema.op) where the search path would not find it.
+func (d Deparser) operator(op, ext string) string {
+	e := d.extension(ext)
+	if e == nil || slices.Contains(d.Host.SearchPath().Schemas, e.Schema) {
+		return op
+	}
+	return "OPERATOR(" + parser.QuoteIdent(d.Host.Catalog().SchemaName(e.Schema)) + "." + op + ")"
+}
+
+// extension is the installed extension ext, when d has a session to ask.
+func (d Deparser) extension(ext string) *catalog.Extension {
+	if d.Host == nil || ext == "" {
+		return nil
+	}
+	return d.Host.Catalog().ExtensionByName[ext]
+}
+
+// typeName is t as ruleutils names a type: an enum type or an
+// extension's, or an array of one, qualified unless the search path finds
+// it, when d has a session to ask.
+func (d Deparser) typeName(t types.T) string {
+	if d.Host == nil {
+		return t.String()
+	}
+	elem, suffix := t, ""
+	if e, ok := t.Elem(); ok {
+		elem, suffix = e, "[]"
+	}
+	if q, ok := d.Host.Catalog().TypeQName(elem.Oid); ok {
+		return d.Host.QualifiedName(q.Schema, q.Name) + suffix
+	}
+	return t.String()
 }
 
 // sequenceNamed is the sequence that v, nextval's argument, names, if it
@@ -152,7 +189,7 @@ func (d Deparser) Print(e Expr) (string, bool) {
 		if !d.pretty || p < precPrimary {
 			text = "(" + text + ")"
 		}
-		return text + "::" + x.to.String(), precPrimary
+		return text + "::" + d.typeName(x.to), precPrimary
 	}
 	// caseText prints CASE as ruleutils does under PRETTYFLAG_INDENT,
 	// which pg_get_expr and pg_get_constraintdef use: each keyword on a
@@ -195,7 +232,7 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				// A label, with its type named as the search path finds it.
 				return parser.QuoteLiteral(x.V.(types.Enum).Label) + "::" + d.Host.QualifiedName(et.Schema, et.Name), precPrimary
 			}
-			return constText(x.T, x.V), precPrimary
+			return constText(x.T, x.V, d.typeName(types.T{Oid: x.T.Oid, Mod: -1})), precPrimary
 		case *ParamExpr:
 			if x.Index < len(d.Params) && d.Params[x.Index] != "" {
 				return parser.QuoteIdent(d.Params[x.Index]), precPrimary
@@ -227,14 +264,18 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			if upper, ok := keywordFuncs[name]; ok {
 				name = upper
 			}
+			if e := d.extension(x.ext); e != nil && !IsOperatorName(name) {
+				// As ruleutils names a function the search path would not find.
+				name = d.Host.QualifiedName(e.Schema, name)
+			}
 			if x.op != 0 && len(x.Args) == 2 {
 				return binary(x.Args[0], string(x.op), x.Args[1], precAdd)
 			}
 			if op := RegexOperator(x, false); op != "" {
-				return binary(x.Args[0], op, x.Args[1], precOther)
+				return binary(x.Args[0], d.operator(op, x.ext), x.Args[1], precOther)
 			}
 			if IsOperatorName(x.Name) && len(x.Args) == 2 {
-				return binary(x.Args[0], x.Name, x.Args[1], precOther)
+				return binary(x.Args[0], d.operator(x.Name, x.ext), x.Args[1], precOther)
 			}
 			args := make([]string, len(x.Args))
 			for i, a := range x.Args {
@@ -270,9 +311,15 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			text, _ := walk(x.e)
 			return "(- " + text + ")", precPrimary
 		case *cmpExpr:
+			if x.t.Oid == types.OidCitext {
+				return binary(x.l, d.operator(x.op, "citext"), x.r, precCmp)
+			}
 			return binary(x.l, x.op, x.r, precCmp)
 		case *likeExpr:
 			op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{x.not, x.ci}]
+			if x.fold {
+				op = d.operator(op, "citext")
+			}
 			if x.escape == '\\' {
 				return binary(x.e, op, x.pattern, precOther)
 			}
@@ -408,9 +455,10 @@ func IsOperatorName(name string) bool {
 }
 
 // constText is get_const_expr: non-negative int4 and numeric literals and
-// booleans print bare, anything else as a quoted literal with its type.
-func constText(t types.T, v any) string {
-	label := "::" + types.T{Oid: t.Oid, Mod: -1}.String()
+// booleans print bare, anything else as a quoted literal with its type,
+// named typeName.
+func constText(t types.T, v any, typeName string) string {
+	label := "::" + typeName
 	if v == nil {
 		return "NULL" + label
 	}

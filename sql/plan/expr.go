@@ -105,7 +105,8 @@ func (c *castExpr) Eval(e *Env) (any, error) {
 // are evaluated first and, for strict functions, give NULL.
 type FuncExpr struct {
 	Name   string
-	op     byte // for an operator computed by a function (date + interval): how it prints
+	op     byte   // for an operator computed by a function (date + interval): how it prints
+	ext    string // the extension whose function it is, which names it with its schema
 	T      types.T
 	Args   []Expr
 	Strict bool
@@ -372,9 +373,12 @@ func (c *coalesceExpr) Eval(e *Env) (any, error) {
 }
 
 // likeExpr is [NOT] LIKE / ILIKE with a backslash escape, as in PostgreSQL.
+// ILIKE is ci; fold is LIKE of citext, which ignores case as ILIKE does
+// but prints as LIKE.
 type likeExpr struct {
 	e, pattern Expr
 	not, ci    bool
+	fold       bool
 	escape     rune
 }
 
@@ -390,7 +394,7 @@ func (l *likeExpr) Eval(e *Env) (any, error) {
 		return nil, err
 	}
 	s, pat := v.(string), p.(string)
-	if l.ci {
+	if l.ci || l.fold {
 		s, pat = strings.ToLower(s), strings.ToLower(pat)
 	}
 	m, err := likeMatch(s, pat, l.escape)

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,10 +94,20 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 		}
 		return c.callOperator(op, args[0], args[1])
 	}
+	if name == "epochdb_op" {
+		return c.namedOperator(n)
+	}
+	if name == "epochdb_match" {
+		args, err := CompileArgs(c, n)
+		if err != nil {
+			return nil, err
+		}
+		return c.regexMatch(args)
+	}
 	if c.isTableFunc(n) {
 		return CompileSRFRef(c, n)
 	}
-	ovs, err := c.withUserOverloads(n, name, c.overloads(name))
+	ovs, err := c.withUserOverloads(n, name, c.overloads(name, n.Schema.L))
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +123,7 @@ func (c *Compiler) callUser(n *ast.FuncCallExpr) (Expr, error) {
 	if c.isTableFunc(n) {
 		return CompileSRFRef(c, n)
 	}
-	ovs, err := c.withUserOverloads(n, n.FnName.O, nil)
+	ovs, err := c.withUserOverloads(n, n.FnName.O, c.overloads(n.FnName.L, n.Schema.L))
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +142,74 @@ func (c *Compiler) noSuchFunction(n *ast.FuncCallExpr, name string) error {
 		return err
 	}
 	return noFunction(name, args)
+}
+
+// namedOperator compiles epochdb_op('op', a, b[, 'schema']), as the
+// parser writes an operator only an extension has (pg_trgm's <->), and
+// OPERATOR(schema.op), which names an extension's operator in its schema
+// (as ruleutils prints citext's = where the search path does not find
+// it): the operator is resolved with the extension's operators there
+// only.
+func (c *Compiler) namedOperator(n *ast.FuncCallExpr) (Expr, error) {
+	var words []string
+	for i, a := range n.Args {
+		if v, ok := a.(*driver.ValueExpr); ok && (i == 0 || i == 3) {
+			words = append(words, v.GetString())
+		}
+	}
+	if len(n.Args) < 3 || len(n.Args) > 4 || len(words) != len(n.Args)-2 {
+		return nil, pgerr.New(pgerr.InternalError, "malformed epochdb_op")
+	}
+	args, err := CompileArgs(c, &ast.FuncCallExpr{Args: n.Args[1:3]})
+	if err != nil {
+		return nil, err
+	}
+	op, l, r := words[0], args[0], args[1]
+	in := c
+	if len(words) == 2 {
+		cc := *c
+		cc.opSchema, in = words[1], &cc
+	}
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+		return in.comparison(op, l, r)
+	case "~~", "!~~", "~~*", "!~~*":
+		return in.likeOf(l, r, op[0] == '!', strings.HasSuffix(op, "*"), '\\')
+	case "~", "!~", "~*", "!~*":
+		args := []Expr{l, r}
+		if strings.HasSuffix(op, "*") {
+			args = append(args, &ConstExpr{T: types.Text, V: "i"})
+		}
+		e, err := in.regexMatch(args)
+		if err != nil || op[0] != '!' {
+			return e, err
+		}
+		return &notExpr{e: e}, nil
+	}
+	return in.callOperator(op, l, r)
+}
+
+// regexMatch compiles epochdb_match(a, b[, 'i']), as the parser writes
+// a ~ b and a ~* b. Of two arguments it is the operator ~, resolved as
+// PostgreSQL resolves an operator: an untyped operand taken first as the
+// other one's type, which picks citext's ~ for citext ~ 'x'.
+func (c *Compiler) regexMatch(args []Expr) (Expr, error) {
+	ovs := c.overloads("epochdb_match", "")
+	var cand candidate
+	var err error
+	if len(args) == 2 {
+		cand, err = chooseOperator("~", argTypesOf(args), ovs)
+	} else {
+		cand, err = ChooseOverload("epochdb_match", args, make([]string, len(args)), ovs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	call, err := c.applyCandidate("epochdb_match", cand, args)
+	if err != nil {
+		return nil, err
+	}
+	return call.expr("epochdb_match"), nil
 }
 
 func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
@@ -200,7 +279,7 @@ func compileNullif(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 		return nil, ArgCountErr(n, err)
 	}
 	lt := args[0].Type()
-	t, ok := comparisonType(lt, args[1].Type())
+	t, ok := c.citextOps(comparisonType(lt, args[1].Type()))
 	if !ok {
 		return nil, noOperator("=", lt, args[1].Type())
 	}
@@ -346,7 +425,7 @@ func compileTrim(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 			args = args[:1]
 		}
 	}
-	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, c.overloads(name))
+	return c.callOverloaded(&ast.FuncCallExpr{FnName: ast.NewCIStr(name), Args: args}, name, c.overloads(name, ""))
 }
 
 // compileConcatOp is the || operator, which the parser writes as
@@ -473,16 +552,19 @@ func compileCurrentTime(*Compiler, *ast.FuncCallExpr) (Expr, error) {
 // may resolve to: those of an extension only while it is installed. Of a
 // name whose every overload is an uninstalled extension's, none (a call
 // then fails as a call of a function that does not exist).
-func (c *Compiler) overloads(name string) []builtins.Overload {
-	ovs := builtins.Lookup(name)
-	installed := func(o builtins.Overload) bool {
-		return o.Extension == "" || c.Host.Catalog().ExtensionByName[o.Extension] != nil
-	}
+func (c *Compiler) overloads(name, schema string) []builtins.Overload {
+	return c.installedOnly(builtins.Lookup(name), schema)
+}
+
+// installedOnly is ovs without the overloads of extensions that are not
+// installed, or not visible from a call in schema (see installed): nil if
+// ovs is, and otherwise not nil.
+func (c *Compiler) installedOnly(ovs []builtins.Overload, schema string) []builtins.Overload {
 	for i, o := range ovs {
-		if !installed(o) {
+		if !c.installed(o.Extension, schema) {
 			out := ovs[:i:i] // a copy on the first append
 			for _, o := range ovs[i+1:] {
-				if installed(o) {
+				if c.installed(o.Extension, schema) {
 					out = append(out, o)
 				}
 			}
@@ -493,4 +575,36 @@ func (c *Compiler) overloads(name string) []builtins.Overload {
 		}
 	}
 	return ovs
+}
+
+// installed reports whether the functions and operators of extension
+// ext, if any, are there for a call: the extension is installed, in the
+// schema the call names or, if it names none and the statement looks
+// only there (ExtensionsOnPath), in one on the search path.
+func (c *Compiler) installed(ext, schema string) bool {
+	if ext == "" {
+		return true
+	}
+	if schema == "" {
+		schema = c.opSchema
+	}
+	e := c.Host.Catalog().ExtensionByName[ext]
+	switch {
+	case e == nil:
+		return false
+	case schema != "":
+		return c.Host.Catalog().SchemaName(e.Schema) == schema
+	}
+	return !c.ExtensionsOnPath || slices.Contains(c.SearchPath().Schemas, e.Schema)
+}
+
+// citextOps is t, the type two operands compare in, unless it is citext
+// while citext's operators are not on the search path: PostgreSQL then
+// finds text's, to which citext converts implicitly. (Sorting, grouping
+// and indexes use the type's operator class, wherever it is.)
+func (c *Compiler) citextOps(t types.T, ok bool) (types.T, bool) {
+	if ok && t.Oid == types.OidCitext && !c.installed("citext", "") {
+		return types.Text, true
+	}
+	return t, ok
 }

@@ -31,7 +31,7 @@ type hashKey struct {
 // and unequal ones unequal.
 func hashable(t types.T) bool {
 	switch t.Oid {
-	case types.OidInt2, types.OidInt4, types.OidInt8, types.OidText, types.OidVarchar, types.OidName,
+	case types.OidInt2, types.OidInt4, types.OidInt8, types.OidText, types.OidVarchar, types.OidName, types.OidCitext,
 		types.OidBool, types.OidUUID, types.OidDate, types.OidTime, types.OidOid:
 		return true
 	}

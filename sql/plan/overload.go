@@ -60,17 +60,17 @@ func (c *Compiler) resolveCall(n *ast.FuncCallExpr, name string, ovs []builtins.
 	if err != nil {
 		return nil, err
 	}
-	return c.applyCandidate(cand, args)
+	return c.applyCandidate(name, cand, args)
 }
 
 // callOperator compiles operator op of sql/builtins applied to its
 // operands: two for an infix operator, one for a prefix one.
 func (c *Compiler) callOperator(op string, operands ...Expr) (Expr, error) {
-	cand, err := chooseOperator(op, argTypesOf(operands), builtins.LookupOperator(op))
+	cand, err := chooseOperator(op, argTypesOf(operands), c.installedOnly(builtins.LookupOperator(op), ""))
 	if err != nil {
 		return nil, err
 	}
-	call, err := c.applyCandidate(cand, operands)
+	call, err := c.applyCandidate(op, cand, operands)
 	if err != nil {
 		return nil, err
 	}
@@ -83,16 +83,20 @@ func (call *resolvedCall) expr(name string) Expr {
 	if o.Typed != nil {
 		fn = o.Typed(argTypesOf(call.args), call.ret)
 	}
-	return &FuncExpr{Name: name, T: call.ret, Args: call.args, Strict: !o.CalledOnNull,
+	return &FuncExpr{Name: name, ext: o.Extension, T: call.ret, Args: call.args, Strict: !o.CalledOnNull,
 		Fn: func(e *Env, a []any) (any, error) { return fn(e, a) }}
 }
 
-// applyCandidate converts the arguments of a call to candidate cand's
-// parameters, resolving its polymorphic types, and fills in defaults.
-func (c *Compiler) applyCandidate(cand candidate, args []Expr) (*resolvedCall, error) {
+// applyCandidate converts the arguments of a call of name to candidate
+// cand's parameters, resolving its polymorphic types, and fills in
+// defaults.
+func (c *Compiler) applyCandidate(name string, cand candidate, args []Expr) (*resolvedCall, error) {
 	o := cand.Overload
 	if c.Volatility != nil {
 		*c.Volatility = max(*c.Volatility, o.Volatility)
+	}
+	if c.Uses != nil && o.Extension != "" {
+		c.Uses(name, o)
 	}
 	targets, ret, err := resolvePolymorphic(cand, argTypesOf(args))
 	if err != nil {

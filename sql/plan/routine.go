@@ -212,13 +212,7 @@ func (c *Compiler) withUserOverloads(n *ast.FuncCallExpr, name string, ovs []bui
 	}
 	user, err := c.userOverloads(schema, n.FnName.O)
 	if err != nil || len(user) == 0 {
-		if schema != "" {
-			return nil, err
-		}
 		return ovs, err
-	}
-	if schema != "" {
-		return user, nil
 	}
 	out := slices.Clip(ovs)
 	for _, u := range user {
@@ -283,7 +277,7 @@ func (c *Compiler) CompileProcedureCall(n *ast.FuncCallExpr) (Expr, *catalog.Fun
 	if err != nil {
 		return nil, nil, err
 	}
-	call, err := c.applyCandidate(cand, args)
+	call, err := c.applyCandidate(name, cand, args)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -70,7 +70,7 @@ func (c *Compiler) rowCompare(op string, l, r *ast.RowExpr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, ok := comparisonType(le.Type(), re.Type())
+		t, ok := c.citextOps(comparisonType(le.Type(), re.Type()))
 		if !ok {
 			return nil, noOperator(op, le.Type(), re.Type())
 		}

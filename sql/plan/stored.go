@@ -162,3 +162,24 @@ func (b sequenceBinder) Enter(n ast.Node) (ast.Node, bool) {
 func (b sequenceBinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 func (f *TableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// BindTypes makes the type each cast in n names the name bind returns
+// for it: a stored expression names the types the catalogs define (enum
+// types, extensions' types) qualified, as PostgreSQL's stored casts name
+// them by oid, so that it reads the same types whatever the search path.
+func BindTypes(n ast.ExprNode, bind func(name string) string) {
+	n.Accept(typeBinder(bind))
+}
+
+type typeBinder func(string) string
+
+func (b typeBinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "epochdb_cast" && len(f.Args) == 2 {
+		if v, ok := f.Args[1].(*driver.ValueExpr); ok {
+			v.SetString(b(v.GetString()))
+		}
+	}
+	return n, false
+}
+
+func (b typeBinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -68,7 +68,7 @@ func (c *Compiler) depth() int {
 // subqueryCompiler returns the compiler of a subquery in an expression c
 // compiles.
 func (c *Compiler) subqueryCompiler() *Compiler {
-	return &Compiler{Host: c.Host, Params: c.Params, Order: c.Order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views, path: c.path, Vars: c.Vars}
+	return &Compiler{Host: c.Host, Params: c.Params, Order: c.Order, outer: c, lvl: &level{depth: c.depth() + 1}, ctes: c.ctes, views: c.views, path: c.path, Uses: c.Uses, ExtensionsOnPath: c.ExtensionsOnPath, Vars: c.Vars}
 }
 
 // column resolves a column reference: in c's scope, or else in an
@@ -426,7 +426,7 @@ func (c *Compiler) quantified(ln ast.ExprNode, op string, all bool, sub ast.Expr
 		if err != nil {
 			return nil, err
 		}
-		t, ok := unify(l.Type(), cols[i].Type)
+		t, ok := c.citextOps(unify(l.Type(), cols[i].Type))
 		if !ok {
 			return nil, noOperator(op, l.Type(), cols[i].Type)
 		}

@@ -3,6 +3,7 @@ package plan
 import (
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/builtins"
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -17,6 +18,18 @@ import (
 // reads the view, whose WITH queries and columns it cannot see. views are
 // the views whose queries are being planned around it, innermost last.
 func PlanViewQuery(s Host, sql string, path *catalog.Path, views []uint32) (QueryPlan, error) {
+	return planViewQuery(s, sql, path, views, nil)
+}
+
+// ViewUses plans v's query as a query that reads v would, telling uses
+// of the overloads of extensions it compiles (Compiler.Uses), but not of
+// those of the views it reads, which depend on them themselves.
+func ViewUses(s Host, v *catalog.View, uses func(name string, o *builtins.Overload)) error {
+	_, err := planViewQuery(s, v.SQL, ViewPath(v), []uint32{v.ID}, uses)
+	return err
+}
+
+func planViewQuery(s Host, sql string, path *catalog.Path, views []uint32, uses func(string, *builtins.Overload)) (QueryPlan, error) {
 	stmts, err := parser.Parse(sql)
 	if err != nil {
 		return nil, err
@@ -26,7 +39,7 @@ func PlanViewQuery(s Host, sql string, path *catalog.Path, views []uint32) (Quer
 	}
 	st := stmts[0]
 	var params []types.T
-	c := &Compiler{Host: s, Params: &params, Order: st.ParamOrder, Scope: &Scope{}, views: views, path: path}
+	c := &Compiler{Host: s, Params: &params, Order: st.ParamOrder, Scope: &Scope{}, views: views, path: path, Uses: uses}
 	return c.PlanQuery(st.AST)
 }
 

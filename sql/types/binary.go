@@ -113,7 +113,7 @@ func decodeBinary(t T, b []byte) (any, error) {
 		return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
 	case OidNumeric:
 		return decodeNumericBinary(t, b)
-	case OidText, OidVarchar, OidBpchar, OidName, OidUnknown:
+	case OidText, OidVarchar, OidBpchar, OidName, OidCitext, OidUnknown:
 		if !utf8.Valid(b) {
 			return nil, pgerr.New(pgerr.CharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8"`)
 		}

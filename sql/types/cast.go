@@ -57,7 +57,7 @@ func errCannotCast(from, to T) error {
 // text I/O.
 func isStringType(oid Oid) bool {
 	switch oid {
-	case OidText, OidVarchar, OidBpchar, OidName, OidUnknown:
+	case OidText, OidVarchar, OidBpchar, OidName, OidCitext, OidUnknown:
 		return true
 	}
 	return false
@@ -164,7 +164,7 @@ func castToString(v any, from T, loc *time.Location) string {
 		return "false"
 	case OidBpchar:
 		return strings.TrimRight(v.(string), " ")
-	case OidText, OidVarchar, OidName, OidUnknown:
+	case OidText, OidVarchar, OidName, OidCitext, OidUnknown:
 		return v.(string)
 	}
 	return string(AppendText(nil, from, v, loc))

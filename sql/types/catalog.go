@@ -24,6 +24,8 @@ type Info struct {
 	Align     byte // typalign: 'c' char, 's' short, 'i' int, 'd' double
 	Storage   byte // typstorage: 'p' plain, 'x' extended, 'm' main
 	Collation Oid  // typcollation: 100 (default) for text types, 950 (C) for name
+	// Extension, for a type an extension provides (citext.go), names it.
+	Extension string
 }
 
 // builtins are the base and pseudo types epochdb knows; each base type's
@@ -82,8 +84,8 @@ var builtins = []Info{
 }
 
 var (
-	catalog = map[Oid]Info{}
-	all     []Info // ordered by oid, as pg_type scans list them
+	catalog = map[Oid]Info{} // the built-in types and the extensions'
+	all     []Info           // the built-in types, ordered by oid, as pg_type scans list them
 	// arrayElem maps an array type's oid to its element's; 0 for any other
 	// oid. Elem and IsArray run for every value written, and a lookup of
 	// the whole Info in catalog costs more than the rest of them.
@@ -92,37 +94,48 @@ var (
 
 func init() {
 	for _, b := range builtins {
-		b.Delim = ','
-		if b.Type == 0 {
-			b.Type = 'b'
-		}
-		b.Align, b.Storage = layout(b)
-		switch b.Oid {
-		case OidText, OidVarchar, OidBpchar:
-			b.Collation = 100
-		case OidName:
-			b.Collation = 950
-		}
-		catalog[b.Oid] = b
-		if b.Array != 0 {
-			align := byte('i')
-			if b.Align == 'd' {
-				align = 'd'
-			}
-			catalog[b.Array] = Info{
-				Oid: b.Array, Name: "_" + b.Name, Len: -1, Category: 'A', Elem: b.Oid, Delim: ',',
-				Input: "array_in", Output: "array_out", Receive: "array_recv", Send: "array_send", Type: 'b',
-				Align: align, Storage: 'x', Collation: b.Collation,
-			}
-		}
+		all = append(all, register(b)...)
+	}
+	for _, b := range extensionTypes {
+		register(b)
 	}
 	for _, in := range catalog {
-		all = append(all, in)
 		if in.Category == 'A' {
 			arrayElem[in.Oid] = in.Elem
 		}
 	}
 	slices.SortFunc(all, func(a, b Info) int { return cmp.Compare(a.Oid, b.Oid) })
+}
+
+// register completes b's row and enters it, and its array row if it has
+// one, in catalog, returning both.
+func register(b Info) []Info {
+	b.Delim = ','
+	if b.Type == 0 {
+		b.Type = 'b'
+	}
+	b.Align, b.Storage = layout(b)
+	switch b.Oid {
+	case OidText, OidVarchar, OidBpchar:
+		b.Collation = 100
+	case OidName:
+		b.Collation = 950
+	}
+	catalog[b.Oid] = b
+	if b.Array == 0 {
+		return []Info{b}
+	}
+	align := byte('i')
+	if b.Align == 'd' {
+		align = 'd'
+	}
+	a := Info{
+		Oid: b.Array, Name: "_" + b.Name, Len: -1, Category: 'A', Elem: b.Oid, Delim: ',',
+		Input: "array_in", Output: "array_out", Receive: "array_recv", Send: "array_send", Type: 'b',
+		Align: align, Storage: 'x', Collation: b.Collation, Extension: b.Extension,
+	}
+	catalog[a.Oid] = a
+	return []Info{b, a}
 }
 
 // layout is how PostgreSQL stores a value of the type: its alignment and
@@ -149,7 +162,7 @@ func layout(in Info) (align, storage byte) {
 	return 'i', 'x'
 }
 
-// Lookup returns the pg_type row of a built-in type.
+// Lookup returns the pg_type row of a built-in type or an extension's.
 func Lookup(oid Oid) (Info, bool) {
 	in, ok := catalog[oid]
 	return in, ok

@@ -81,7 +81,7 @@ func coerce(t T, v any, explicit bool) (any, error) {
 			return nil, err
 		}
 		return applyNumericMod(d, t.Mod)
-	case OidText, OidUnknown:
+	case OidText, OidCitext, OidUnknown:
 		if _, ok := v.(string); !ok {
 			return nil, errDatum(t, v)
 		}

@@ -12,7 +12,7 @@ import (
 
 // Compare orders two non-NULL datums of type t as PostgreSQL's btree
 // comparison functions do, returning -1, 0 or +1. Strings compare bytewise
-// (the C collation); char(n) ignores trailing spaces; NaN is equal to
+// (the C collation); citext compares lower-cased; char(n) ignores trailing spaces; NaN is equal to
 // itself and above every other float or numeric; -0 equals 0; numerics
 // compare by value (1.5 = 1.50); intervals compare by their length with a
 // month of 30 days ('1 mon' = '30 days'); arrays compare element by
@@ -21,6 +21,8 @@ func Compare(t T, a, b any) int {
 	switch t.Oid {
 	case OidText, OidVarchar:
 		return strings.Compare(a.(string), b.(string))
+	case OidCitext:
+		return strings.Compare(FoldCase(a.(string)), FoldCase(b.(string)))
 	case OidBool:
 		x, y := a.(bool), b.(bool)
 		switch {

@@ -38,7 +38,8 @@ import (
 //	numeric               a class byte, then for finite nonzero values the
 //	                      decimal exponent and the digits in pairs (appendKeyNumeric)
 //	strings, bytea        the bytes with 0x00 escaped as 0x00 0xff, ended by
-//	                      0x00 0x01; char(n) without its trailing spaces
+//	                      0x00 0x01; char(n) without its trailing spaces,
+//	                      citext lower-cased (FoldCase)
 //	interval              its length as days (a month is 30) and the
 //	                      microseconds left over, both varints
 //	uuid                  the 16 bytes
@@ -47,7 +48,8 @@ import (
 // Values that Compare calls equal encode identically, as a unique index
 // needs. So a key does not always give back the exact datum: DecodeKey
 // returns an equal one: a numeric without trailing zeros (but shown with
-// the scale of a numeric(p,s) column), char(n) padded again to n, -0 as 0,
+// the scale of a numeric(p,s) column), char(n) padded again to n, citext
+// lower-cased, -0 as 0,
 // and an interval normalized from its length. The row keeps the exact
 // value.
 
@@ -121,6 +123,8 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 		return appendKeyNumeric(buf, v.(*apd.Decimal))
 	case OidBpchar:
 		return appendKeyBytes(buf, strings.TrimRight(v.(string), " "))
+	case OidCitext:
+		return appendKeyBytes(buf, FoldCase(v.(string)))
 	case OidBytea:
 		return appendKeyBytes(buf, v.([]byte))
 	case OidDate:

@@ -173,3 +173,27 @@ func TestKeyDecodeCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestCitextKey: citext values that differ only in case are one key, so a
+// unique index holds one of them, and they compare equal; the key orders
+// as the lower-cased values do, not as the values as written.
+func TestCitextKey(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"abc", "ABC", 0}, {"Straße", "STRASSE", 1}, {"É", "é", 0}, {"B", "a", 1}, {"a", "B", -1},
+		{"Z", "a", 1}, {"", "A", -1},
+	} {
+		ka, kb := AppendKey(nil, Citext, c.a, false), AppendKey(nil, Citext, c.b, false)
+		if got := sign(bytes.Compare(ka, kb)); got != c.want {
+			t.Errorf("keys of %q and %q compare %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := Compare(Citext, c.a, c.b); got != c.want {
+			t.Errorf("Compare(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := sign(Compare(Text, c.a, c.b)); c.want == 0 && got == 0 {
+			t.Errorf("%q and %q are equal as text too: the case proves nothing", c.a, c.b)
+		}
+	}
+}

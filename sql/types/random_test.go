@@ -16,7 +16,7 @@ var randomTypes = []T{
 	Text, Varchar, {OidVarchar, 5 + 4}, Bpchar, {OidBpchar, 4 + 4}, Name, Char,
 	Bytea, Date, TimeType, {OidTime, 3}, Timestamp, Timestamptz, {OidTimestamp, 2}, IntervalType, UUIDType,
 	Int8Array, TextArray, {OidNumericArray, -1}, {OidFloat8Array, -1}, {OidBpcharArray, 3 + 4},
-	{OidIntervalArray, -1}, {OidByteaArray, -1}, {OidTimeArray, -1},
+	{OidIntervalArray, -1}, {OidByteaArray, -1}, {OidTimeArray, -1}, Citext, {OidCitextArray, -1},
 }
 
 // randomDatum returns a value of type t that Coerce accepts unchanged,
@@ -68,7 +68,7 @@ func randomDatum(r *rand.Rand, t T) any {
 		return f
 	case OidNumeric:
 		return randomNumeric(r, t)
-	case OidText, OidVarchar, OidBpchar, OidName, OidChar:
+	case OidText, OidVarchar, OidBpchar, OidName, OidChar, OidCitext:
 		s := randomString(r)
 		switch t.Oid {
 		case OidName:
@@ -130,7 +130,7 @@ func pick[V any](r *rand.Rand, vs ...V) V { return vs[r.IntN(len(vs))] }
 func randomString(r *rand.Rand) string {
 	var b strings.Builder
 	for range r.IntN(6) {
-		b.WriteString(pick(r, "a", "b", " ", "\x00", "\x01", "é", "z", "\u00ff", "{", "\""))
+		b.WriteString(pick(r, "a", "b", "A", " ", "\x00", "\x01", "é", "É", "z", "\u00ff", "{", "\""))
 	}
 	return b.String()
 }

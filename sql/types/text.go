@@ -59,7 +59,7 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 		return parseFloat(s, 64)
 	case OidNumeric:
 		return parseNumeric(s)
-	case OidText, OidVarchar, OidBpchar, OidUnknown:
+	case OidText, OidVarchar, OidBpchar, OidCitext, OidUnknown:
 		return s, nil
 	case OidName:
 		return truncateName(s), nil

@@ -12,7 +12,8 @@
 //	float4, float8                    float64 (float4 rounded to float32 precision)
 //	numeric                           *apd.Decimal, never mutated once made; -Exponent is
 //	                                  the display scale (1.50 has Exponent -2); NaN, ±Infinity
-//	text, varchar(n), char(n), name   string (char(n) stored blank-padded to n)
+//	text, varchar(n), char(n), name,  string (char(n) stored blank-padded to n)
+//	  citext
 //	"char"                            string of at most one byte
 //	bytea                             []byte
 //	date                              time.Time, midnight UTC of that day
@@ -47,6 +48,7 @@
 //	json.go     json and jsonb values: parsing, output, ordering, containment
 //	oids.go     object identifier types: regclass and its kin, int2vector, oidvector
 //	record.go   anonymous records: the registry of their shapes, their formats
+//	citext.go   the case-insensitive text of the citext extension
 //	key.go      order-preserving key encoding
 //	row.go      compact row encoding
 package types

@@ -88,3 +88,14 @@ CREATE FUNCTION "Audit Log".count_notes(OUT n bigint, OUT last text) LANGUAGE sq
 CREATE FUNCTION next_code(int) RETURNS int RETURN $1 + 1;
 CREATE PROCEDURE shop.restock(id int, note text DEFAULT 'restocked') LANGUAGE sql AS $$ INSERT INTO "Audit Log".entries (item, note) VALUES (id, note) $$;
 CREATE VIEW shop.prices AS SELECT sku, shop.price(1999) AS price FROM shop.items;
+-- An extension's type: the dump must leave citext to CREATE EXTENSION and
+-- name it in its schema, and the keys must still ignore case after a load.
+-- Stored expressions that name the extensions' types and functions must
+-- name them with their schema too, as a dump reads them back without one.
+CREATE EXTENSION citext;
+CREATE EXTENSION pg_trgm;
+CREATE TABLE handles (h citext PRIMARY KEY, alias citext UNIQUE, past citext[] DEFAULT '{}',
+    note text DEFAULT 'none'::citext CHECK (note::citext <> 'FORBIDDEN'),
+    sim real GENERATED ALWAYS AS (similarity(h, 'anne')) STORED);
+CREATE INDEX handles_noted ON handles (h) WHERE note::citext <> 'none';
+INSERT INTO handles (h, alias, past) VALUES ('Ann', 'ANNIE', '{A,b}'), ('bob', NULL, NULL);
