@@ -123,7 +123,8 @@ func (s *Session) compilePL(f *catalog.Function, code string) (*plFunction, erro
 		ret: types.T{Oid: types.OidVoid, Mod: -1}}
 	fn.root = &plScope{}
 	if f != nil {
-		fn.name = s.routineName(f)
+		// As format_procedure prints it, in PostgreSQL's CONTEXT lines.
+		fn.name = strings.ReplaceAll(s.routineName(f), ", ", ",")
 		fn.ret = plan.RoutineResult(f)
 		fn.root.label = f.Name
 		for i, p := range f.Params {

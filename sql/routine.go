@@ -546,6 +546,11 @@ func (s *Session) planCall(c *plan.Compiler, p *Prepared, cmd *parser.Call) erro
 	if call == nil {
 		return pgerr.New(pgerr.SyntaxError, "syntax error at or near %q", firstWords(cmd.Call.SQL))
 	}
+	var subqueries subqueryFinder
+	call.Accept(&subqueries)
+	if subqueries.found {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in CALL argument")
+	}
 	c.Order = cmd.Call.ParamOrder
 	e, f, err := c.CompileProcedureCall(call)
 	if err != nil {
@@ -559,3 +564,17 @@ func (s *Session) planCall(c *plan.Compiler, p *Prepared, cmd *parser.Call) erro
 	}
 	return nil
 }
+
+// subqueryFinder finds a subquery in an expression.
+type subqueryFinder struct{ found bool }
+
+func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		f.found = true
+		return n, true
+	}
+	return n, false
+}
+
+func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

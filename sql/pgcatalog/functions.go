@@ -160,16 +160,11 @@ func paramDefault(h Host, p catalog.Param) string {
 	return p.Default
 }
 
-// typeName is t as format_type prints it, an enum qualified unless the
-// search path finds it.
+// typeName is t as format_type prints it, an enum's or an extension's
+// type qualified unless the search path finds it.
 func typeName(h Host, t types.T) string {
-	if et := h.Catalog().EnumByOid(t.Oid); et != nil {
-		return QualifiedName(h, et.Schema, et.Name)
-	}
-	if elem, ok := t.Elem(); ok {
-		if et := h.Catalog().EnumByOid(elem.Oid); et != nil {
-			return QualifiedName(h, et.Schema, et.Name) + "[]"
-		}
+	if name := catalogTypeName(h, t.Oid); name != "" {
+		return name
 	}
 	return formatType(t.Oid, t.Mod, false)
 }
