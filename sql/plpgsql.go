@@ -315,6 +315,22 @@ type plFrame struct {
 	set []any
 	// contexted is the last error a CONTEXT line was added to.
 	contexted error
+	// callEnv is the environment the frame's expressions run in, with
+	// the slots as their parameters; made at the first.
+	callEnv *plan.Env
+}
+
+// exprEnv is the environment an expression of the frame evaluates in.
+// The slots are its parameters: it reads their values as they are when
+// it runs, so one serves the whole call, its subqueries' cached results
+// forgotten each time.
+func (fr *plFrame) exprEnv() *plan.Env {
+	if fr.callEnv == nil {
+		fr.callEnv = fr.env.CallEnv(fr.vals)
+	} else {
+		fr.callEnv.Forget()
+	}
+	return fr.callEnv
 }
 
 // plCtl is a change of control flow: EXIT, CONTINUE or RETURN.
@@ -785,7 +801,7 @@ func (fr *plFrame) evalRaw(key plKey, sc *plScope, text string) (any, types.T, e
 	if pp.expr != nil {
 		// A subquery in it sees the body's writes so far.
 		end := fr.env.Exec().Tx.Nested()
-		v, err := pp.expr.Eval(fr.env.CallEnv(fr.vals))
+		v, err := pp.expr.Eval(fr.exprEnv())
 		end()
 		t := pp.expr.Type()
 		if t.Oid == types.OidUnknown {
@@ -1014,7 +1030,7 @@ func (fr *plFrame) runSQLRaw(key plKey, sc *plScope, text string, rows func(rowe
 	if pp.expr != nil {
 		// A FROM-less SELECT of one expression: one row.
 		end := fr.env.Exec().Tx.Nested()
-		v, err := pp.expr.Eval(fr.env.CallEnv(fr.vals))
+		v, err := pp.expr.Eval(fr.exprEnv())
 		end()
 		if err != nil {
 			return pp, err

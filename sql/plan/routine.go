@@ -51,6 +51,16 @@ func (e *Env) CallEnv(args []any) *Env {
 	return x.Env(nil)
 }
 
+// Forget drops what e's execution has cached of its subqueries and WITH
+// queries, which a routine's environment, reused from one expression to
+// the next with other parameters, must compute again.
+func (e *Env) Forget() {
+	if x := e.x; x != nil && len(x.cache) > 0 {
+		x.closeCTEs()
+		clear(x.cache)
+	}
+}
+
 // Exec is the execution e's row belongs to, for a routine that runs
 // statements in it.
 func (e *Env) Exec() *ExecCtx { return e.x }
