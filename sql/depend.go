@@ -40,6 +40,7 @@ type dependent struct {
 	def     *catalog.TableColumn // a column of table whose default calls nextval
 	col     *catalog.TableColumn // a generated column of table, which its caller drops
 	trigger *catalog.Trigger     // a trigger of table, on the function it calls
+	fn      *catalog.Function    // a function that returns a table's rows
 	on      string               // what it depends on: "table cp", "view cv"
 	onID    uint32               // and its id
 }
@@ -56,6 +57,8 @@ func (d dependent) String() string {
 		return fmt.Sprintf("column %s of table %s", d.col.Name, d.table.Name)
 	case d.trigger != nil:
 		return fmt.Sprintf("trigger %s on table %s", d.trigger.Name, d.table.Name)
+	case d.fn != nil:
+		return d.fn.KindName() + " " + routineSignature(d.fn)
 	}
 	return fmt.Sprintf("default value for column %s of table %s", d.def.Name, d.table.Name)
 }
@@ -121,6 +124,11 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 				if tg.Function == g.id {
 					out = append(out, dependent{table: t, trigger: tg, on: g.desc, onID: g.id})
 				}
+			}
+		}
+		for _, f := range cat.Functions() {
+			if f.ReturnsRow == g.id && !slices.Contains(dropping, f.ID) {
+				out = append(out, dependent{fn: f, on: "type " + strings.TrimPrefix(g.desc, "table "), onID: g.id})
 			}
 		}
 		for _, v := range cat.Views() {
@@ -292,6 +300,12 @@ func (s *Session) removeDependents(ctx context.Context, d *catalog.DDL, deps []d
 		}
 		if dep.view != nil {
 			if err := d.DropView(ctx, dep.view); err != nil {
+				return err
+			}
+			continue
+		}
+		if dep.fn != nil {
+			if err := d.DropFunction(ctx, dep.fn); err != nil {
 				return err
 			}
 			continue

@@ -245,6 +245,13 @@ func (s *Session) routineResult(f *catalog.Function, cmd *parser.CreateFunction)
 		return nil
 	}
 	t, err := s.routineType(cmd.Returns)
+	if err != nil && pgerr.Code(err) == pgerr.UndefinedObject && !strings.Contains(cmd.Returns, "%") {
+		// A table's name is its row type.
+		if tab, terr := tableNamed(s.host(), cmd.Returns); terr == nil && len(f.OutParams()) == 0 {
+			f.Returns, f.ReturnsRow = types.T{Oid: types.OidRecord, Mod: -1}, tab.ID
+			return nil
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,31 @@ type Function struct {
 	// Config are the SET clauses, as name=value (proconfig).
 	Config []string `json:"config,omitempty"`
 	Owner  string   `json:"owner,omitempty"`
+	// ReturnsRow, for RETURNS [SETOF] table, is the table whose row type
+	// it returns; Returns is then record, and RowType the row's fields
+	// now.
+	ReturnsRow uint32 `json:"returns_row,omitempty"`
+	// cat is the catalog f is in, which its row type is read from.
+	cat *Catalog
+}
+
+// RowType is the record type of the rows of the table f returns
+// (ReturnsRow): its visible columns as they are now.
+func (f *Function) RowType() (types.T, *Table) {
+	var t *Table
+	if f.cat != nil {
+		t = f.cat.TableByID[f.ReturnsRow]
+	}
+	if t == nil {
+		return types.T{Oid: types.OidRecord, Mod: -1}, nil
+	}
+	var fields []types.Field
+	for _, c := range t.Columns {
+		if c.Visible() {
+			fields = append(fields, types.Field{Name: c.Name, T: c.Type})
+		}
+	}
+	return types.RecordOf(fields), t
 }
 
 // Param is a parameter of a function.
@@ -175,6 +200,7 @@ func (c *Catalog) FunctionBySignature(nsp uint32, name string, sig []types.Oid) 
 
 func (c *Catalog) putFunction(f *Function) {
 	f.Schema = inSchema(f.Schema)
+	f.cat = c
 	if old := c.FunctionByID[f.ID]; old != nil {
 		c.removeFunction(old)
 	}

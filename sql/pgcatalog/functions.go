@@ -184,10 +184,14 @@ func functionResult(h Host, f *catalog.Function) any {
 	if cols != nil {
 		return "TABLE(" + strings.Join(cols, ", ") + ")"
 	}
-	if f.ReturnsSet {
-		return "SETOF " + typeName(h, f.Returns)
+	ret := typeName(h, f.Returns)
+	if _, t := f.RowType(); f.ReturnsRow != 0 && t != nil {
+		ret = QualifiedName(h, t.Schema, t.Name)
 	}
-	return typeName(h, f.Returns)
+	if f.ReturnsSet {
+		return "SETOF " + ret
+	}
+	return ret
 }
 
 // functionDef is pg_get_functiondef: a CREATE OR REPLACE statement that

@@ -170,6 +170,10 @@ type RoutineTypes struct {
 // RoutineResult is the type a call of f returns: its RETURNS type, or for
 // OUT parameters, the one's type or a record of them all.
 func RoutineResult(f *catalog.Function) types.T {
+	if f.ReturnsRow != 0 {
+		t, _ := f.RowType()
+		return t
+	}
 	out := f.OutParams()
 	switch {
 	case len(out) == 1 && f.Kind != 'p':
