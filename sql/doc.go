@@ -36,7 +36,8 @@
 //	sql/pgerr      SQLSTATEs, and the mapping of the engine's errors to them
 //	sql/types      the datum types: their text and binary forms, casts,
 //	               comparison, time zones, and the key and row encodings
-//	sql/parser     the PostgreSQL dialect in front of TiDB's parser
+//	sql/parser     the PostgreSQL dialect in front of TiDB's parser, and
+//	               PL/pgSQL's statement tree (plpgsql.go)
 //	sql/spill      temporary files of rows past work_mem, and their encoding
 //	sql/builtins   the built-in functions and operators by family, in
 //	               tables of overloads that the planner resolves calls against
@@ -45,7 +46,10 @@
 //	sql/rowexec    the row operators without expressions: RowIter, the
 //	               external sort, the spilling row store
 //	sql/plan       the expression compiler, the planner, and the operators
-//	               that evaluate expressions; the session is its Host
+//	               that evaluate expressions; the session is its Host,
+//	               which compiles user-defined functions' bodies for it
+//	               (routine.go: LANGUAGE sql; plpgsql.go: the PL/pgSQL
+//	               interpreter; trigger.go: what fires triggers)
 //	sql/pgcatalog  pg_catalog, information_schema, epochdb's views of its
 //	               engine, and the catalog functions
 //
