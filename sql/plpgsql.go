@@ -409,6 +409,9 @@ func (fn *plFunction) start(e *plan.Env, args []any) (*plFrame, error) {
 			if fn.f.Kind == 'p' && p.Mode == 'o' || p.In() {
 				if in < len(args) {
 					fr.vals[i] = args[in]
+					if row, ok := args[in].([]any); ok {
+						fr.vals[i] = slices.Clone(row) // a record slot owns its fields (see store)
+					}
 				}
 				in++
 			}
@@ -462,9 +465,14 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 	if call.tg.Timing == "instead" {
 		fr.vals[tv.text[1].slot] = "INSTEAD OF"
 	}
-	args := make([]any, len(call.tg.Args))
-	for i, a := range call.tg.Args {
-		args[i] = a
+	var args []any
+	if len(call.tg.Args) > 0 {
+		args = make([]any, len(call.tg.Args))
+		for i, a := range call.tg.Args {
+			args[i] = a
+		}
+	} else {
+		args = []any{}
 	}
 	fr.vals[tv.relid.slot], fr.vals[tv.nargs.slot], fr.vals[tv.argv.slot] = int64(call.t.ID), int64(len(args)), args
 	ctl, err := fr.runBlock(fn.block, fn.root)
@@ -866,6 +874,11 @@ func (fr *plFrame) store(v *plVar, val any, t types.T) error {
 		if v.record {
 			fr.ts[v.slot] = t
 		}
+		// A record slot owns its fields, which assignments to them change
+		// in place: it takes a copy.
+		if row, ok := val.([]any); ok {
+			val = slices.Clone(row)
+		}
 		fr.vals[v.slot] = val
 		return nil
 	}
@@ -932,11 +945,10 @@ func (fr *plFrame) setTarget(sc *plScope, name string, val any, t types.T) error
 		}
 		val = c
 	}
+	// A record slot's fields are its own (see store): set in place.
 	row, _ := fr.vals[v.slot].([]any)
 	if row == nil {
 		row = make([]any, len(fields))
-	} else {
-		row = slices.Clone(row)
 	}
 	row[field] = val
 	fr.vals[v.slot] = row
@@ -1453,6 +1465,9 @@ func (fr *plFrame) runReturn(st *parser.PLReturn, sc *plScope) (*plCtl, error) {
 		}
 		if err != nil {
 			return nil, fr.context(err, line, "RETURN NEXT")
+		}
+		if row, ok := v.([]any); ok {
+			v = slices.Clone(row) // the slot it came from may change
 		}
 		fr.set = append(fr.set, v)
 		return nil, nil
