@@ -919,12 +919,14 @@ func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once 
 	if hasBefore(t, event) {
 		return s.modifyTriggered(x, t, key, once, pred, update, done, nil)
 	}
-	return s.writeModified(x, t, key, once, pred, update, done)
+	return s.writeModified(x, t, key, once, nil, pred, update, done)
 }
 
 // writeModified is modifyRow without BEFORE ROW triggers: what
-// modifyTriggered writes once they have run.
-func (s *Session) writeModified(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, pred func(old []any) (bool, error),
+// modifyTriggered writes once they have run. With seen set, it writes
+// only if the row's newest version is seen, byte for byte, and otherwise
+// reports the row changed (changed unwritten: old nil, and done uncalled).
+func (s *Session) writeModified(x *plan.ExecCtx, t *catalog.Table, key []byte, once bool, seen func(cur []byte) bool, pred func(old []any) (bool, error),
 	update func(old []any) ([]any, error), done func(row []any) error) error {
 	var old, row []any
 	mutate := x.Tx.Mutate
@@ -934,6 +936,9 @@ func (s *Session) writeModified(x *plan.ExecCtx, t *catalog.Table, key []byte, o
 	err := mutate(x.Ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
 		if !exists {
 			return nil, txn.Keep, nil // deleted meanwhile
+		}
+		if seen != nil && !seen(cur) {
+			return nil, txn.Keep, nil
 		}
 		var err error
 		if old, err = t.DecodeRow(key, cur); err != nil {

@@ -93,8 +93,11 @@ type plFunction struct {
 	plans map[plKey]*plPlan
 	// types are the slots' declared types, which a frame starts with.
 	types []types.T
-	// rowTypes caches the record type of a trigger's table's rows.
+	// rowTypes caches the record type of a trigger's table's rows, and
+	// tgTexts the values of its text TG_ variables for each trigger and
+	// event.
 	rowTypes map[*catalog.Table]types.T
+	tgTexts  map[tgKey][]any
 }
 
 type plKey struct {
@@ -421,6 +424,11 @@ func (fn *plFunction) start(e *plan.Env, args []any) (*plFrame, error) {
 	return fr, nil
 }
 
+type tgKey struct {
+	tg    *catalog.Trigger
+	event int
+}
+
 // plTriggerVars are a trigger function's special variables.
 type plTriggerVars struct {
 	new, old, relid, nargs, argv *plVar
@@ -458,12 +466,24 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 	if call.old != nil {
 		fr.vals[tv.old.slot] = call.old
 	}
-	schema := fn.s.catalog().SchemaName(call.t.Schema)
-	for i, val := range []string{call.tg.Name, strings.ToUpper(call.tg.Timing), level, triggerEvents[call.event], call.t.Name, call.t.Name, schema} {
-		fr.vals[tv.text[i].slot] = val
+	key := tgKey{call.tg, call.event}
+	texts := fn.tgTexts[key]
+	if texts == nil {
+		schema := fn.s.catalog().SchemaName(call.t.Schema)
+		when := strings.ToUpper(call.tg.Timing)
+		if call.tg.Timing == "instead" {
+			when = "INSTEAD OF"
+		}
+		for _, val := range []string{call.tg.Name, when, level, triggerEvents[call.event], call.t.Name, call.t.Name, schema} {
+			texts = append(texts, val)
+		}
+		if fn.tgTexts == nil {
+			fn.tgTexts = map[tgKey][]any{}
+		}
+		fn.tgTexts[key] = texts
 	}
-	if call.tg.Timing == "instead" {
-		fr.vals[tv.text[1].slot] = "INSTEAD OF"
+	for i, val := range texts {
+		fr.vals[tv.text[i].slot] = val
 	}
 	var args []any
 	if len(call.tg.Args) > 0 {
@@ -743,9 +763,15 @@ func (e *errExpr) Eval(*plan.Env) (any, error) { return nil, e.err }
 // key, reusing the plan while the slots' types are those it was made
 // with.
 func (fr *plFrame) prepare(key plKey, sc *plScope, text string) (*plPlan, error) {
+	return fr.prepareAs(key, sc, "", text)
+}
+
+// prepareAs is prepare of prefix+text, which it only joins when it plans.
+func (fr *plFrame) prepareAs(key plKey, sc *plScope, prefix, text string) (*plPlan, error) {
 	if pp := fr.fn.plans[key]; pp != nil && slices.Equal(pp.ts, fr.ts) && (pp.expr != nil || fr.fn.s.planCurrent(pp.p)) {
 		return pp, nil
 	}
+	text = prefix + text
 	stmts, err := parser.Parse(text)
 	if err != nil {
 		return nil, err
@@ -802,7 +828,7 @@ func (fr *plFrame) eval(key plKey, sc *plScope, text string) (any, types.T, erro
 }
 
 func (fr *plFrame) evalRaw(key plKey, sc *plScope, text string) (any, types.T, error) {
-	pp, err := fr.prepare(key, sc, "SELECT "+text)
+	pp, err := fr.prepareAs(key, sc, "SELECT ", text)
 	if err != nil {
 		return nil, types.T{}, err
 	}

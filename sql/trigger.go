@@ -342,18 +342,15 @@ func (s *Session) modifyTriggered(x *plan.ExecCtx, t *catalog.Table, key []byte,
 		}
 	}
 	changed := false
-	same := func(o []any) (bool, error) {
-		if !bytes.Equal(t.EncodeRow(o), seen) {
-			changed = true
-			return false, nil
-		}
-		return true, nil
+	same := func(cur []byte) bool {
+		changed = !bytes.Equal(cur, seen)
+		return !changed
 	}
 	var write func(old []any) ([]any, error)
 	if update != nil {
 		write = func([]any) ([]any, error) { return row, nil }
 	}
-	if err := s.writeModified(x, t, key, once, same, write, done); err != nil || !changed {
+	if err := s.writeModified(x, t, key, once, same, nil, write, done); err != nil || !changed {
 		return err
 	}
 	if scanned != nil {
