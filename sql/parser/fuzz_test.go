@@ -155,3 +155,38 @@ func markersOf(nodes ...ast.Node) []*driver.ParamMarkerExpr {
 	slices.SortFunc(v.markers, func(a, b *driver.ParamMarkerExpr) int { return a.Offset - b.Offset })
 	return v.markers
 }
+
+// FuzzParsePL checks that ParsePL never panics on a PL/pgSQL body, and
+// that a body it accepts parses the same again.
+func FuzzParsePL(f *testing.F) {
+	for _, seed := range []string{
+		"BEGIN NULL; END",
+		"DECLARE x int := 1; r record; c CONSTANT text NOT NULL DEFAULT 'a'; BEGIN x := x + 1; END",
+		"<<l>> BEGIN FOR i IN 1..10 BY 2 LOOP EXIT l WHEN i > 3; CONTINUE; END LOOP; END l",
+		"BEGIN FOR i IN REVERSE 10..1 LOOP NULL; END LOOP; WHILE true LOOP EXIT; END LOOP; END",
+		"DECLARE r record; BEGIN FOR r IN SELECT * FROM t LOOP RETURN NEXT r; END LOOP; RETURN QUERY SELECT 1; END",
+		"BEGIN IF a THEN NULL; ELSIF b THEN RAISE NOTICE '% %', 1, 2; ELSE RAISE; END IF; END",
+		"BEGIN CASE x WHEN 1, 2 THEN NULL; ELSE NULL; END CASE; CASE WHEN x THEN NULL; END CASE; END",
+		"BEGIN SELECT a INTO STRICT x FROM t; INSERT INTO t VALUES (1) RETURNING a INTO x; END",
+		"BEGIN EXECUTE format('x %I', y) INTO z USING 1, 2; GET DIAGNOSTICS n = ROW_COUNT; END",
+		"BEGIN PERFORM f(); EXCEPTION WHEN unique_violation OR SQLSTATE '22012' THEN GET STACKED DIAGNOSTICS m = MESSAGE_TEXT; WHEN others THEN NULL; END",
+		"BEGIN RAISE EXCEPTION USING MESSAGE = 'x', ERRCODE = 'P0001', HINT = 'h'; RAISE division_by_zero; RAISE SQLSTATE '22012'; END",
+		"DECLARE a ALIAS FOR $1; t tab%ROWTYPE; c tab.col%TYPE; BEGIN FOREACH x SLICE 1 IN ARRAY arr LOOP NULL; END LOOP; ASSERT x > 0, 'msg'; END",
+		"BEGIN NEW.a := upper(NEW.b); RETURN NEW; END;",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		b, err := ParsePL(src, "f")
+		if err != nil {
+			if _, ok := err.(*pgerr.Error); !ok {
+				t.Fatalf("ParsePL(%q) failed with %T, not a *pgerr.Error: %v", src, err, err)
+			}
+			return
+		}
+		again, err := ParsePL(src, "f")
+		if err != nil || len(again.Body) != len(b.Body) {
+			t.Fatalf("ParsePL(%q) parsed once, then %v", src, err)
+		}
+	})
+}

@@ -1063,6 +1063,9 @@ func (p *plParser) sqlStmt(pos PLPos) (PLStmt, error) {
 	if end == len(p.toks) {
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input")
 	}
+	if end == start {
+		return nil, p.errAt(start)
+	}
 	s := &PLSQL{PLPos: pos}
 	into := -1
 	depth := 0
