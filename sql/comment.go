@@ -40,6 +40,13 @@ func (s *Session) comment(ctx context.Context, cmd *parser.Comment) error {
 func (s *Session) commentTarget(c *catalog.Catalog, cmd *parser.Comment) (catalog.CommentKey, error) {
 	var q catalog.QName
 	var err error
+	if cmd.Func != nil {
+		f, _, err := s.lookupRoutine(*cmd.Func, cmd.Kind, false)
+		if err != nil {
+			return catalog.CommentKey{}, err
+		}
+		return catalog.CommentKey{ClassOID: pgcatalog.OidPgProc, ObjOID: f.ID}, nil
+	}
 	switch cmd.Kind {
 	case "extension", "schema":
 		var schema string

@@ -1095,6 +1095,8 @@ func parseSetConstraints(c *cursor) (any, error) {
 type Comment struct {
 	Kind, Name, Table string
 	Text              *string
+	// Func is the routine COMMENT ON FUNCTION, PROCEDURE or ROUTINE names.
+	Func *FuncRef
 }
 
 func parseComment(c *cursor) (any, error) {
@@ -1105,6 +1107,25 @@ func parseComment(c *cursor) (any, error) {
 	switch {
 	case c.accept("table", "view", "sequence", "index", "column", "constraint", "extension", "schema"):
 		cm.Kind = c.prev().val
+	case c.accept("function", "procedure", "routine"):
+		cm.Kind = c.prev().val
+		end := c.i
+		for end < len(c.toks) && !isWord(&c.toks[end], "is") {
+			end++
+		}
+		seq, err := c.p.buildTree(c.toks[c.i:end])
+		if err != nil {
+			return nil, err
+		}
+		refs, next, err := c.p.funcRefs(seq, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		if next != len(seq) {
+			return nil, c.p.errorAt(seq, next)
+		}
+		cm.Func, cm.Name, c.i = &refs[0], refs[0].Name, end
+		return cm, commentText(c, cm)
 	case c.peek() != nil && c.peek().kind == tkWord:
 		return nil, c.p.unsupported(c.peek(), "COMMENT ON %s is not supported", upper(c.peek().val))
 	default:
@@ -1131,8 +1152,13 @@ func parseComment(c *cursor) (any, error) {
 			return nil, err
 		}
 	}
+	return cm, commentText(c, cm)
+}
+
+// commentText reads IS 'text' or IS NULL, ending the statement.
+func commentText(c *cursor, cm *Comment) error {
 	if err := c.expect("is"); err != nil {
-		return nil, err
+		return err
 	}
 	switch t := c.peek(); {
 	case c.accept("null"):
@@ -1141,7 +1167,7 @@ func parseComment(c *cursor) (any, error) {
 		cm.Text = &text
 		c.i++
 	default:
-		return nil, c.fail()
+		return c.fail()
 	}
-	return cm, c.end()
+	return c.end()
 }

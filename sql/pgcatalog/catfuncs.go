@@ -428,6 +428,7 @@ func Storable(col string, t types.T) error {
 // names, whose objects have comments.
 var descriptionClasses = map[string]uint32{
 	"pg_class": OidPgClass, "pg_constraint": OidPgConstraint, "pg_namespace": OidPgNamespace, "pg_extension": OidPgExtension,
+	"pg_proc": OidPgProc,
 }
 
 // RegByName is the input function of the reg* type t: a name, or an oid

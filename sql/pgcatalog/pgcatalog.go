@@ -235,6 +235,7 @@ const (
 	oidBtree         = 403 // pg_am: the index access method
 	OidPgClass       = 1259
 	OidPgExtension   = 3079
+	OidPgProc        = 1255
 	OidPgConstraint  = 2606
 	oidPgType        = 1247
 	oidTablespace    = 1663 // pg_default

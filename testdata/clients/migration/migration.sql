@@ -116,6 +116,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION app.register(text, text, text) IS 'signs a user up';
+COMMENT ON PROCEDURE app.mark_paid IS 'marks an order paid';
+
 CREATE VIEW app.order_summary AS
     SELECT o.id, u.email, o.status, app.cents_to_text(o.total_cents) AS total
     FROM app.orders o JOIN app.users u ON u.id = o.user_id;

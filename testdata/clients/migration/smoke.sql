@@ -9,3 +9,4 @@ SELECT table_name, op, row_data->>'status' AS status FROM audit.log ORDER BY id;
 SELECT count(*) AS pending FROM app.pending_ids();
 SELECT app.cents_to_text(123456);
 SELECT obj_description('app.users'::regclass, 'pg_class') AS comment;
+SELECT obj_description('app.register'::regproc, 'pg_proc') AS register, obj_description('app.mark_paid'::regproc, 'pg_proc') AS mark_paid;
