@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/epochdb/epochdb/sql/builtins"
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -216,6 +217,9 @@ func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 	name := n.Args[1].(*driver.ValueExpr).GetString()
 	t, err := c.Host.ParseTypeName(name)
 	if err != nil {
+		if rt, ok := c.tableRowType(name); ok && pgerr.Code(err) == pgerr.UndefinedObject {
+			return c.castToRow(n.Args[0], rt, name)
+		}
 		return nil, err
 	}
 	if isEmptyArray(n.Args[0]) && t.IsArray() {
@@ -248,6 +252,73 @@ func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 		return e, nil
 	}
 	return &castExpr{e: e, from: e.Type(), to: t, explicit: true}, nil
+}
+
+// tableRowType is the row type of the table name names, as a cast to a
+// table's name reads it.
+func (c *Compiler) tableRowType(name string) (types.T, bool) {
+	parts := parser.SplitName(name)
+	if len(parts) > 2 {
+		return types.T{}, false
+	}
+	schema := ""
+	if len(parts) == 2 {
+		schema = parts[0]
+	}
+	cat := c.Host.Catalog()
+	q, err := cat.Resolve(c.SearchPath(), schema, parts[len(parts)-1])
+	t := cat.TableByName[q]
+	if err != nil || t == nil {
+		return types.T{}, false
+	}
+	var fields []types.Field
+	for _, col := range t.Columns {
+		if col.Visible() {
+			fields = append(fields, types.Field{Name: col.Name, T: col.Type})
+		}
+	}
+	return types.RecordOf(fields), true
+}
+
+// castToRow casts a row value to a table's row type: field by field.
+func (c *Compiler) castToRow(n ast.ExprNode, rt types.T, name string) (Expr, error) {
+	e, err := c.Compile(n)
+	if err != nil {
+		return nil, err
+	}
+	want, _ := rt.Fields()
+	have, ok := e.Type().Fields()
+	if !ok {
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", e.Type(), name)
+	}
+	if len(have) != len(want) {
+		detail := "Input has too few columns."
+		if len(have) > len(want) {
+			detail = "Input has too many columns."
+		}
+		return nil, pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", e.Type(), name).WithDetail("%s", detail)
+	}
+	loc := c.Host.Location()
+	return &FuncExpr{Name: "row", T: rt, Args: []Expr{e}, Strict: true, Fn: func(_ *Env, a []any) (any, error) {
+		in := a[0].([]any)
+		out := make([]any, len(in))
+		for i, v := range in {
+			if v == nil || have[i].T == want[i].T {
+				out[i] = v
+				continue
+			}
+			from := have[i].T
+			if from.Oid == types.OidUnknown {
+				from = types.Text
+			}
+			cv, err := types.Cast(v, from, want[i].T, loc)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = cv
+		}
+		return out, nil
+	}}, nil
 }
 
 func CompileArgs(c *Compiler, n *ast.FuncCallExpr) ([]Expr, error) {
