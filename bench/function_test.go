@@ -17,6 +17,13 @@ import (
 // one expression, on epochdb and on PostgreSQL (EPOCHDB_PG_URL), which
 // inlines such a function into the query. It reports rows/s.
 func BenchmarkSQLFunction(b *testing.B) {
+	bothEngines(b, runSQLFunction)
+}
+
+// bothEngines runs run against a fresh epochdb served on a local port,
+// then against the PostgreSQL at EPOCHDB_PG_URL, as sub-benchmarks
+// engine=epochdb and engine=postgres.
+func bothEngines(b *testing.B, run func(b *testing.B, url string)) {
 	b.Run("engine=epochdb", func(b *testing.B) {
 		db, err := epochdb.Open(b.TempDir(), nil)
 		if err != nil {
@@ -28,14 +35,14 @@ func BenchmarkSQLFunction(b *testing.B) {
 			b.Fatal(err)
 		}
 		go db.Serve(l)
-		runSQLFunction(b, fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr()))
+		run(b, fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr()))
 	})
 	b.Run("engine=postgres", func(b *testing.B) {
 		url := os.Getenv("EPOCHDB_PG_URL")
 		if url == "" {
 			b.Skip("EPOCHDB_PG_URL is not set")
 		}
-		runSQLFunction(b, url)
+		run(b, url)
 	})
 }
 

@@ -3,12 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/epochdb/epochdb"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -19,26 +16,7 @@ import (
 // (EPOCHDB_PG_URL). It reports the trigger's cost per row, the difference
 // of the two, in ns/row, and the triggered UPDATE's rows/s.
 func BenchmarkTrigger(b *testing.B) {
-	b.Run("engine=epochdb", func(b *testing.B) {
-		db, err := epochdb.Open(b.TempDir(), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		go db.Serve(l)
-		runTrigger(b, fmt.Sprintf("postgres://epochdb@%s/epochdb?sslmode=disable", l.Addr()))
-	})
-	b.Run("engine=postgres", func(b *testing.B) {
-		url := os.Getenv("EPOCHDB_PG_URL")
-		if url == "" {
-			b.Skip("EPOCHDB_PG_URL is not set")
-		}
-		runTrigger(b, url)
-	})
+	bothEngines(b, runTrigger)
 }
 
 func runTrigger(b *testing.B, url string) {

@@ -213,6 +213,17 @@ func (fn *plFunction) declare(b *parser.PLBlock, parent *plScope) error {
 	return nil
 }
 
+// declareBranches declares the blocks and loops of an IF's or a CASE's
+// branches.
+func (fn *plFunction) declareBranches(thens [][]parser.PLStmt, els []parser.PLStmt, sc *plScope) error {
+	for _, t := range append(thens, els) {
+		if err := fn.declareStmts(t, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (fn *plFunction) declareStmts(stmts []parser.PLStmt, sc *plScope) error {
 	for _, st := range stmts {
 		switch st := st.(type) {
@@ -221,21 +232,11 @@ func (fn *plFunction) declareStmts(stmts []parser.PLStmt, sc *plScope) error {
 				return err
 			}
 		case *parser.PLIf:
-			for _, t := range st.Thens {
-				if err := fn.declareStmts(t, sc); err != nil {
-					return err
-				}
-			}
-			if err := fn.declareStmts(st.Else, sc); err != nil {
+			if err := fn.declareBranches(st.Thens, st.Else, sc); err != nil {
 				return err
 			}
 		case *parser.PLCase:
-			for _, t := range st.Thens {
-				if err := fn.declareStmts(t, sc); err != nil {
-					return err
-				}
-			}
-			if err := fn.declareStmts(st.Else, sc); err != nil {
+			if err := fn.declareBranches(st.Thens, st.Else, sc); err != nil {
 				return err
 			}
 		case *parser.PLLoop:
