@@ -429,6 +429,16 @@ func (s *Session) createTrigger(ctx context.Context, cmd *parser.CreateTrigger) 
 	return d.PutTable(ctx, nt)
 }
 
+// triggerDDL begins the DDL of a trigger statement on table, and finds it.
+func (s *Session) triggerDDL(ctx context.Context, table string) (*catalog.DDL, *catalog.Table, error) {
+	d, err := s.ddl(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := s.triggerTable(d.Cat, table, false)
+	return d, t, err
+}
+
 // triggerTable is the table a trigger statement names.
 func (s *Session) triggerTable(cat *catalog.Catalog, name string, instead bool) (*catalog.Table, error) {
 	q, err := s.lookName(name)
@@ -500,11 +510,7 @@ func (s *Session) dropTrigger(ctx context.Context, cmd *parser.DropTrigger) erro
 
 // alterTrigger runs ALTER TRIGGER ... RENAME TO.
 func (s *Session) alterTrigger(ctx context.Context, cmd *parser.AlterTrigger) error {
-	d, err := s.ddl(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := s.triggerTable(d.Cat, cmd.Table, false)
+	d, t, err := s.triggerDDL(ctx, cmd.Table)
 	if err != nil {
 		return err
 	}
@@ -525,11 +531,7 @@ func (s *Session) alterTrigger(ctx context.Context, cmd *parser.AlterTrigger) er
 
 // enableTrigger runs ALTER TABLE ... {ENABLE | DISABLE} TRIGGER.
 func (s *Session) enableTrigger(ctx context.Context, cmd *parser.EnableTrigger) error {
-	d, err := s.ddl(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := s.triggerTable(d.Cat, cmd.Table, false)
+	d, t, err := s.triggerDDL(ctx, cmd.Table)
 	if err != nil {
 		return err
 	}
