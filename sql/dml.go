@@ -422,6 +422,8 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 			conflicts = &conflictRun{oc: ins.conflict, affected: map[string]bool{}}
 		}
 		e := x.Env(nil)
+		s := sessionOf(x.Host)
+		triggered := t.HasTrigger("before", catalog.TriggerInsert, true)
 		row := make([]any, len(t.Columns)+1) // reused: nothing keeps a written row
 		var n int64
 		for {
@@ -447,8 +449,6 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 					}
 				}
 			}
-			s := sessionOf(x.Host)
-			triggered := hasBefore(t, catalog.TriggerInsert)
 			if triggered && ingest == nil {
 				fired, skip, err := s.beforeRow(x, t, catalog.TriggerInsert, nil, row)
 				if err != nil {
@@ -878,6 +878,11 @@ func (s *Session) modifyRows(x *plan.ExecCtx, t *catalog.Table, scan *plan.Table
 			return plan.IsTrue(v), err
 		}
 	}
+	event := catalog.TriggerDelete
+	if update != nil {
+		event = catalog.TriggerUpdate
+	}
+	triggered := t.HasTrigger("before", event, true)
 	for {
 		cand, err := candidates.Next()
 		if err != nil || cand == nil {
@@ -887,7 +892,7 @@ func (s *Session) modifyRows(x *plan.ExecCtx, t *catalog.Table, scan *plan.Table
 			modifyHook()
 		}
 		key := cand[len(t.Columns)].([]byte)
-		if update == nil && hasBefore(t, catalog.TriggerDelete) || update != nil && hasBefore(t, catalog.TriggerUpdate) {
+		if triggered {
 			// The scan's version is most likely the newest: the trigger
 			// runs on it, and the write checks that it still is.
 			err = s.modifyTriggered(x, t, key, true, pred, update, done, cand)
@@ -916,7 +921,7 @@ func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once 
 	if update != nil {
 		event = catalog.TriggerUpdate
 	}
-	if hasBefore(t, event) {
+	if t.HasTrigger("before", event, true) {
 		return s.modifyTriggered(x, t, key, once, pred, update, done, nil)
 	}
 	return s.writeModified(x, t, key, once, nil, pred, update, done)

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -271,7 +272,7 @@ func (fn *plFunction) declType(name string) (types.T, error) {
 		if err != nil {
 			return types.T{}, err
 		}
-		return rowType(t), nil
+		return t.RowType(), nil
 	}
 	if strings.HasSuffix(name, "%type") {
 		return fn.s.routineType(name)
@@ -279,29 +280,10 @@ func (fn *plFunction) declType(name string) (types.T, error) {
 	if t, err := fn.s.parseTypeName(name); err == nil {
 		return t, nil
 	} else if t, terr := tableNamed(fn.s.host(), name); terr == nil {
-		return rowType(t), nil
+		return t.RowType(), nil
 	} else {
 		return types.T{}, err
 	}
-}
-
-func mapValues[K comparable, V any](m map[K]V) []V {
-	out := make([]V, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
-}
-
-// rowType is the record type of t's rows.
-func rowType(t *catalog.Table) types.T {
-	var fields []types.Field
-	for _, c := range t.Columns {
-		if c.Visible() {
-			fields = append(fields, types.Field{Name: c.Name, T: c.Type})
-		}
-	}
-	return types.RecordOf(fields)
 }
 
 // plFrame is one call's state.
@@ -393,14 +375,12 @@ func (fn *plFunction) Rows(e *plan.Env, args []any) (func() (any, bool, error), 
 
 // start makes the frame of a call with args.
 func (fn *plFunction) start(e *plan.Env, args []any) (*plFrame, error) {
-	rc := &fn.s.routines
-	if rc.depth >= maxRoutineDepth {
-		return nil, errStackDepth()
+	if err := fn.s.routines.enter(); err != nil {
+		return nil, err
 	}
-	rc.depth++
 	if fn.types == nil {
 		fn.types = make([]types.T, fn.nslots)
-		for _, sc := range append([]*plScope{fn.root}, mapValues(fn.scopes)...) {
+		for _, sc := range append([]*plScope{fn.root}, slices.Collect(maps.Values(fn.scopes))...) {
 			for _, v := range sc.vars {
 				fn.types[v.slot] = v.t
 			}
@@ -450,7 +430,7 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 		if fn.rowTypes == nil {
 			fn.rowTypes = map[*catalog.Table]types.T{}
 		}
-		rt = rowType(call.t)
+		rt = call.t.RowType()
 		fn.rowTypes[call.t] = rt
 	}
 	level := "STATEMENT"
@@ -508,7 +488,7 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 }
 
 // exit ends a call that start began.
-func (fn *plFunction) exit() { fn.s.routines.depth-- }
+func (fn *plFunction) exit() { fn.s.routines.exit() }
 
 // outValue is the OUT parameters' values: the one's, or a record.
 func (fr *plFrame) outValue() any {
@@ -1735,10 +1715,4 @@ func (s *Session) runDo(e *plan.Env, cmd *parser.Do) error {
 	}
 	_, err = fn.Call(e, nil)
 	return err
-}
-
-// errStackDepth is PostgreSQL's error for routines nested too deep.
-func errStackDepth() error {
-	return pgerr.New(pgerr.StackDepthExceeded, "stack depth limit exceeded").
-		WithHint("Increase the configuration parameter \"max_stack_depth\" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.")
 }

@@ -45,17 +45,26 @@ type routineCache struct {
 	// triggers are the trigger functions by trigger, which the writes
 	// fire per row.
 	triggers map[*catalog.Trigger]*plFunction
+	// whens are the triggers' compiled WHEN conditions.
+	whens map[*catalog.Trigger]plan.Expr
 	// depth counts the routine calls under way.
 	depth int
+}
+
+// currentRoutines is the session's routine cache, emptied if the catalog
+// or search path it was filled under is no longer the session's.
+func (s *Session) currentRoutines() *routineCache {
+	rc := &s.routines
+	if cat, path := s.catalog(), s.settings["search_path"]; rc.cat != cat || rc.path != path || rc.m == nil {
+		rc.cat, rc.path, rc.m, rc.triggers, rc.whens = cat, path, make(map[string]plan.Routine), nil, nil
+	}
+	return rc
 }
 
 // routine is plan.Host's Routine: f's compiled body, for a call whose
 // polymorphic types resolved to ts.
 func (s *Session) routine(f *catalog.Function, ts *plan.RoutineTypes) (plan.Routine, error) {
-	rc := &s.routines
-	if cat, path := s.catalog(), s.settings["search_path"]; rc.cat != cat || rc.path != path || rc.m == nil {
-		rc.cat, rc.path, rc.m, rc.triggers = cat, path, make(map[string]plan.Routine), nil
-	}
+	rc := s.currentRoutines()
 	key := strconv.FormatUint(uint64(f.ID), 10)
 	if ts != nil {
 		for _, t := range ts.Args {
@@ -330,23 +339,24 @@ func (r *sqlRoutine) lastType(i int) types.T {
 	return r.ret
 }
 
-// enter counts a routine call, failing past maxRoutineDepth.
-func (r *sqlRoutine) enter() (func(), error) {
-	rc := &r.s.routines
+// enter counts a routine call, failing past maxRoutineDepth with
+// PostgreSQL's error; exit ends it.
+func (rc *routineCache) enter() error {
 	if rc.depth >= maxRoutineDepth {
-		return nil, pgerr.New(pgerr.StackDepthExceeded, "stack depth limit exceeded").
+		return pgerr.New(pgerr.StackDepthExceeded, "stack depth limit exceeded").
 			WithHint("Increase the configuration parameter \"max_stack_depth\" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.")
 	}
 	rc.depth++
-	return func() { rc.depth-- }, nil
+	return nil
 }
 
+func (rc *routineCache) exit() { rc.depth-- }
+
 func (r *sqlRoutine) Call(e *plan.Env, args []any) (any, error) {
-	exit, err := r.enter()
-	if err != nil {
+	if err := r.s.routines.enter(); err != nil {
 		return nil, err
 	}
-	defer exit()
+	defer r.s.routines.exit()
 	if r.exprs != nil {
 		env := e.CallEnv(args)
 		vals := make([]any, len(r.exprs))
@@ -360,7 +370,7 @@ func (r *sqlRoutine) Call(e *plan.Env, args []any) (any, error) {
 		return r.result(vals), nil
 	}
 	var out any
-	err = r.run(e, args, func(it rowexec.RowIter) error {
+	err := r.run(e, args, func(it rowexec.RowIter) error {
 		row, err := it.Next()
 		if err != nil || row == nil {
 			return err
@@ -379,14 +389,13 @@ func (r *sqlRoutine) Call(e *plan.Env, args []any) (any, error) {
 }
 
 func (r *sqlRoutine) Rows(e *plan.Env, args []any) (func() (any, bool, error), error) {
-	exit, err := r.enter()
-	if err != nil {
+	if err := r.s.routines.enter(); err != nil {
 		return nil, err
 	}
-	defer exit()
+	defer r.s.routines.exit()
 	// The rows are read whole: the statements' nesting ends with the call.
 	var vals []any
-	err = r.run(e, args, func(it rowexec.RowIter) error {
+	err := r.run(e, args, func(it rowexec.RowIter) error {
 		for {
 			row, err := it.Next()
 			if err != nil || row == nil {

@@ -92,9 +92,9 @@ func storedRow(t *catalog.Table, row, rec []any) []any {
 // fire calls tg's function for one event; it returns the function's
 // result, the row a BEFORE ROW trigger returns.
 func (s *Session) fire(e *plan.Env, call triggerCall) (any, error) {
-	rc := &s.routines
+	rc := s.currentRoutines()
 	fn := rc.triggers[call.tg]
-	if fn == nil || rc.cat != s.catalog() {
+	if fn == nil {
 		f := s.catalog().FunctionByID[call.tg.Function]
 		if f == nil {
 			return nil, pgerr.New(pgerr.UndefinedFunction, "function of trigger %q does not exist", call.tg.Name)
@@ -115,15 +115,25 @@ func (s *Session) fire(e *plan.Env, call triggerCall) (any, error) {
 	return fn.trigger(e, &call)
 }
 
-// whenHolds evaluates a trigger's WHEN condition on the old and new rows.
+// whenHolds evaluates a trigger's WHEN condition on the old and new rows,
+// compiled once per catalog (routineCache.whens).
 func (s *Session) whenHolds(e *plan.Env, call triggerCall) (bool, error) {
 	if call.tg.When == "" {
 		return true, nil
 	}
-	cond, err := s.compileWhen(call.t, call.tg)
-	if err != nil {
-		return false, err
+	rc := s.currentRoutines()
+	cond := rc.whens[call.tg]
+	if cond == nil {
+		var err error
+		if cond, err = s.compileWhen(call.t, call.tg); err != nil {
+			return false, err
+		}
+		if rc.whens == nil {
+			rc.whens = map[*catalog.Trigger]plan.Expr{}
+		}
+		rc.whens[call.tg] = cond
 	}
+	// OLD's columns, then NEW's: a missing row's are NULL.
 	n := 0
 	for _, c := range call.t.Columns {
 		if c.Visible() {
@@ -144,16 +154,8 @@ func (s *Session) compileWhen(t *catalog.Table, tg *catalog.Trigger) (plan.Expr,
 	if err != nil {
 		return nil, err
 	}
-	sc := &plan.Scope{}
-	for _, alias := range []string{"old", "new"} {
-		for _, c := range t.Columns {
-			if c.Visible() {
-				sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.Name, T: c.Type})
-			}
-		}
-	}
 	params := []types.T{}
-	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: sc, Clause: "WHEN"}
+	c := &plan.Compiler{Host: s.host(), Params: &params, Scope: plan.OldNewScope(t), Clause: "WHEN"}
 	return c.CompileAs(n, types.Bool)
 }
 
@@ -161,15 +163,14 @@ func (s *Session) compileWhen(t *catalog.Table, tg *catalog.Trigger) (plan.Expr,
 // written (new; old for UPDATE and DELETE): the row to write instead,
 // or skip for a trigger that returned NULL.
 func (s *Session) beforeRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) (out []any, skip bool, err error) {
-	tgs := t.TriggersFor("before", event, true)
-	if len(tgs) == 0 {
+	if !t.HasTrigger("before", event, true) {
 		return row, false, nil
 	}
 	e := x.Env(nil)
 	out = row
 	q, _ := x.Triggers.(*triggerQueue)
-	for _, tg := range tgs {
-		if !q.firesFor(tg, event) {
+	for _, tg := range t.Triggers {
+		if !tg.Fires("before", event, true) || !q.firesFor(tg, event) {
 			continue
 		}
 		call := triggerCall{tg: tg, t: t, event: event, old: visibleRow(t, old), new: visibleRow(t, out)}
@@ -202,19 +203,14 @@ func (s *Session) beforeRow(x *plan.ExecCtx, t *catalog.Table, event int, old, r
 	return out, false, nil
 }
 
-// hasBefore reports whether t has BEFORE ROW triggers of event.
-func hasBefore(t *catalog.Table, event int) bool {
-	return len(t.TriggersFor("before", event, true)) > 0
-}
-
 // afterRow queues t's AFTER ROW triggers of event for a row written.
 func afterRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) {
 	q, _ := x.Triggers.(*triggerQueue)
 	if q == nil {
 		return
 	}
-	for _, tg := range t.TriggersFor("after", event, true) {
-		if !q.firesFor(tg, event) {
+	for _, tg := range t.Triggers {
+		if !tg.Fires("after", event, true) || !q.firesFor(tg, event) {
 			continue
 		}
 		call := triggerCall{tg: tg, t: t, event: event, old: visibleRow(t, old), new: visibleRow(t, row)}
@@ -277,7 +273,10 @@ func (s *Session) endTriggers(x *plan.ExecCtx, t *catalog.Table, event int, q *t
 // statementTriggers fires t's statement triggers of timing and event.
 func (s *Session) statementTriggers(x *plan.ExecCtx, t *catalog.Table, timing string, event int) error {
 	e := x.Env(nil)
-	for _, tg := range t.TriggersFor(timing, event, false) {
+	for _, tg := range t.Triggers {
+		if !tg.Fires(timing, event, false) {
+			continue
+		}
 		if _, err := s.fire(e, triggerCall{tg: tg, t: t, event: event}); err != nil {
 			return err
 		}

@@ -67,13 +67,7 @@ func (f *Function) RowType() (types.T, *Table) {
 	if t == nil {
 		return types.T{Oid: types.OidRecord, Mod: -1}, nil
 	}
-	var fields []types.Field
-	for _, c := range t.Columns {
-		if c.Visible() {
-			fields = append(fields, types.Field{Name: c.Name, T: c.Type})
-		}
-	}
-	return types.RecordOf(fields), t
+	return t.RowType(), t
 }
 
 // Param is a parameter of a function.
@@ -153,12 +147,6 @@ func (f *Function) KindName() string {
 // Functions returns the functions and procedures, ordered by id.
 func (c *Catalog) Functions() []*Function {
 	return sortedByID(c.FunctionByID, func(f *Function) uint32 { return f.ID })
-}
-
-// FunctionsNamed are the functions and procedures called q.Name in schema
-// q.Schema, ordered by id.
-func (c *Catalog) FunctionsNamed(q QName) []*Function {
-	return c.FunctionByName[q]
 }
 
 // FunctionOverloads are the functions and procedures a call of

@@ -3,6 +3,8 @@ package catalog
 import (
 	"slices"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/types"
 )
 
 // Triggers (pg_trigger). A table's triggers live in its descriptor, in
@@ -84,14 +86,32 @@ func (t *Table) SetTrigger(tg *Trigger) {
 	slices.SortFunc(t.Triggers, func(a, b *Trigger) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// TriggersFor are t's enabled triggers of timing and event, row or
-// statement level, in firing order.
-func (t *Table) TriggersFor(timing string, event int, row bool) []*Trigger {
-	var out []*Trigger
+// Fires reports whether tg is enabled and of timing and event, row or
+// statement level.
+func (tg *Trigger) Fires(timing string, event int, row bool) bool {
+	return tg.Timing == timing && tg.Events&event != 0 && tg.Row == row && !tg.Disabled
+}
+
+// HasTrigger reports whether t has a trigger that Fires for timing,
+// event and level. The writes ask it per row, so it allocates nothing.
+func (t *Table) HasTrigger(timing string, event int, row bool) bool {
 	for _, tg := range t.Triggers {
-		if tg.Timing == timing && tg.Events&event != 0 && tg.Row == row && !tg.Disabled {
-			out = append(out, tg)
+		if tg.Fires(timing, event, row) {
+			return true
 		}
 	}
-	return out
+	return false
+}
+
+// RowType is the record type of t's rows: its visible columns, as a
+// function returning t's rows, NEW and OLD, and a cast to t's name see
+// them.
+func (t *Table) RowType() types.T {
+	var fields []types.Field
+	for _, c := range t.Columns {
+		if c.Visible() {
+			fields = append(fields, types.Field{Name: c.Name, T: c.Type})
+		}
+	}
+	return types.RecordOf(fields)
 }

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -698,7 +699,7 @@ func (p *plParser) loop(pos PLPos, label string) (PLStmt, error) {
 			if n == nil || n.kind != tkNumber {
 				return nil, p.errAt(p.i)
 			}
-			l.Slice = atoi(n.val)
+			l.Slice, _ = strconv.Atoi(n.val)
 			p.i++
 		}
 		if err := p.expect("in"); err != nil {
@@ -728,17 +729,6 @@ func (p *plParser) loop(pos PLPos, label string) (PLStmt, error) {
 		p.i++
 	}
 	return l, nil
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // forHead reads FOR's target and what it loops over, up to LOOP.

@@ -87,7 +87,11 @@ func userProcRows(h Host) []row {
 			r["proargnames"] = names
 		}
 		if len(f.Config) > 0 {
-			r["proconfig"] = toAny(f.Config)
+			config := make([]any, len(f.Config))
+			for i, c := range f.Config {
+				config[i] = c
+			}
+			r["proconfig"] = config
 		}
 		rows = append(rows, r)
 	}
@@ -95,14 +99,6 @@ func userProcRows(h Host) []row {
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
-func toAny[T any](vs []T) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v
-	}
-	return out
-}
 
 // functionByOID is the user-defined function or procedure oid, or nil.
 func functionByOID(h Host, oid uint32) *catalog.Function {
@@ -385,23 +381,11 @@ func functionByRegName(h Host, t types.T, str string) (types.Reg, bool, error) {
 		}
 	}
 	for _, f := range fs {
-		if equalOids(f.Signature(), sig) {
+		if slices.Equal(f.Signature(), sig) {
 			return types.Reg{Oid: types.Oid(f.ID), Name: functionRegName(h, f, true)}, true, nil
 		}
 	}
 	return types.Reg{}, false, nil
-}
-
-func equalOids(a, b []types.Oid) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pgTriggerRows are pg_trigger's rows: each table's triggers.
@@ -452,15 +436,10 @@ func triggerWhen(h Host, t *catalog.Table, tg *catalog.Trigger, pretty bool) str
 	if err != nil {
 		return tg.WhenText
 	}
-	sc := &plan.Scope{}
+	sc := plan.OldNewScope(t)
 	var cols, quals []string
-	for _, alias := range []string{"old", "new"} {
-		for _, c := range t.Columns {
-			if c.Visible() {
-				sc.Cols = append(sc.Cols, plan.ScopeCol{Table: alias, Name: c.Name, T: c.Type})
-				cols, quals = append(cols, c.Name), append(quals, alias)
-			}
-		}
+	for _, c := range sc.Cols {
+		cols, quals = append(cols, c.Name), append(quals, c.Table)
 	}
 	params := []types.T{}
 	e, err := (&plan.Compiler{Host: h, Params: &params, Scope: sc}).CompileAs(n, types.Bool)

@@ -271,13 +271,7 @@ func (c *Compiler) tableRowType(name string) (types.T, bool) {
 	if err != nil || t == nil {
 		return types.T{}, false
 	}
-	var fields []types.Field
-	for _, col := range t.Columns {
-		if col.Visible() {
-			fields = append(fields, types.Field{Name: col.Name, T: col.Type})
-		}
-	}
-	return types.RecordOf(fields), true
+	return t.RowType(), true
 }
 
 // castToRow casts a row value to a table's row type: field by field.

@@ -211,6 +211,20 @@ func ErrNoRelation(schema, name string) error {
 	return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 }
 
+// OldNewScope is the scope of a trigger's WHEN condition on table t: the
+// visible columns of the old row, as old.c, then the new row's, as new.c.
+func OldNewScope(t *catalog.Table) *Scope {
+	sc := &Scope{}
+	for _, alias := range []string{"old", "new"} {
+		for _, c := range t.Columns {
+			if c.Visible() {
+				sc.Cols = append(sc.Cols, ScopeCol{Table: alias, Name: c.Name, T: c.Type})
+			}
+		}
+	}
+	return sc
+}
+
 func TableScope(t *catalog.Table, alias string) *Scope {
 	sc := PlainTableScope(t, alias)
 	for i, col := range t.Columns {
