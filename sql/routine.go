@@ -155,7 +155,12 @@ type sqlRoutine struct {
 	// exprs, for a body that is one SELECT of expressions without FROM,
 	// are those expressions; stmts otherwise are its statements.
 	exprs []plan.Expr
-	stmts []*Prepared
+	// scalar is set when exprs is one expression whose value is the
+	// function's; env is the environment exprs ran in last, for the next
+	// call to reuse (nil while a call uses it).
+	scalar bool
+	env    *plan.Env
+	stmts  []*Prepared
 	// last is the type of each column the last statement returns.
 	last []types.T
 }
@@ -326,6 +331,7 @@ func (r *sqlRoutine) inline() {
 		exprs = append(exprs, e)
 	}
 	r.exprs = exprs
+	r.scalar = len(exprs) == 1 && r.ret.Oid != types.OidVoid && r.oneValue()
 }
 
 // lastType is the type column i of the result converts to.
@@ -358,7 +364,12 @@ func (r *sqlRoutine) Call(e *plan.Env, args []any) (any, error) {
 	}
 	defer r.s.routines.exit()
 	if r.exprs != nil {
-		env := e.CallEnv(args)
+		env := e.CallEnvIn(r.env, args)
+		r.env = nil
+		defer func() { r.env = env }()
+		if r.scalar {
+			return r.exprs[0].Eval(env) // an inlined body's errors are the caller's, as in PostgreSQL
+		}
 		vals := make([]any, len(r.exprs))
 		for i, x := range r.exprs {
 			v, err := x.Eval(env)
@@ -427,12 +438,20 @@ func (r *sqlRoutine) result(row []any) any {
 	if r.ret.Oid == types.OidVoid {
 		return nil
 	}
-	if len(row) == 1 && (r.f.Kind != 'p' || r.ret.Oid != types.OidRecord) {
-		if _, record := r.ret.Fields(); !record || len(r.last) == 1 && r.last[0].Oid == types.OidRecord {
-			return row[0]
-		}
+	if len(row) == 1 && r.oneValue() {
+		return row[0]
 	}
 	return slices.Clone(row)
+}
+
+// oneValue reports whether the function's value is the one column of its
+// last statement's row itself, rather than a record of the row.
+func (r *sqlRoutine) oneValue() bool {
+	if r.f.Kind == 'p' && r.ret.Oid == types.OidRecord {
+		return false
+	}
+	_, record := r.ret.Fields()
+	return !record || len(r.last) == 1 && r.last[0].Oid == types.OidRecord
 }
 
 // convert converts a row of the last statement to the result's types.

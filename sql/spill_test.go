@@ -119,13 +119,18 @@ type probeContext struct {
 }
 
 func (c *probeContext) Err() error {
-	if c.calls++; c.calls == probeAt {
+	if c.calls++; c.calls == ctxProbeAt {
 		c.at = heapAfterGC()
 	}
 	return nil
 }
 
 const probeAt = 1000
+
+// ctxProbeAt is the call of the context's Err that probes: loops over
+// rows ask it every 1024 steps, so the second call comes a thousand or
+// two rows into the scan.
+const ctxProbeAt = 2
 
 // TestReadsStream checks that count(*) and other aggregates without
 // GROUP BY, and a SELECT without ORDER BY, hold no copy of the table: a

@@ -149,7 +149,8 @@ func sumOverloads(avg bool) []Aggregate {
 }
 
 // sum is the state of sum and avg: the inputs counted, and their sum as
-// a numeric (integers and numerics), a float64 or an interval. A moving
+// an int64 while integers' sum fits one (ints), else as a numeric
+// (integers and numerics), a float64 or an interval. A moving
 // one, which may take inputs back out, keeps the numeric infinities and
 // NaNs apart, which have no inverse, and how many inputs of each scale it
 // holds, to give the scale adding up its inputs afresh would.
@@ -157,6 +158,8 @@ type sum struct {
 	avg, moving bool
 	ret         types.T
 	n           int64
+	i           int64
+	ints        bool
 	acc         any
 	nonFinite   int
 	exponents   map[int32]int64
@@ -170,11 +173,18 @@ func (s *sum) Add(a []any) error {
 	s.n++
 	switch x := a[0].(type) {
 	case int64:
-		d := apd.New(x, 0)
 		if s.acc == nil {
-			s.acc = d
-			return nil
+			if !s.ints {
+				s.i, s.ints = x, true
+				return nil
+			}
+			if r := s.i + x; (r > s.i) == (x > 0) {
+				s.i = r
+				return nil
+			}
+			s.acc, s.ints = apd.New(s.i, 0), false // past int64: go on in numeric
 		}
+		d := apd.New(x, 0)
 		// d is this call's own: it takes the sum.
 		if _, err := NumericContext.Add(d, s.acc.(*apd.Decimal), d); err != nil {
 			return err
@@ -232,12 +242,19 @@ func (s *sum) Remove(a []any) error {
 		return nil
 	}
 	if s.n--; s.n == 0 {
-		s.acc, s.nonFinite = nil, 0 // the sum of no rows is NULL
+		s.acc, s.ints, s.nonFinite = nil, false, 0 // the sum of no rows is NULL
 		clear(s.exponents)
 		return nil
 	}
 	switch x := a[0].(type) {
 	case int64:
+		if s.ints {
+			if r := s.i - x; (r < s.i) == (x > 0) {
+				s.i = r
+				return nil
+			}
+			s.acc, s.ints = apd.New(s.i, 0), false
+		}
 		return s.subtract(apd.New(x, 0))
 	case *apd.Decimal:
 		if s.exponents[x.Exponent]--; s.exponents[x.Exponent] == 0 {
@@ -285,6 +302,12 @@ func (s *sum) Result() (any, error) {
 		}
 		return numericDivide(s.numericSum(), apd.New(s.n, 0))
 	}
+	if s.ints {
+		if s.ret.Oid == types.OidInt8 {
+			return s.i, nil
+		}
+		return apd.New(s.i, 0), nil
+	}
 	if s.acc == nil {
 		return nil, nil
 	}
@@ -311,6 +334,9 @@ func (s *sum) Result() (any, error) {
 // largest scale, as adding its inputs afresh would give it, not that of
 // a larger one a moving state has given back.
 func (s *sum) numericSum() *apd.Decimal {
+	if s.ints {
+		return apd.New(s.i, 0)
+	}
 	d := s.acc.(*apd.Decimal)
 	if len(s.exponents) == 0 {
 		return d

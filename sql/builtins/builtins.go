@@ -85,6 +85,9 @@ type Overload struct {
 	// results that has a name of its own, an OUT parameter's
 	// (jsonb_array_elements's value); others take the FROM item's alias.
 	Column string
+	// Function, on the overload of a user-defined function, is its
+	// pg_proc oid, by which the planner may inline its body.
+	Function uint32
 }
 
 // LookupOperator returns the overloads of the operator op, nil if there

@@ -53,12 +53,41 @@ func HasNull(ix *Index, row []any) bool {
 // one extra, unnamed last element, so UPDATE and DELETE can find it again
 // (a table without primary key has nothing else to find it by).
 func (t *Table) DecodeRow(key, b []byte) ([]any, error) {
-	row := make([]any, len(t.Columns)+1)
+	return t.decodeRow(make([]any, len(t.Columns)+1), key, b)
+}
+
+func (t *Table) decodeRow(row []any, key, b []byte) ([]any, error) {
 	if err := types.DecodeRow(t.ColumnTypes(), b, row[:len(t.Columns)]); err != nil {
 		return nil, pgerr.New(pgerr.DataCorrupted, "corrupt row in table %q: %v", t.Name, err)
 	}
 	row[len(t.Columns)] = key
 	return row, nil
+}
+
+// RowDecoder is DecodeRow for the rows of one scan, which it cuts from
+// slabs of many: a scan allocates per slab rather than per row. Slabs
+// start small, for a scan that reads a row or two, and grow to a few KiB.
+// Each row is capped, so that appending to one never writes another.
+type RowDecoder struct {
+	t    *Table
+	slab []any
+	rows int // the next slab's
+}
+
+// maxSlabBytes bounds a slab: a row kept from it keeps the slab alive.
+const maxSlabBytes = 8 << 10
+
+func (t *Table) Decoder() *RowDecoder { return &RowDecoder{t: t, rows: 2} }
+
+func (d *RowDecoder) Decode(key, b []byte) ([]any, error) {
+	w := len(d.t.Columns) + 1
+	if len(d.slab) < w {
+		d.slab = make([]any, w*d.rows)
+		d.rows = max(1, min(2*d.rows, maxSlabBytes/(16*w)))
+	}
+	row := d.slab[:w:w]
+	d.slab = d.slab[w:]
+	return d.t.decodeRow(row, key, b)
 }
 
 func (t *Table) EncodeRow(row []any) []byte {
@@ -76,33 +105,44 @@ func (t *Table) IndexEntryKey(ix *Index, row []any, rowKey []byte) []byte {
 }
 
 // KVScan reads [start, end) of the key space in batches, so that the
-// transaction's Scan callback never runs caller code.
+// transaction's Scan callback never runs caller code. The first batch is
+// small, for a scan that stops after a few rows; later ones grow, so that
+// a long scan seeks into the memtables and files less often.
 type KVScan struct {
 	Tx         *txn.Tx
 	Start, End []byte
 	buf        []KV
 	i          int
+	batch      int
 	done       bool
 }
 
 type KV struct{ K, V []byte }
 
-const ScanBatch = 256
+const (
+	ScanBatch    = 256
+	maxScanBatch = 16 * ScanBatch
+)
 
 func (s *KVScan) Next() (KV, bool, error) {
 	if s.i == len(s.buf) {
 		if s.done {
 			return KV{}, false, nil
 		}
+		if s.batch == 0 {
+			s.batch = ScanBatch
+		} else {
+			s.batch = min(2*s.batch, maxScanBatch)
+		}
 		s.buf, s.i = s.buf[:0], 0
 		err := s.Tx.Scan(s.Start, s.End, func(k, v []byte) bool {
 			s.buf = append(s.buf, KV{k, v})
-			return len(s.buf) < ScanBatch
+			return len(s.buf) < s.batch
 		})
 		if err != nil {
 			return KV{}, false, err
 		}
-		if len(s.buf) < ScanBatch {
+		if len(s.buf) < s.batch {
 			s.done = true
 		} else {
 			// Resume just after the last key: its immediate successor.

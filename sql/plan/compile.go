@@ -122,6 +122,9 @@ type Compiler struct {
 	// opSchema is the schema an OPERATOR(schema.op) being compiled names,
 	// where the operator's extension must be.
 	opSchema string
+	// inlined, when set, is the call of a SQL function whose body is
+	// being compiled in its place (see inline.go).
+	inlined *inlining
 }
 
 func (c *Compiler) WithScope(sc *Scope) *Compiler {
@@ -149,6 +152,9 @@ func (c *Compiler) Compile(n ast.ExprNode) (Expr, error) {
 		idx := n.Order
 		if idx < len(c.Order) {
 			idx = c.Order[idx]
+		}
+		if c.inlined != nil {
+			return c.inlined.arg(idx)
 		}
 		p := &ParamExpr{Index: idx, types: c.Params}
 		if idx < len(*c.Params) && types.HasEnum((*c.Params)[idx]) {

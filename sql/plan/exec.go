@@ -75,6 +75,18 @@ func (x *ExecCtx) Env(row []any) *Env {
 	return &Env{Ctx: x.Ctx, Row: row, params: x.Params, Host: x.Host, x: x}
 }
 
+// envAt points *e at row, making it on first use, so that a loop over
+// rows allocates one environment rather than one per row. An expression
+// keeps nothing of its Env once its value is computed.
+func (x *ExecCtx) envAt(e **Env, row []any) *Env {
+	if *e == nil || (*e).x != x {
+		*e = x.Env(row)
+	} else {
+		(*e).Row = row
+	}
+	return *e
+}
+
 // up returns the execution of the query n levels out from x.
 func (x *ExecCtx) up(n int) *ExecCtx {
 	for ; n > 0; n-- {
@@ -95,6 +107,7 @@ type FilterIter struct {
 	In   rowexec.RowIter
 	X    *ExecCtx
 	Pred Expr
+	env  *Env
 }
 
 func (f *FilterIter) Next() ([]any, error) {
@@ -106,7 +119,7 @@ func (f *FilterIter) Next() ([]any, error) {
 		if err := f.X.Canceled(); err != nil {
 			return nil, err
 		}
-		v, err := f.Pred.Eval(f.X.Env(row))
+		v, err := f.Pred.Eval(f.X.envAt(&f.env, row))
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +136,7 @@ type ProjectIter struct {
 	In    rowexec.RowIter
 	X     *ExecCtx
 	Exprs []Expr
+	env   *Env
 }
 
 func (p *ProjectIter) Next() ([]any, error) {
@@ -130,7 +144,7 @@ func (p *ProjectIter) Next() ([]any, error) {
 	if row == nil || err != nil {
 		return nil, err
 	}
-	e := p.X.Env(row)
+	e := p.X.envAt(&p.env, row)
 	out := make([]any, len(p.Exprs))
 	for i, ex := range p.Exprs {
 		if out[i], err = ex.Eval(e); err != nil {

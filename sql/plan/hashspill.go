@@ -101,6 +101,13 @@ func (p *SelectPlan) aggPass(x *ExecCtx, it rowexec.RowIter, level int) ([][]any
 		return nil, nil, err
 	}
 	var k []byte
+	var env *Env
+	// args holds one call's inputs for one row: the states copy what
+	// they keep.
+	args := make([][]any, len(a.calls))
+	for i, c := range a.calls {
+		args[i] = make([]any, len(c.args))
+	}
 	for {
 		rec, err := it.Next()
 		if err == nil {
@@ -115,7 +122,7 @@ func (p *SelectPlan) aggPass(x *ExecCtx, it rowexec.RowIter, level int) ([][]any
 		row, keys := rec, rec[:0:0]
 		if level == 0 {
 			keys = make([]any, ng)
-			e := x.Env(row)
+			e := x.envAt(&env, row)
 			for i, ge := range a.groupExprs {
 				if keys[i], err = ge.Eval(e); err != nil {
 					return fail(err)
@@ -137,7 +144,7 @@ func (p *SelectPlan) aggPass(x *ExecCtx, it rowexec.RowIter, level int) ([][]any
 			groups[string(k)] = g
 			mem += 2*int64(len(k)) + spill.RowSize(keys) + 64 + 96*int64(len(a.calls))
 		}
-		e := x.Env(row)
+		e := x.envAt(&env, row)
 		for i, c := range a.calls {
 			if c.filter != nil {
 				if ok, err := c.filter.Eval(e); err != nil || !IsTrue(ok) {
@@ -147,7 +154,7 @@ func (p *SelectPlan) aggPass(x *ExecCtx, it rowexec.RowIter, level int) ([][]any
 					continue
 				}
 			}
-			vals := make([]any, len(c.args))
+			vals := args[i]
 			for j, arg := range c.args {
 				if vals[j], err = arg.Eval(e); err != nil {
 					return fail(err)

@@ -22,6 +22,9 @@ func (c *Compiler) callOverloaded(n *ast.FuncCallExpr, name string, ovs []builti
 	if err != nil {
 		return nil, err
 	}
+	if e, ok := c.inline(call); ok {
+		return e, nil
+	}
 	return call.expr(name), nil
 }
 

@@ -51,6 +51,23 @@ func (e *Env) CallEnv(args []any) *Env {
 	return x.Env(nil)
 }
 
+// CallEnvIn is CallEnv made in reuse, an environment that CallEnv or
+// CallEnvIn made before and that no evaluation uses any longer, for a
+// routine called once per row; with reuse nil it is CallEnv.
+func (e *Env) CallEnvIn(reuse *Env, args []any) *Env {
+	if reuse == nil {
+		return e.CallEnv(args)
+	}
+	reuse.Forget()
+	x := reuse.x
+	*x = ExecCtx{Ctx: e.Ctx, Host: e.Host, Params: args, cache: x.cache}
+	if e.x != nil {
+		x.Tx, x.FK, x.temp = e.x.Tx, e.x.FK, e.x.temp
+	}
+	*reuse = Env{Ctx: e.Ctx, params: args, Host: e.Host, x: x}
+	return reuse
+}
+
 // Forget drops what e's execution has cached of its subqueries and WITH
 // queries, which a routine's environment, reused from one expression to
 // the next with other parameters, must compute again.
@@ -98,6 +115,7 @@ func (c *Compiler) RoutineOverload(f *catalog.Function) (builtins.Overload, erro
 		Volatility:   volatilityOf(f.Volatility),
 		CalledOnNull: !f.Strict,
 		Variadic:     f.Variadic(),
+		Function:     f.ID,
 	}
 	for i, p := range in {
 		t := p.Type

@@ -98,15 +98,16 @@ func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 		}
 	}
 	scan := &catalog.KVScan{Tx: x.Tx, Start: start, End: end}
+	dec := t.Decoder()
 	return &rowexec.FuncIter{F: func() ([]any, error) {
 		kv, ok, err := scan.Next()
 		if !ok || err != nil {
 			return nil, err
 		}
-		if err := x.Ctx.Err(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return nil, pgerr.Convert(err)
 		}
-		return t.DecodeRow(kv.K, kv.V)
+		return dec.Decode(kv.K, kv.V)
 	}}, nil
 }
 
@@ -131,12 +132,13 @@ func (ts *TableScan) uniqueLookup(x *ExecCtx, key []byte) (rowexec.RowIter, erro
 // to, in index order.
 func (ts *TableScan) indexScan(x *ExecCtx, start, end []byte) rowexec.RowIter {
 	scan := &catalog.KVScan{Tx: x.Tx, Start: start, End: end}
+	dec := ts.Table.Decoder()
 	return &rowexec.FuncIter{F: func() ([]any, error) {
 		entry, ok, err := scan.Next()
 		if !ok || err != nil {
 			return nil, err
 		}
-		if err := x.Ctx.Err(); err != nil {
+		if err := x.Canceled(); err != nil {
 			return nil, pgerr.Convert(err)
 		}
 		v, ok, err := x.Tx.Get(entry.V)
@@ -148,7 +150,7 @@ func (ts *TableScan) indexScan(x *ExecCtx, start, end []byte) rowexec.RowIter {
 			// transaction: one without a row is a bug, never skipped.
 			return nil, pgerr.New(pgerr.IndexCorrupted, "index %q of %q has an entry for a missing row", ts.Access.ix.Name, ts.Table.Name)
 		}
-		return ts.Table.DecodeRow(entry.V, v)
+		return dec.Decode(entry.V, v)
 	}}
 }
 

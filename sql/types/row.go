@@ -210,29 +210,8 @@ func (r *rowReader) values(ts []T, dst []any) error {
 }
 
 func (r *rowReader) value(t T) (any, bool) {
-	if elem, ok := t.Elem(); ok {
-		n, ok := r.uvarint()
-		if !ok || n > uint64(len(r.b))*8 {
-			return nil, false
-		}
-		vals := make([]any, n)
-		if err := r.values([]T{elem}, vals); err != nil {
-			return nil, false
-		}
-		return vals, true
-	}
-	if IsEnum(t.Oid) {
-		b, ok := r.next(4)
-		if !ok {
-			return nil, false
-		}
-		n, ok := r.uvarint()
-		label, ok2 := r.next(n)
-		if !ok || !ok2 {
-			return nil, false
-		}
-		return Enum{Label: string(label), Sort: math.Float32frombits(binary.LittleEndian.Uint32(b))}, true
-	}
+	// The scalar types first: a column of one is the common case, and
+	// they need no catalog lookup.
 	switch t.Oid {
 	case OidBool:
 		b, ok := r.next(1)
@@ -294,6 +273,29 @@ func (r *rowReader) value(t T) (any, bool) {
 		}
 		v, err := parseText(t, string(b), nil)
 		return v, err == nil
+	}
+	if elem, ok := t.Elem(); ok {
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b))*8 {
+			return nil, false
+		}
+		vals := make([]any, n)
+		if err := r.values([]T{elem}, vals); err != nil {
+			return nil, false
+		}
+		return vals, true
+	}
+	if IsEnum(t.Oid) {
+		b, ok := r.next(4)
+		if !ok {
+			return nil, false
+		}
+		n, ok := r.uvarint()
+		label, ok2 := r.next(n)
+		if !ok || !ok2 {
+			return nil, false
+		}
+		return Enum{Label: string(label), Sort: math.Float32frombits(binary.LittleEndian.Uint32(b))}, true
 	}
 	n, ok := r.uvarint()
 	b, ok2 := r.next(n)
