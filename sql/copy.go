@@ -84,10 +84,12 @@ func (s *Session) planCopy(p *Prepared, cmd *parser.Copy) error {
 		if err != nil {
 			return err
 		}
-		if err := viewMisuse(s.catalog(), q, op); err != nil {
+		t := s.catalog().TableByName[q]
+		if v := s.catalog().ViewByName[q]; v != nil && cmd.From && v.RowTable().HasTrigger("instead", catalog.TriggerInsert, true) {
+			t = v.RowTable() // its INSTEAD OF INSERT triggers take the rows
+		} else if err := viewMisuse(s.catalog(), q, op); err != nil {
 			return err
 		}
-		t := s.catalog().TableByName[q]
 		if t == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", cmd.Table)
 		}
@@ -223,6 +225,16 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 			if fresh, err := ingest.admit(row); err != nil || !fresh {
 				return err
 			}
+		}
+		if t.IsView() {
+			if err := s.checkRow(t, row); err != nil {
+				return err
+			}
+			_, skip, err := s.rowTriggers(x, t, "instead", catalog.TriggerInsert, nil, row)
+			if err == nil && !skip {
+				count++
+			}
+			return err
 		}
 		if triggers != nil {
 			fired, skip, err := s.beforeRow(x, t, catalog.TriggerInsert, nil, row)

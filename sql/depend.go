@@ -39,10 +39,12 @@ type dependent struct {
 	fk      *catalog.ForeignKey  // a foreign key of table
 	def     *catalog.TableColumn // a column of table whose default calls nextval
 	col     *catalog.TableColumn // a generated column of table, which its caller drops
-	trigger *catalog.Trigger     // a trigger of table, on the function it calls
-	fn      *catalog.Function    // a function that returns a table's rows
-	on      string               // what it depends on: "table cp", "view cv"
-	onID    uint32               // and its id
+	trigger *catalog.Trigger     // a trigger of table or of triggerOf, on the function it calls
+	// triggerOf is the view whose trigger trigger is.
+	triggerOf *catalog.View
+	fn        *catalog.Function // a function that returns a table's rows
+	on        string            // what it depends on: "table cp", "view cv"
+	onID      uint32            // and its id
 }
 
 func (d dependent) String() string {
@@ -55,6 +57,8 @@ func (d dependent) String() string {
 		return fmt.Sprintf("constraint %s on table %s", d.fk.Name, d.table.Name)
 	case d.col != nil:
 		return fmt.Sprintf("column %s of table %s", d.col.Name, d.table.Name)
+	case d.trigger != nil && d.triggerOf != nil:
+		return fmt.Sprintf("trigger %s on view %s", d.trigger.Name, d.triggerOf.Name)
 	case d.trigger != nil:
 		return fmt.Sprintf("trigger %s on table %s", d.trigger.Name, d.table.Name)
 	case d.fn != nil:
@@ -117,10 +121,7 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 					out = append(out, dependent{table: t, def: col, on: g.desc, onID: g.id})
 				}
 			}
-			// In the order they were made, as pg_depend lists them.
-			tgs := slices.Clone(t.Triggers)
-			slices.SortFunc(tgs, func(a, b *catalog.Trigger) int { return int(a.OID) - int(b.OID) })
-			for _, tg := range tgs {
+			for _, tg := range byOID(t.Triggers) {
 				if tg.Function == g.id {
 					out = append(out, dependent{table: t, trigger: tg, on: g.desc, onID: g.id})
 				}
@@ -129,6 +130,13 @@ func (s *Session) dependents(cat *catalog.Catalog, target dropTarget, dropping [
 		for _, f := range cat.Functions() {
 			if f.ReturnsRow == g.id && !slices.Contains(dropping, f.ID) {
 				out = append(out, dependent{fn: f, on: "type " + strings.TrimPrefix(g.desc, "table "), onID: g.id})
+			}
+		}
+		for _, v := range cat.Views() {
+			for _, tg := range byOID(v.Triggers) {
+				if tg.Function == g.id && !slices.Contains(dropping, v.ID) {
+					out = append(out, dependent{triggerOf: v, trigger: tg, on: g.desc, onID: g.id})
+				}
 			}
 		}
 		for _, v := range cat.Views() {
@@ -307,6 +315,16 @@ func (s *Session) removeDependents(ctx context.Context, d *catalog.DDL, deps []d
 		if dep.fn != nil {
 			if err := d.DropFunction(ctx, dep.fn); err != nil {
 				return err
+			}
+			continue
+		}
+		if dep.triggerOf != nil {
+			if cur := d.Cat.ViewByName[dep.triggerOf.QName()]; cur != nil && cur.ID == dep.triggerOf.ID {
+				v := cur.Clone()
+				v.Triggers = slices.DeleteFunc(v.Triggers, func(tg *catalog.Trigger) bool { return tg.Name == dep.trigger.Name })
+				if err := d.PutView(ctx, v); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -520,4 +538,11 @@ func (s *Session) dropColumnsOfType(ctx context.Context, d *catalog.DDL, ts type
 		}
 	}
 	return nil
+}
+
+// byOID is tgs in the order they were made, as pg_depend lists them.
+func byOID(tgs []*catalog.Trigger) []*catalog.Trigger {
+	tgs = slices.Clone(tgs)
+	slices.SortFunc(tgs, func(a, b *catalog.Trigger) int { return int(a.OID) - int(b.OID) })
+	return tgs
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// writableTable resolves the table a statement writes; a view is not one.
+// writableTable resolves the table a statement writes: for a view, its
+// RowTable, which only its INSTEAD OF triggers write through (see
+// viewwrite.go).
 func writableTable(c *plan.Compiler, schema, name, verb string) (*catalog.Table, error) {
 	cat := c.Host.Catalog()
 	q, err := cat.Resolve(c.SearchPath(), schema, name)
@@ -31,10 +33,8 @@ func writableTable(c *plan.Compiler, schema, name, verb string) (*catalog.Table,
 	if sc := cat.SchemaByID[q.Schema]; sc.System {
 		return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", name)
 	}
-	if cat.ViewByName[q] != nil {
-		what := map[string]string{"INSERT": "insert into", "UPDATE": "update", "DELETE": "delete from"}[verb]
-		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot %s view %q", what, name).
-			WithDetail("Views are not automatically updatable in epochdb.")
+	if v := cat.ViewByName[q]; v != nil {
+		return viewWriteTarget(v, verb)
 	}
 	t := cat.TableByName[q]
 	switch {
@@ -400,6 +400,9 @@ func valuesRows(n, width int, consts []any, exprs []plan.Expr) func(x *plan.Exec
 // plan completes p with the run that checks, deduplicates and writes the
 // rows.
 func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
+	if ins.t.IsView() {
+		return ins.planInstead(p)
+	}
 	t, targets, defaults, rows := ins.t, ins.targets, ins.defaults, ins.rows
 	// Columns the statement does not name take their defaults.
 	named := make(map[int]bool, len(targets))
@@ -567,6 +570,9 @@ func (s *Session) insertRow(x *plan.ExecCtx, t *catalog.Table, row []any) error 
 
 // writeRow writes a row that checkRow has passed.
 func (s *Session) writeRow(x *plan.ExecCtx, t *catalog.Table, row []any) error {
+	if t.IsView() {
+		return pgerr.New(pgerr.InternalError, "write to view %q, which has no rows of its own", t.Name)
+	}
 	var rowID int64
 	if t.PrimaryKey() == nil {
 		seq := s.catalog().SequenceByID[t.RowIDSeq]
@@ -679,6 +685,9 @@ type modifyTarget struct {
 	// its rows (see dmljoin.go).
 	joined plan.Source
 	width  int
+	// view, for a view's UPDATE or DELETE, reads the view's rows (see
+	// viewwrite.go).
+	view plan.Source
 }
 
 func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs *ast.TableRefsClause, where ast.ExprNode, returning *ast.FieldList) (*modifyTarget, error) {
@@ -694,6 +703,9 @@ func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs 
 	t, alias, err := targetTable(c, refs, p.Verb)
 	if err != nil {
 		return nil, err
+	}
+	if t.IsView() {
+		return planViewTarget(c, p, t, refs, where, returning)
 	}
 	sc := plan.TableScope(t, alias)
 	m := &modifyTarget{t: t, in: c.WithScope(sc), scan: &plan.TableScan{Table: t, Access: plan.Access{Kind: "seq"}}}
@@ -721,6 +733,10 @@ func runModify(p *plan.WritePlan, m *modifyTarget, set []int16, update func(x *p
 		event = catalog.TriggerUpdate
 	}
 	defer func() { p.Run = withTriggers(m.t, event, set, p.Run) }()
+	if m.view != nil {
+		p.Run = insteadModify(p, m, event, update)
+		return
+	}
 	p.Run = func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
 		out := p.Returned(x)
 		var count int64

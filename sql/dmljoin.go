@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/plan"
-
 	"github.com/epochdb/epochdb/sql/types"
 	"github.com/epochdb/epochdb/txn"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -53,6 +53,9 @@ func planJoinedTarget(c *plan.Compiler, p *plan.WritePlan, refs *ast.TableRefsCl
 	t, alias, err := targetTableOf(c, ts, p.Verb)
 	if err != nil {
 		return nil, err
+	}
+	if t.IsView() {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s of a view with other FROM items is not supported", p.Verb)
 	}
 	from, fromScope, err := c.PlanResultSet(rest)
 	if err != nil {

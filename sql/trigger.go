@@ -163,14 +163,21 @@ func (s *Session) compileWhen(t *catalog.Table, tg *catalog.Trigger) (plan.Expr,
 // written (new; old for UPDATE and DELETE): the row to write instead,
 // or skip for a trigger that returned NULL.
 func (s *Session) beforeRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) (out []any, skip bool, err error) {
-	if !t.HasTrigger("before", event, true) {
+	return s.rowTriggers(x, t, "before", event, old, row)
+}
+
+// rowTriggers fires t's ROW triggers of timing and event, BEFORE or
+// INSTEAD OF, which pass the row each returns to the next: the row the
+// last returned, or skip for one that returned NULL.
+func (s *Session) rowTriggers(x *plan.ExecCtx, t *catalog.Table, timing string, event int, old, row []any) (out []any, skip bool, err error) {
+	if !t.HasTrigger(timing, event, true) {
 		return row, false, nil
 	}
 	e := x.Env(nil)
 	out = row
 	q, _ := x.Triggers.(*triggerQueue)
 	for _, tg := range t.Triggers {
-		if !tg.Fires("before", event, true) || !q.firesFor(tg, event) {
+		if !tg.Fires(timing, event, true) || !q.firesFor(tg, event) {
 			continue
 		}
 		call := triggerCall{tg: tg, t: t, event: event, old: visibleRow(t, old), new: visibleRow(t, out)}
@@ -192,7 +199,7 @@ func (s *Session) beforeRow(x *plan.ExecCtx, t *catalog.Table, event int, old, r
 			return nil, true, nil
 		}
 		if event == catalog.TriggerDelete {
-			continue // what a BEFORE DELETE trigger returns only says not to skip
+			continue // what a DELETE trigger returns only says not to skip
 		}
 		if len(rec) != len(call.new) {
 			return nil, false, pgerr.New(pgerr.DatatypeMismatch, "returned row structure does not match the structure of the triggering table").
@@ -365,16 +372,14 @@ func (s *Session) createTrigger(ctx context.Context, cmd *parser.CreateTrigger) 
 	if err != nil {
 		return err
 	}
-	t, err := s.triggerTable(d.Cat, cmd.Table, cmd.Timing == "instead")
+	r, err := s.triggerRel(d.Cat, cmd.Table)
 	if err != nil {
 		return err
 	}
-	if cmd.OldTable != "" || cmd.NewTable != "" {
-		return pgerr.New(pgerr.FeatureNotSupported, "transition tables (REFERENCING OLD TABLE, NEW TABLE) are not supported")
+	if err := r.allows(cmd); err != nil {
+		return err
 	}
-	if cmd.Timing == "instead" {
-		return pgerr.New(pgerr.WrongObjectType, "%q is a table", t.Name).WithDetail("Tables cannot have INSTEAD OF triggers.")
-	}
+	t := r.t
 	tg := &catalog.Trigger{Name: cmd.Name, Timing: cmd.Timing, Row: cmd.Row, Args: cmd.Args}
 	for _, ev := range cmd.Events {
 		bit := map[string]int{"insert": catalog.TriggerInsert, "update": catalog.TriggerUpdate, "delete": catalog.TriggerDelete, "truncate": catalog.TriggerTruncate}[ev]
@@ -423,40 +428,91 @@ func (s *Session) createTrigger(ctx context.Context, cmd *parser.CreateTrigger) 
 	} else if tg.OID, err = d.NextID(ctx); err != nil {
 		return err
 	}
-	nt := t.Clone()
-	nt.SetTrigger(tg)
-	return d.PutTable(ctx, nt)
+	return r.put(ctx, d, catalog.WithTrigger(t.Triggers, tg))
 }
 
-// triggerDDL begins the DDL of a trigger statement on table, and finds it.
-func (s *Session) triggerDDL(ctx context.Context, table string) (*catalog.DDL, *catalog.Table, error) {
+// triggerRel is the relation a trigger statement names: a table, or a
+// view, whose triggers are INSTEAD OF ROW triggers or statement triggers.
+type triggerRel struct {
+	t *catalog.Table // the table, or the view's RowTable
+	v *catalog.View  // nil for a table
+}
+
+// allows checks that the relation may have the trigger cmd makes, with
+// PostgreSQL's errors in its order.
+func (r triggerRel) allows(cmd *parser.CreateTrigger) error {
+	transition := cmd.OldTable != "" || cmd.NewTable != ""
+	if r.v == nil {
+		if cmd.Timing == "instead" {
+			return pgerr.New(pgerr.WrongObjectType, "%q is a table", r.t.Name).WithDetail("Tables cannot have INSTEAD OF triggers.")
+		}
+		if transition {
+			return pgerr.New(pgerr.FeatureNotSupported, "transition tables (REFERENCING OLD TABLE, NEW TABLE) are not supported")
+		}
+		return nil
+	}
+	switch {
+	case cmd.Timing != "instead" && cmd.Row:
+		return pgerr.New(pgerr.WrongObjectType, "%q is a view", r.v.Name).WithDetail("Views cannot have row-level BEFORE or AFTER triggers.")
+	case slices.Contains(cmd.Events, "truncate"):
+		return pgerr.New(pgerr.WrongObjectType, "%q is a view", r.v.Name).WithDetail("Views cannot have TRUNCATE triggers.")
+	case transition:
+		return pgerr.New(pgerr.WrongObjectType, "%q is a view", r.v.Name).WithDetail("Triggers on views cannot have transition tables.")
+	case cmd.Timing == "instead" && cmd.When != "":
+		return pgerr.New(pgerr.FeatureNotSupported, "INSTEAD OF triggers cannot have WHEN conditions")
+	case cmd.Timing == "instead" && len(cmd.UpdateOf) > 0:
+		return pgerr.New(pgerr.FeatureNotSupported, "INSTEAD OF triggers cannot have column lists")
+	}
+	return nil
+}
+
+// put stores the relation with the triggers tgs in place of its own.
+func (r triggerRel) put(ctx context.Context, d *catalog.DDL, tgs []*catalog.Trigger) error {
+	if r.v != nil {
+		v := r.v.Clone()
+		v.Triggers = tgs
+		return d.PutView(ctx, v)
+	}
+	t := r.t.Clone()
+	t.Triggers = tgs
+	return d.PutTable(ctx, t)
+}
+
+// triggers is a copy of the relation's triggers that a DDL may change.
+func (r triggerRel) triggers() []*catalog.Trigger {
+	if r.v != nil {
+		return r.v.Clone().Triggers
+	}
+	return r.t.Clone().Triggers
+}
+
+// triggerDDL begins the DDL of a trigger statement on a relation, and
+// finds it.
+func (s *Session) triggerDDL(ctx context.Context, name string) (*catalog.DDL, triggerRel, error) {
 	d, err := s.ddl(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, triggerRel{}, err
 	}
-	t, err := s.triggerTable(d.Cat, table, false)
-	return d, t, err
+	r, err := s.triggerRel(d.Cat, name)
+	return d, r, err
 }
 
-// triggerTable is the table a trigger statement names.
-func (s *Session) triggerTable(cat *catalog.Catalog, name string, instead bool) (*catalog.Table, error) {
+// triggerRel is the table or view a trigger statement names.
+func (s *Session) triggerRel(cat *catalog.Catalog, name string) (triggerRel, error) {
 	q, err := s.lookName(name)
 	if err != nil {
-		return nil, err
+		return triggerRel{}, err
 	}
 	if t := cat.TableByName[q]; t != nil && !t.IsMatView() {
-		return t, nil
+		return triggerRel{t: t}, nil
 	}
 	if v := cat.ViewByName[q]; v != nil {
-		if instead {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "INSTEAD OF triggers on views are not supported")
-		}
-		return nil, pgerr.New(pgerr.WrongObjectType, "%q is a view", q.Name).WithDetail("Views cannot have row-level BEFORE or AFTER triggers.")
+		return triggerRel{t: v.RowTable(), v: v}, nil
 	}
 	if q.Found() {
-		return nil, pgerr.New(pgerr.WrongObjectType, "relation %q cannot have triggers", q.Name)
+		return triggerRel{}, pgerr.New(pgerr.WrongObjectType, "relation %q cannot have triggers", q.Name)
 	}
-	return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", q.Name)
+	return triggerRel{}, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", q.Name)
 }
 
 // triggerFunction is the function CREATE TRIGGER names: one that takes
@@ -483,11 +539,7 @@ func (s *Session) triggerFunction(name string) (*catalog.Function, error) {
 
 // dropTrigger runs DROP TRIGGER.
 func (s *Session) dropTrigger(ctx context.Context, cmd *parser.DropTrigger) error {
-	d, err := s.ddl(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := s.triggerTable(d.Cat, cmd.Table, false)
+	d, r, err := s.triggerDDL(ctx, cmd.Table)
 	if err != nil {
 		if cmd.IfExists && pgerr.Code(err) == pgerr.UndefinedTable {
 			s.notice(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", cmd.Table)
@@ -495,6 +547,7 @@ func (s *Session) dropTrigger(ctx context.Context, cmd *parser.DropTrigger) erro
 		}
 		return err
 	}
+	t := r.t
 	if t.Trigger(cmd.Name) == nil {
 		if cmd.IfExists {
 			s.notice(pgerr.SuccessfulCompletion, "trigger %q for relation %q does not exist, skipping", cmd.Name, t.Name)
@@ -502,17 +555,16 @@ func (s *Session) dropTrigger(ctx context.Context, cmd *parser.DropTrigger) erro
 		}
 		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, t.Name)
 	}
-	nt := t.Clone()
-	nt.Triggers = slices.DeleteFunc(nt.Triggers, func(tg *catalog.Trigger) bool { return tg.Name == cmd.Name })
-	return d.PutTable(ctx, nt)
+	return r.put(ctx, d, slices.DeleteFunc(r.triggers(), func(tg *catalog.Trigger) bool { return tg.Name == cmd.Name }))
 }
 
 // alterTrigger runs ALTER TRIGGER ... RENAME TO.
 func (s *Session) alterTrigger(ctx context.Context, cmd *parser.AlterTrigger) error {
-	d, t, err := s.triggerDDL(ctx, cmd.Table)
+	d, r, err := s.triggerDDL(ctx, cmd.Table)
 	if err != nil {
 		return err
 	}
+	t := r.t
 	tg := t.Trigger(cmd.Name)
 	if tg == nil {
 		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, t.Name)
@@ -520,29 +572,35 @@ func (s *Session) alterTrigger(ctx context.Context, cmd *parser.AlterTrigger) er
 	if t.Trigger(cmd.NewName) != nil {
 		return pgerr.New(pgerr.DuplicateObject, "trigger %q for relation %q already exists", cmd.NewName, t.Name)
 	}
-	nt := t.Clone()
-	renamed := *nt.Trigger(cmd.Name)
-	nt.Triggers = slices.DeleteFunc(nt.Triggers, func(o *catalog.Trigger) bool { return o.Name == cmd.Name })
+	renamed := *tg
 	renamed.Name = cmd.NewName
-	nt.SetTrigger(&renamed)
-	return d.PutTable(ctx, nt)
+	tgs := slices.DeleteFunc(r.triggers(), func(o *catalog.Trigger) bool { return o.Name == cmd.Name })
+	return r.put(ctx, d, catalog.WithTrigger(tgs, &renamed))
 }
 
 // enableTrigger runs ALTER TABLE ... {ENABLE | DISABLE} TRIGGER.
 func (s *Session) enableTrigger(ctx context.Context, cmd *parser.EnableTrigger) error {
-	d, t, err := s.triggerDDL(ctx, cmd.Table)
+	d, r, err := s.triggerDDL(ctx, cmd.Table)
 	if err != nil {
 		return err
 	}
-	nt := t.Clone()
+	if r.v != nil {
+		action := "DISABLE"
+		if cmd.Enable {
+			action = "ENABLE"
+		}
+		return pgerr.New(pgerr.WrongObjectType, "ALTER action %s TRIGGER cannot be performed on relation %q", action, r.v.Name).
+			WithDetail("This operation is not supported for views.")
+	}
+	tgs := r.triggers()
 	found := false
-	for _, tg := range nt.Triggers {
+	for _, tg := range tgs {
 		if cmd.Name == "" || tg.Name == cmd.Name {
 			tg.Disabled, found = !cmd.Enable, true
 		}
 	}
 	if cmd.Name != "" && !found {
-		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, t.Name)
+		return pgerr.New(pgerr.UndefinedObject, "trigger %q for table %q does not exist", cmd.Name, r.t.Name)
 	}
-	return d.PutTable(ctx, nt)
+	return r.put(ctx, d, tgs)
 }

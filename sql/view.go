@@ -68,7 +68,7 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 				return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column %q from %s to %s", oc.Name, oc.Type, v.Columns[i].Type)
 			}
 		}
-		v.ID = old.ID
+		v.ID, v.Triggers = old.ID, old.Triggers
 		return d.PutView(ctx, v)
 	}
 	if v.ID, err = d.NextID(ctx); err != nil {

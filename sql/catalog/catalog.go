@@ -217,6 +217,7 @@ func (c *Catalog) add(d *Descriptor) {
 	}
 	if v := d.View; v != nil {
 		v.Schema = inSchema(v.Schema)
+		v.rows = v.rowTable()
 		c.ViewByName[v.QName()] = v
 	}
 	if e := d.Enum; e != nil {

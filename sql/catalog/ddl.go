@@ -133,6 +133,7 @@ func (d *DDL) Stage(t *Table) {
 
 func (d *DDL) PutView(ctx context.Context, v *View) error {
 	v.Schema = inSchema(v.Schema)
+	v.rows = v.rowTable()
 	d.Cat.ViewByName[v.QName()] = v
 	return d.Put(ctx, v.ID, &Descriptor{View: v})
 }

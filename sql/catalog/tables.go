@@ -49,6 +49,8 @@ type Table struct {
 	// is set when the table enters a catalog, after which the table is
 	// shared and immutable (DDL works on a clone, which drops it).
 	colTypes []types.T
+	// view marks a view's RowTable, which has no storage.
+	view bool
 }
 
 // TableColumn describes a table column. Num is its attnum: stable, 1-based, never
@@ -263,6 +265,11 @@ type View struct {
 	// Deps are the tables and views the query reads, which cannot be
 	// dropped while the view exists.
 	Deps []uint32 `json:"deps,omitempty"`
+	// Triggers are its triggers, INSTEAD OF ROW or STATEMENT level, in
+	// name order (see trigger.go).
+	Triggers []*Trigger `json:"triggers,omitempty"`
+	// rows is RowTable's, made when the view enters a catalog.
+	rows *Table
 }
 
 // ViewColumn is an output column of a view.

@@ -70,8 +70,11 @@ func (t *Trigger) TgType() int {
 }
 
 // Trigger is t's trigger called name, or nil.
-func (t *Table) Trigger(name string) *Trigger {
-	for _, tg := range t.Triggers {
+func (t *Table) Trigger(name string) *Trigger { return FindTrigger(t.Triggers, name) }
+
+// FindTrigger is the trigger of tgs called name, or nil.
+func FindTrigger(tgs []*Trigger, name string) *Trigger {
+	for _, tg := range tgs {
 		if tg.Name == name {
 			return tg
 		}
@@ -80,10 +83,15 @@ func (t *Table) Trigger(name string) *Trigger {
 }
 
 // SetTrigger adds tg to t's triggers, or replaces the one of its name.
-func (t *Table) SetTrigger(tg *Trigger) {
-	t.Triggers = slices.DeleteFunc(slices.Clone(t.Triggers), func(o *Trigger) bool { return o.Name == tg.Name })
-	t.Triggers = append(t.Triggers, tg)
-	slices.SortFunc(t.Triggers, func(a, b *Trigger) int { return strings.Compare(a.Name, b.Name) })
+func (t *Table) SetTrigger(tg *Trigger) { t.Triggers = WithTrigger(t.Triggers, tg) }
+
+// WithTrigger is tgs, in name order, with tg added or in place of the
+// one of its name; tgs is left as it was.
+func WithTrigger(tgs []*Trigger, tg *Trigger) []*Trigger {
+	tgs = slices.DeleteFunc(slices.Clone(tgs), func(o *Trigger) bool { return o.Name == tg.Name })
+	tgs = append(tgs, tg)
+	slices.SortFunc(tgs, func(a, b *Trigger) int { return strings.Compare(a.Name, b.Name) })
+	return tgs
 }
 
 // Fires reports whether tg is enabled and of timing and event, row or
@@ -114,4 +122,30 @@ func (t *Table) RowType() types.T {
 		}
 	}
 	return types.RecordOf(fields)
+}
+
+// RowTable describes v's rows as a table: its columns, named and typed as
+// the view's, and its triggers. It is what a write to v plans against
+// and its INSTEAD OF triggers see as NEW and OLD; it has no rows of its
+// own (no DataID), and nothing may write to it.
+func (v *View) RowTable() *Table { return v.rows }
+
+func (v *View) rowTable() *Table {
+	t := &Table{ID: v.ID, Name: v.Name, Schema: v.Schema, Triggers: v.Triggers, view: true}
+	for i, c := range v.Columns {
+		t.Columns = append(t.Columns, &TableColumn{Name: c.Name, Type: c.Type, Num: int16(i + 1)})
+	}
+	t.colTypes = t.ColumnTypes()
+	return t
+}
+
+// IsView reports whether t is a view's RowTable.
+func (t *Table) IsView() bool { return t.view }
+
+// Clone is a copy of v that a DDL may change; its triggers are copies.
+func (v *View) Clone() *View {
+	c := *v
+	c.Triggers = cloneEach(v.Triggers, func(tg *Trigger) { tg.Columns, tg.Args = slices.Clone(tg.Columns), slices.Clone(tg.Args) })
+	c.rows = nil
+	return &c
 }

@@ -388,10 +388,21 @@ func functionByRegName(h Host, t types.T, str string) (types.Reg, bool, error) {
 	return types.Reg{}, false, nil
 }
 
-// pgTriggerRows are pg_trigger's rows: each table's triggers.
+// triggered are the relations that may have triggers, as tables: the
+// tables, and the views' RowTables.
+func triggered(h Host) []*catalog.Table {
+	cat := h.Catalog()
+	ts := cat.Tables()
+	for _, v := range cat.Views() {
+		ts = append(ts, v.RowTable())
+	}
+	return ts
+}
+
+// pgTriggerRows are pg_trigger's rows: each table's and view's triggers.
 func pgTriggerRows(h Host) []row {
 	var rows []row
-	for _, t := range h.Catalog().Tables() {
+	for _, t := range triggered(h) {
 		for _, tg := range t.Triggers {
 			enabled := "O"
 			if tg.Disabled {
@@ -419,7 +430,7 @@ func pgTriggerRows(h Host) []row {
 
 // triggerByOID is the trigger oid and its table, or nil.
 func triggerByOID(h Host, oid uint32) (*catalog.Table, *catalog.Trigger) {
-	for _, t := range h.Catalog().Tables() {
+	for _, t := range triggered(h) {
 		for _, tg := range t.Triggers {
 			if tg.OID == oid {
 				return t, tg

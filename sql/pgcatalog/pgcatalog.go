@@ -659,6 +659,8 @@ func pgClassRows(s Host) []row {
 			// PostgreSQL enforces foreign keys with triggers on both
 			// tables; psql lists them only where this is set.
 			rw["relhastriggers"] = len(r.table.Triggers) > 0 || len(r.table.ForeignKeys) > 0 || len(s.Catalog().Referencing(r.table.ID)) > 0
+		case r.Kind == "v" && r.view != nil:
+			rw["relhastriggers"] = len(r.view.Triggers) > 0
 		case r.Kind == "i":
 			rw["relam"], rw["relpages"], rw["relnatts"] = oidBtree, 1, len(r.index.Columns)
 		case r.Kind == "S":

@@ -123,6 +123,16 @@ CREATE VIEW app.order_summary AS
     SELECT o.id, u.email, o.status, app.cents_to_text(o.total_cents) AS total
     FROM app.orders o JOIN app.users u ON u.id = o.user_id;
 
+-- The view takes status changes through an INSTEAD OF trigger.
+CREATE FUNCTION app.order_summary_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE app.orders SET status = NEW.status WHERE id = OLD.id;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER order_summary_write INSTEAD OF UPDATE ON app.order_summary
+    FOR EACH ROW EXECUTE FUNCTION app.order_summary_write();
+
 -- Seed data through the functions.
 SELECT app.register('Ann@Example.com', 'Ann', 'secret') IS NOT NULL AS registered;
 SELECT app.register('bob@example.com', 'Bob', 'hunter2') IS NOT NULL AS registered;
@@ -131,6 +141,7 @@ SELECT app.place_order('ANN@example.com', 999) > 0 AS placed;
 SELECT app.place_order('bob@example.com', 4000) > 0 AS placed;
 CALL app.mark_paid(1);
 CALL app.mark_paid(-1);
+UPDATE app.order_summary SET status = 'shipped' WHERE email = 'bob@example.com' RETURNING email, status;
 
 -- A DO block with dynamic SQL, as Sequelize and hand-written migrations use.
 DO $$

@@ -3,6 +3,7 @@
 SELECT app.register('carol@example.com', 'Carol', 'pw') IS NOT NULL AS registered;
 SELECT app.place_order('CAROL@example.com', 500) > 0 AS placed;
 UPDATE app.orders SET status = 'paid' WHERE total_cents = 500;
+UPDATE app.order_summary SET status = 'cancelled' WHERE total = '5.00';
 SELECT * FROM app.user_totals();
 SELECT email, status, total FROM app.order_summary ORDER BY total;
 SELECT table_name, op, row_data->>'status' AS status FROM audit.log ORDER BY id;
