@@ -195,10 +195,11 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	// COPY fires INSERT triggers, as PostgreSQL's does.
 	var triggers *triggerQueue
 	if len(t.Triggers) > 0 {
-		if err := s.statementTriggers(x, t, "before", catalog.TriggerInsert); err != nil {
+		if err := s.statementTriggers(x, t, "before", catalog.TriggerInsert, nil); err != nil {
 			return 0, err
 		}
 		triggers = &triggerQueue{}
+		defer triggers.close()
 		x.Triggers = triggers
 	}
 	insert := func(vals []any) error {
@@ -253,7 +254,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 			return err
 		}
 		if triggers != nil {
-			afterRow(x, t, catalog.TriggerInsert, nil, row)
+			return afterRow(x, t, catalog.TriggerInsert, nil, row)
 		}
 		return nil
 	}
@@ -284,7 +285,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 		}
 	}
 	if triggers != nil {
-		if err := s.endTriggers(x, t, catalog.TriggerInsert, triggers); err != nil {
+		if err := s.endTriggers(x, t, triggers, catalog.TriggerInsert); err != nil {
 			return 0, err
 		}
 	}

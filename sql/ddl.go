@@ -591,14 +591,14 @@ func (s *Session) truncate(ctx context.Context, cmd *parser.Truncate) (err error
 	// only, in its transaction.
 	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx}
 	for _, t := range tables {
-		if err := s.statementTriggers(x, t, "before", catalog.TriggerTruncate); err != nil {
+		if err := s.statementTriggers(x, t, "before", catalog.TriggerTruncate, nil); err != nil {
 			return err
 		}
 	}
 	defer func() {
 		for _, t := range tables {
 			if err == nil {
-				err = s.statementTriggers(x, t, "after", catalog.TriggerTruncate)
+				err = s.statementTriggers(x, t, "after", catalog.TriggerTruncate, nil)
 			}
 		}
 	}()

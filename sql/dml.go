@@ -512,7 +512,9 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 				return plan.FailRun(out, err)
 			}
 			if len(t.Triggers) > 0 {
-				afterRow(x, t, catalog.TriggerInsert, nil, row)
+				if err := afterRow(x, t, catalog.TriggerInsert, nil, row); err != nil {
+					return plan.FailRun(out, err)
+				}
 			}
 			if p.Returning != nil {
 				r, err := p.Project(x, row)
@@ -536,7 +538,7 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 		}
 		return out, n - dups, nil
 	}
-	p.Run = withTriggers(t, catalog.TriggerInsert, nil, p.Run)
+	p.Run = withTriggers(t, catalog.TriggerInsert, ins.conflict != nil && ins.conflict.update, nil, p.Run)
 	p.Explain = func() string { return "Insert on " + t.Name }
 	return p
 }
@@ -732,7 +734,7 @@ func runModify(p *plan.WritePlan, m *modifyTarget, set []int16, update func(x *p
 	if update != nil {
 		event = catalog.TriggerUpdate
 	}
-	defer func() { p.Run = withTriggers(m.t, event, set, p.Run) }()
+	defer func() { p.Run = withTriggers(m.t, event, false, set, p.Run) }()
 	if m.view != nil {
 		p.Run = insteadModify(p, m, event, update)
 		return
@@ -1003,10 +1005,12 @@ func (s *Session) writeModified(x *plan.ExecCtx, t *catalog.Table, key []byte, o
 		}
 	}
 	if len(t.Triggers) > 0 {
+		event, written := catalog.TriggerUpdate, row
 		if update == nil {
-			afterRow(x, t, catalog.TriggerDelete, old, nil)
-		} else {
-			afterRow(x, t, catalog.TriggerUpdate, old, row)
+			event, written = catalog.TriggerDelete, nil
+		}
+		if err := afterRow(x, t, event, old, written); err != nil {
+			return err
 		}
 	}
 	return done(row)

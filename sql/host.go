@@ -38,6 +38,14 @@ func (h *planHost) ParseTypeName(name string) (types.T, error) { return h.s().pa
 func (h *planHost) Routine(f *catalog.Function, ts *plan.RoutineTypes) (plan.Routine, error) {
 	return h.s().routine(f, ts)
 }
+func (h *planHost) Transition(name string) *plan.Transition {
+	for _, tr := range h.s().transitions {
+		if tr.Name == name {
+			return tr
+		}
+	}
+	return nil
+}
 func (h *planHost) RegByName(t types.T, name string) (types.Reg, error) {
 	return pgcatalog.RegByName(h, t, name)
 }

@@ -99,6 +99,18 @@ type plFunction struct {
 	// event.
 	rowTypes map[*catalog.Table]types.T
 	tgTexts  map[tgKey][]any
+	// trans are the transition tables of the trigger the function last
+	// ran for, which its statements are planned against; transOf says
+	// which table and names they are for (see bindTransitions).
+	trans   []*plan.Transition
+	transOf transitionShape
+}
+
+// transitionShape is what a function's transition tables are planned
+// for: a version of a table and the names REFERENCING gives its rows.
+type transitionShape struct {
+	t        *catalog.Table
+	old, new string
 }
 
 type plKey struct {
@@ -440,6 +452,7 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 	for _, v := range []*plVar{tv.new, tv.old} {
 		fr.ts[v.slot] = rt
 	}
+	defer fn.bindTransitions(call, rt)()
 	// A missing row is NULL, not an empty record.
 	if call.new != nil {
 		fr.vals[tv.new.slot] = call.new
@@ -485,6 +498,62 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 			WithContext("PL/pgSQL function %s", fn.name)
 	}
 	return ctl.value, nil
+}
+
+// bindTransitions gives the function's transition tables the rows of
+// call, and returns what puts back the rows they held before (a trigger
+// that fires itself through its own writes). The statements are planned
+// against the Transitions, which keep their identity while the table and
+// names stay; for others the plans are dropped and made again.
+func (fn *plFunction) bindTransitions(call *triggerCall, rt types.T) func() {
+	shape := transitionShape{t: call.t, old: call.tg.OldTable, new: call.tg.NewTable}
+	if shape.old == "" && shape.new == "" {
+		shape.t = nil
+	}
+	if shape != fn.transOf {
+		fn.plans, fn.trans, fn.transOf = map[plKey]*plPlan{}, nil, shape
+		fields, _ := rt.Fields()
+		var cols []plan.Column
+		for _, f := range fields {
+			cols = append(cols, plan.Column{Name: f.Name, Type: f.T})
+		}
+		for _, name := range []string{shape.old, shape.new} {
+			if name != "" {
+				fn.trans = append(fn.trans, &plan.Transition{Name: name, Cols: cols})
+			}
+		}
+	}
+	var rows []*rowexec.RowStore
+	if call.trans != nil {
+		if shape.old != "" {
+			rows = append(rows, call.trans.old)
+		}
+		if shape.new != "" {
+			rows = append(rows, call.trans.new)
+		}
+	}
+	prev := make([]*rowexec.RowStore, len(fn.trans))
+	for i, tr := range fn.trans {
+		prev[i], tr.Rows = tr.Rows, nil
+		if i < len(rows) {
+			tr.Rows = rows[i]
+		}
+	}
+	return func() {
+		for i, tr := range fn.trans {
+			tr.Rows = prev[i]
+		}
+	}
+}
+
+// planning lets what the session plans until the returned func is
+// called see the function's transition tables: the function's own
+// statements and expressions.
+func (fn *plFunction) planning() func() {
+	s := fn.s
+	prev := s.transitions
+	s.transitions = fn.trans
+	return func() { s.transitions = prev }
 }
 
 // exit ends a call that start began.
@@ -765,6 +834,7 @@ func (fr *plFrame) prepareAs(key plKey, sc *plScope, prefix, text string) (*plPl
 		return nil, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", st.NumParams)
 	}
 	pp := &plPlan{ts: slices.Clone(fr.ts)}
+	defer fr.fn.planning()()
 	vars := fr.vars(sc)
 	if sel, ok := st.AST.(*ast.SelectStmt); ok && simpleSelect(sel) && len(sel.Fields.Fields) == 1 && st.WithDML == nil {
 		params := slices.Clone(fr.ts)
@@ -1172,7 +1242,10 @@ func (fr *plFrame) dynamic(key plKey, sc *plScope, expr string, using []string, 
 		}
 	}
 	if p.st.AST != nil && plannable(p.st.AST) {
-		if err := fr.fn.s.plan(p); err != nil {
+		done := fr.fn.planning()
+		err := fr.fn.s.plan(p)
+		done()
+		if err != nil {
 			return err
 		}
 	}

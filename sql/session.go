@@ -144,8 +144,11 @@ type Session struct {
 	pathCache pathCache
 	// routines are the routines the session has compiled (see routine.go).
 	routines routineCache
-	changed  map[string]bool
-	loc_     *time.Location
+	// transitions are the transition tables the statements being
+	// planned may read: a trigger function's, while it plans its own.
+	transitions []*plan.Transition
+	changed     map[string]bool
+	loc_        *time.Location
 
 	// The transaction. tx is nil between transactions. explicit is a
 	// BEGIN block; otherwise tx is the implicit transaction that the next

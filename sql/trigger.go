@@ -41,12 +41,31 @@ type triggerCall struct {
 	t        *catalog.Table
 	event    int
 	old, new []any // visible columns; nil where the event has none
+	// trans are the statement's rows of the event, for a trigger with
+	// transition tables; nil for none.
+	trans *transitionRows
 }
 
-// triggerQueue holds a statement's AFTER ROW trigger calls, and the
-// columns an UPDATE sets, which UPDATE OF triggers fire for.
+// transitionRows are the rows a statement changed for one event, old and
+// new, as a trigger's transition tables show them: their visible
+// columns, held as a statement's other rows are (spilling past
+// work_mem).
+type transitionRows struct{ old, new *rowexec.RowStore }
+
+func (tr *transitionRows) close() {
+	for _, st := range []*rowexec.RowStore{tr.old, tr.new} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// triggerQueue holds a statement's AFTER ROW trigger calls, the rows its
+// triggers' transition tables show, and the columns an UPDATE sets, which
+// UPDATE OF triggers fire for.
 type triggerQueue struct {
 	calls []triggerCall
+	trans map[int]*transitionRows
 	set   []int16
 }
 
@@ -210,11 +229,12 @@ func (s *Session) rowTriggers(x *plan.ExecCtx, t *catalog.Table, timing string, 
 	return out, false, nil
 }
 
-// afterRow queues t's AFTER ROW triggers of event for a row written.
-func afterRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) {
+// afterRow queues t's AFTER ROW triggers of event for a row written,
+// and keeps the row for the transition tables that show it.
+func afterRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) error {
 	q, _ := x.Triggers.(*triggerQueue)
 	if q == nil {
-		return
+		return nil
 	}
 	for _, tg := range t.Triggers {
 		if !tg.Fires("after", event, true) || !q.firesFor(tg, event) {
@@ -226,20 +246,62 @@ func afterRow(x *plan.ExecCtx, t *catalog.Table, event int, old, row []any) {
 		}
 		q.calls = append(q.calls, call)
 	}
+	keepOld, keepNew := t.Transitions(event)
+	if !keepOld && !keepNew {
+		return nil
+	}
+	tr := q.transitions(x, event)
+	if keepOld && old != nil {
+		if err := tr.old.Add(visibleRow(t, old)); err != nil {
+			return err
+		}
+	}
+	if keepNew && row != nil && event != catalog.TriggerDelete {
+		return tr.new.Add(visibleRow(t, row))
+	}
+	return nil
 }
 
-// withTriggers wraps a write's run with t's statement triggers and the
-// AFTER ROW triggers its rows queue.
-func withTriggers(t *catalog.Table, event int, set []int16, run func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error)) func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
+// transitions are the statement's rows of event, made on first use.
+func (q *triggerQueue) transitions(x *plan.ExecCtx, event int) *transitionRows {
+	tr := q.trans[event]
+	if tr == nil {
+		tr = &transitionRows{old: rowexec.NewRowStore(x), new: rowexec.NewRowStore(x)}
+		if q.trans == nil {
+			q.trans = map[int]*transitionRows{}
+		}
+		q.trans[event] = tr
+	}
+	return tr
+}
+
+func (q *triggerQueue) close() {
+	for _, tr := range q.trans {
+		tr.close()
+	}
+}
+
+// withTriggers wraps a write's run with t's statement triggers of event
+// and the AFTER ROW triggers its rows queue. An INSERT ... ON CONFLICT DO
+// UPDATE fires the UPDATE statement triggers too (upsert): BEFORE after
+// INSERT's, AFTER before INSERT's, as PostgreSQL does.
+func withTriggers(t *catalog.Table, event int, upsert bool, set []int16, run func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error)) func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
+	events := []int{event}
+	if upsert {
+		events = append(events, catalog.TriggerUpdate)
+	}
 	return func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
 		if len(t.Triggers) == 0 {
 			return run(x)
 		}
 		s := sessionOf(x.Host)
-		if err := s.statementTriggers(x, t, "before", event); err != nil {
-			return nil, 0, err
+		for _, ev := range events {
+			if err := s.statementTriggers(x, t, "before", ev, nil); err != nil {
+				return nil, 0, err
+			}
 		}
 		q := &triggerQueue{set: set}
+		defer q.close()
 		prev := x.Triggers
 		x.Triggers = q
 		rows, n, err := run(x)
@@ -247,22 +309,26 @@ func withTriggers(t *catalog.Table, event int, set []int16, run func(x *plan.Exe
 		if err != nil {
 			return rows, n, err
 		}
-		fail := func(err error) (*rowexec.RowStore, int64, error) {
+		if err := s.endTriggers(x, t, q, reversed(events)...); err != nil {
 			if rows != nil {
 				rows.Close()
 			}
 			return nil, 0, err
 		}
-		if err := s.endTriggers(x, t, event, q); err != nil {
-			return fail(err)
-		}
 		return rows, n, nil
 	}
 }
 
+// reversed is a copy of xs in reverse order.
+func reversed(xs []int) []int {
+	out := slices.Clone(xs)
+	slices.Reverse(out)
+	return out
+}
+
 // endTriggers fires, as a write ends, the AFTER ROW triggers q holds and
-// t's AFTER STATEMENT triggers of event.
-func (s *Session) endTriggers(x *plan.ExecCtx, t *catalog.Table, event int, q *triggerQueue) error {
+// t's AFTER STATEMENT triggers of each event in turn.
+func (s *Session) endTriggers(x *plan.ExecCtx, t *catalog.Table, q *triggerQueue, events ...int) error {
 	e := x.Env(nil)
 	for _, call := range q.calls {
 		if ok, err := s.whenHolds(e, call); err != nil {
@@ -270,21 +336,28 @@ func (s *Session) endTriggers(x *plan.ExecCtx, t *catalog.Table, event int, q *t
 		} else if !ok {
 			continue
 		}
+		call.trans = q.trans[call.event]
 		if _, err := s.fire(e, call); err != nil {
 			return err
 		}
 	}
-	return s.statementTriggers(x, t, "after", event)
+	for _, ev := range events {
+		if err := s.statementTriggers(x, t, "after", ev, q.transitions(x, ev)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// statementTriggers fires t's statement triggers of timing and event.
-func (s *Session) statementTriggers(x *plan.ExecCtx, t *catalog.Table, timing string, event int) error {
+// statementTriggers fires t's statement triggers of timing and event;
+// trans are the statement's rows, for AFTER triggers' transition tables.
+func (s *Session) statementTriggers(x *plan.ExecCtx, t *catalog.Table, timing string, event int, trans *transitionRows) error {
 	e := x.Env(nil)
 	for _, tg := range t.Triggers {
 		if !tg.Fires(timing, event, false) {
 			continue
 		}
-		if _, err := s.fire(e, triggerCall{tg: tg, t: t, event: event}); err != nil {
+		if _, err := s.fire(e, triggerCall{tg: tg, t: t, event: event, trans: trans}); err != nil {
 			return err
 		}
 	}
@@ -380,7 +453,7 @@ func (s *Session) createTrigger(ctx context.Context, cmd *parser.CreateTrigger) 
 		return err
 	}
 	t := r.t
-	tg := &catalog.Trigger{Name: cmd.Name, Timing: cmd.Timing, Row: cmd.Row, Args: cmd.Args}
+	tg := &catalog.Trigger{Name: cmd.Name, Timing: cmd.Timing, Row: cmd.Row, Args: cmd.Args, OldTable: cmd.OldTable, NewTable: cmd.NewTable}
 	for _, ev := range cmd.Events {
 		bit := map[string]int{"insert": catalog.TriggerInsert, "update": catalog.TriggerUpdate, "delete": catalog.TriggerDelete, "truncate": catalog.TriggerTruncate}[ev]
 		tg.Events |= bit
@@ -447,7 +520,7 @@ func (r triggerRel) allows(cmd *parser.CreateTrigger) error {
 			return pgerr.New(pgerr.WrongObjectType, "%q is a table", r.t.Name).WithDetail("Tables cannot have INSTEAD OF triggers.")
 		}
 		if transition {
-			return pgerr.New(pgerr.FeatureNotSupported, "transition tables (REFERENCING OLD TABLE, NEW TABLE) are not supported")
+			return transitionsAllowed(cmd)
 		}
 		return nil
 	}
@@ -462,6 +535,29 @@ func (r triggerRel) allows(cmd *parser.CreateTrigger) error {
 		return pgerr.New(pgerr.FeatureNotSupported, "INSTEAD OF triggers cannot have WHEN conditions")
 	case cmd.Timing == "instead" && len(cmd.UpdateOf) > 0:
 		return pgerr.New(pgerr.FeatureNotSupported, "INSTEAD OF triggers cannot have column lists")
+	}
+	return nil
+}
+
+// transitionsAllowed checks a trigger's REFERENCING clause as PostgreSQL
+// does, in its order.
+func transitionsAllowed(cmd *parser.CreateTrigger) error {
+	has := func(ev string) bool { return slices.Contains(cmd.Events, ev) }
+	switch {
+	case cmd.Timing != "after":
+		return pgerr.New(pgerr.InvalidObjectDefinition, "transition table name can only be specified for an AFTER trigger")
+	case has("truncate"):
+		return pgerr.New(pgerr.FeatureNotSupported, "TRUNCATE triggers with transition tables are not supported")
+	case len(cmd.Events) != 1:
+		return pgerr.New(pgerr.FeatureNotSupported, "transition tables cannot be specified for triggers with more than one event")
+	case len(cmd.UpdateOf) > 0:
+		return pgerr.New(pgerr.FeatureNotSupported, "transition tables cannot be specified for triggers with column lists")
+	case cmd.NewTable != "" && !has("insert") && !has("update"):
+		return pgerr.New(pgerr.InvalidObjectDefinition, "NEW TABLE can only be specified for an INSERT or UPDATE trigger")
+	case cmd.OldTable != "" && !has("delete") && !has("update"):
+		return pgerr.New(pgerr.InvalidObjectDefinition, "OLD TABLE can only be specified for a DELETE or UPDATE trigger")
+	case cmd.OldTable != "" && cmd.OldTable == cmd.NewTable:
+		return pgerr.New(pgerr.InvalidObjectDefinition, "OLD TABLE name and NEW TABLE name cannot be the same")
 	}
 	return nil
 }

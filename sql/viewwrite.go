@@ -49,7 +49,7 @@ func viewWriteTarget(v *catalog.View, verb string) (*catalog.Table, error) {
 // view's INSTEAD OF INSERT triggers.
 func (ins *insert) planInstead(p *plan.WritePlan) *plan.WritePlan {
 	t, targets, rows := ins.t, ins.targets, ins.rows
-	p.Run = withTriggers(t, catalog.TriggerInsert, nil, func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
+	p.Run = withTriggers(t, catalog.TriggerInsert, false, nil, func(x *plan.ExecCtx) (*rowexec.RowStore, int64, error) {
 		vals, err := rows(x)
 		if err != nil {
 			return nil, 0, err

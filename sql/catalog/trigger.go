@@ -38,6 +38,21 @@ type Trigger struct {
 	Args     []string `json:"args,omitempty"`
 	// Disabled is ALTER TABLE ... DISABLE TRIGGER's.
 	Disabled bool `json:"disabled,omitempty"`
+	// OldTable and NewTable are REFERENCING's transition table names
+	// (tgoldtable, tgnewtable), "" for none.
+	OldTable string `json:"old_table,omitempty"`
+	NewTable string `json:"new_table,omitempty"`
+}
+
+// Transitions reports which transition tables t's enabled AFTER triggers
+// of event read, which a write of event must collect the rows of.
+func (t *Table) Transitions(event int) (old, new bool) {
+	for _, tg := range t.Triggers {
+		if tg.Timing == "after" && tg.Events&event != 0 && !tg.Disabled {
+			old, new = old || tg.OldTable != "", new || tg.NewTable != ""
+		}
+	}
+	return old, new
 }
 
 // EventNames are the events t fires on, as CREATE TRIGGER writes them.

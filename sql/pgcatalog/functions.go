@@ -422,6 +422,7 @@ func pgTriggerRows(h Host) []row {
 			if tg.When != "" {
 				r["tgqual"] = tg.WhenText
 			}
+			r["tgoldtable"], r["tgnewtable"] = nullIfEmpty(tg.OldTable), nullIfEmpty(tg.NewTable)
 			rows = append(rows, r)
 		}
 	}
@@ -497,6 +498,15 @@ func triggerDef(h Host, t *catalog.Table, tg *catalog.Trigger, pretty bool) stri
 	} else {
 		b.WriteString(" ON " + parser.QuoteIdent(h.Catalog().SchemaName(t.Schema)) + "." + parser.QuoteIdent(t.Name))
 	}
+	if tg.OldTable != "" || tg.NewTable != "" {
+		b.WriteString(" REFERENCING")
+		if tg.OldTable != "" {
+			b.WriteString(" OLD TABLE AS " + parser.QuoteIdent(tg.OldTable))
+		}
+		if tg.NewTable != "" {
+			b.WriteString(" NEW TABLE AS " + parser.QuoteIdent(tg.NewTable))
+		}
+	}
 	if tg.Row {
 		b.WriteString(" FOR EACH ROW")
 	} else {
@@ -515,4 +525,12 @@ func triggerDef(h Host, t *catalog.Table, tg *catalog.Trigger, pretty bool) stri
 	}
 	b.WriteString(" EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")")
 	return b.String()
+}
+
+// nullIfEmpty is s, or NULL for "".
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -66,6 +66,10 @@ type Host interface {
 	// whose polymorphic types resolved to ts (nil: f's own types).
 	Routine(f *catalog.Function, ts *RoutineTypes) (Routine, error)
 
+	// Transition is the transition table called name that the queries
+	// being planned may read (see transition.go), or nil.
+	Transition(name string) *Transition
+
 	// WorkMem is how many bytes an operator may hold before it spills
 	// to temporary files, which NewSpillSet makes a statement's set of.
 	WorkMem() int64

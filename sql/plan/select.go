@@ -178,6 +178,9 @@ func (c *Compiler) planTable(tn *ast.TableName, alias string) (Source, *Scope, e
 	if d := c.ctes.lookup(tn.Name.O); d != nil && tn.Schema.O == "" {
 		return c.planCTEScan(d, alias)
 	}
+	if tr := c.Host.Transition(tn.Name.O); tr != nil && tn.Schema.O == "" {
+		return &transitionScan{tr: tr}, queryScope(tr.Cols, alias), nil
+	}
 	cat := c.Host.Catalog()
 	q, err := cat.Resolve(c.SearchPath(), tn.Schema.O, tn.Name.O)
 	if err != nil || !q.Found() {
