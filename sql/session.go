@@ -1445,6 +1445,13 @@ func (s *Session) set(cmd *parser.Set) error {
 		return s.setIsolation(strings.Join(cmd.Values, " "))
 	}
 	values := cmd.Values
+	if cmd.Interval != nil {
+		v, err := s.timeZoneInterval(cmd.Interval)
+		if err != nil {
+			return err
+		}
+		values = []string{v}
+	}
 	if st.name == "search_path" {
 		// A list of names, each quoted where it needs to be, as
 		// PostgreSQL's GUC_LIST_QUOTE settings keep them.
@@ -1454,6 +1461,21 @@ func (s *Session) set(cmd *parser.Set) error {
 		}
 	}
 	return s.setSetting(st.name, strings.Join(values, ", "), cmd.Local)
+}
+
+// timeZoneInterval is the TimeZone value SET TIME ZONE INTERVAL sets, as
+// PostgreSQL writes it: the interval read with its type's fields and
+// precision, then printed, INTERVAL '-08:00:00'.
+func (s *Session) timeZoneInterval(iv *parser.IntervalValue) (string, error) {
+	t, err := types.ParseTypeName(iv.Type)
+	if err != nil {
+		return "", err
+	}
+	v, err := types.ParseText(t, iv.Text, s.loc())
+	if err != nil {
+		return "", err
+	}
+	return "INTERVAL " + parser.QuoteLiteral(string(types.AppendIntervalText(nil, v.(types.Interval)))), nil
 }
 
 // setIsolation is SET TRANSACTION ISOLATION LEVEL. The block's

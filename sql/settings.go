@@ -383,9 +383,46 @@ func checkIntervalStyle(v string) (string, error) {
 func checkTimeZone(v string) (string, error) {
 	_, name, err := resolveZone(v)
 	if err != nil {
-		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", v)
+		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", v)
+		if d, ok := err.(zoneDetail); ok {
+			e.Detail = string(d)
+		}
+		return "", e
 	}
 	return name, nil
+}
+
+// zoneDetail is why a TimeZone value is refused, for the error's DETAIL.
+type zoneDetail string
+
+func (d zoneDetail) Error() string { return string(d) }
+
+// intervalZone reads the TimeZone INTERVAL '-08:00:00', which SET TIME
+// ZONE INTERVAL sets: an offset of the interval's hours, minutes and whole
+// seconds east of UTC, named as a numeric zone is.
+func intervalZone(v string) (*time.Location, string, error) {
+	lit := strings.TrimSpace(v[len("interval"):])
+	if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
+		return nil, "", zoneDetail("")
+	}
+	text := strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+	x, err := types.ParseText(types.IntervalType, text, time.UTC)
+	if err != nil {
+		return nil, "", err
+	}
+	iv := x.(types.Interval)
+	switch {
+	case iv.Months != 0:
+		return nil, "", zoneDetail("Cannot specify months in time zone interval.")
+	case iv.Days != 0:
+		return nil, "", zoneDetail("Cannot specify days in time zone interval.")
+	}
+	secs := iv.Micros / 1e6
+	if math.Abs(float64(secs)) >= types.MaxZoneHours*3600 {
+		return nil, "", zoneDetail("")
+	}
+	loc, name := isoOffsetZone(float64(secs) / 3600)
+	return loc, name, nil
 }
 
 func checkIsolation(v string) (string, error) {
@@ -415,6 +452,9 @@ func resolveZone(v string) (*time.Location, string, error) {
 	if hours, ok := zoneHours(v); ok {
 		loc, name := isoOffsetZone(hours)
 		return loc, name, nil
+	}
+	if len(v) >= len("interval") && strings.EqualFold(v[:len("interval")], "interval") {
+		return intervalZone(v)
 	}
 	switch strings.ToLower(v) {
 	case "utc", "gmt", "z", "zulu", "etc/utc":
@@ -449,7 +489,12 @@ func zoneHours(v string) (float64, bool) {
 func isoOffsetZone(hours float64) (*time.Location, string) {
 	secs := int(math.Round(hours * 3600))
 	abbr := formatZoneOffset(secs)
-	return time.FixedZone(abbr, secs), "<" + abbr + ">" + formatZoneOffset(-secs)
+	// The POSIX part counts west: the sign flips, and zero is -00.
+	posix := "-" + abbr[1:]
+	if secs < 0 {
+		posix = "+" + abbr[1:]
+	}
+	return time.FixedZone(abbr, secs), "<" + abbr + ">" + posix
 }
 
 // formatZoneOffset is +hh[:mm[:ss]], hours east of UTC.

@@ -45,6 +45,16 @@ type Set struct {
 	Name           string
 	Values         []string
 	Local, Default bool
+	// Interval is SET TIME ZONE INTERVAL '-08:00' HOUR TO MINUTE's value,
+	// which the SQL layer reads as an interval of Interval.Type.
+	Interval *IntervalValue
+}
+
+// IntervalValue is a typed interval literal: INTERVAL(2) '01:00:01.5' has
+// Type "interval(2)", INTERVAL '-08:00' HOUR TO MINUTE "interval hour to
+// minute".
+type IntervalValue struct {
+	Text, Type string
 }
 
 // Reset is RESET name or RESET ALL.
@@ -479,8 +489,13 @@ func parseSet(c *cursor) (any, error) {
 			s.Default = true
 			return s, c.end()
 		}
-		if c.is("interval") {
-			return nil, c.p.unsupported(c.peek(), "SET TIME ZONE INTERVAL is not supported")
+		if c.accept("interval") {
+			iv, err := c.intervalLiteral()
+			if err != nil {
+				return nil, err
+			}
+			s.Interval = iv
+			return s, c.end()
 		}
 		v, err := c.value()
 		if err != nil {
@@ -519,6 +534,57 @@ func parseSet(c *cursor) (any, error) {
 		return s, c.end()
 	}
 	return s, c.values(s)
+}
+
+// intervalLiteral reads the rest of INTERVAL [(p)] 'text' [fields], the
+// INTERVAL word read.
+func (c *cursor) intervalLiteral() (*IntervalValue, error) {
+	typ := "interval"
+	if c.punct("(") {
+		t := c.peek()
+		if t == nil || t.kind != tkNumber {
+			return nil, c.fail()
+		}
+		c.i++
+		if !c.punct(")") {
+			return nil, c.fail()
+		}
+		typ += "(" + t.val + ")"
+	}
+	t := c.peek()
+	if t == nil || t.kind != tkString {
+		return nil, c.fail()
+	}
+	c.i++
+	field := func() error {
+		typ += " " + c.peek().val
+		c.i++
+		if c.prev().val == "second" && c.punct("(") {
+			p := c.peek()
+			if p == nil || p.kind != tkNumber {
+				return c.fail()
+			}
+			c.i++
+			if !c.punct(")") {
+				return c.fail()
+			}
+			typ += "(" + p.val + ")"
+		}
+		return nil
+	}
+	if c.is(intervalFieldWords...) {
+		if err := field(); err != nil {
+			return nil, err
+		}
+		if c.is("to") && isWord(at2(c.toks, c.i+1), intervalFieldWords...) {
+			typ += " to"
+			c.i++
+			if err := field(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &IntervalValue{Text: t.val, Type: typ}, nil
 }
 
 func at2(toks []token, i int) *token {

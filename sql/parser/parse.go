@@ -481,18 +481,89 @@ func (p *stmtParser) tidb(items []item, kind stmtKind) (ast.StmtNode, error) {
 	if stmt == nil || !kind(stmt) {
 		return nil, p.syntaxError(&p.toks[0])
 	}
+	if err := p.orderMarkers(w, stmt, sql); err != nil {
+		return nil, err
+	}
+	return stmt, nil
+}
+
+// orderMarkers numbers the '?' markers of n, which w wrote, appending their
+// parameters to ParamOrder, and puts each hoisted expression w wrote as a
+// marker in its place.
+func (p *stmtParser) orderMarkers(w *writer, n ast.Node, sql string) error {
 	var v markerVisitor
-	stmt.Accept(&v)
+	n.Accept(&v)
 	if len(v.markers) != len(w.params) {
-		return nil, pgerr.New(pgerr.InternalError, "parameter markers lost in %q", sql)
+		return pgerr.New(pgerr.InternalError, "parameter markers lost in %q", sql)
 	}
 	slices.SortFunc(v.markers, func(a, b *driver.ParamMarkerExpr) int { return a.Offset - b.Offset })
-	base := len(p.st.ParamOrder)
+	var holes []*driver.ParamMarkerExpr
 	for i, m := range v.markers {
-		m.SetOrder(base + i)
+		if w.params[i] == hoistedParam {
+			holes = append(holes, m)
+			continue
+		}
+		m.SetOrder(len(p.st.ParamOrder))
+		p.st.ParamOrder = append(p.st.ParamOrder, w.params[i])
 	}
-	p.st.ParamOrder = append(p.st.ParamOrder, w.params...)
-	return stmt, nil
+	if len(holes) == 0 {
+		return nil
+	}
+	fill := fillVisitor{with: make(map[*driver.ParamMarkerExpr]ast.ExprNode, len(holes))}
+	for k, m := range holes {
+		e, err := p.tidbExpr(w.hoisted[k].expr)
+		if err != nil {
+			return err
+		}
+		fill.with[m] = e
+	}
+	n.Accept(&fill)
+	return nil
+}
+
+// tidbExpr parses one expression through TiDB, as the only item of a
+// select list.
+func (p *stmtParser) tidbExpr(items []item) (ast.ExprNode, error) {
+	w := &writer{p: p}
+	w.text("SELECT", firstTok(items[0]), false)
+	w.emitAll(items)
+	if w.err != nil {
+		return nil, w.err
+	}
+	sql := w.b.String()
+	tp := tidbPool.Get().(*tidb.Parser)
+	stmts, _, err := tp.Parse(sql, "", "")
+	var sel *ast.SelectStmt
+	if err == nil && len(stmts) == 1 {
+		sel, _ = stmts[0].(*ast.SelectStmt)
+	}
+	tidbPool.Put(tp)
+	if err != nil {
+		return nil, p.tidbError(w, sql, err)
+	}
+	if sel == nil || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.From != nil {
+		return nil, p.syntaxError(firstTok(items[0]))
+	}
+	if err := p.orderMarkers(w, sel, sql); err != nil {
+		return nil, err
+	}
+	return sel.Fields.Fields[0].Expr, nil
+}
+
+// fillVisitor puts expressions in place of the markers that hold their place.
+type fillVisitor struct {
+	with map[*driver.ParamMarkerExpr]ast.ExprNode
+}
+
+func (v *fillVisitor) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+
+func (v *fillVisitor) Leave(n ast.Node) (ast.Node, bool) {
+	if m, ok := n.(*driver.ParamMarkerExpr); ok {
+		if e := v.with[m]; e != nil {
+			return e, true
+		}
+	}
+	return n, true
 }
 
 // markerVisitor collects the parameter markers of an AST.

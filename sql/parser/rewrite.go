@@ -100,7 +100,8 @@ func (p *stmtParser) fold(seq []item) ([]item, error) {
 			}
 			out = append(out, substringItem(t, g))
 			i++
-		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && !t.keyword && typeHead(t.val)):
+		case t != nil && (t.kind == tkQIdent || t.kind == tkWord && !t.keyword && typeHead(t.val)) &&
+			!isWord(at(seq, i-1), "fetch"): // FETCH FIRST '3' ROWS: not a type named first
 			typ, next, ok := parseType(seq, i)
 			if s := tokOf(at(seq, next)); ok && s != nil && s.kind == tkString {
 				next++
@@ -1818,7 +1819,7 @@ func (p *stmtParser) limit(seq []item, i int) ([]item, int, error) {
 			fetchTok = t
 			i += 2
 			if isWord(at(seq, i), "row", "rows") {
-				count = []item{&synth{anchor: t, space: true, parts: []any{"1"}}}
+				count = []item{&token{kind: tkNumber, pos: t.pos, end: t.end, val: "1", space: true}}
 			} else {
 				var err error
 				if count, i, err = p.expr(seq, i, precUnary+1); err != nil {
@@ -1846,18 +1847,30 @@ func (p *stmtParser) limit(seq []item, i int) ([]item, int, error) {
 				} else {
 					out = append(out, &synth{anchor: fetchTok, space: fetchTok.space, parts: []any{"LIMIT"}})
 				}
-				out = append(out, count...)
+				out = append(out, hoistCount(count)...)
 			case offsetTok != nil:
 				// OFFSET alone: TiDB needs a count, and this one is no limit.
 				out = append(out, &synth{anchor: offsetTok, space: offsetTok.space, parts: []any{"LIMIT 18446744073709551615"}})
 			}
 			if offsetTok != nil {
 				out = append(out, offsetTok)
-				out = append(out, offset...)
+				out = append(out, hoistCount(offset)...)
 			}
 			return out, i, nil
 		}
 	}
+}
+
+// hoistCount returns LIMIT's or OFFSET's expression as TiDB can read it:
+// TiDB's grammar takes only a number or a parameter there, PostgreSQL's any
+// expression that reads no column ('3', $1::int, 2 * 5, (SELECT n FROM t)).
+func hoistCount(expr []item) []item {
+	if len(expr) == 1 {
+		if t := tokOf(expr[0]); t != nil && (t.kind == tkNumber && strings.IndexFunc(t.val, func(c rune) bool { return c < '0' || c > '9' }) < 0 || t.kind == tkParam) {
+			return expr
+		}
+	}
+	return []item{&hoisted{expr: expr}}
 }
 
 // expr parses one expression at seq[i:] and returns its items as they are

@@ -30,6 +30,17 @@ type synth struct {
 	parts  []any // string (synthetic text), item, or []item
 }
 
+// hoisted is an expression where TiDB's grammar takes only a number or a
+// parameter, such as LIMIT's count: the writer leaves a '?' marker in its
+// place, and the parser parses the expression alone and puts it there.
+type hoisted struct {
+	expr []item
+}
+
+// hoistedParam is the parameter index the writer records for a hoisted
+// expression's marker.
+const hoistedParam = -1
+
 // buildTree groups the tokens of one statement by brackets and CASE ... END.
 func (p *stmtParser) buildTree(toks []token) ([]item, error) {
 	markNames(toks)
@@ -235,6 +246,8 @@ func firstTok(it item) *token {
 		return v.anchor
 	case *exprNode:
 		return firstTok(v.seq[v.lo])
+	case *hoisted:
+		return firstTok(v.expr[0])
 	}
 	return nil
 }
@@ -273,9 +286,11 @@ type writer struct {
 	p      *stmtParser
 	b      strings.Builder
 	pieces []piece
-	params []int // 0-based parameter index of each '?' written, in order
-	err    error
-	str    bool // the last thing written was a string constant
+	params []int // 0-based parameter index of each '?' written, in order, or hoistedParam
+	// hoisted are the hoisted expressions written, in order.
+	hoisted []*hoisted
+	err     error
+	str     bool // the last thing written was a string constant
 }
 
 type piece struct {
@@ -304,6 +319,10 @@ func (w *writer) emit(it item) {
 		}
 	case *exprNode:
 		v.emit(w)
+	case *hoisted:
+		w.params = append(w.params, hoistedParam)
+		w.hoisted = append(w.hoisted, v)
+		w.text("?", firstTok(v.expr[0]), true)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -1169,7 +1170,7 @@ func columnTypeInfo(t types.T) row {
 	info, _ := types.Lookup(t.Oid)
 	r := row{"udt_name": info.Name, "data_type": t.String(), "character_maximum_length": nil,
 		"character_octet_length": nil, "numeric_precision": nil, "numeric_precision_radix": nil,
-		"numeric_scale": nil, "datetime_precision": nil, "interval_precision": nil, "maximum_cardinality": nil}
+		"numeric_scale": nil, "datetime_precision": nil, "interval_type": nil, "interval_precision": nil, "maximum_cardinality": nil}
 	if i := strings.IndexByte(r["data_type"].(string), '('); i >= 0 {
 		r["data_type"] = r["data_type"].(string)[:i]
 	}
@@ -1214,10 +1215,22 @@ func columnTypeInfo(t types.T) row {
 		}
 	case types.OidDate:
 		r["datetime_precision"] = 0
-	case types.OidTime, types.OidTimestamp, types.OidTimestamptz, types.OidInterval:
+	case types.OidTime, types.OidTimestamp, types.OidTimestamptz:
 		r["datetime_precision"] = 6
 		if t.Mod >= 0 {
 			r["datetime_precision"] = int(t.Mod & 0xffff)
+		}
+	case types.OidInterval:
+		fields, prec := types.IntervalTypmod(t)
+		r["data_type"], r["datetime_precision"] = "interval", 6
+		if prec >= 0 {
+			r["datetime_precision"] = prec
+			if fields != "" {
+				fields += "(" + strconv.Itoa(prec) + ")"
+			}
+		}
+		if fields != "" {
+			r["interval_type"] = fields
 		}
 	}
 	return r

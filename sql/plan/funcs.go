@@ -238,7 +238,7 @@ func compileCast(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
 	switch x := e.(type) {
 	case *unknownExpr:
 		// An explicit cast, so a too-long string is cut, not an error.
-		v, err := types.Cast(x.s, types.Text, t, c.Host.Location())
+		v, err := types.Cast(x.s, types.Unknown, t, c.Host.Location())
 		if err != nil {
 			return nil, err
 		}

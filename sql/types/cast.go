@@ -93,6 +93,12 @@ func cast(v any, from, to T, loc *time.Location) (any, error) {
 	case isStringType(to.Oid):
 		return castToString(v, from, loc), nil
 	case isStringType(from.Oid):
+		if to.Oid == OidInterval && from.Oid != OidUnknown {
+			// A text value goes through interval_in without the typmod,
+			// which only a literal's input sees: '5'::text::interval hour
+			// is five seconds, truncated to no hours.
+			to = IntervalType
+		}
 		return parseText(to, v.(string), loc)
 	case from.Oid == OidJSON || from.Oid == OidJSONB:
 		return castFromJSON(v.(*JSON), from, to)

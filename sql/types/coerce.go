@@ -136,10 +136,13 @@ func coerce(t T, v any, explicit bool) (any, error) {
 		if !ok {
 			return nil, errDatum(t, v)
 		}
+		if rng := intervalRange(t); rng != intervalAllFields {
+			iv = truncateInterval(iv, rng)
+		}
 		if p := timePrecision(t); p >= 0 && p < maxTimePrecision {
 			iv.Micros = roundMicros(iv.Micros, p)
-			return iv, nil
 		}
+		return iv, nil
 	case OidUUID:
 		if _, ok := v.(UUID); !ok {
 			return nil, errDatum(t, v)

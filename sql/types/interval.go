@@ -139,8 +139,8 @@ const allSecondsMask = 1<<0 | 1<<1 | 1<<2
 // parseInterval is interval_in with IntervalStyle postgres: the verbose
 // form ("1 year 2 mons -3 days 04:05:06", "@ 1 hour ago", "1-2" for years
 // and months) and ISO 8601 ("P1Y2M3DT4H5M6S").
-func parseInterval(s string) (any, error) {
-	p, e := decodeInterval(s)
+func parseInterval(s string, rng int) (any, error) {
+	p, e := decodeInterval(s, rng)
 	if e == dtBadFormat {
 		p, e = decodeISOInterval(s)
 	}
@@ -161,7 +161,11 @@ func parseInterval(s string) (any, error) {
 // decodeInterval is DecodeInterval. It reads the fields right to left,
 // because a unit word names the number before it, and a number without a
 // unit means seconds at the end and days before a time.
-func decodeInterval(s string) (*intervalParse, dtErr) {
+//
+// rng is the type's field range (INTERVAL HOUR TO MINUTE): a number without a
+// unit means its rightmost field, and under MINUTE TO SECOND a time of two
+// fields is minutes and seconds.
+func decodeInterval(s string, rng int) (*intervalParse, dtErr) {
 	fields, ok := splitDateTime(s)
 	if !ok || len(fields) == 0 {
 		return nil, dtBadFormat
@@ -175,7 +179,7 @@ func decodeInterval(s string) (*intervalParse, dtErr) {
 		var claim int
 		switch f.kind {
 		case fTime:
-			us, e := decodeIntervalTime(f.text)
+			us, e := decodeIntervalTime(f.text, rng == intervalMinute|intervalSecond)
 			if e != dtOK {
 				return nil, e
 			}
@@ -184,7 +188,7 @@ func decodeInterval(s string) (*intervalParse, dtErr) {
 		case fTZ, fNumber, fDate:
 			if f.kind == fTZ && strings.Contains(f.text, ":") {
 				// A signed time that does not decode is no number either.
-				us, e := decodeIntervalTime(f.text[1:])
+				us, e := decodeIntervalTime(f.text[1:], rng == intervalMinute|intervalSecond)
 				if e != dtOK {
 					return nil, dtBadFormat
 				}
@@ -196,7 +200,7 @@ func decodeInterval(s string) (*intervalParse, dtErr) {
 				break
 			}
 			if unit == "" {
-				unit = "second"
+				unit = rightmostUnit(rng)
 			}
 			val, fval, yearMonth, e := parseIntervalNumber(f.text)
 			if e != dtOK {
@@ -307,7 +311,7 @@ func parseIntervalNumber(s string) (val int64, fval float64, yearMonth bool, e d
 
 // decodeIntervalTime reads hh:mm, hh:mm:ss[.f] or mm:ss.f (a fraction after
 // the second field means minutes and seconds) into microseconds.
-func decodeIntervalTime(s string) (int64, dtErr) {
+func decodeIntervalTime(s string, minutesSeconds bool) (int64, dtErr) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
 		return 0, dtBadFormat
@@ -333,7 +337,7 @@ func decodeIntervalTime(s string) (int64, dtErr) {
 	case len(parts) == 3:
 		c, _ := strconv.ParseInt(parts[2], 10, 64)
 		hour, minute, sec = a, b, c
-	case hasFrac:
+	case hasFrac || minutesSeconds:
 		minute, sec = a, b
 	default:
 		hour, minute = a, b
@@ -406,7 +410,7 @@ func decodeISOInterval(s string) (*intervalParse, dtErr) {
 				p.addUnits("month", mon, 0)
 				p.addUnits("day", day, 0)
 				if t != "" {
-					us, e := decodeIntervalTime(t)
+					us, e := decodeIntervalTime(t, false)
 					if e != dtOK {
 						return nil, e
 					}
@@ -485,4 +489,105 @@ func appendInterval(buf []byte, iv Interval) []byte {
 		buf = appendFraction(buf, int64(mag%microsPerSecond))
 	}
 	return buf
+}
+
+// The field bits of an interval type's range, INTERVAL_MASK in PostgreSQL,
+// kept in the high half of its typmod; an interval without fields has
+// every bit.
+const (
+	intervalMonth  = 1 << 1
+	intervalYear   = 1 << 2
+	intervalDay    = 1 << 3
+	intervalHour   = 1 << 10
+	intervalMinute = 1 << 11
+	intervalSecond = 1 << 12
+
+	intervalAllFields = 0x7fff
+	intervalAnyPrec   = 0xffff // the typmod's low half when no precision is given
+)
+
+// intervalRanges are the field ranges SQL lets an interval type name.
+var intervalRanges = map[string]int{
+	"year":             intervalYear,
+	"month":            intervalMonth,
+	"day":              intervalDay,
+	"hour":             intervalHour,
+	"minute":           intervalMinute,
+	"second":           intervalSecond,
+	"year to month":    intervalYear | intervalMonth,
+	"day to hour":      intervalDay | intervalHour,
+	"day to minute":    intervalDay | intervalHour | intervalMinute,
+	"day to second":    intervalDay | intervalHour | intervalMinute | intervalSecond,
+	"hour to minute":   intervalHour | intervalMinute,
+	"hour to second":   intervalHour | intervalMinute | intervalSecond,
+	"minute to second": intervalMinute | intervalSecond,
+}
+
+// intervalRange is the field range of an interval type.
+func intervalRange(t T) int {
+	if t.Mod < 0 {
+		return intervalAllFields
+	}
+	return int(t.Mod>>16) & intervalAllFields
+}
+
+// intervalRangeName is the range as format_type writes it, or "".
+func intervalRangeName(rng int) string {
+	for name, r := range intervalRanges {
+		if r == rng {
+			return name
+		}
+	}
+	return ""
+}
+
+// rightmostUnit is the unit a number without one has in an interval of the
+// range: seconds unless the range ends before them.
+func rightmostUnit(rng int) string {
+	switch {
+	case rng == intervalYear:
+		return "year"
+	case rng&^intervalYear == intervalMonth:
+		return "month"
+	case rng == intervalDay:
+		return "day"
+	case rng&^intervalDay == intervalHour:
+		return "hour"
+	case rng&^(intervalDay|intervalHour) == intervalMinute:
+		return "minute"
+	}
+	return "second"
+}
+
+// truncateInterval drops the fields below the range's last, as
+// AdjustIntervalForTypmod does: INTERVAL HOUR keeps whole hours of the
+// time, and YEAR whole years of the months and nothing else.
+func truncateInterval(iv Interval, rng int) Interval {
+	switch {
+	case rng == intervalYear:
+		return Interval{Months: iv.Months / monthsPerYear * monthsPerYear}
+	case rng&^intervalYear == intervalMonth:
+		return Interval{Months: iv.Months}
+	case rng == intervalDay:
+		iv.Micros = 0
+	case rng&^intervalDay == intervalHour:
+		iv.Micros = iv.Micros / usPerHour * usPerHour
+	case rng&^(intervalDay|intervalHour) == intervalMinute:
+		iv.Micros = iv.Micros / usPerMinute * usPerMinute
+	}
+	return iv
+}
+
+// IntervalTypmod reads an interval type's modifier: its field range as SQL
+// writes it ("HOUR TO MINUTE", or "" for every field) and its precision, or
+// -1 for none.
+func IntervalTypmod(t T) (fields string, prec int) {
+	prec = -1
+	if p := timePrecision(t); p >= 0 && p != intervalAnyPrec {
+		prec = p
+	}
+	if rng := intervalRange(t); rng != intervalAllFields {
+		fields = strings.ToUpper(intervalRangeName(rng))
+	}
+	return fields, prec
 }

@@ -12,7 +12,7 @@ const (
 	maxCharLength     = 10485760 // MaxAttrSize for varchar(n) and char(n)
 	maxNumericPrec    = 1000
 	maxTimePrecision  = 6
-	intervalFullRange = 0x7fff << 16 // INTERVAL_FULL_RANGE in the typmod's high half
+	intervalFullRange = intervalAllFields << 16 // INTERVAL_FULL_RANGE in the typmod's high half
 )
 
 // String returns the type's name as PostgreSQL's format_type(oid, typmod)
@@ -69,10 +69,14 @@ func (t T) String() string {
 		}
 		return "timestamp(" + strconv.Itoa(int(t.Mod)) + ") with time zone"
 	case OidInterval:
-		if t.Mod < 0 {
-			return "interval"
+		name := "interval"
+		if rng := intervalRange(t); rng != intervalAllFields {
+			name += " " + intervalRangeName(rng)
 		}
-		return "interval(" + strconv.Itoa(int(t.Mod&0xffff)) + ")"
+		if p := timePrecision(t); p >= 0 && p != intervalAnyPrec {
+			name += "(" + strconv.Itoa(p) + ")"
+		}
+		return name
 	}
 	if in, ok := catalog[t.Oid]; ok {
 		return in.Name
@@ -221,8 +225,8 @@ func ParseTypeName(s string) (T, error) {
 		oid, ok = typeNames[name]
 	}
 	if !ok {
-		if strings.HasPrefix(name, "interval ") {
-			return T{}, pgerr.New(pgerr.FeatureNotSupported, "interval field restrictions are not supported: %s", s)
+		if rng, ok := intervalRanges[strings.TrimPrefix(name, "interval ")]; ok && !array {
+			return intervalType(rng, mods, modText != "")
 		}
 		if unsupportedTypes[name] {
 			return T{}, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", name)
@@ -250,6 +254,22 @@ func ParseTypeName(s string) (T, error) {
 
 // applyTypeModifiers turns the numbers in a type name's parentheses into a
 // typmod, with PostgreSQL's typmodin checks.
+// intervalType is the interval type of a field range, such as INTERVAL DAY
+// TO SECOND(3): only a range ending in SECOND takes a precision.
+func intervalType(rng int, mods []int, given bool) (T, error) {
+	prec := intervalAnyPrec
+	if given {
+		if len(mods) != 1 || rng&intervalSecond == 0 {
+			return T{}, pgerr.New(pgerr.InvalidParameterValue, "invalid type modifier")
+		}
+		if mods[0] < 0 {
+			return T{}, pgerr.New(pgerr.InvalidParameterValue, "INTERVAL(%d) precision must not be negative", mods[0])
+		}
+		prec = min(mods[0], maxTimePrecision)
+	}
+	return T{OidInterval, int32(rng<<16 | prec)}, nil
+}
+
 func applyTypeModifiers(oid Oid, name string, mods []int, given bool) (T, error) {
 	t := T{oid, -1}
 	if !given {

@@ -76,7 +76,7 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 	case OidTimestamptz:
 		return parseTimestamp(s, true, loc)
 	case OidInterval:
-		return parseInterval(s)
+		return parseInterval(s, intervalRange(t))
 	case OidUUID:
 		return parseUUID(s)
 	case OidJSON:

@@ -195,9 +195,6 @@ func TestUnsupported(t *testing.T) {
 	if _, err := ParseText(Int8Array, "[0:1]={1,2}", nil); codeOf(err) != pgerr.FeatureNotSupported {
 		t.Errorf("lower bound 0: %v", err)
 	}
-	if _, err := ParseTypeName("interval day to second"); codeOf(err) != pgerr.FeatureNotSupported {
-		t.Errorf("interval fields: %v", err)
-	}
 	if _, err := ParseTypeName("xml"); codeOf(err) != pgerr.FeatureNotSupported {
 		t.Errorf("xml: %v", err)
 	}
