@@ -77,6 +77,10 @@ type Overload struct {
 	// it returns the values of one call, one at a time, each Ret. A NULL
 	// argument gives no rows.
 	Rows func(env Env, args []any) (next func() (any, bool, error), err error)
+	// TypedRows, in place of Rows, makes the Rows of one call from its
+	// parameter types: generate_subscripts reads an int2vector's lower
+	// bound, 0, from its type.
+	TypedRows func(args []types.T) func(env Env, args []any) (next func() (any, bool, error), err error)
 	// Extension, when set, is the extension that provides the function
 	// (pgcrypto, uuid-ossp): calls resolve to it only while the extension
 	// is installed, as PostgreSQL's functions exist only then.
@@ -98,7 +102,7 @@ func LookupOperator(op string) []Overload { return operators[op] }
 // ReturnsSet reports whether the function called name returns a set.
 func ReturnsSet(name string) bool {
 	ovs := table[name]
-	return len(ovs) > 0 && ovs[0].Rows != nil
+	return len(ovs) > 0 && (ovs[0].Rows != nil || ovs[0].TypedRows != nil)
 }
 
 // sliceRows returns the values of vs one at a time, as Rows does.

@@ -124,5 +124,36 @@ func timestampSeries(t types.T) func(Env, []any) (func() (any, bool, error), err
 	}
 }
 
+// generateSubscripts is generate_subscripts(array, dim [, reverse]): the
+// subscripts of the array's dimension dim from its lower bound up, or
+// down. An array has one dimension, or none if it is empty.
+func generateSubscripts() []Overload {
+	rows := func(ts []types.T) func(Env, []any) (func() (any, bool, error), error) {
+		lower := int64(types.LowerBound(ts[0]))
+		return func(_ Env, a []any) (func() (any, bool, error), error) {
+			n := int64(len(a[0].([]any)))
+			if a[1].(int64) != 1 || n == 0 {
+				n = 0
+			}
+			reverse := len(a) == 3 && a[2].(bool)
+			i := int64(0)
+			return func() (any, bool, error) {
+				if i == n {
+					return nil, false, nil
+				}
+				i++
+				if reverse {
+					return lower + n - i, true, nil
+				}
+				return lower + i - 1, true, nil
+			}, nil
+		}
+	}
+	return []Overload{
+		{Args: []types.T{AnyArray, types.Int4}, Ret: types.Int4, TypedRows: rows},
+		{Args: []types.T{AnyArray, types.Int4, types.Bool}, Ret: types.Int4, TypedRows: rows},
+	}
+}
+
 // unnest is unnest(array): the elements, in order.
 func unnest(_ Env, a []any) (func() (any, bool, error), error) { return sliceRows(a[0].([]any)), nil }

@@ -170,8 +170,9 @@ var table = map[string][]Overload{
 		Fn: setConfig}},
 
 	// series.go
-	"generate_series": generateSeries(),
-	"unnest":          {{Args: []types.T{AnyArray}, Ret: AnyElement, Rows: unnest}},
+	"generate_series":     generateSeries(),
+	"unnest":              {{Args: []types.T{AnyArray}, Ret: AnyElement, Rows: unnest}},
+	"generate_subscripts": generateSubscripts(),
 
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},

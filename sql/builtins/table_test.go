@@ -15,13 +15,13 @@ func TestTableRows(t *testing.T) {
 	check := func(kind, name string, ovs []Overload) {
 		for i, o := range ovs {
 			impls := 0
-			for _, set := range []bool{o.Fn != nil, o.Typed != nil, o.Rows != nil} {
+			for _, set := range []bool{o.Fn != nil, o.Typed != nil, o.Rows != nil, o.TypedRows != nil} {
 				impls += btoi(set)
 			}
 			where := kind + " " + name
 			switch {
 			case impls != 1:
-				t.Errorf("%s overload %d: %d implementations, want one of Fn, Typed and Rows", where, i, impls)
+				t.Errorf("%s overload %d: %d implementations, want one of Fn, Typed, Rows and TypedRows", where, i, impls)
 			case o.Params != nil && len(o.Params) != len(o.Args):
 				t.Errorf("%s overload %d: %d parameter names for %d parameters", where, i, len(o.Params), len(o.Args))
 			case len(o.Defaults) > len(o.Args):
@@ -30,7 +30,7 @@ func TestTableRows(t *testing.T) {
 				t.Errorf("%s overload %d: variadic without a last parameter, or with defaults", where, i)
 			case IsPolymorphic(o.Ret) && o.Ret.Oid != types.OidRecord && !slices.ContainsFunc(o.Args, IsPolymorphic):
 				t.Errorf("%s overload %d: returns %v, which no argument decides", where, i, o.Ret.Oid)
-			case (o.Rows != nil) != (ovs[0].Rows != nil):
+			case (o.Rows != nil || o.TypedRows != nil) != (ovs[0].Rows != nil || ovs[0].TypedRows != nil):
 				t.Errorf("%s overload %d: returns a set where overload 0 does not, or the other way", where, i)
 			case kind == "operator" && len(o.Args) != 1 && len(o.Args) != 2:
 				t.Errorf("%s overload %d: %d operands", where, i, len(o.Args))

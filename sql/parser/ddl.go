@@ -336,8 +336,9 @@ func (p *stmtParser) tableElements(kids []item) ([]item, error) {
 }
 
 // comma is a ',' written before it.
-func comma(it item) *synth {
-	return &synth{anchor: firstTok(it), parts: []any{","}}
+func comma(it item) *token {
+	t := firstTok(it)
+	return &token{kind: tkPunct, pos: t.pos, end: t.pos, val: ","}
 }
 
 // tableConstraint checks a table constraint for what TiDB would drop or

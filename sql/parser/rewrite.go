@@ -1488,6 +1488,13 @@ func (p *stmtParser) exprs(seq []item) ([]item, error) {
 			inSelect, inFrom = true, false
 		case isWord(it, "from") && inSelect && !isWord(at(seq, i-1), "distinct"):
 			inFrom = true
+		case isWord(it, "update") && !isWord(at(seq, i-1), "for", "key", "do"):
+			// UPDATE t, items SET: the dml rewrite moved FROM's items here.
+			inSelect, inFrom = false, true
+		case isWord(it, "set") && inFrom && !inSelect:
+			inFrom = false
+		case isWord(it, "using") && isWord(at(seq, 0), "delete") && !inSelect:
+			inFrom = true // DELETE FROM t USING items
 		case isWord(it, "where", "group", "having", "window", "order", "limit", "offset", "fetch", "for",
 			"union", "intersect", "except"):
 			inFrom = false
@@ -1693,8 +1700,16 @@ func tableFuncAt(seq []item, i int) bool {
 	if i == 0 || !(isWord(seq[i-1], "from", "join", "lateral") || isPunct(seq[i-1], ",")) {
 		return false
 	}
+	if rowsFromAt(seq, i) {
+		return true
+	}
 	j := skipNameAt(seq, i)
 	return j > 0 && tokOf(seq[j-1]).call && parenGroup(at(seq, j)) != nil
+}
+
+// rowsFromAt reports whether ROWS FROM (...) starts at seq[i].
+func rowsFromAt(seq []item, i int) bool {
+	return isWord(at(seq, i), "rows") && isWord(at(seq, i+1), "from") && parenGroup(at(seq, i+2)) != nil
 }
 
 // tableFunc rewrites a function call in FROM, which TiDB cannot parse, into
@@ -1702,10 +1717,32 @@ func tableFuncAt(seq []item, i int) bool {
 // that as the rows the call returns; the alias defaults to the function's
 // name, as in PostgreSQL. WITH ORDINALITY makes the marker
 // epochdb_table_ordinality.
+//
+// ROWS FROM (f(...), g(...)) is the call epochdb_rows_from(f(...), g(...)),
+// named after its first function.
 func (p *stmtParser) tableFunc(seq []item, i int) ([]item, int, error) {
-	j := skipNameAt(seq, i) + 1
-	name := tokOf(seq[j-2])
-	parts := []any{"(SELECT epochdb_table(", seq[i:j], "))"}
+	var name *token
+	var call any
+	j := 0
+	if rowsFromAt(seq, i) {
+		g := seq[i+2].(*group)
+		if len(g.kids) == 0 {
+			return nil, 0, p.syntaxError(g.close)
+		}
+		for _, kid := range g.kids {
+			if isWord(kid, "as") {
+				return nil, 0, p.unsupported(tokOf(kid), "column definition lists in ROWS FROM are not supported")
+			}
+		}
+		name = firstTok(g.kids[0])
+		call = &synth{anchor: tokOf(seq[i]), parts: []any{"epochdb_rows_from(", g.kids, ")"}}
+		j = i + 3
+	} else {
+		j = skipNameAt(seq, i) + 1
+		name = tokOf(seq[j-2])
+		call = seq[i:j]
+	}
+	parts := []any{"(SELECT epochdb_table(", call, "))"}
 	if wordsAt(seq, j, "with", "ordinality") {
 		parts[0] = "(SELECT epochdb_table_ordinality("
 		j += 2

@@ -272,11 +272,13 @@ var catalogBuiltins = map[string]plan.Builtin{
 	}),
 	"pg_tablespace_location": plan.Fixed(types.Text, []types.T{types.OidType}, func(*plan.Env, []any) (any, error) { return "", nil }),
 	"pg_is_in_recovery":      plan.Fixed(types.Bool, nil, func(*plan.Env, []any) (any, error) { return false, nil }),
-	// epochdb does not measure relations in pages.
-	"pg_relation_size":       optArgs(1, types.Int8, []types.T{types.OidType, types.Text}, zeroSize),
-	"pg_table_size":          plan.Fixed(types.Int8, []types.T{types.OidType}, zeroSize),
-	"pg_indexes_size":        plan.Fixed(types.Int8, []types.T{types.OidType}, zeroSize),
-	"pg_total_relation_size": plan.Fixed(types.Int8, []types.T{types.OidType}, zeroSize),
+	// epochdb does not measure relations in pages. The functions take a
+	// regclass, so that pg_table_size('t') reads a name, and an oid that
+	// names no relation has no size (NULL).
+	"pg_relation_size":       optArgs(1, types.Int8, []types.T{types.Regclass, types.Text}, relationSize),
+	"pg_table_size":          plan.Fixed(types.Int8, []types.T{types.Regclass}, relationSize),
+	"pg_indexes_size":        plan.Fixed(types.Int8, []types.T{types.Regclass}, relationSize),
+	"pg_total_relation_size": plan.Fixed(types.Int8, []types.T{types.Regclass}, relationSize),
 	"pg_database_size":       plan.Fixed(types.Int8, []types.T{types.Name}, zeroSize),
 	"pg_size_pretty": plan.Fixed(types.Text, []types.T{types.Int8}, func(_ *plan.Env, a []any) (any, error) {
 		return sizePretty(a[0].(int64)), nil
@@ -298,6 +300,15 @@ func withFunction(fn func(Host, *catalog.Function) any) func(*plan.Env, []any) (
 }
 
 func zeroSize(*plan.Env, []any) (any, error) { return int64(0), nil }
+
+// relationSize is a relation's size in pages' bytes, which epochdb does
+// not keep: zero for a relation, NULL for an oid that names none.
+func relationSize(e *plan.Env, a []any) (any, error) {
+	if _, ok := relationByOID(hostOf(e.Host), uint32(a[0].(types.Reg).Oid)); !ok {
+		return nil, nil
+	}
+	return int64(0), nil
+}
 
 // privilege is has_table_privilege and its kin: the one role may do
 // anything.
@@ -467,6 +478,11 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 	if err != nil {
 		return types.Reg{}, err
 	}
+	if t.Oid == types.OidRegclass || t.Oid == types.OidRegproc || t.Oid == types.OidRegprocedure {
+		if parts, err = withoutCatalog(s, parts, str); err != nil {
+			return types.Reg{}, err
+		}
+	}
 	switch t.Oid {
 	case types.OidRegclass:
 		schema := ""
@@ -500,6 +516,21 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		}
 	}
 	return types.Reg{}, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", str)
+}
+
+// withoutCatalog drops the database from a name of three parts,
+// db.schema.name, as PostgreSQL's makeRangeVarFromNameList does: it must
+// be the current database.
+func withoutCatalog(s Host, parts []string, str string) ([]string, error) {
+	switch {
+	case len(parts) > 3:
+		return nil, pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", str)
+	case len(parts) == 3 && parts[0] != s.Identity().Database:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s\"", str)
+	case len(parts) == 3:
+		return parts[1:], nil
+	}
+	return parts, nil
 }
 
 // RegByOID is the output function of the reg* type t: the name of the

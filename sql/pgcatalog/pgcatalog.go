@@ -167,6 +167,9 @@ func init() {
 			blk_write_time float8, session_time float8, active_time float8, idle_in_transaction_time float8,
 			sessions int8, sessions_abandoned int8, sessions_fatal int8, sessions_killed int8,
 			stats_reset timestamptz`, pgStatDatabaseRows),
+		statioTables(12170, "pg_statio_all_tables", func(uint32) bool { return true }),
+		statioTables(12175, "pg_statio_sys_tables", systemSchema),
+		statioTables(12179, "pg_statio_user_tables", func(nsp uint32) bool { return !systemSchema(nsp) }),
 		catalogTable(OidPgCatalog, 12104, "v", "pg_settings", `name text, setting text, unit text, category text,
 			short_desc text, extra_desc text, context text, vartype text, source text, min_val text, max_val text,
 			enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline int4, pending_restart bool`, pgSettingsRows),
@@ -205,6 +208,12 @@ func init() {
 		catalogTable(oidInfoSchema, 13329, "v", "key_column_usage", `constraint_catalog name, constraint_schema name,
 			constraint_name name, table_catalog name, table_schema name, table_name name, column_name name,
 			ordinal_position int4, position_in_unique_constraint int4`, infoKeyColumnUsageRows),
+		catalogTable(oidInfoSchema, 13300, "v", "constraint_column_usage", `table_catalog name, table_schema name,
+			table_name name, column_name name, constraint_catalog name, constraint_schema name,
+			constraint_name name`, infoConstraintColumnUsageRows),
+		catalogTable(oidInfoSchema, 13305, "v", "constraint_table_usage", `table_catalog name, table_schema name,
+			table_name name, constraint_catalog name, constraint_schema name, constraint_name name`,
+			infoConstraintTableUsageRows),
 		catalogTable(oidInfoSchema, 13339, "v", "referential_constraints", `constraint_catalog name,
 			constraint_schema name, constraint_name name, unique_constraint_catalog name,
 			unique_constraint_schema name, unique_constraint_name name, match_option varchar,
@@ -1311,6 +1320,100 @@ func infoKeyColumnUsageRows(s Host) []row {
 		}
 	}
 	return rows
+}
+
+// constraintUse is a table a constraint uses, and the columns of it: a
+// key's or a check's own table, a foreign key's referenced one.
+type constraintUse struct {
+	owner *catalog.Table // the constraint's table, whose schema it is in
+	name  string
+	table *catalog.Table
+	cols  []int // column indexes in table
+}
+
+// constraintUses lists, as information_schema's constraint_column_usage
+// and constraint_table_usage see them, every primary key, unique, foreign
+// key and check constraint.
+func constraintUses(s Host) []constraintUse {
+	var uses []constraintUse
+	for _, t := range s.Catalog().Tables() {
+		for _, ix := range t.Indexes {
+			if !ix.Standalone {
+				uses = append(uses, constraintUse{t, ix.Name, t, ix.Columns})
+			}
+		}
+		for _, fk := range t.ForeignKeys {
+			if parent, ix := s.Catalog().ParentOf(fk); ix != nil {
+				uses = append(uses, constraintUse{t, fk.Name, parent, fk.RefColumns})
+			}
+		}
+		for _, ck := range t.Checks {
+			var cols []int
+			for _, num := range checkColumns(t, ck) {
+				if i := slices.IndexFunc(t.Columns, func(c *catalog.TableColumn) bool { return c.Num == num }); i >= 0 && !slices.Contains(cols, i) {
+					cols = append(cols, i)
+				}
+			}
+			uses = append(uses, constraintUse{t, ck.Name, t, cols})
+		}
+	}
+	return uses
+}
+
+func infoConstraintColumnUsageRows(s Host) []row {
+	var rows []row
+	db := s.Identity().Database
+	for _, u := range constraintUses(s) {
+		for _, ci := range u.cols {
+			rows = append(rows, row{"table_catalog": db, "table_schema": s.Catalog().SchemaName(u.table.Schema),
+				"table_name": u.table.Name, "column_name": u.table.Columns[ci].Name, "constraint_catalog": db,
+				"constraint_schema": s.Catalog().SchemaName(u.owner.Schema), "constraint_name": u.name})
+		}
+	}
+	return rows
+}
+
+func infoConstraintTableUsageRows(s Host) []row {
+	var rows []row
+	db := s.Identity().Database
+	for _, u := range constraintUses(s) {
+		if u.table != u.owner || !slices.ContainsFunc(u.owner.Checks, func(ck *catalog.Check) bool { return ck.Name == u.name }) {
+			rows = append(rows, row{"table_catalog": db, "table_schema": s.Catalog().SchemaName(u.table.Schema),
+				"table_name": u.table.Name, "constraint_catalog": db,
+				"constraint_schema": s.Catalog().SchemaName(u.owner.Schema), "constraint_name": u.name})
+		}
+	}
+	return rows
+}
+
+// systemSchema reports whether nsp is one of PostgreSQL's own schemas.
+func systemSchema(nsp uint32) bool {
+	return nsp == OidPgCatalog || nsp == oidInfoSchema || nsp == oidPgToast
+}
+
+// statioTables is one of the pg_statio_*_tables views, of the tables and
+// materialized views whose schema keep accepts. epochdb reads no table
+// through a buffer cache of blocks, so every block counter is zero; a table
+// without indexes has NULL index counters, and none has a TOAST table.
+func statioTables(oid uint32, name string, keep func(nsp uint32) bool) *virtTable {
+	return catalogTable(OidPgCatalog, oid, "v", name, `relid oid, schemaname name, relname name,
+		heap_blks_read int8, heap_blks_hit int8, idx_blks_read int8, idx_blks_hit int8, toast_blks_read int8,
+		toast_blks_hit int8, tidx_blks_read int8, tidx_blks_hit int8`, func(s Host) []row {
+		var rows []row
+		for _, r := range relations(s) {
+			if r.Kind != "r" && r.Kind != "m" || !keep(r.Namespace) {
+				continue
+			}
+			var idx any
+			if r.table != nil && len(r.table.Indexes) > 0 {
+				idx = 0
+			}
+			rows = append(rows, row{"relid": r.oid, "schemaname": s.Catalog().SchemaName(r.Namespace), "relname": r.Name,
+				"heap_blks_read": 0, "heap_blks_hit": 0, "idx_blks_read": idx, "idx_blks_hit": idx,
+				"toast_blks_read": nil, "toast_blks_hit": nil, "tidx_blks_read": nil, "tidx_blks_hit": nil})
+		}
+		return rows
+	})
 }
 
 // nilIfEmpty is s, or NULL for "".

@@ -36,6 +36,9 @@ func (c *Compiler) tableFuncOverloaded(n *ast.FuncCallExpr, name string, ovs []b
 		return nil, err
 	}
 	rows := call.o.Rows
+	if call.o.TypedRows != nil {
+		rows = call.o.TypedRows(argTypesOf(call.args))
+	}
 	return &TableFunc{Name: name, T: call.ret, args: call.args, column: call.o.Column, series: func(e *Env, a []any) (func() (any, bool, error), error) {
 		return rows(e, a)
 	}}, nil
@@ -523,8 +526,10 @@ func resolvePolymorphic(c candidate, in []types.T) ([]types.T, types.T, error) {
 			if targets[j], err = concrete(p); err != nil {
 				return nil, types.T{}, err
 			}
-			if targets[j].Oid == t.Oid {
-				targets[j] = t // an array keeps its bounds
+			if targets[j].Oid == t.Oid || p.Oid == types.OidAnyArray && types.LowerBound(t) != types.LowerBound(targets[j]) {
+				// An array keeps its bounds; an int2vector, PostgreSQL's
+				// array from 0, stays one for anyarray.
+				targets[j] = t
 			}
 		}
 	}

@@ -1024,15 +1024,24 @@ func (p *SelectPlan) target(c *Compiler, e ast.ExprNode, clause string) (int, er
 	if match >= 0 {
 		return match, nil
 	}
-	if p.distinct {
-		return 0, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
-	}
 	ex, err := c.Compile(e)
 	if err != nil {
 		return 0, err
 	}
 	if ex, err = c.ResolveUnknown(ex); err != nil {
 		return 0, err
+	}
+	// An input column is the output column that reads it, however either
+	// is written: ORDER BY a after SELECT DISTINCT d.a AS x.
+	if col, ok := ex.(*ColExpr); ok {
+		for i, out := range p.Exprs[:p.visible] {
+			if oc, ok := out.(*ColExpr); ok && oc.Index == col.Index {
+				return i, nil
+			}
+		}
+	}
+	if p.distinct {
+		return 0, pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 	}
 	p.Exprs = append(p.Exprs, ex)
 	p.keys = append(p.keys, Restore(e))

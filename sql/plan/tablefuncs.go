@@ -210,6 +210,9 @@ func (c *Compiler) planTableFunc(n *ast.TableSource, call *ast.FuncCallExpr) (So
 	if plan, ok := FromPlanners[call.FnName.L]; ok {
 		return plan(c, n, call)
 	}
+	if calls := zippedUnnest(call); calls != nil {
+		return c.planRowsFrom(n, calls)
+	}
 	f, err := c.WithScope(&Scope{}).compileTableFunc(call)
 	if err != nil {
 		return nil, nil, err
