@@ -945,6 +945,60 @@ func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once 
 	return s.writeModified(x, t, key, once, nil, pred, update, done)
 }
 
+// errWrittenMeanwhile is modifyUnlocked's report that the statement itself
+// changed the row while its new value was computed.
+var errWrittenMeanwhile = errors.New("row written by the statement while its update was computed")
+
+// modifyUnlocked is modifyRow for an update whose expressions may run
+// statements, such as ON CONFLICT DO UPDATE's SET reading a
+// data-modifying WITH query that writes the same row: it reads the row,
+// computes the new one without holding the row's lock (which the
+// statements would wait on forever), and writes it only if the row is
+// still as read. A row another transaction changed meanwhile is read
+// again, as PostgreSQL re-checks an updated row; one the statement itself
+// changed meanwhile fails with errWrittenMeanwhile, and the caller leaves
+// it alone, as PostgreSQL leaves a row its command already updated.
+func (s *Session) modifyUnlocked(x *plan.ExecCtx, t *catalog.Table, key []byte, pred func(old []any) (bool, error),
+	update func(old []any) ([]any, error), done func(row []any) error) error {
+	for {
+		var old []any
+		var seen []byte
+		err := x.Tx.MutateOnce(x.Ctx, key, func(cur []byte, exists bool) ([]byte, txn.Op, error) {
+			if !exists {
+				return nil, txn.Keep, nil
+			}
+			var err error
+			old, err = t.DecodeRow(key, cur)
+			seen = bytes.Clone(cur)
+			return nil, txn.Keep, err
+		})
+		if err != nil || old == nil {
+			return err
+		}
+		if pred != nil {
+			if ok, err := pred(old); err != nil || !ok {
+				return err
+			}
+		}
+		row, err := update(old)
+		if err != nil {
+			return err
+		}
+		changed := false
+		same := func(cur []byte) bool {
+			changed = !bytes.Equal(cur, seen)
+			return !changed
+		}
+		err = s.writeModified(x, t, key, true, same, nil, func([]any) ([]any, error) { return row, nil }, done)
+		switch {
+		case errors.Is(err, txn.ErrWrittenByStatement):
+			return errWrittenMeanwhile
+		case err != nil || !changed:
+			return err
+		}
+	}
+}
+
 // writeModified is modifyRow without BEFORE ROW triggers: what
 // modifyTriggered writes once they have run. With seen set, it writes
 // only if the row's newest version is seen, byte for byte, and otherwise

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -168,5 +169,62 @@ func TestDMLCTEExtendedProtocol(t *testing.T) {
 	}
 	if tag.String() != "UPDATE 1" {
 		t.Fatalf("tag %q, want UPDATE 1", tag)
+	}
+}
+
+// An upsert whose SET reads a data-modifying WITH query that writes the
+// very row the upsert updates once waited forever on its own row lock,
+// past statement_timeout. It now ends at once, as PostgreSQL's does: the
+// WITH query's write stands and the upsert leaves the row alone. A
+// function that updates the row its UPDATE is updating fails (27000)
+// instead of waiting on itself.
+func TestUpsertSetWritesItsOwnRow(t *testing.T) {
+	c := lockConns(t, 1,
+		"CREATE TABLE withz AS SELECT i AS k, (i || ' v')::text v FROM generate_series(0, 16) i",
+		"ALTER TABLE withz ADD UNIQUE (k)",
+		"SET statement_timeout = '1s'")[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	rows, err := c.Query(ctx, `WITH simpletup AS (SELECT 2 k, 'Green' v),
+		upsert_cte AS (INSERT INTO withz VALUES (2, 'Blue') ON CONFLICT (k) DO UPDATE SET (k, v) = (SELECT k, v FROM simpletup WHERE simpletup.k = withz.k) RETURNING k, v)
+		INSERT INTO withz VALUES (2, 'Red') ON CONFLICT (k) DO UPDATE SET (k, v) = (SELECT k, v FROM upsert_cte WHERE upsert_cte.k = withz.k) RETURNING k, v`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+	if n != 0 || rows.CommandTag().String() != "INSERT 0 0" {
+		t.Fatalf("%d rows, tag %q; want none, INSERT 0 0", n, rows.CommandTag())
+	}
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Fatalf("took %v, beyond statement_timeout's 1s reach", d)
+	}
+	var v string
+	if err := c.QueryRow(ctx, "SELECT v FROM withz WHERE k = 2").Scan(&v); err != nil || v != "Green" {
+		t.Fatalf("row 2 is %q (%v), want Green: the WITH query's write", v, err)
+	}
+
+	mustExec(t, c, "CREATE TABLE fw (id int PRIMARY KEY, v int)")
+	mustExec(t, c, "INSERT INTO fw VALUES (1, 1), (2, 2)")
+	mustExec(t, c, "CREATE FUNCTION bump(i int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN UPDATE fw SET v = v + 100 WHERE id = i; RETURN 7; END $$")
+	for _, q := range []string{
+		"UPDATE fw SET v = bump(id) WHERE id = 1",
+		"INSERT INTO fw VALUES (2, 0) ON CONFLICT (id) DO UPDATE SET v = bump(fw.id)",
+	} {
+		_, err := c.Exec(ctx, q)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "27000" {
+			t.Errorf("%s: %v, want 27000", q, err)
+		}
+	}
+	var sum int
+	if err := c.QueryRow(ctx, "SELECT sum(v) FROM fw").Scan(&sum); err != nil || sum != 3 {
+		t.Fatalf("sum(v) = %d (%v), want 3: the failed statements wrote nothing", sum, err)
 	}
 }

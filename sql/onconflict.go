@@ -24,6 +24,10 @@ type onConflict struct {
 	update   bool
 	sets     []conflictSet
 	where    plan.Expr // nil: always
+	// withDML is whether the statement has data-modifying WITH queries,
+	// whose write of a row while SET is computed PostgreSQL counts as its
+	// own command's.
+	withDML bool
 }
 
 type conflictSet struct {
@@ -32,7 +36,7 @@ type conflictSet struct {
 }
 
 func planOnConflict(c *plan.Compiler, t *catalog.Table, alias string, defaults []plan.Expr, n *parser.OnConflict) (*onConflict, error) {
-	oc := &onConflict{update: !n.DoNothing}
+	oc := &onConflict{update: !n.DoNothing, withDML: len(sessionOf(c.Host).planDML) > 0}
 	if len(n.Columns) > 0 {
 		var want []int
 		for k, name := range n.Columns {
@@ -196,7 +200,15 @@ func (r *conflictRun) update(x *plan.ExecCtx, t *catalog.Table, key []byte, row 
 		return plan.IsTrue(v), err
 	}
 	updated := false
-	err := sessionOf(x.Host).modifyRow(x, t, key, true, pred, func(old []any) ([]any, error) {
+	modify := sessionOf(x.Host).modifyUnlocked
+	if t.HasTrigger("before", catalog.TriggerUpdate, true) {
+		modify = func(x *plan.ExecCtx, t *catalog.Table, key []byte, pred func([]any) (bool, error), update func([]any) ([]any, error), done func([]any) error) error {
+			return sessionOf(x.Host).modifyTriggered(x, t, key, true, pred, update, done, nil)
+		}
+	}
+	// SET's expressions run without the row's lock: they may read a
+	// data-modifying WITH query that writes the row.
+	err := modify(x, t, key, pred, func(old []any) ([]any, error) {
 		next := append([]any(nil), old...)
 		e := eval(old)
 		for _, st := range r.oc.sets {
@@ -212,9 +224,19 @@ func (r *conflictRun) update(x *plan.ExecCtx, t *catalog.Table, key []byte, row 
 		r.affected[string(written[n].([]byte))] = true
 		return done(written)
 	})
-	if errors.Is(err, txn.ErrWrittenByStatement) {
-		// A data-modifying WITH query of the statement wrote the row.
+	switch {
+	case errors.Is(err, txn.ErrWrittenByStatement):
+		// A data-modifying WITH query of the statement wrote the row
+		// before this INSERT met it.
 		return false, errAffectedTwice()
+	case errors.Is(err, errWrittenMeanwhile) && r.oc.withDML:
+		// One wrote it while SET was computed, which PostgreSQL's update
+		// of the row it locked first finds done by its own command and
+		// leaves alone.
+		err = nil
+	case errors.Is(err, errWrittenMeanwhile):
+		// A function SET called wrote it, in a later command.
+		return false, pgerr.Convert(txn.ErrRowHeld)
 	}
 	if err != nil || !found {
 		return found, err

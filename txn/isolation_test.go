@@ -321,3 +321,27 @@ func TestStatementDoesNotSeeItsOwnWrites(t *testing.T) {
 		_ = tx.Rollback()
 	}
 }
+
+// A Mutate callback that writes or locks the row it is computing fails
+// with ErrRowHeld instead of waiting on its own row's lock forever; other
+// rows it may write.
+func TestCallbackWritesItsOwnRow(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	tx := s.Begin(ReadCommitted)
+	var inner, lock, other error
+	err := tx.Mutate(ctx, []byte("k"), func([]byte, bool) ([]byte, Op, error) {
+		inner = tx.Put(ctx, []byte("k"), []byte("inner"))
+		_, lock = tx.LockRow(ctx, []byte("k"), LockUpdate, false)
+		other = tx.Put(ctx, []byte("j"), []byte("other"))
+		return []byte("outer"), Put, nil
+	})
+	if err != nil || !errors.Is(inner, ErrRowHeld) || !errors.Is(lock, ErrRowHeld) || other != nil {
+		t.Fatalf("outer %v, inner write %v, inner lock %v, other row %v; want nil, ErrRowHeld twice, nil", err, inner, lock, other)
+	}
+	// Once the callback is done, the row is the transaction's to write.
+	if err := tx.Put(ctx, []byte("k"), []byte("after")); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+}

@@ -63,6 +63,9 @@ func (tx *Tx) LockRow(ctx context.Context, key []byte, mode LockMode, nowait boo
 	if tx.ended {
 		return Locked{}, ErrDone
 	}
+	if tx.holds(key) {
+		return Locked{}, ErrRowHeld
+	}
 	s := tx.s
 	for {
 		s.memMu.RLock()

@@ -39,6 +39,11 @@ var (
 	// the statement in progress wrote. The caller leaves the row alone,
 	// as PostgreSQL does a row its command already modified.
 	ErrWrittenByStatement = errors.New("txn: row already written by this statement")
+	// ErrRowHeld: a write of a row whose new value the transaction is
+	// computing in a Mutate callback, by code that callback ran (a
+	// function that updates the row it is updating). Waiting for the
+	// row's lock would wait for itself.
+	ErrRowHeld = errors.New("txn: row is being written by this transaction's callback")
 )
 
 // MaxEntry bounds a key and value together, so that every entry fits one

@@ -50,7 +50,11 @@ const (
 
 // Tx is a transaction. It is not safe for concurrent use.
 type Tx struct {
-	s      *Store
+	s *Store
+	// held are the keys whose rows tx has locked while a Mutate callback
+	// computes their value, innermost last: a write of one of them from
+	// inside the callback fails with ErrRowHeld.
+	held   [][]byte
 	iso    Isolation
 	id     uint64
 	status *memtable.Status
@@ -481,6 +485,9 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 	if err := tx.s.log.Err(); err != nil {
 		return err
 	}
+	if tx.holds(key) {
+		return ErrRowHeld
+	}
 	s := tx.s
 	if err := s.maybeStall(ctx); err != nil {
 		return err
@@ -499,7 +506,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 			return w.err
 		}
 		if holder != 0 && locked && peek {
-			if keep, err := tx.keepsUnder(row, base, fn); keep {
+			if keep, err := tx.keepsUnder(row, key, base, fn); keep {
 				leaveRow(row)
 				s.memMu.RUnlock()
 				return err
@@ -540,7 +547,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		if exists {
 			cur = base.value()
 		}
-		val, op, err := callLocked(row, fn, cur, exists)
+		val, op, err := tx.callLocked(row, key, fn, cur, exists)
 		if err == nil && op == Put && len(key)+len(val) > MaxEntry {
 			err = errors.WithDetailf(ErrTooLarge, "key and value are %d bytes; the limit is %d", len(key)+len(val), MaxEntry)
 		}
@@ -588,7 +595,7 @@ func leaveRow(row *memtable.Row) {
 // keepsUnder asks fn what it would write over base, a committed value
 // under another transaction's row lock, and reports whether that is
 // nothing (Keep, or an error), which needs no wait for the lock.
-func (tx *Tx) keepsUnder(row *memtable.Row, base *ver, fn func(cur []byte, exists bool) ([]byte, Op, error)) (bool, error) {
+func (tx *Tx) keepsUnder(row *memtable.Row, key []byte, base *ver, fn func(cur []byte, exists bool) ([]byte, Op, error)) (bool, error) {
 	if base != nil && !tx.owns(base.status()) && tx.iso != ReadCommitted {
 		if ts, _ := base.commitTS(); ts > tx.snap {
 			return true, ErrSerialization
@@ -599,7 +606,7 @@ func (tx *Tx) keepsUnder(row *memtable.Row, base *ver, fn func(cur []byte, exist
 	if exists {
 		cur = base.value()
 	}
-	_, op, err := callLocked(row, fn, cur, exists)
+	_, op, err := tx.callLocked(row, key, fn, cur, exists)
 	return op == Keep || err != nil, err
 }
 
@@ -607,8 +614,10 @@ func (tx *Tx) keepsUnder(row *memtable.Row, base *ver, fn func(cur []byte, exist
 // panics (a bug in the caller, which the SQL layer recovers from per
 // session), the row is unlocked first: left locked, it would stop every
 // other session that touches it.
-func callLocked(row *memtable.Row, fn func(cur []byte, exists bool) ([]byte, Op, error), cur []byte, exists bool) ([]byte, Op, error) {
+func (tx *Tx) callLocked(row *memtable.Row, key []byte, fn func(cur []byte, exists bool) ([]byte, Op, error), cur []byte, exists bool) ([]byte, Op, error) {
+	tx.held = append(tx.held, key)
 	defer func() {
+		tx.held = tx.held[:len(tx.held)-1]
 		if p := recover(); p != nil {
 			if row.Head() == nil {
 				row.Remove()
@@ -618,6 +627,17 @@ func callLocked(row *memtable.Row, fn func(cur []byte, exists bool) ([]byte, Op,
 		}
 	}()
 	return fn(cur, exists)
+}
+
+// holds reports whether tx is computing key's new value in a Mutate
+// callback, with the row locked.
+func (tx *Tx) holds(key []byte) bool {
+	for _, k := range tx.held {
+		if bytes.Equal(k, key) {
+			return true
+		}
+	}
+	return false
 }
 
 // stream hands the buffered entries to the log ahead of the commit record.

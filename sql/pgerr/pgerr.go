@@ -217,6 +217,9 @@ func Convert(err error) *Error {
 		code, msg = SerializationFailure, "could not serialize access due to read/write dependencies among transactions"
 	case errors.Is(err, txn.ErrDeadlock):
 		code, msg = DeadlockDetected, "deadlock detected"
+	case errors.Is(err, txn.ErrRowHeld):
+		// What PostgreSQL says of a row that code its update ran changed.
+		code, msg = TriggeredDataChangeViolation, "tuple to be updated was already modified by an operation triggered by the current command"
 	case errors.Is(err, txn.ErrLockTimeout):
 		code, msg = LockNotAvailable, "canceling statement due to lock timeout"
 	case errors.Is(err, context.Canceled):
@@ -235,6 +238,9 @@ func Convert(err error) *Error {
 		code, msg = AdminShutdown, "terminating connection due to administrator command"
 	}
 	e := &Error{Code: code, Message: msg, cause: err}
+	if code == TriggeredDataChangeViolation {
+		e.Hint = "Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows."
+	}
 	if d := errors.FlattenDetails(err); d != "" {
 		e.Detail = d
 	}
