@@ -949,6 +949,10 @@ func (s *Session) modifyRow(x *plan.ExecCtx, t *catalog.Table, key []byte, once 
 // changed the row while its new value was computed.
 var errWrittenMeanwhile = errors.New("row written by the statement while its update was computed")
 
+// errRowGone is modifyUnlocked's report that the row was deleted, before
+// or while its new value was computed: there was nothing to update.
+var errRowGone = errors.New("row deleted before its update was written")
+
 // modifyUnlocked is modifyRow for an update whose expressions may run
 // statements, such as ON CONFLICT DO UPDATE's SET reading a
 // data-modifying WITH query that writes the same row: it reads the row,
@@ -972,8 +976,11 @@ func (s *Session) modifyUnlocked(x *plan.ExecCtx, t *catalog.Table, key []byte, 
 			seen = bytes.Clone(cur)
 			return nil, txn.Keep, err
 		})
-		if err != nil || old == nil {
+		switch {
+		case err != nil:
 			return err
+		case old == nil:
+			return errRowGone
 		}
 		if pred != nil {
 			if ok, err := pred(old); err != nil || !ok {
@@ -984,17 +991,21 @@ func (s *Session) modifyUnlocked(x *plan.ExecCtx, t *catalog.Table, key []byte, 
 		if err != nil {
 			return err
 		}
-		changed := false
+		changed, gone := false, true
 		same := func(cur []byte) bool {
-			changed = !bytes.Equal(cur, seen)
+			changed, gone = !bytes.Equal(cur, seen), false
 			return !changed
 		}
 		err = s.writeModified(x, t, key, true, same, nil, func([]any) ([]any, error) { return row, nil }, done)
 		switch {
 		case errors.Is(err, txn.ErrWrittenByStatement):
 			return errWrittenMeanwhile
-		case err != nil || !changed:
+		case err != nil:
 			return err
+		case gone:
+			return errRowGone
+		case !changed:
+			return nil
 		}
 	}
 }

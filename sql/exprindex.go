@@ -57,6 +57,22 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 	if typ.Oid == types.OidUnknown {
 		typ = types.Text
 	}
+	// PostgreSQL names an index's expression column after the function
+	// it calls, or the constructor, or "expr".
+	name := "expr"
+	switch f := e.(type) {
+	case *ast.FuncCallExpr:
+		name = f.FnName.L
+		if name == "epochdb_array" {
+			name = "array"
+		}
+	case *ast.RowExpr:
+		name = "row"
+	}
+	if elem, _ := typ.Elem(); typ.Oid == types.OidRecord || elem.Oid == types.OidRecord {
+		// An anonymous record has no type a stored column could keep.
+		return 0, false, pgerr.New(pgerr.InvalidTableDefinition, "column %q has pseudo-type %s", name, types.T{Oid: typ.Oid, Mod: -1})
+	}
 	// Hidden columns take attnums from the top down, so that the visible
 	// ones keep PostgreSQL's numbering; none is reused.
 	num := int16(math.MaxInt16)
@@ -64,12 +80,6 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 		if col.Hidden {
 			num = min(num, col.Num-1)
 		}
-	}
-	// PostgreSQL names an index's expression column after the function
-	// it calls, or "expr".
-	name := "expr"
-	if f, ok := e.(*ast.FuncCallExpr); ok {
-		name = f.FnName.L
 	}
 	t.Columns = append(t.Columns, &catalog.TableColumn{Num: num, Name: name, Type: typ, Generated: stored, Hidden: true})
 	return len(t.Columns) - 1, true, nil

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"slices"
+	"strconv"
 
 	"github.com/epochdb/epochdb/sql/plan"
 
@@ -27,6 +28,12 @@ func (s *Session) createIndex(ctx context.Context, st *parser.Statement, n *ast.
 	d, old, err := s.ddlTable(ctx, q, "create index", false)
 	if err != nil {
 		return err
+	}
+	if parts := st.IndexNameParts; parts != nil {
+		// ChooseRelationName: the first of t_a_idx, t_a_idx1, ... free.
+		for i := 1; d.Cat.HasRelation(old.Schema, n.IndexName); i++ {
+			n.IndexName = parser.ObjectName(parts[0], parts[1], parts[2]+strconv.Itoa(i))
+		}
 	}
 	if d.Cat.HasRelation(old.Schema, n.IndexName) {
 		if n.IfNotExists {

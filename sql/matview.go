@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"slices"
 
 	"github.com/epochdb/epochdb/sql/plan"
 
@@ -109,8 +110,10 @@ func (s *Session) fillMatView(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 		if err != nil || r == nil {
 			return n, err
 		}
+		// The query gives the visible columns; an expression index's
+		// hidden ones are computed as the row is written.
 		row := make([]any, len(t.Columns)+1)
-		copy(row, r[:len(t.Columns)])
+		copy(row, r[:min(len(r), len(t.Columns))])
 		if err := s.insertRow(x, t, row); err != nil {
 			return n, err
 		}
@@ -141,6 +144,11 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	case !old.IsMatView():
 		return pgerr.New(pgerr.FeatureNotSupported, "%q is not a materialized view", name) // PostgreSQL's code for it
 	}
+	if cmd.Concurrently {
+		if err := s.concurrentRefresh(d.Cat, old); err != nil {
+			return err
+		}
+	}
 	if err := s.lockTableForDDL(ctx, d, old, true); err != nil {
 		return err
 	}
@@ -164,6 +172,24 @@ func (s *Session) refreshMatView(ctx context.Context, cmd *parser.RefreshMatView
 	}
 	_, err = s.fillMatView(ctx, d, t, qp)
 	return err
+}
+
+// concurrentRefresh checks what REFRESH ... CONCURRENTLY needs, as
+// PostgreSQL does: rows to compare, and a unique index of plain columns
+// with no WHERE clause to match them by. epochdb's refresh keeps readers
+// on the old rows either way.
+func (s *Session) concurrentRefresh(cat *catalog.Catalog, t *catalog.Table) error {
+	if t.Unpopulated {
+		return pgerr.New(pgerr.FeatureNotSupported, "CONCURRENTLY cannot be used when the materialized view is not populated")
+	}
+	for _, ix := range t.Indexes {
+		if !ix.NonUnique && ix.Where == "" && !slices.ContainsFunc(ix.Columns, func(c int) bool { return t.Columns[c].Hidden }) {
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot refresh materialized view \"%s.%s\" concurrently",
+		parser.QuoteIdent(cat.SchemaName(t.Schema)), parser.QuoteIdent(t.Name)).
+		WithHint("Create a unique index with no WHERE clause on one or more columns of the materialized view.")
 }
 
 // dropMatViews runs DROP MATERIALIZED VIEW.

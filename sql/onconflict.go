@@ -237,6 +237,10 @@ func (r *conflictRun) update(x *plan.ExecCtx, t *catalog.Table, key []byte, row 
 	case errors.Is(err, errWrittenMeanwhile):
 		// A function SET called wrote it, in a later command.
 		return false, pgerr.Convert(txn.ErrRowHeld)
+	case errors.Is(err, errRowGone):
+		// Deleted before the update was written: the insert is tried
+		// again, as PostgreSQL's speculative insertion retries.
+		return false, nil
 	}
 	if err != nil || !found {
 		return found, err

@@ -753,7 +753,7 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		k := 1
 		switch {
 		case parenGroup(elem[0]) != nil:
-			cols = append(cols, "expr")
+			cols = append(cols, figureColname(parenGroup(elem[0]).kids))
 		case isName(elem[0]) && tokOf(elem[0]).call && parenGroup(at(elem, 1)) != nil:
 			// PostgreSQL takes a function call without the parentheses
 			// around an expression that TiDB needs.
@@ -811,8 +811,9 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 	}
 	if name == nil {
 		t := tokOf(on)
+		p.st.IndexNameParts = []string{tokOf(table[len(table)-1]).val, strings.Join(cols, "_"), "idx"}
 		name = []item{&synth{anchor: t, space: true,
-			parts: []any{quoteIdent(ObjectName(tokOf(table[len(table)-1]).val, strings.Join(cols, "_"), "idx"))}}}
+			parts: []any{quoteIdent(ObjectName(p.st.IndexNameParts[0], p.st.IndexNameParts[1], "idx"))}}}
 	}
 	out = append(out, name...)
 	out = append(out, on)
@@ -826,6 +827,26 @@ func (p *stmtParser) createIndex(seq []item, i int, unique *token) error {
 		return err
 	}
 	return p.finish(items, isCreateIndex)
+}
+
+// figureColname names an index expression as PostgreSQL's FigureColname
+// does for an index's name: after the function it calls, the constructor
+// it is, or the column it casts, and otherwise "expr".
+func figureColname(expr []item) string {
+	for len(expr) == 1 && parenGroup(expr[0]) != nil {
+		expr = parenGroup(expr[0]).kids
+	}
+	t := tokOf(at(expr, 0))
+	switch {
+	case t == nil:
+	case isWord(t, "row", "array", "case") && len(expr) >= 2:
+		return t.val
+	case isName(t) && t.call && parenGroup(at(expr, 1)) != nil && len(expr) == 2:
+		return t.val
+	case isName(t) && len(expr) >= 3 && isPunct(expr[1], "::"):
+		return t.val
+	}
+	return "expr"
 }
 
 // ObjectName is PostgreSQL's makeObjectName (indexcmds.c): name1_name2_label,

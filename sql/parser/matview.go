@@ -18,8 +18,9 @@ type CreateMatView struct {
 // RefreshMatView is REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH
 // [NO] DATA].
 type RefreshMatView struct {
-	Name   string
-	NoData bool
+	Name         string
+	NoData       bool
+	Concurrently bool
 }
 
 // DropMatView is DROP MATERIALIZED VIEW [IF EXISTS] name, ... [CASCADE |
@@ -85,14 +86,16 @@ func parseRefresh(c *cursor) (any, error) {
 	if err := c.expect("view"); err != nil {
 		return nil, err
 	}
-	c.accept("concurrently") // the same here: readers keep their snapshot
-	r := &RefreshMatView{}
+	r := &RefreshMatView{Concurrently: c.accept("concurrently")}
 	var err error
 	if r.Name, err = c.qualifiedName(); err != nil {
 		return nil, err
 	}
 	switch {
 	case c.acceptSeq("with", "no", "data"):
+		if r.Concurrently {
+			return nil, pgerr.New(pgerr.SyntaxError, "%s and %s options cannot be used together", "CONCURRENTLY", "WITH NO DATA")
+		}
 		r.NoData = true
 	case c.acceptSeq("with", "data"):
 	}

@@ -58,6 +58,11 @@ type Statement struct {
 	InsertAlias string
 	// Overriding is INSERT's OVERRIDING { SYSTEM | USER } VALUE, or "".
 	Overriding Overriding
+	// IndexNameParts, for a CREATE INDEX that names no index, are the
+	// parts PostgreSQL's ChooseRelationName builds its name from (table,
+	// columns, "idx"); the AST has the first choice, which the SQL layer
+	// numbers (t_a_idx1, ...) while a relation has that name.
+	IndexNameParts []string
 	// IndexPredicate is a partial index's WHERE clause, as the select list
 	// of a SELECT: CREATE INDEX ... WHERE pred reads as SELECT pred.
 	IndexPredicate *Statement

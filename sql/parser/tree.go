@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -350,7 +351,13 @@ func (w *writer) token(t *token) {
 		w.str = true
 		return
 	case tkNumber:
-		w.text(t.val, t, t.space)
+		if tidbNumber(t.val) {
+			w.text(t.val, t, t.space)
+			return
+		}
+		// TiDB reads an exponent as a double and keeps at most 65 digits
+		// of a decimal; PostgreSQL's numeric constants have neither limit.
+		w.text("epochdb_numeric("+quoteString(t.val)+")", t, t.space)
 	case tkParam:
 		w.params = append(w.params, t.num-1)
 		w.text("?", t, t.space)
@@ -374,6 +381,17 @@ func (w *writer) token(t *token) {
 	case tkBits:
 		w.fail(w.p.unsupported(t, "bit-string constants are not supported"))
 	}
+}
+
+// tidbNumber reports whether TiDB reads the numeric constant s exactly:
+// one without an exponent, of few enough digits for its decimals.
+func tidbNumber(s string) bool {
+	mantissa, _, exp := strings.Cut(strings.ToLower(s), "e")
+	if !exp {
+		return len(s) <= 60
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && f != 0 && len(strings.Trim(strings.ReplaceAll(mantissa, ".", ""), "0")) <= 15
 }
 
 // tidbSafeOps are the operators TiDB reads with PostgreSQL's meaning and

@@ -18,6 +18,16 @@ import (
 func init() {
 	maps.Copy(FuncCompilers, map[string]Builtin{
 		"epochdb_cast": compileCast,
+		// The parser writes a numeric constant TiDB cannot read exactly
+		// (an exponent, or more digits than its decimals hold) as
+		// epochdb_numeric('1e400').
+		"epochdb_numeric": func(c *Compiler, n *ast.FuncCallExpr) (Expr, error) {
+			v, err := types.ParseText(types.Numeric, n.Args[0].(*driver.ValueExpr).GetString(), nil)
+			if err != nil {
+				return nil, err
+			}
+			return &ConstExpr{T: types.Numeric, V: v}, nil
+		},
 		"epochdb_nulls": func(*Compiler, *ast.FuncCallExpr) (Expr, error) {
 			return nil, pgerr.New(pgerr.SyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
 		},

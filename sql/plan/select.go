@@ -1151,7 +1151,7 @@ func figureName(n ast.ExprNode) (string, int) {
 			return n.Args[1].(*driver.ValueExpr).GetString(), 2
 		case "epochdb_any", "epochdb_all", "epochdb_arrow", "epochdb_arrow_text", "epochdb_path", "epochdb_path_text",
 			"epochdb_delete_path", "epochdb_contains", "epochdb_contained", "epochdb_exists", "epochdb_exists_any",
-			"epochdb_exists_all", "epochdb_overlap", "epochdb_match", "epochdb_concat_op", "epochdb_op":
+			"epochdb_exists_all", "epochdb_overlap", "epochdb_match", "epochdb_concat_op", "epochdb_op", "epochdb_numeric":
 			return "?column?", 0 // operators
 		case "trim":
 			if len(n.Args) == 3 {

@@ -3,6 +3,7 @@ package types
 import (
 	"cmp"
 	"encoding/binary"
+	"github.com/cockroachdb/apd/v3"
 	"math"
 	"strings"
 	"sync"
@@ -76,7 +77,7 @@ func appendRecordText(buf []byte, fields []Field, vals []any, loc *time.Location
 		if v == nil {
 			continue
 		}
-		scratch = AppendText(scratch[:0], fields[i].T, v, loc)
+		scratch = AppendText(scratch[:0], fieldType(fields, i, v), v, loc)
 		if len(scratch) > 0 && !strings.ContainsAny(string(scratch), "\",()\\ \t\n\r\v\f") {
 			buf = append(buf, scratch...)
 			continue
@@ -93,19 +94,53 @@ func appendRecordText(buf []byte, fields []Field, vals []any, loc *time.Location
 	return append(buf, ')')
 }
 
+// fieldType is the type of a record's field i, whose value is v. A record
+// whose type lost its shape (a VALUES column of rows of different field
+// types is plain record) still has values: each tells its own type, as a
+// PostgreSQL record datum carries its.
+func fieldType(fields []Field, i int, v any) T {
+	if i < len(fields) {
+		return fields[i].T
+	}
+	switch v.(type) {
+	case bool:
+		return Bool
+	case int64:
+		return Int8
+	case float64:
+		return Float8
+	case *apd.Decimal:
+		return Numeric
+	case []byte:
+		return Bytea
+	case time.Time:
+		return Timestamptz
+	case Interval:
+		return IntervalType
+	case UUID:
+		return UUIDType
+	case *JSON:
+		return JSONBType
+	case []any:
+		return T{OidRecord, -1}
+	}
+	return Text
+}
+
 // appendRecordBinary is record_send: the field count, then each field's
 // type oid, length (-1 for NULL) and binary value.
 func appendRecordBinary(buf []byte, fields []Field, vals []any) []byte {
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(vals)))
 	for i, v := range vals {
-		buf = binary.BigEndian.AppendUint32(buf, uint32(fields[i].T.Oid))
+		t := fieldType(fields, i, v)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(t.Oid))
 		if v == nil {
 			buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32)
 			continue
 		}
 		at := len(buf)
 		buf = append(buf, 0, 0, 0, 0)
-		buf = AppendBinary(buf, fields[i].T, v)
+		buf = AppendBinary(buf, t, v)
 		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
 	}
 	return buf
