@@ -242,6 +242,9 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		if typ.Oid == types.OidUnknown {
 			typ = types.Text
 		}
+		if err := pgcatalog.Storable(c.Name, typ); err != nil {
+			return 0, err
+		}
 		t.NextNum++
 		t.Columns = append(t.Columns, &catalog.TableColumn{Num: t.NextNum, Name: c.Name, Type: typ})
 	}

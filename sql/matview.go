@@ -9,6 +9,7 @@ import (
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgcatalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
@@ -78,6 +79,9 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 		typ := c.Type
 		if typ.Oid == types.OidUnknown {
 			typ = types.Text
+		}
+		if err := pgcatalog.Storable(colName, typ); err != nil {
+			return 0, err
 		}
 		t.NextNum++
 		t.Columns = append(t.Columns, &catalog.TableColumn{Num: t.NextNum, Name: colName, Type: typ})

@@ -43,6 +43,9 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		if vc.Type.Oid == types.OidUnknown {
 			vc.Type = types.Text
 		}
+		if elem, _ := vc.Type.Elem(); vc.Type.Oid == types.OidRecord || elem.Oid == types.OidRecord {
+			return pgerr.New(pgerr.InvalidTableDefinition, "column %q has pseudo-type %s", vc.Name, vc.Type)
+		}
 		if slices.ContainsFunc(v.Columns, func(o catalog.ViewColumn) bool { return o.Name == vc.Name }) {
 			return pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", vc.Name)
 		}
