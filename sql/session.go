@@ -593,6 +593,9 @@ type Prepared struct {
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	dml    []*plan.CTE // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
+	// multi says that the statement came in a simple-protocol query of
+	// several.
+	multi bool
 	// vars, for a statement of a routine's body, resolves the names of
 	// the routine's parameters and variables, given the statement's
 	// parameter types (see routine.go).
@@ -614,10 +617,16 @@ func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, er
 	}
 	out := make([]*Prepared, len(stmts))
 	for i, st := range stmts {
-		out[i] = &Prepared{st: st}
+		out[i] = &Prepared{st: st, multi: len(stmts) > 1}
 	}
 	return out, nil
 }
+
+// inBlock reports whether statement p runs in a transaction block: an
+// explicit one, or the implicit one of a simple-protocol query of several
+// statements, which the statements that refuse blocks refuse too, as
+// PostgreSQL's PreventInTransactionBlock does.
+func (s *Session) inBlock(p *Prepared) bool { return s.explicit || p.multi }
 
 // Prepare parses and plans one statement for the extended protocol.
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.Oid) (*Prepared, error) {
@@ -1323,7 +1332,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		if cmd.Analyze && strings.HasPrefix(strings.ToUpper(st.SQL), "ANALYZE") {
 			return "ANALYZE", nil
 		}
-		if s.explicit {
+		if s.inBlock(pt.p) {
 			return "", pgerr.New(pgerr.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
 		}
 		// The storage is one tree for every table, whatever tables were
@@ -1337,7 +1346,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Checkpoint:
 		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:
-		return "DISCARD " + strings.ToUpper(cmd.What), s.discard(ctx, cmd.What)
+		return "DISCARD " + strings.ToUpper(cmd.What), s.discard(ctx, cmd.What, s.inBlock(pt.p))
 	case *parser.Deallocate:
 		if cmd.All {
 			clear(s.sqlPrepared)
@@ -1507,9 +1516,9 @@ func (s *Session) resetAll() {
 // UNLISTEN * and pg_advisory_unlock_all(), as in PostgreSQL. Plans are
 // made again when the catalog or search path changes, so DISCARD PLANS
 // has nothing more to drop.
-func (s *Session) discard(ctx context.Context, what string) error {
+func (s *Session) discard(ctx context.Context, what string, inBlock bool) error {
 	if what == "all" {
-		if s.explicit {
+		if inBlock {
 			return pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		s.closeCursors()
