@@ -48,3 +48,12 @@ func TestORMAlembic(t *testing.T) {
 	python := pythonWith(t, "python3-alembic", "alembic", "sqlalchemy", "psycopg2")
 	runClient(t, startTarget(t), filepath.Join(clientsDir, "python"), python, "alembic_orm.py")
 }
+
+// TestORMDjango runs Django's migrate of its contrib apps and an app of
+// models, its ORM, introspection and inspectdb, and QuerySet.iterator()
+// outside a transaction (a WITH HOLD cursor), last.
+func TestORMDjango(t *testing.T) {
+	t.Parallel()
+	python := pythonWith(t, "python3-django", "django", "psycopg2")
+	runClient(t, startTarget(t), filepath.Join(clientsDir, "python"), python, "django_orm.py")
+}
