@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -56,4 +57,65 @@ func TestORMDjango(t *testing.T) {
 	t.Parallel()
 	python := pythonWith(t, "python3-django", "django", "psycopg2")
 	runClient(t, startTarget(t), filepath.Join(clientsDir, "python"), python, "django_orm.py")
+}
+
+// goBuilds serializes the builds of the Go programs: the first compiles the
+// modules they share into the build cache, and the rest only link, where
+// builds side by side would each compile them.
+var goBuilds sync.Mutex
+
+// buildGoProgram builds testdata/clients/go/<name>, in a module of its own
+// so that the main module has none of the ORMs' dependencies, and returns
+// the binary. A program that cannot be built (no go, no module proxy)
+// counts as a missing client.
+func buildGoProgram(t *testing.T, name string) string {
+	t.Helper()
+	gobin := lookPath(t, "go")
+	dir, err := filepath.Abs(filepath.Join(clientsDir, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command(gobin, "build", "-o", bin, "./"+name)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	goBuilds.Lock()
+	out, err := cmd.CombinedOutput()
+	goBuilds.Unlock()
+	if err != nil {
+		missingClient(t, "go build ./%s in %s: %v\n%s", name, dir, err, out)
+	}
+	return bin
+}
+
+func runGoProgram(t *testing.T, name string) {
+	bin := buildGoProgram(t, name)
+	runClient(t, startTarget(t), t.TempDir(), bin)
+}
+
+// TestORMGORM runs GORM: AutoMigrate twice, the Migrator's checks,
+// associations and Preload.
+func TestORMGORM(t *testing.T) {
+	t.Parallel()
+	runGoProgram(t, "gorm")
+}
+
+// TestORMSqlx runs sqlx on pgx's database/sql driver.
+func TestORMSqlx(t *testing.T) {
+	t.Parallel()
+	runGoProgram(t, "sqlx")
+}
+
+// TestORMGolangMigrate runs golang-migrate's pgx/v5 driver, from two
+// instances at once behind its advisory lock.
+func TestORMGolangMigrate(t *testing.T) {
+	t.Parallel()
+	runGoProgram(t, "migrate")
+}
+
+// TestORMGoose runs goose's Provider, from two providers at once behind its
+// session locker's advisory lock.
+func TestORMGoose(t *testing.T) {
+	t.Parallel()
+	runGoProgram(t, "goose")
 }
