@@ -68,6 +68,26 @@ type Tag struct {
 	Name string `gorm:"size:30;not null;unique"`
 }
 
+// Note and NoteV2 are one table, notes, before and after a change of the
+// model: a longer title, a new indexed column with a default, a nullable
+// body made NOT NULL, and a new column (whose unique tag GORM's AddColumn
+// leaves out).
+type Note struct {
+	ID    uint
+	Title string `gorm:"size:40;not null"`
+	Body  *string
+}
+
+type NoteV2 struct {
+	ID       uint
+	Title    string `gorm:"size:120;not null"`
+	Body     string `gorm:"not null;default:''"`
+	Priority int16  `gorm:"not null;default:2;index"`
+	Code     string `gorm:"size:10;unique"`
+}
+
+func (NoteV2) TableName() string { return "notes" }
+
 var models = []any{&Customer{}, &Profile{}, &Product{}, &Tag{}, &Order{}, &Item{}}
 
 // statements records the SQL GORM sends, so that a step can tell what a
@@ -174,6 +194,52 @@ func main() {
 		t.Eq(m.HasIndex(&Order{}, "idx_orders_customer_status"), false, "index dropped")
 		t.NoErr(m.CreateIndex(&Order{}, "idx_orders_customer_status"), "CreateIndex")
 		t.Eq(m.HasIndex(&Order{}, "idx_orders_customer_status"), true, "index created again")
+	})
+
+	check.Step("AutoMigrate of a changed model", func(t *check.T) {
+		t.NoErr(db.AutoMigrate(&Note{}), "AutoMigrate Note")
+		body := "kept"
+		t.NoErr(db.Create(&[]Note{{Title: "one", Body: &body}, {Title: "two"}}).Error, "notes")
+		t.NoErr(db.Model(&Note{}).Where("body IS NULL").Update("body", "").Error, "fill the NULL bodies")
+		log.take()
+		t.NoErr(db.AutoMigrate(&NoteV2{}), "AutoMigrate NoteV2")
+		var alters int
+		for _, sql := range log.take() {
+			if strings.HasPrefix(sql, "ALTER TABLE") || strings.HasPrefix(sql, "CREATE INDEX") {
+				alters++
+			}
+		}
+		if alters == 0 {
+			t.Fatalf("AutoMigrate of the changed model altered nothing")
+		}
+		cols, err := m.ColumnTypes(&NoteV2{})
+		t.NoErr(err, "ColumnTypes")
+		var desc []string
+		for _, c := range cols {
+			null, _ := c.Nullable()
+			length, _ := c.Length()
+			unique, _ := c.Unique()
+			def, _ := c.DefaultValue()
+			desc = append(desc, strings.Join([]string{c.Name(), c.DatabaseTypeName(), yes(null, "null"),
+				yes(unique, "unique"), itoa(length), def}, " "))
+		}
+		t.Eq(desc, []string{
+			"id int8 - - 64 ",
+			"title varchar - - 120 ",
+			"body text - - 9223372036854775807 ",
+			"priority int2 - - 16 2",
+			"code varchar null - 10 ", // ColumnTypes leaves out unique constraints
+		}, "ColumnTypes of notes")
+		t.Eq(m.HasIndex(&NoteV2{}, "Priority"), true, "index on priority")
+		var notes []NoteV2
+		t.NoErr(db.Order("id").Find(&notes).Error, "Find")
+		t.Eq([][2]any{{notes[0].Body, notes[0].Priority}, {notes[1].Body, notes[1].Priority}},
+			[][2]any{{"kept", int16(2)}, {"", int16(2)}}, "rows after the change")
+		t.NoErr(m.RenameColumn(&NoteV2{}, "code", "ref"), "RenameColumn")
+		t.Eq([]bool{m.HasColumn(&NoteV2{}, "code"), m.HasColumn(&NoteV2{}, "ref")}, []bool{false, true}, "renamed")
+		t.NoErr(m.DropColumn(&NoteV2{}, "ref"), "DropColumn")
+		t.Eq(m.HasColumn(&NoteV2{}, "ref"), false, "dropped")
+		t.NoErr(m.DropTable(&NoteV2{}), "DropTable")
 	})
 
 	day := func(d int) time.Time { return time.Date(2024, 3, d, 12, 0, 0, 0, time.UTC) }
