@@ -80,12 +80,14 @@ def _():
 @step("upgrade head", rollback)
 def _():
     alembic(command.upgrade, "head")
-    eq(current(), "0003", "revision")
+    eq(current(), "0004", "revision")
+    eq([(e["name"], e["labels"]) for e in inspect(engine).get_enums()],
+       [("task_state", ["todo", "doing", "done", "blocked"])], "enum with the added value (in pg_enum oid order)")
     with engine.connect() as conn:
         eq(conn.execute(sa.text("SELECT notes FROM tasks")).scalars().all(), ["before 0003"], "data migration")
         eq(conn.execute(sa.text("SELECT name FROM labels ORDER BY id")).scalars().all(),
            ["bug", "feature", "chore"], "bulk_insert")
-        eq(conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all(), ["0003"],
+        eq(conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all(), ["0004"],
            "alembic_version")
 
 
@@ -104,8 +106,9 @@ def _():
         models.Task(title="fix 500 on save", state="todo", priority=2, labels=[bug]),
         models.Task(title="upgrade deps", state="done", priority=5, labels=[chore, bug]),
     ]
-    api = models.Project(slug="api", title="API", archived=True)
-    api.tasks = [models.Task(title="rate limits", priority=4, estimate=decimal.Decimal("8"), labels=[feature])]
+    api = models.Project(slug="api", title="API", archived=True, budget=decimal.Decimal("1200.50"))
+    api.tasks = [models.Task(title="rate limits", priority=4, estimate=decimal.Decimal("8"), labels=[feature]),
+                 models.Task(title="wait for design", state="blocked")]
     session.add_all([web, api])
     session.commit()
     eq(session.scalar(select(func.count()).select_from(models.task_labels)), 5, "association rows")
@@ -113,20 +116,23 @@ def _():
     projects = session.scalars(select(models.Project).options(
         selectinload(models.Project.tasks).selectinload(models.Task.labels)).order_by(models.Project.slug)).all()
     eq([(p.slug, [(t.title, [lb.name for lb in t.labels]) for t in p.tasks]) for p in projects],
-       [("api", [("rate limits", ["feature"])]),
+       [("api", [("rate limits", ["feature"]), ("wait for design", [])]),
         ("old", [("legacy", [])]),
         ("web", [("login page", ["feature"]), ("fix 500 on save", ["bug"]), ("upgrade deps", ["bug", "chore"])])],
        "projects, tasks and labels")
-    eq(projects[1].archived, False, "archived server default")
+    eq((projects[1].archived, projects[1].budget, projects[0].tasks[1].priority),
+       (False, decimal.Decimal("0.00"), 2), "server defaults")
     T, L = models.Task, models.Label
-    eq(session.scalars(select(T.title).where(T.state != "done", T.priority <= 2).order_by(T.priority)).all(),
-       ["login page", "fix 500 on save"], "filter on the enum and smallint")
+    eq(session.scalars(select(T.title).where(T.state != "done", T.priority <= 2).order_by(T.priority, T.id)).all(),
+       ["login page", "fix 500 on save", "wait for design"], "filter on the enum and smallint")
     eq(session.scalars(select(T.title).join(T.labels).where(L.name == "bug").order_by(T.title.desc())).all(),
        ["upgrade deps", "fix 500 on save"], "many-to-many join")
     eq(session.scalars(select(T.title).order_by(T.estimate.desc().nulls_last(), T.id).limit(2).offset(1)).all(),
        ["login page", "legacy"], "ordered page")
     eq(session.execute(select(T.state, func.count()).group_by(T.state).order_by(T.state)).all(),
-       [("todo", 3), ("doing", 1), ("done", 1)], "group by an enum, in label order")
+       [("todo", 3), ("doing", 1), ("blocked", 1), ("done", 1)], "group by an enum, in label order")
+    eq(session.scalars(select(T.title).where(T.state != "done", T.project_id == projects[0].id).order_by(T.id)).all(),
+       ["rate limits", "wait for design"], "the open tasks, as the partial index has them")
 
 
 @step("rollback", rollback)
@@ -155,18 +161,35 @@ def _():
 def _():
     session.close()
     alembic(command.downgrade, "-1")
+    eq(current(), "0003", "revision")
+    insp = inspect(engine)
+    eq([(e["name"], e["labels"]) for e in insp.get_enums()], [("task_state", ["todo", "doing", "done"])],
+       "the enum made again without its added value")
+    with engine.connect() as conn:
+        eq(conn.execute(sa.text("SELECT state::text FROM tasks WHERE title = 'wait for design'")).scalar_one(),
+           "doing", "a blocked task after the downgrade")
+    eq("budget" in [c["name"] for c in insp.get_columns("projects")], False, "budget dropped")
+    eq(diffs(), [("add_column", "projects.budget"), ("add_index", "tasks_open"),
+                 ("modify_default", "tasks.priority"), ("modify_type", "projects.title")],
+       "what autogenerate would change back")
+
+
+@step("downgrade -1 again", rollback)
+def _():
+    alembic(command.downgrade, "-1")
     eq(current(), "0002", "revision")
     insp = inspect(engine)
     eq(sorted(insp.get_table_names()), ["alembic_version", "projects", "tasks"], "tables")
     eq("notes" in [c["name"] for c in insp.get_columns("tasks")], False, "notes dropped")
-    eq(diffs(), [("add_column", "tasks.notes"), ("add_table", "labels"), ("add_table", "task_labels")],
-       "what autogenerate would add back")
+    eq(diffs(), [("add_column", "projects.budget"), ("add_column", "tasks.notes"), ("add_index", "tasks_open"),
+                 ("add_table", "labels"), ("add_table", "task_labels"), ("modify_default", "tasks.priority"),
+                 ("modify_type", "projects.title")], "what autogenerate would add back")
 
 
 @step("upgrade head again, then downgrade base", rollback)
 def _():
     alembic(command.upgrade, "head")
-    eq((current(), diffs()), ("0003", []), "at head again")
+    eq((current(), diffs()), ("0004", []), "at head again")
     alembic(command.downgrade, "base")
     eq(current(), None, "revision at base")
     insp = inspect(engine)
