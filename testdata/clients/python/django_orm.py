@@ -46,7 +46,7 @@ def _():
         cur.execute("SELECT app, count(*) FROM django_migrations GROUP BY app ORDER BY app")
         applied = dict(cur.fetchall())
     eq(sorted(applied), ["admin", "auth", "contenttypes", "library", "sessions"], "apps migrated")
-    eq(applied["library"], 2, "library migrations")
+    eq(applied["library"], 3, "library migrations")
     if applied["auth"] < 12:
         raise AssertionError("only %d auth migrations applied" % applied["auth"])
     # Nothing is left to migrate, and the models match the migrations.
@@ -95,7 +95,7 @@ BOOKS = [
 
 @step("create")
 def _():
-    pubs = Publisher.objects.bulk_create([Publisher(name=n, country=c) for n, c in PUBLISHERS])
+    pubs = Publisher.objects.bulk_create([Publisher(name=n, country_code=c) for n, c in PUBLISHERS])
     eq([p.pk is not None for p in pubs], [True] * 3, "bulk_create returns primary keys")
     authors = {a.name: a for a in Author.objects.bulk_create([Author(name=n, email=e, born=b) for n, e, b in AUTHORS])}
     by_name = {p.name: p for p in pubs}
@@ -104,9 +104,9 @@ def _():
                                    published=datetime.date(*published), format=fmt, details=details)
         book.authors.set([authors[n] for n in names])
     eq(Book.objects.count(), 5, "books")
-    pub, created = Publisher.objects.get_or_create(name="Tor", defaults={"country": "XX"})
-    eq((pub.country, created), ("US", False), "get_or_create finds")
-    pub, created = Publisher.objects.update_or_create(name="Orbit", defaults={"country": "US"})
+    pub, created = Publisher.objects.get_or_create(name="Tor", defaults={"country_code": "XX"})
+    eq((pub.country_code, pub.founded, created), ("US", 1900, False), "get_or_create finds")
+    pub, created = Publisher.objects.update_or_create(name="Orbit", defaults={"country_code": "US"})
     eq(created, True, "update_or_create creates")
     book = Book.objects.get(title="The Dispossessed")
     eq((book.price, book.in_stock, book.details, book.published, type(book.code).__name__),
@@ -133,7 +133,7 @@ def _():
        "JSON has_key")
     eq(titles(Book.objects.filter(details__awards__contains=["Hugo"])), ["The Dispossessed"], "JSON contains")
     eq(titles(Book.objects.filter(authors__born__isnull=True)), ["Collected Stories"], "isnull across m2m")
-    eq(titles(Book.objects.filter(publisher__country__in=["US"], pages__gte=F("price") * 40)),
+    eq(titles(Book.objects.filter(publisher__country_code__in=["US"], pages__gte=F("price") * 40)),
        ["Consider Phlebas"], "F expression and a join")
     eq(titles(Book.objects.annotate(lt=Lower("title")).filter(lt__startswith="ex")), ["Excession"], "Lower")
 
@@ -227,9 +227,28 @@ def _():
 def _():
     call_command("migrate", "library", "0001", verbosity=0)
     eq("rating" in columns("library_book"), False, "rating dropped by migrating back to 0001")
+    eq(columns("library_publisher"), ["id", "name", "country"], "publisher columns at 0001")
     with connection.cursor() as cur:
         cur.execute("UPDATE library_book SET pages = 250 WHERE title = 'Excession'")
+        cur.execute("INSERT INTO library_publisher (name, country) VALUES ('Orbit', 'US')")
+        cur.execute("SELECT character_maximum_length, data_type FROM information_schema.columns"
+                    " WHERE table_name = 'library_book' AND column_name IN ('title', 'pages') ORDER BY column_name")
+        eq(cur.fetchall(), [(None, "integer"), (200, "character varying")], "pages and title at 0001")
     call_command("migrate", "library", verbosity=0)
+    eq(columns("library_publisher"), ["id", "name", "country_code", "founded"], "publisher columns at 0003")
+    eq(list(Publisher.objects.values_list("name", "country_code", "founded")),
+       [("Gollancz", "GB", 1900), ("Orbit", "US", 1900), ("Penguin", "GB", 1900), ("Tor", "US", 1900)],
+       "renamed and added columns")
+    with connection.cursor() as cur:
+        # Django adds a column with a default for the rows there, then
+        # drops the default: the model's default is Python's.
+        cur.execute("SELECT column_default, is_nullable FROM information_schema.columns"
+                    " WHERE table_name = 'library_publisher' AND column_name = 'founded'")
+        eq(cur.fetchall(), [(None, "NO")], "founded's default dropped")
+        cons = connection.introspection.get_constraints(cur, "library_book")
+    eq([(c["columns"], c["check"]) for c in cons.values() if c["check"] and c["columns"] == ["pages"]],
+       [(["pages"], True)], "one check of pages >= 0 after its type changed")
+    eq((cons["book_in_stock"]["index"], cons["book_in_stock"]["columns"]), (True, ["publisher_id"]), "partial index")
     eq(dict(Book.objects.values_list("title", "rating")),
        {"The Dispossessed": 4, "The Lathe of Heaven": 2, "Consider Phlebas": 5, "Excession": 3,
         "Collected Stories": 5}, "ratings from the data migration")
@@ -260,7 +279,7 @@ def _():
         eq([intro.get_field_type(desc[n].type_code, desc[n]) for n in ("code", "price", "details", "rating")],
            ["UUIDField", "DecimalField", "JSONField", "SmallIntegerField"], "field types")
         eq((desc["price"].precision, desc["price"].scale, desc["title"].internal_size, desc["rating"].null_ok),
-           (8, 2, 200, True), "precision, scale, size and null")
+           (8, 2, 250, True), "precision, scale, size and null")
 
 
 @step("inspectdb")
@@ -272,9 +291,9 @@ def _():
         "class LibraryBook(models.Model):",
         "    id = models.BigAutoField(primary_key=True)",
         "    code = models.UUIDField(unique=True)",
-        "    title = models.CharField(max_length=200)",
+        "    title = models.CharField(max_length=250)",
         "    price = models.DecimalField(max_digits=8, decimal_places=2)",
-        "    pages = models.IntegerField()",
+        "    pages = models.SmallIntegerField()",
         "    published = models.DateField()",
         "    in_stock = models.BooleanField()",
         "    details = models.JSONField()",
@@ -285,6 +304,8 @@ def _():
         "        unique_together = (('publisher', 'title'),)",
         "class LibraryPublisher(models.Model):",
         "    name = models.CharField(unique=True, max_length=100)",
+        "    country_code = models.CharField(max_length=2)",
+        "    founded = models.IntegerField()",
     ]:
         if line not in text.splitlines():
             raise AssertionError("inspectdb has no line %r in\n%s" % (line, text))
