@@ -390,13 +390,22 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				op, quant = "<>", "ALL"
 			}
 			if len(x.list) == 1 {
-				return binary(x.e, op, x.list[0], precCmp)
+				return binary(asText(x.e), op, asText(x.list[0]), precCmp)
 			}
 			elems := make([]string, len(x.list))
 			for i, el := range x.list {
 				elems[i], _ = shown(el)
 			}
-			text := operand(x.e, precCmp, false) + " " + op + " " + quant + " (ARRAY[" + strings.Join(elems, ", ") + "])"
+			array := "ARRAY[" + strings.Join(elems, ", ") + "]"
+			if x.e.Type().Oid == types.OidVarchar {
+				// A varchar[] has no = ANY of its own either: the array
+				// is cast to text[], as the value to text.
+				if !d.pretty {
+					array = "(" + array + ")"
+				}
+				array += "::text[]"
+			}
+			text := operand(asText(x.e), precCmp, false) + " " + op + " " + quant + " (" + array + ")"
 			if !d.pretty {
 				return "(" + text + ")", precPrimary
 			}
