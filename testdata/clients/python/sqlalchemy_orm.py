@@ -43,6 +43,9 @@ class Book(Base):
     genre = sa.Column(Genre, nullable=False, server_default="fiction")
     price = sa.Column(sa.Numeric(10, 2), nullable=False)
     in_print = sa.Column(sa.Boolean, nullable=False, server_default=sa.true())
+    # A non-native enum: a VARCHAR with a CHECK of its values.
+    format = sa.Column(sa.Enum("paper", "ebook", name="book_format", native_enum=False, create_constraint=True),
+                       nullable=False, server_default="paper")
     extra = sa.Column(pg.JSONB)
     tags = sa.Column(pg.ARRAY(sa.Text))
     author = relationship("Author", back_populates="books")
@@ -262,9 +265,10 @@ def _():
 def _():
     insp = inspect(engine)
     cols = {c["name"]: c for c in insp.get_columns("books")}
-    eq(list(cols), ["id", "author_id", "title", "genre", "price", "in_print", "extra", "tags"], "columns")
+    eq(list(cols), ["id", "author_id", "title", "genre", "price", "in_print", "format", "extra", "tags"], "columns")
     eq([type(cols[n]["type"]).__name__ for n in cols],
-       ["BIGINT", "INTEGER", "TEXT", "ENUM", "NUMERIC", "BOOLEAN", "JSONB", "ARRAY"], "column types")
+       ["BIGINT", "INTEGER", "TEXT", "ENUM", "NUMERIC", "BOOLEAN", "VARCHAR", "JSONB", "ARRAY"], "column types")
+    eq(cols["format"]["type"].length, 5, "the non-native enum's varchar length")
     eq((cols["price"]["type"].precision, cols["price"]["type"].scale), (10, 2), "numeric(10,2)")
     eq(cols["genre"]["type"].enums, ["fiction", "science", "poetry"], "enum labels")
     eq([n for n, c in cols.items() if c["nullable"]], ["extra", "tags"], "nullable columns")
@@ -280,8 +284,10 @@ def _():
        [("books_author_title", ["author_id", "title"], False)], "indexes")
     eq(insp.get_unique_constraints("authors"), [{"column_names": ["name"], "name": "authors_name_key"}],
        "unique constraints")
-    eq(insp.get_check_constraints("books"), [{"name": "books_price_nonnegative", "sqltext": "price >= (0)::numeric"}],
-       "check constraints")
+    eq(sorted(insp.get_check_constraints("books"), key=lambda c: c["name"]), [
+        {"name": "book_format", "sqltext": "(format)::text = ANY ((ARRAY['paper'::character varying, "
+                                           "'ebook'::character varying])::text[])"},
+        {"name": "books_price_nonnegative", "sqltext": "price >= (0)::numeric"}], "check constraints")
     eq([(e["name"], e["labels"]) for e in insp.get_enums()], [("genre", ["fiction", "science", "poetry"])], "enums")
     eq(insp.get_view_names(), [], "views")
 
