@@ -14,10 +14,8 @@ import (
 	"errors"
 	"io/fs"
 	"sync"
-	"testing/fstest"
 
 	"github.com/epochdb/epochdb/testdata/clients/go/internal/check"
-	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 )
@@ -58,11 +56,7 @@ func newProvider(t *check.T, db *sql.DB, fsys fs.FS) *goose.Provider {
 
 func main() {
 	ctx := context.Background()
-	db, err := sql.Open("pgx", "")
-	if err != nil {
-		check.Step("open", func(t *check.T) { t.NoErr(err, "sql.Open") })
-		check.Finish()
-	}
+	db := check.OpenDB()
 	defer db.Close()
 	var p *goose.Provider
 
@@ -95,24 +89,24 @@ func main() {
 		pending, err := p.HasPending(ctx)
 		t.NoErr(err, "HasPending")
 		t.Eq(pending, false, "pending")
-		t.Eq(query(t, db, "SELECT string_agg(version_id::text, ',' ORDER BY id) FROM goose_db_version WHERE is_applied"),
+		t.Eq(t.Texts(db, "SELECT string_agg(version_id::text, ',' ORDER BY id) FROM goose_db_version WHERE is_applied"),
 			[]string{"0,1,2,3,4"}, "goose_db_version")
-		t.Eq(query(t, db, `SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory'
+		t.Eq(t.Texts(db, `SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory'
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`), []string{"0"},
 			"advisory locks left held")
 	})
 
 	check.Step("what the migrations made", func(t *check.T) {
-		t.Eq(query(t, db, "SELECT u.handle || ':' || p.title FROM posts p JOIN users u ON u.id = p.author_id WHERE p.score > 5 ORDER BY p.score DESC"),
+		t.Eq(t.Texts(db, "SELECT u.handle || ':' || p.title FROM posts p JOIN users u ON u.id = p.author_id WHERE p.score > 5 ORDER BY p.score DESC"),
 			[]string{"ada:Notes", "ada:Engines", "cyd:Maps"}, "joined posts")
-		t.Eq(query(t, db, "SELECT handle FROM users ORDER BY karma DESC, handle LIMIT 2 OFFSET 1"), []string{"bob", "ada"}, "a page of users")
+		t.Eq(t.Texts(db, "SELECT handle FROM users ORDER BY karma DESC, handle LIMIT 2 OFFSET 1"), []string{"bob", "ada"}, "a page of users")
 		_, err := db.Exec("UPDATE posts SET title = title || '!', score = score + 1 WHERE title IN ('Hello', 'Maps')")
 		t.NoErr(err, "UPDATE")
 		_, err = db.Exec("UPDATE posts SET score = 0 WHERE title = 'Notes'")
 		t.NoErr(err, "UPDATE")
-		t.Eq(query(t, db, "SELECT title || ' ' || edits || ' ' || score FROM posts ORDER BY title"),
+		t.Eq(t.Texts(db, "SELECT title || ' ' || edits || ' ' || score FROM posts ORDER BY title"),
 			[]string{"Engines 0 12", "Hello! 1 4", "Maps! 1 8", "Notes 0 0"}, "edits counted by the trigger")
-		t.Eq(query(t, db, "SELECT indexdef FROM pg_indexes WHERE indexname = 'posts_title'"),
+		t.Eq(t.Texts(db, "SELECT indexdef FROM pg_indexes WHERE indexname = 'posts_title'"),
 			[]string{"CREATE INDEX posts_title ON public.posts USING btree (lower(title))"}, "the index made concurrently")
 	})
 
@@ -121,21 +115,16 @@ func main() {
 		t.NoErr(err, "Begin")
 		_, err = tx.Exec("DELETE FROM users WHERE handle = 'ada'")
 		t.NoErr(err, "DELETE")
-		t.Eq(queryTx(t, tx, "SELECT count(*)::text FROM posts"), []string{"2"}, "posts in the transaction (cascaded)")
+		t.Eq(t.Texts(tx, "SELECT count(*)::text FROM posts"), []string{"2"}, "posts in the transaction (cascaded)")
 		t.NoErr(tx.Rollback(), "Rollback")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM posts"), []string{"4"}, "posts after rollback")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM posts"), []string{"4"}, "posts after rollback")
 		_, err = db.Exec("INSERT INTO users (handle) VALUES ('bob')")
 		t.Eq(check.SQLState(err), "23505", "duplicate handle")
 	})
 
 	check.Step("a failing migration is a PartialError", func(t *check.T) {
-		files := fstest.MapFS{"migrations/00005_duplicate.sql": {Data: []byte(
-			"-- +goose Up\nINSERT INTO users (handle) VALUES ('dee');\nINSERT INTO users (handle) VALUES ('ada');\n-- +goose Down\nSELECT 1;\n")}}
-		entries, _ := fs.ReadDir(migrations, "migrations")
-		for _, e := range entries {
-			data, _ := fs.ReadFile(migrations, "migrations/"+e.Name())
-			files["migrations/"+e.Name()] = &fstest.MapFile{Data: data}
-		}
+		files := check.WithFiles(migrations, "migrations", map[string]string{"00005_duplicate.sql": "-- +goose Up\n" +
+			"INSERT INTO users (handle) VALUES ('dee');\nINSERT INTO users (handle) VALUES ('ada');\n-- +goose Down\nSELECT 1;\n"})
 		broken := newProvider(t, db, files)
 		_, err := broken.Up(ctx)
 		var partial *goose.PartialError
@@ -147,7 +136,7 @@ func main() {
 		v, err := broken.GetDBVersion(ctx)
 		t.NoErr(err, "GetDBVersion")
 		t.Eq(v, int64(4), "version after the failure")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM users WHERE handle = 'dee'"), []string{"0"},
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM users WHERE handle = 'dee'"), []string{"0"},
 			"the failed migration's first insert, rolled back with its transaction")
 	})
 
@@ -155,55 +144,23 @@ func main() {
 		r, err := p.Down(ctx)
 		t.NoErr(err, "Down")
 		t.Eq(r.Source.Version, int64(4), "rolled back")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM pg_indexes WHERE indexname = 'posts_title'"), []string{"0"}, "index dropped")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM pg_indexes WHERE indexname = 'posts_title'"), []string{"0"}, "index dropped")
 		_, err = p.DownTo(ctx, 1)
 		t.NoErr(err, "DownTo(1)")
-		t.Eq(query(t, db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"),
+		t.Eq(t.Texts(db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"),
 			[]string{"goose_db_version", "users"}, "tables at version 1")
 		_, err = p.UpTo(ctx, 3)
 		t.NoErr(err, "UpTo(3)")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM posts"), []string{"4"}, "posts seeded again")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM posts"), []string{"4"}, "posts seeded again")
 		_, err = p.ApplyVersion(ctx, 4, true)
 		t.NoErr(err, "ApplyVersion(4)")
 		_, err = p.ApplyVersion(ctx, 4, true)
-		t.Eq(errors.Is(err, goose.ErrAlreadyApplied), true, "ApplyVersion(4) again: "+errString(err))
+		t.Eq(errors.Is(err, goose.ErrAlreadyApplied), true, "ApplyVersion(4) again: "+check.ErrString(err))
 		_, err = p.DownTo(ctx, 0)
 		t.NoErr(err, "DownTo(0)")
-		t.Eq(query(t, db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'"),
+		t.Eq(t.Texts(db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'"),
 			[]string{"goose_db_version"}, "tables at version 0")
 		t.NoErr(p.Close(), "Close")
 	})
 	check.Finish()
-}
-
-// query runs q and returns its rows' one text column.
-func query(t *check.T, db *sql.DB, q string) []string {
-	rows, err := db.Query(q)
-	t.NoErr(err, q)
-	return texts(t, rows, q)
-}
-
-func queryTx(t *check.T, tx *sql.Tx, q string) []string {
-	rows, err := tx.Query(q)
-	t.NoErr(err, q)
-	return texts(t, rows, q)
-}
-
-func texts(t *check.T, rows *sql.Rows, q string) []string {
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		t.NoErr(rows.Scan(&s), q)
-		out = append(out, s)
-	}
-	t.NoErr(rows.Err(), q)
-	return out
-}
-
-func errString(err error) string {
-	if err == nil {
-		return "no error"
-	}
-	return err.Error()
 }

@@ -6,19 +6,16 @@
 package main
 
 import (
-	"database/sql"
 	"embed"
 	"errors"
 	"io/fs"
 	"sync"
-	"testing/fstest"
 
 	"github.com/epochdb/epochdb/testdata/clients/go/internal/check"
 	"github.com/golang-migrate/migrate/v4"
 	"github.com/golang-migrate/migrate/v4/database"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
-	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 //go:embed migrations/*.sql
@@ -27,15 +24,10 @@ var migrations embed.FS
 // withBroken is migrations/ and a fourth migration that fails on its
 // second statement, a duplicate email.
 func withBroken() fs.FS {
-	files := fstest.MapFS{"migrations/4_duplicate.up.sql": {Data: []byte(
-		"INSERT INTO accounts (email) VALUES ('eve@example.com');\nINSERT INTO accounts (email) VALUES ('ann@example.com');\n")},
-		"migrations/4_duplicate.down.sql": {Data: []byte("DELETE FROM accounts WHERE email = 'eve@example.com';\n")}}
-	entries, _ := fs.ReadDir(migrations, "migrations")
-	for _, e := range entries {
-		data, _ := fs.ReadFile(migrations, "migrations/"+e.Name())
-		files["migrations/"+e.Name()] = &fstest.MapFile{Data: data}
-	}
-	return files
+	return check.WithFiles(migrations, "migrations", map[string]string{
+		"4_duplicate.up.sql":   "INSERT INTO accounts (email) VALUES ('eve@example.com');\nINSERT INTO accounts (email) VALUES ('ann@example.com');\n",
+		"4_duplicate.down.sql": "DELETE FROM accounts WHERE email = 'eve@example.com';\n",
+	})
 }
 
 func newMigrate(t *check.T, fsys fs.FS) *migrate.Migrate {
@@ -53,11 +45,7 @@ func version(t *check.T, m *migrate.Migrate) (uint, bool) {
 }
 
 func main() {
-	db, err := sql.Open("pgx", "")
-	if err != nil {
-		check.Step("open", func(t *check.T) { t.NoErr(err, "sql.Open") })
-		check.Finish()
-	}
+	db := check.OpenDB()
 	defer db.Close()
 	var m *migrate.Migrate
 
@@ -95,14 +83,14 @@ func main() {
 	})
 
 	check.Step("what the migrations made", func(t *check.T) {
-		t.Eq(query(t, db, "SELECT email || ' ' || balance FROM accounts ORDER BY email"),
+		t.Eq(t.Texts(db, "SELECT email || ' ' || balance FROM accounts ORDER BY email"),
 			[]string{"ann@example.com 74.75", "ben@example.com 34.50", "cat@example.com 50.75", "dan@example.com 0.00"},
 			"balances moved by the trigger")
-		t.Eq(query(t, db, `SELECT f.email || ' > ' || t.email || ' ' || x.amount FROM transfers x
+		t.Eq(t.Texts(db, `SELECT f.email || ' > ' || t.email || ' ' || x.amount FROM transfers x
 			JOIN accounts f ON f.id = x.from_id JOIN accounts t ON t.id = x.to_id
 			WHERE x.note IS NOT NULL AND x.amount BETWEEN 10 AND 40 ORDER BY x.amount DESC`),
 			[]string{"ann@example.com > ben@example.com 30.00", "dan@example.com > ann@example.com 10.00"}, "joined transfers")
-		t.Eq(query(t, db, "SELECT coalesce(note, '-') FROM transfers ORDER BY amount LIMIT 2 OFFSET 1"),
+		t.Eq(t.Texts(db, "SELECT coalesce(note, '-') FROM transfers ORDER BY amount LIMIT 2 OFFSET 1"),
 			[]string{"refund", "rent"}, "a page of transfers")
 	})
 
@@ -112,7 +100,7 @@ func main() {
 		_, err = tx.Exec("INSERT INTO transfers (from_id, to_id, amount) SELECT f.id, t.id, 1000 FROM accounts f, accounts t WHERE f.email = 'ann@example.com' AND t.email = 'ben@example.com'")
 		t.Eq(check.SQLState(err), "23514", "overdrawing transfer breaks balance >= 0")
 		t.NoErr(tx.Rollback(), "Rollback")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM transfers"), []string{"4"}, "transfers after rollback")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM transfers"), []string{"4"}, "transfers after rollback")
 		_, err = db.Exec("INSERT INTO accounts (email) VALUES ('cat@example.com')")
 		t.Eq(check.SQLState(err), "23505", "duplicate email")
 	})
@@ -129,7 +117,7 @@ func main() {
 		v, dirty := version(t, broken)
 		t.Eq([]any{v, dirty}, []any{uint(4), true}, "version after the failure")
 		// The file ran as one simple query: its first INSERT went with it.
-		t.Eq(query(t, db, "SELECT count(*)::text FROM accounts WHERE email = 'eve@example.com'"), []string{"0"}, "eve")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM accounts WHERE email = 'eve@example.com'"), []string{"0"}, "eve")
 		var dirtyErr migrate.ErrDirty
 		if err := broken.Up(); !errors.As(err, &dirtyErr) || dirtyErr.Version != 4 {
 			t.Fatalf("Up of a dirty database: %v, want ErrDirty{4}", err)
@@ -143,12 +131,12 @@ func main() {
 		t.NoErr(m.Steps(-1), "Steps(-1)")
 		v, _ := version(t, m)
 		t.Eq(v, uint(2), "version")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM accounts"), []string{"0"}, "accounts after undoing the seed")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM accounts"), []string{"0"}, "accounts after undoing the seed")
 		t.NoErr(m.Steps(-1), "Steps(-1)")
-		t.Eq(query(t, db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"),
+		t.Eq(t.Texts(db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"),
 			[]string{"accounts", "schema_migrations"}, "tables at version 1")
 		t.NoErr(m.Migrate(3), "Migrate(3)")
-		t.Eq(query(t, db, "SELECT sum(balance)::text FROM accounts"), []string{"160.00"}, "money after migrating up again")
+		t.Eq(t.Texts(db, "SELECT sum(balance)::text FROM accounts"), []string{"160.00"}, "money after migrating up again")
 	})
 
 	check.Step("Down", func(t *check.T) {
@@ -156,28 +144,13 @@ func main() {
 		if _, _, err := m.Version(); !errors.Is(err, migrate.ErrNilVersion) {
 			t.Fatalf("Version after Down: %v, want ErrNilVersion", err)
 		}
-		t.Eq(query(t, db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'"),
+		t.Eq(t.Texts(db, "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'"),
 			[]string{"schema_migrations"}, "tables at no version")
-		t.Eq(query(t, db, "SELECT count(*)::text FROM pg_proc WHERE proname = 'apply_transfer'"), []string{"0"}, "function dropped")
+		t.Eq(t.Texts(db, "SELECT count(*)::text FROM pg_proc WHERE proname = 'apply_transfer'"), []string{"0"}, "function dropped")
 		t.NoErr(m.Up(), "Up again")
 		v, dirty := version(t, m)
 		t.Eq([]any{v, dirty}, []any{uint(3), false}, "version")
 		m.Close()
 	})
 	check.Finish()
-}
-
-// query runs q and returns its rows' one text column.
-func query(t *check.T, db *sql.DB, q string) []string {
-	rows, err := db.Query(q)
-	t.NoErr(err, q)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		t.NoErr(rows.Scan(&s), q)
-		out = append(out, s)
-	}
-	t.NoErr(rows.Err(), q)
-	return out
 }

@@ -8,15 +8,19 @@
 package check
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
 	"reflect"
 	"strings"
+	"testing/fstest"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 var failed []string
@@ -90,6 +94,61 @@ func URL(scheme string) string {
 		RawQuery: "sslmode=disable",
 	}
 	return u.String()
+}
+
+// OpenDB opens the server of libpq's environment with pgx's database/sql
+// driver (an empty DSN: pgx reads PGHOST, PGPORT, ... itself), or fails a
+// step and exits.
+func OpenDB() *sql.DB {
+	db, err := sql.Open("pgx", "")
+	if err != nil {
+		Step("open", func(t *T) { t.NoErr(err, "sql.Open") })
+		Finish()
+	}
+	return db
+}
+
+// Querier is a *sql.DB or a *sql.Tx.
+type Querier interface {
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+// Texts runs q and returns its rows' one text column.
+func (t *T) Texts(db Querier, q string) []string {
+	rows, err := db.Query(q)
+	t.NoErr(err, q)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		t.NoErr(rows.Scan(&s), q)
+		out = append(out, s)
+	}
+	t.NoErr(rows.Err(), q)
+	return out
+}
+
+// WithFiles is the files of fsys under dir and the extra ones, which name
+// their paths under dir too: a set of migrations with one more.
+func WithFiles(fsys fs.FS, dir string, extra map[string]string) fs.FS {
+	files := fstest.MapFS{}
+	entries, _ := fs.ReadDir(fsys, dir)
+	for _, e := range entries {
+		data, _ := fs.ReadFile(fsys, dir+"/"+e.Name())
+		files[dir+"/"+e.Name()] = &fstest.MapFile{Data: data}
+	}
+	for name, text := range extra {
+		files[dir+"/"+name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return files
+}
+
+// ErrString is err's text, or "no error".
+func ErrString(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return err.Error()
 }
 
 // Finish exits 1 if any step failed, 0 otherwise.
