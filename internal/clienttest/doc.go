@@ -49,6 +49,12 @@
 //	                           with what they share in matrix.js
 //	testdata/clients/python    psycopg2, run with /usr/bin/python3
 //	testdata/clients/java      JDBC, compiled with javac at test time
+//	orm_py_go_test.go          the ORMs and migration tools: SQLAlchemy,
+//	                           Alembic and Django (testdata/clients/python,
+//	                           Debian's packages), and GORM, sqlx,
+//	                           golang-migrate and goose
+//	                           (testdata/clients/go, a module of its own,
+//	                           built at test time)
 //
 // Beyond the six steps, each client also exercises the protocol paths it is
 // known for: pgx's Batch and binary CopyFrom, JDBC's batches and fetch size

@@ -1280,6 +1280,26 @@ func infoTableConstraintsRows(s Host) []row {
 				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": yesNo(fk.Deferrable), "initially_deferred": yesNo(fk.InitiallyDeferred),
 				"enforced": "YES"})
 		}
+		if t.Relkind() != "r" {
+			continue
+		}
+		// CHECK constraints, then NOT NULL columns, which the view shows as
+		// CHECK constraints named nspoid_reloid_attnum_not_null.
+		checks := make([]string, 0, len(t.Checks))
+		for _, ck := range t.Checks {
+			checks = append(checks, ck.Name)
+		}
+		for _, c := range t.Columns {
+			if c.NotNull && !c.Dropped && !c.Hidden {
+				checks = append(checks, fmt.Sprintf("%d_%d_%d_not_null", t.Schema, t.ID, c.Num))
+			}
+		}
+		for _, name := range checks {
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+				"constraint_name": name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
+				"table_name": t.Name, "constraint_type": "CHECK", "is_deferrable": "NO", "initially_deferred": "NO",
+				"enforced": "YES"})
+		}
 	}
 	return rows
 }
