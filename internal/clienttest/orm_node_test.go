@@ -15,3 +15,10 @@ func TestORMSequelize(t *testing.T) {
 	t.Parallel()
 	runNode(t, "sequelize.js", "sequelize")
 }
+
+// TestORMTypeORM runs TypeORM 0.3: synchronize, a second one with nothing to
+// do, migrations run and reverted, relations, QueryBuilder with skip/take.
+func TestORMTypeORM(t *testing.T) {
+	t.Parallel()
+	runNode(t, "typeorm.js", "typeorm")
+}

@@ -12,7 +12,7 @@ const sequelize = new Sequelize(connection.database, connection.user, null, {
   dialect: 'postgres',
   host: connection.host,
   port: connection.port,
-  logging: false,
+  logging: process.env.ORM_LOG ? console.log : false,
   pool: { max: 2 },
 })
 const qi = sequelize.getQueryInterface()
