@@ -22,3 +22,10 @@ func TestORMTypeORM(t *testing.T) {
 	t.Parallel()
 	runNode(t, "typeorm.js", "typeorm")
 }
+
+// TestORMKnex runs Knex: migrations up, down, latest and rollback, and the
+// query builder.
+func TestORMKnex(t *testing.T) {
+	t.Parallel()
+	runNode(t, "knex.js", "knex")
+}
