@@ -29,3 +29,10 @@ func TestORMKnex(t *testing.T) {
 	t.Parallel()
 	runNode(t, "knex.js", "knex")
 }
+
+// TestORMPgPromise runs pg-promise: the helpers' INSERT and multi-row
+// UPDATE ... FROM (VALUES ...) from ColumnSets, tasks and transactions.
+func TestORMPgPromise(t *testing.T) {
+	t.Parallel()
+	runNode(t, "pgpromise.js", "pg-promise")
+}
