@@ -2,7 +2,7 @@
 // knex.js and pgpromise.js; see internal/clienttest/orm_node_test.go): the
 // library the programs fill, and an assertion on an error's class. Each
 // program keeps its own schema, in its tool's idiom, of authors and their
-// books.
+// books. With ORM_LOG=1 each program prints the SQL its tool sends.
 'use strict'
 const assert = require('node:assert/strict')
 
