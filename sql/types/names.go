@@ -278,26 +278,13 @@ func quotedTypeName(s string) (name, rest string, err error) {
 		var part string
 		if strings.HasPrefix(rest, `"`) {
 			anyQuoted = true
-			var sb strings.Builder
-			i := 1
-			for {
-				j := strings.IndexByte(rest[i:], '"')
-				if j < 0 {
-					return "", "", syntaxErrorAt(s)
-				}
-				sb.WriteString(rest[i : i+j])
-				i += j + 1
-				if i < len(rest) && rest[i] == '"' {
-					sb.WriteByte('"')
-					i++
-					continue
-				}
-				break
+			var ok bool
+			if part, rest, ok = QuotedIdent(rest); !ok {
+				return "", "", syntaxErrorAt(s)
 			}
-			if sb.Len() == 0 {
+			if part == "" {
 				return "", "", pgerr.New(pgerr.SyntaxError, "zero-length delimited identifier")
 			}
-			part, rest = sb.String(), rest[i:]
 		} else {
 			j := 0
 			for j < len(rest) && (rest[j] == '_' || rest[j] >= '0' && rest[j] <= '9' || rest[j] >= 'a' && rest[j] <= 'z' || rest[j] >= 'A' && rest[j] <= 'Z' || rest[j] >= 0x80) {
@@ -321,6 +308,31 @@ func quotedTypeName(s string) (name, rest string, err error) {
 		return "", "", pgerr.New(pgerr.UndefinedObject, `type "%s.%s" does not exist`, parts[0], parts[1])
 	}
 	return parts[len(parts)-1], rest, nil
+}
+
+// QuotedIdent reads the double-quoted identifier that starts s, in which
+// "" is a quote, and returns it and the rest of s; ok is false unless s
+// starts with a quote that a later one ends.
+func QuotedIdent(s string) (ident, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, false
+	}
+	var sb strings.Builder
+	i := 1
+	for {
+		j := strings.IndexByte(s[i:], '"')
+		if j < 0 {
+			return "", s, false
+		}
+		sb.WriteString(s[i : i+j])
+		i += j + 1
+		if i < len(s) && s[i] == '"' {
+			sb.WriteByte('"')
+			i++
+			continue
+		}
+		return sb.String(), s[i:], true
+	}
 }
 
 // quotedType is the built-in type whose typname a quoted name gives, with
