@@ -202,7 +202,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if len(n.Cols) > 0 || len(n.Constraints) > 0 {
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "column lists in CREATE TABLE AS are not supported")
 	}
-	q, err := s.createIn(ctx, n.Table.Schema.O, n.Table.Name.O)
+	q, err := s.createIn(n.Table.Schema.O, n.Table.Name.O)
 	if err != nil {
 		return 0, err
 	}

@@ -32,14 +32,7 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if n.ReferTable != nil {
 		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE ... LIKE is not supported yet")
 	}
-	schema := n.Table.Schema.O
-	if n.TemporaryKeyword != ast.TemporaryNone {
-		var err error
-		if schema, err = tempCreate(schema); err != nil {
-			return err
-		}
-	}
-	q, err := s.createIn(ctx, schema, n.Table.Name.O)
+	q, err := s.createIn(n.Table.Schema.O, n.Table.Name.O)
 	if err != nil {
 		return err
 	}
@@ -396,7 +389,7 @@ func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, q catalog.QNa
 }
 
 func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *ast.CreateSequenceStmt) error {
-	q, err := s.createIn(ctx, n.Name.Schema.O, n.Name.Name.O)
+	q, err := s.createIn(n.Name.Schema.O, n.Name.Name.O)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err != nil {
 		return 0, err
 	}
-	q, err := s.createName(ctx, cmd.Name)
+	q, err := s.createName(cmd.Name)
 	if err != nil {
 		return 0, err
 	}

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"context"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -21,27 +20,22 @@ import (
 // EXISTS). Schemas themselves are made and dropped in schemaddl.go.
 
 // pathCache is the session's search_path as last resolved, against the
-// catalog, setting and temporary schema it was resolved from.
+// catalog and setting it was resolved from.
 type pathCache struct {
 	cat     *catalog.Catalog
 	setting string
 	user    string
-	temp    uint32
 	path    catalog.Path
 }
 
 // searchPath is the session's search_path resolved against its catalog.
 func (s *Session) searchPath() catalog.Path {
 	cat, setting := s.catalog(), s.settings["search_path"]
-	var temp uint32
-	if sc := cat.SchemaNamed(s.temp.name); sc != nil && s.temp.made {
-		temp = sc.ID // not a leftover (see temp.go)
-	}
-	if c := &s.pathCache; c.cat == cat && c.setting == setting && c.user == s.user && c.temp == temp {
+	if c := &s.pathCache; c.cat == cat && c.setting == setting && c.user == s.user {
 		return c.path
 	}
-	path := cat.ResolvePath(pathNames(setting, s.user), temp)
-	s.pathCache = pathCache{cat: cat, setting: setting, user: s.user, temp: temp, path: path}
+	path := cat.ResolvePath(pathNames(setting, s.user))
+	s.pathCache = pathCache{cat: cat, setting: setting, user: s.user, path: path}
 	return path
 }
 
@@ -69,12 +63,7 @@ func pathNames(setting, user string) []string {
 // createIn is the qualified name of the object a CREATE names as
 // schema.name: in the schema named, or with schema "", the search path's
 // first (see catalog.CreateIn).
-func (s *Session) createIn(ctx context.Context, schema, name string) (catalog.QName, error) {
-	if schema == catalog.TempAlias {
-		if err := s.makeTempSchema(ctx); err != nil {
-			return catalog.QName{}, err
-		}
-	}
+func (s *Session) createIn(schema, name string) (catalog.QName, error) {
 	nsp, err := s.catalog().CreateIn(s.searchPath(), schema, name)
 	return catalog.QName{Schema: nsp, Name: name}, err
 }
@@ -99,19 +88,12 @@ func (s *Session) lookIn(schema, name string) (catalog.QName, error) {
 // whether it goes on, and with ifExists a schema that does not exist is
 // noticed and skipped, as PostgreSQL's DROP ... IF EXISTS does.
 func (s *Session) findIn(schema, name string, ifExists bool) (q catalog.QName, ok bool, err error) {
-	if ifExists && schema != "" && !s.hasSchema(schema) {
+	if ifExists && schema != "" && s.catalog().SchemaNamed(schema) == nil {
 		s.notice(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", schema)
 		return q, false, nil
 	}
 	q, err = s.lookIn(schema, name)
 	return q, err == nil, err
-}
-
-// hasSchema reports whether a statement's schema name names a schema:
-// pg_temp does once the session has made its temporary schema.
-func (s *Session) hasSchema(name string) bool {
-	sc, _ := s.catalog().SchemaOn(s.searchPath(), name)
-	return sc != nil
 }
 
 // splitSchema splits a name the parser joined with dots (qualifiedName)
@@ -127,12 +109,12 @@ func splitSchema(qualified string) (schema, name string, err error) {
 }
 
 // createName is createIn for a name the parser joined.
-func (s *Session) createName(ctx context.Context, qualified string) (catalog.QName, error) {
+func (s *Session) createName(qualified string) (catalog.QName, error) {
 	schema, name, err := splitSchema(qualified)
 	if err != nil {
 		return catalog.QName{}, err
 	}
-	return s.createIn(ctx, schema, name)
+	return s.createIn(schema, name)
 }
 
 // lookName is lookIn for a name the parser joined.

@@ -55,8 +55,6 @@ type Engine struct {
 	// createTemp makes.
 	temp       spill.Stats
 	createTemp func(dir, pattern string) (spill.OSFile, error)
-	// tempSchemas numbers the sessions' temporary schemas (see temp.go).
-	tempSchemas atomic.Uint32
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -144,8 +142,6 @@ type Session struct {
 	settings map[string]string // by canonical name
 	// pathCache is search_path as last resolved (see schema.go).
 	pathCache pathCache
-	// temp is the session's temporary schema (see temp.go).
-	temp tempState
 	// routines are the routines the session has compiled (see routine.go).
 	routines routineCache
 	// transitions are the transition tables the statements being
@@ -201,8 +197,8 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice, notifyFn: p.Notify,
 		owner:    e.store.NewOwner(),
 		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
-		sqlPrepared: make(map[string]*Prepared), temp: e.newTempState(),
-		currvals: make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
+		sqlPrepared: make(map[string]*Prepared),
+		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
 	}
 	if p.Database == "postgres" {
 		s.database = "postgres"
@@ -224,8 +220,8 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	return s, nil
 }
 
-// Close ends the session, rolling back an open transaction, dropping its
-// temporary objects and giving up its advisory locks.
+// Close ends the session, rolling back an open transaction and giving up
+// its advisory locks.
 func (s *Session) Close() {
 	s.e.sessions.Delete(s)
 	s.closeCursors()
@@ -235,9 +231,6 @@ func (s *Session) Close() {
 		s.e.locks.release(s.tx.ID())
 		s.tx = nil
 	}
-	s.ddlState, s.explicit, s.failed, s.savepoints = nil, false, false, nil
-	// A failure leaves the schema to the next session given its name.
-	_ = s.endTemp()
 	s.owner.Close()
 }
 
@@ -1320,11 +1313,6 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Checkpoint:
 		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:
-		if cmd.What == "all" || cmd.What == "temp" {
-			if err := s.dropTempSchema(ctx); err != nil {
-				return "", err
-			}
-		}
 		s.closeCursors()
 		if cmd.What == "all" || cmd.What == "plans" {
 			clear(s.sqlPrepared)

@@ -17,7 +17,7 @@ import (
 
 // createView runs CREATE [OR REPLACE] VIEW.
 func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
-	q, err := s.createName(ctx, cv.Name)
+	q, err := s.createName(cv.Name)
 	if err != nil {
 		return err
 	}

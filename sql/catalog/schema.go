@@ -166,56 +166,29 @@ func (c *Catalog) IndexNamed(q QName) (*Table, *Index) {
 // first, unless the setting places it), and Create, the schema an
 // unqualified CREATE puts its object in: the first that is not a system
 // schema, or 0 if there is none.
-//
-// Temp is the session's temporary schema, 0 until the session makes one
-// (see TempAlias). Once it exists it leads Schemas, unless the setting
-// places pg_temp, for relations and types; functions are never looked
-// up in it unqualified, as PostgreSQL guards against a temporary object
-// capturing a call. Create is never Temp.
 type Path struct {
 	Schemas []uint32
 	Create  uint32
-	Temp    uint32
-	// Implicit says that pg_catalog leads Schemas (after Temp) because
-	// the setting does not place it, ImplicitTemp that Temp leads it
-	// because the setting does not place pg_temp.
-	Implicit, ImplicitTemp bool
+	// Implicit says that pg_catalog leads Schemas because the setting
+	// does not place it.
+	Implicit bool
 }
 
-// TempAlias is the name that stands for the session's temporary schema,
-// pg_temp_N, which it makes at its first temporary object and drops,
-// with everything in it, when it ends.
-const TempAlias = "pg_temp"
-
-// TempSchemaPrefix begins the name of every session's temporary schema.
-const TempSchemaPrefix = "pg_temp_"
-
 // ResolvePath resolves the schema names of a search_path setting, $user
-// already replaced, with temp the session's temporary schema (0 for
-// none): the names of schemas that do not exist drop out, pg_temp is
-// temp, and pg_catalog goes first unless the names place it, after temp
-// unless the names place that.
-func (c *Catalog) ResolvePath(names []string, temp uint32) Path {
-	p := Path{Temp: temp}
-	if temp != 0 && !slices.Contains(names, TempAlias) {
-		p.Schemas, p.ImplicitTemp = append(p.Schemas, temp), true
-	}
+// already replaced: the names of schemas that do not exist drop out, and
+// pg_catalog goes first unless the names place it.
+func (c *Catalog) ResolvePath(names []string) Path {
+	var p Path
 	if !slices.Contains(names, "pg_catalog") {
 		p.Schemas, p.Implicit = append(p.Schemas, PgCatalogID), true
 	}
 	for _, n := range names {
-		if n == TempAlias {
-			if temp != 0 && !slices.Contains(p.Schemas, temp) {
-				p.Schemas = append(p.Schemas, temp)
-			}
-			continue
-		}
 		s := c.SchemaByName[n]
 		if s == nil || slices.Contains(p.Schemas, s.ID) {
 			continue
 		}
 		p.Schemas = append(p.Schemas, s.ID)
-		if p.Create == 0 && !s.System && s.ID != temp {
+		if p.Create == 0 && !s.System {
 			p.Create = s.ID
 		}
 	}
@@ -241,22 +214,11 @@ func (c *Catalog) ResolveType(path Path, schema, name string) (QName, error) {
 	})
 }
 
-// SchemaOn is the schema a statement names as name: pg_temp is path's
-// Temp, nil while the session has none, which holds no relation or type
-// (not an error: PostgreSQL reports the object missing) and no function
-// (3F000, as in PostgreSQL). Another name that no schema has is 3F000.
-func (c *Catalog) SchemaOn(path Path, name string) (*Schema, error) {
-	if name == TempAlias {
-		return c.SchemaByID[path.Temp], nil
-	}
-	return c.Schema(name)
-}
-
 func (c *Catalog) resolve(path Path, schema, name string, has func(uint32, string) bool) (QName, error) {
 	if schema != "" {
-		s, err := c.SchemaOn(path, schema)
-		if err != nil || s == nil {
-			return QName{Name: name}, err
+		s, err := c.Schema(schema)
+		if err != nil {
+			return QName{}, err
 		}
 		if !has(s.ID, name) {
 			return QName{Name: name}, nil
@@ -281,12 +243,9 @@ func (c *Catalog) CreateIn(path Path, schema, name string) (uint32, error) {
 		}
 		return path.Create, nil
 	}
-	s, err := c.SchemaOn(path, schema)
+	s, err := c.Schema(schema)
 	if err != nil {
 		return 0, err
-	}
-	if s == nil {
-		return 0, pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
 	}
 	if s.System {
 		return 0, pgerr.New(pgerr.InsufficientPrivilege, "permission denied to create %q", schema+"."+name).

@@ -272,12 +272,6 @@ var catalogBuiltins = map[string]plan.Builtin{
 	}),
 	"pg_tablespace_location": plan.Fixed(types.Text, []types.T{types.OidType}, func(*plan.Env, []any) (any, error) { return "", nil }),
 	"pg_is_in_recovery":      plan.Fixed(types.Bool, nil, func(*plan.Env, []any) (any, error) { return false, nil }),
-	"pg_my_temp_schema": plan.Fixed(types.OidType, nil, func(e *plan.Env, _ []any) (any, error) {
-		return int64(e.Host.SearchPath().Temp), nil
-	}),
-	"pg_is_other_temp_schema": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
-		return otherTemp(hostOf(e.Host), uint32(a[0].(int64))), nil
-	}),
 	// epochdb does not measure relations in pages. The functions take a
 	// regclass, so that pg_table_size('t') reads a name, and an oid that
 	// names no relation has no size (NULL).
@@ -494,8 +488,8 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		schema := ""
 		if len(parts) == 2 {
 			schema = parts[0]
-			if sc, err := s.Catalog().SchemaOn(s.SearchPath(), schema); err != nil || sc == nil {
-				return types.Reg{}, catalog.ErrNoSchema(schema)
+			if _, err := s.Catalog().Schema(schema); err != nil {
+				return types.Reg{}, err
 			}
 		}
 		if len(parts) <= 2 {

@@ -422,26 +422,6 @@ type Relation struct {
 	view      *catalog.View
 }
 
-// isTemp reports whether nsp is a session's temporary schema (see
-// sql/temp.go), whose relations pg_class marks relpersistence 't'.
-func isTemp(s Host, nsp uint32) bool {
-	return strings.HasPrefix(s.Catalog().SchemaName(nsp), catalog.TempSchemaPrefix)
-}
-
-// otherTemp reports whether nsp is another session's temporary schema,
-// whose tables information_schema leaves out, as PostgreSQL's views do
-// with pg_is_other_temp_schema.
-func otherTemp(s Host, nsp uint32) bool {
-	return nsp != s.SearchPath().Temp && isTemp(s, nsp)
-}
-
-func persistence(s Host, nsp uint32) string {
-	if isTemp(s, nsp) {
-		return "t"
-	}
-	return "p"
-}
-
 // relations lists every relation the session can see.
 func relations(s Host) []Relation {
 	cat := s.Catalog()
@@ -679,7 +659,7 @@ func pgClassRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
 		rw := row{"oid": r.oid, "relname": r.Name, "relnamespace": r.Namespace, "relowner": oidSuperuser,
-			"relfilenode": r.oid, "relpersistence": persistence(s, r.Namespace), "relkind": r.Kind, "relispopulated": true, "relreplident": "n"}
+			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.Kind, "relispopulated": true, "relreplident": "n"}
 		switch {
 		case (r.Kind == "r" || r.Kind == "m") && r.table != nil:
 			rw["relispopulated"] = !r.table.Unpopulated
@@ -1105,16 +1085,13 @@ func yesNo(b bool) string {
 func infoTablesRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
-		if r.Kind != "r" && r.Kind != "v" || otherTemp(s, r.Namespace) {
+		if r.Kind != "r" && r.Kind != "v" {
 			continue
 		}
 		nsp := s.Catalog().SchemaName(r.Namespace)
 		kind := "BASE TABLE"
-		switch {
-		case r.Kind == "v":
+		if r.Kind == "v" {
 			kind = "VIEW"
-		case isTemp(s, r.Namespace):
-			kind = "LOCAL TEMPORARY"
 		}
 		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": nsp, "table_name": r.Name,
 			"table_type": kind, "is_insertable_into": yesNo(r.Kind == "r"), "is_typed": "NO"})
@@ -1151,9 +1128,6 @@ func infoSchemataRows(s Host) []row {
 func infoColumnsRows(s Host) []row {
 	var rows []row
 	for _, t := range s.Catalog().Tables() {
-		if otherTemp(s, t.Schema) {
-			continue
-		}
 		for _, c := range t.Columns {
 			if !c.Visible() {
 				continue

@@ -111,13 +111,12 @@ func aclRoleName(s Host, oid int64) string {
 }
 
 // CurrentSchemas is current_schemas(implicit): the search path's schemas,
-// without pg_catalog and the temporary schema where the path has them
-// only implicitly.
+// without pg_catalog where the path puts it first only implicitly.
 func CurrentSchemas(s Host, implicit bool) []any {
 	path, cat := s.SearchPath(), s.Catalog()
 	out := []any{}
-	for _, nsp := range path.Schemas {
-		if !implicit && (nsp == path.Temp && path.ImplicitTemp || nsp == catalog.PgCatalogID && path.Implicit) {
+	for i, nsp := range path.Schemas {
+		if i == 0 && path.Implicit && !implicit {
 			continue
 		}
 		out = append(out, cat.SchemaName(nsp))
