@@ -581,23 +581,10 @@ func SplitQualified(s string) ([]string, error) {
 	for {
 		var part string
 		if strings.HasPrefix(s, `"`) {
-			var sb strings.Builder
-			i := 1
-			for {
-				j := strings.IndexByte(s[i:], '"')
-				if j < 0 {
-					return nil, invalid
-				}
-				sb.WriteString(s[i : i+j])
-				i += j + 1
-				if i < len(s) && s[i] == '"' {
-					sb.WriteByte('"')
-					i++
-					continue
-				}
-				break
+			var ok bool
+			if part, s, ok = types.QuotedIdent(s); !ok {
+				return nil, invalid
 			}
-			part, s = sb.String(), s[i:]
 		} else {
 			end := strings.IndexByte(s, '.')
 			if end < 0 {
