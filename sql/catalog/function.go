@@ -80,6 +80,10 @@ type Param struct {
 	// Default is the default expression as SQL the TiDB parser reads,
 	// or "".
 	Default string `json:"default,omitempty"`
+	// Row, for a parameter of a table's row type, is the table: Type is
+	// then the record of its columns, as the catalog that holds the
+	// function read them, since a record's shape is the process's own.
+	Row uint32 `json:"row,omitempty"`
 }
 
 // In reports whether p is one a call passes: IN, INOUT or VARIADIC.
@@ -158,9 +162,12 @@ func (c *Catalog) Functions() []*Function {
 // spread across schemas meet). A schema that does not exist is 3F000.
 func (c *Catalog) FunctionOverloads(path Path, schema, name string) ([]*Function, error) {
 	if schema != "" {
-		s, err := c.pathSchema(path, schema)
-		if err != nil || s == nil {
+		s, err := c.SchemaOn(path, schema)
+		if err != nil {
 			return nil, err
+		}
+		if s == nil {
+			return nil, ErrNoSchema(schema)
 		}
 		return c.FunctionByName[QName{s.ID, name}], nil
 	}
@@ -189,6 +196,11 @@ func (c *Catalog) FunctionBySignature(nsp uint32, name string, sig []types.Oid) 
 func (c *Catalog) putFunction(f *Function) {
 	f.Schema = inSchema(f.Schema)
 	f.cat = c
+	for i, p := range f.Params {
+		if t := c.TableByID[p.Row]; p.Row != 0 && t != nil {
+			f.Params[i].Type = t.RowType()
+		}
+	}
 	if old := c.FunctionByID[f.ID]; old != nil {
 		c.removeFunction(old)
 	}

@@ -267,7 +267,7 @@ func (c *Catalog) ResolveType(path Path, schema, name string) (QName, error) {
 
 func (c *Catalog) resolve(path Path, schema, name string, has func(uint32, string) bool) (QName, error) {
 	if schema != "" {
-		s, err := c.pathSchema(path, schema)
+		s, err := c.SchemaOn(path, schema)
 		if err != nil || s == nil {
 			return QName{Name: name}, err
 		}
@@ -287,9 +287,9 @@ func (c *Catalog) resolve(path Path, schema, name string, has func(uint32, strin
 	return QName{Name: name}, nil
 }
 
-// pathSchema is the schema a qualified name names: pg_temp is the
+// SchemaOn is the schema a qualified name names: pg_temp is the
 // session's temporary schema, nil while it has none.
-func (c *Catalog) pathSchema(path Path, schema string) (*Schema, error) {
+func (c *Catalog) SchemaOn(path Path, schema string) (*Schema, error) {
 	if schema == TempAlias {
 		return c.SchemaByID[path.Temp], nil
 	}
@@ -317,7 +317,7 @@ func (c *Catalog) CreateIn(path Path, schema, name string) (uint32, error) {
 		}
 		return path.Create, nil
 	}
-	s, err := c.pathSchema(path, schema)
+	s, err := c.SchemaOn(path, schema)
 	if err != nil {
 		return 0, err
 	}

@@ -495,8 +495,8 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		schema := ""
 		if len(parts) == 2 {
 			schema = parts[0]
-			if _, err := s.Catalog().Schema(schema); err != nil {
-				return types.Reg{}, err
+			if sc, err := s.Catalog().SchemaOn(s.SearchPath(), schema); err != nil || sc == nil {
+				return types.Reg{}, catalog.ErrNoSchema(schema)
 			}
 		}
 		if len(parts) <= 2 {
