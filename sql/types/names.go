@@ -156,7 +156,7 @@ var typeNames = func() map[string]Oid {
 var unsupportedTypes = map[string]bool{
 	"timetz": true, "time with time zone": true,
 	"xml": true, "money": true, "bit": true, "varbit": true, "bit varying": true,
-	"inet": true, "cidr": true, "macaddr": true, "macaddr8": true, "tsvector": true, "tsquery": true,
+	"tsvector": true, "tsquery": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
 	"regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
