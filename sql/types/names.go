@@ -151,6 +151,13 @@ var typeNames = func() map[string]Oid {
 	return m
 }()
 
+// IsTypeName reports whether name is a built-in type's pg_type name, as a
+// function-style cast names it.
+func IsTypeName(name string) bool {
+	_, ok := typeNames[name]
+	return ok
+}
+
 // unsupportedTypes are PostgreSQL types epochdb does not have, so that
 // using one says so instead of claiming the type does not exist.
 var unsupportedTypes = map[string]bool{

@@ -61,6 +61,16 @@ func (a Inet) Masked() Inet {
 	return a
 }
 
+// Netmask is the netmask of a's prefix, as an address with a full
+// prefix length.
+func (a Inet) Netmask() Inet {
+	m := Inet{IPv6: a.IPv6, Bits: uint8(a.MaxBits())}
+	for i := range a.Size() {
+		m.Addr[i] = maskByte(int(a.Bits), i)
+	}
+	return m
+}
+
 // HostBitsZero reports whether a has no bit set right of its prefix, as a
 // cidr must not.
 func (a Inet) HostBitsZero() bool { return a.Masked() == a }
