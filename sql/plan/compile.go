@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -538,12 +539,18 @@ func (c *Compiler) unary(n *ast.UnaryOperationExpr) (Expr, error) {
 		return &notExpr{e: e}, nil
 	case opcode.Minus:
 		if v, ok := n.V.(*driver.ValueExpr); ok {
-			// Fold -literal so that -2147483648 is an int4, as in PostgreSQL.
-			if i, ok := v.GetValue().(int64); ok {
+			// Fold -literal so that -2147483648 is an int4, and
+			// -9223372036854775808 an int8, as in PostgreSQL.
+			switch i := v.GetValue().(type) {
+			case int64:
 				if -i >= -1<<31 {
 					return &ConstExpr{T: types.Int4, V: -i}, nil
 				}
 				return &ConstExpr{T: types.Int8, V: -i}, nil
+			case uint64:
+				if i == 1<<63 {
+					return &ConstExpr{T: types.Int8, V: int64(math.MinInt64)}, nil
+				}
 			}
 		}
 		e, err := c.Compile(n.V)
