@@ -235,6 +235,10 @@ func TestPgx(t *testing.T) {
 		t.Parallel()
 		testPgxEnum(t, startTarget(t))
 	})
+	t.Run("network", func(t *testing.T) {
+		t.Parallel()
+		testPgxNetworkAll(t) // network_test.go
+	})
 }
 
 // testPgxEnum passes enum values as parameters, which pgx, knowing
