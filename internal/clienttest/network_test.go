@@ -81,18 +81,7 @@ var netText = []string{
 
 // testPgxNetworkAll is TestPgx's network subtest.
 func testPgxNetworkAll(t *testing.T) {
-	for _, mode := range []pgx.QueryExecMode{
-		pgx.QueryExecModeCacheStatement,
-		pgx.QueryExecModeCacheDescribe,
-		pgx.QueryExecModeDescribeExec,
-		pgx.QueryExecModeExec,
-		pgx.QueryExecModeSimpleProtocol,
-	} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			testPgxNetwork(t, connectPgx(t, startTarget(t), mode), mode)
-		})
-	}
+	inEveryPgxMode(t, testPgxNetwork)
 	t.Run("formats", func(t *testing.T) {
 		t.Parallel()
 		testPgxNetworkFormats(t, connectPgx(t, startTarget(t), pgx.QueryExecModeCacheStatement))
@@ -183,18 +172,6 @@ func testPgxNetwork(t *testing.T, conn *pgx.Conn, mode pgx.QueryExecMode) {
 	}
 
 	// Parameters of the operators, whose types the server infers.
-	ids := func(sql string, args ...any) []int32 {
-		t.Helper()
-		rows, err := conn.Query(ctx, sql, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		return got
-	}
 	for _, c := range []struct {
 		sql  string
 		arg  any
@@ -208,7 +185,7 @@ func testPgxNetwork(t *testing.T, conn *pgx.Conn, mode pgx.QueryExecMode) {
 		{"SELECT id FROM netaddrs WHERE family(a) = $1 ORDER BY id", 6, []int32{2}},
 		{"SELECT id FROM netaddrs WHERE a = ANY($1) ORDER BY id", []netip.Prefix{netip.MustParsePrefix("192.168.1.5/24")}, []int32{1}},
 	} {
-		if got := ids(c.sql, c.arg); !reflect.DeepEqual(got, c.want) {
+		if got := queryIDs(t, conn, c.sql, c.arg); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s with %v: %v, want %v", c.sql, c.arg, got, c.want)
 		}
 	}

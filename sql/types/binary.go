@@ -376,12 +376,8 @@ func AppendBinary(buf []byte, t T, v any) []byte {
 		return v.(*JSON).AppendJSONB(append(buf, 1))
 	case OidInet, OidCidr:
 		return appendInetBinary(buf, v.(Inet), t.Oid == OidCidr)
-	case OidMacaddr:
-		m := v.(Macaddr)
-		return append(buf, m[:]...)
-	case OidMacaddr8:
-		m := v.(Macaddr8)
-		return append(buf, m[:]...)
+	case OidMacaddr, OidMacaddr8:
+		return append(buf, macBytes(v)...)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(v.(Reg).Oid))
 	case OidRecord:

@@ -144,12 +144,8 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 		return AppendKeyJSONB(buf, v.(*JSON))
 	case OidInet, OidCidr:
 		return appendKeyInet(buf, v.(Inet))
-	case OidMacaddr:
-		m := v.(Macaddr)
-		return append(buf, m[:]...)
-	case OidMacaddr8:
-		m := v.(Macaddr8)
-		return append(buf, m[:]...)
+	case OidMacaddr, OidMacaddr8:
+		return append(buf, macBytes(v)...)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendKeyInt(buf, int64(v.(Reg).Oid))
 	case OidRecord:

@@ -804,6 +804,15 @@ func scanHex(s string, i, width int) (int64, int, bool) {
 	return int64(int32(uint32(v))), i, true
 }
 
+// macBytes is the bytes of a macaddr or macaddr8 datum.
+func macBytes(v any) []byte {
+	if m, ok := v.(Macaddr); ok {
+		return m[:]
+	}
+	m := v.(Macaddr8)
+	return m[:]
+}
+
 func appendMac(buf []byte, b []byte) []byte {
 	for i, o := range b {
 		if i > 0 {

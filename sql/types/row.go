@@ -125,12 +125,8 @@ func appendRowValue(buf []byte, t T, v any) []byte {
 		return append(buf, u[:]...)
 	case OidInet, OidCidr:
 		return appendRowInet(buf, v.(Inet))
-	case OidMacaddr:
-		m := v.(Macaddr)
-		return append(buf, m[:]...)
-	case OidMacaddr8:
-		m := v.(Macaddr8)
-		return append(buf, m[:]...)
+	case OidMacaddr, OidMacaddr8:
+		return append(buf, macBytes(v)...)
 	case OidJSON, OidJSONB:
 		// Stored as text, which reading parses again: json's as written,
 		// jsonb's normalized.

@@ -151,12 +151,8 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 		return v.(*JSON).AppendJSONB(buf)
 	case OidInet, OidCidr:
 		return AppendInet(buf, v.(Inet), t.Oid == OidCidr)
-	case OidMacaddr:
-		m := v.(Macaddr)
-		return appendMac(buf, m[:])
-	case OidMacaddr8:
-		m := v.(Macaddr8)
-		return appendMac(buf, m[:])
+	case OidMacaddr, OidMacaddr8:
+		return appendMac(buf, macBytes(v))
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendRegText(buf, v.(Reg))
 	case OidRecord:
