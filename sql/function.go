@@ -27,7 +27,7 @@ func (s *Session) createFunction(ctx context.Context, cmd *parser.CreateFunction
 	if err != nil {
 		return err
 	}
-	q, err := s.createName(cmd.Name)
+	q, err := s.createName(ctx, cmd.Name)
 	if err != nil {
 		return err
 	}

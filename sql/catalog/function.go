@@ -158,14 +158,14 @@ func (c *Catalog) Functions() []*Function {
 // spread across schemas meet). A schema that does not exist is 3F000.
 func (c *Catalog) FunctionOverloads(path Path, schema, name string) ([]*Function, error) {
 	if schema != "" {
-		s, err := c.Schema(schema)
-		if err != nil {
+		s, err := c.pathSchema(path, schema)
+		if err != nil || s == nil {
 			return nil, err
 		}
 		return c.FunctionByName[QName{s.ID, name}], nil
 	}
 	var out []*Function
-	for _, nsp := range path.Schemas {
+	for _, nsp := range path.NoTemp() {
 		for _, f := range c.FunctionByName[QName{nsp, name}] {
 			if !slices.ContainsFunc(out, func(g *Function) bool { return slices.Equal(g.Signature(), f.Signature()) }) {
 				out = append(out, f)

@@ -24,6 +24,7 @@ var soupWords = strings.Fields(`
 	double precision varchar int text serial array any some operator collate for share no isolation
 	level read write transaction to identity generated always sequence if true false current_user
 	over partition window filter within escape isnull notnull similar at local session
+	temp temporary global preserve discard pg_temp.t
 	extension schema authorization rename owner session_user version cascade restrict comment is digest crypt "uuid-ossp" nosuch.t public.t
 	function procedure routine returns setof language sql plpgsql strict stable immutable volatile atomic return call inout out variadic security definer %type
 	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
@@ -58,6 +59,9 @@ func FuzzParse(f *testing.F) {
 		"DROP SCHEMA IF EXISTS a, \"B c\" RESTRICT",
 		"ALTER SCHEMA a RENAME TO b; ALTER SCHEMA b OWNER TO SESSION_USER; COMMENT ON SCHEMA b IS NULL",
 		"CREATE VIEW app.v (x) AS SELECT 1",
+		"CREATE TEMP TABLE t (a int) WITH (fillfactor = 70) ON COMMIT DELETE ROWS",
+		"CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS pg_temp.t ON COMMIT DROP AS SELECT 1",
+		"CREATE TEMPORARY SEQUENCE s START 1; CREATE OR REPLACE TEMP VIEW v AS SELECT 1; DISCARD TEMP",
 		"CREATE TABLE t (c citext PRIMARY KEY, d public.citext[] DEFAULT '{}'::citext[])",
 		"CREATE INDEX ON t USING gin (c gin_trgm_ops)",
 		"CREATE INDEX i ON t USING gist (c gist_trgm_ops) WHERE c % 'x'",

@@ -150,6 +150,13 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"col_description": plan.Fixed(types.Text, []types.T{types.OidType, types.Int4}, func(e *plan.Env, a []any) (any, error) {
 		return hostOf(e.Host).Description(OidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
 	}),
+	"pg_my_temp_schema": plan.Fixed(types.OidType, nil, func(e *plan.Env, _ []any) (any, error) {
+		return int64(e.Host.SearchPath().Temp), nil
+	}),
+	"pg_is_other_temp_schema": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
+		nsp := uint32(a[0].(int64))
+		return tempSchema(hostOf(e.Host), nsp) && nsp != e.Host.SearchPath().Temp, nil
+	}),
 	"pg_table_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
 		h := hostOf(e.Host)
 		r, ok := relationByOID(h, uint32(a[0].(int64)))

@@ -660,6 +660,9 @@ func pgClassRows(s Host) []row {
 	for _, r := range relations(s) {
 		rw := row{"oid": r.oid, "relname": r.Name, "relnamespace": r.Namespace, "relowner": oidSuperuser,
 			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.Kind, "relispopulated": true, "relreplident": "n"}
+		if tempSchema(s, r.Namespace) {
+			rw["relpersistence"] = "t"
+		}
 		switch {
 		case (r.Kind == "r" || r.Kind == "m") && r.table != nil:
 			rw["relispopulated"] = !r.table.Unpopulated
@@ -1085,6 +1088,13 @@ func yesNo(b bool) string {
 	return "NO"
 }
 
+// tempSchema reports whether schema nsp holds a session's temporary
+// objects.
+func tempSchema(s Host, nsp uint32) bool {
+	sc := s.Catalog().SchemaByID[nsp]
+	return sc != nil && sc.IsTemp()
+}
+
 func infoTablesRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
@@ -1093,8 +1103,11 @@ func infoTablesRows(s Host) []row {
 		}
 		nsp := s.Catalog().SchemaName(r.Namespace)
 		kind := "BASE TABLE"
-		if r.Kind == "v" {
+		switch {
+		case r.Kind == "v":
 			kind = "VIEW"
+		case tempSchema(s, r.Namespace):
+			kind = "LOCAL TEMPORARY"
 		}
 		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": nsp, "table_name": r.Name,
 			"table_type": kind, "is_insertable_into": yesNo(r.Kind == "r"), "is_typed": "NO"})

@@ -117,7 +117,7 @@ func CurrentSchemas(s Host, implicit bool) []any {
 	path, cat := s.SearchPath(), s.Catalog()
 	out := []any{}
 	for i, nsp := range path.Schemas {
-		if i == 0 && path.Implicit && !implicit {
+		if i < path.Implicit && !implicit {
 			continue
 		}
 		out = append(out, cat.SchemaName(nsp))

@@ -183,6 +183,9 @@ func (c *Compiler) planTable(tn *ast.TableName, alias string) (Source, *Scope, e
 	}
 	cat := c.Host.Catalog()
 	q, err := cat.Resolve(c.SearchPath(), tn.Schema.O, tn.Name.O)
+	if pgerr.Code(err) == pgerr.FeatureNotSupported {
+		return nil, nil, err // another session's temporary table
+	}
 	if err != nil || !q.Found() {
 		return nil, nil, ErrNoRelation(tn.Schema.O, tn.Name.O)
 	}
