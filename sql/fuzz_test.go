@@ -13,8 +13,8 @@ import (
 // FuzzStatements runs statements that a generator builds from the fuzzer's
 // bytes, in the areas where real SQL once reached internal errors:
 // expression indexes, materialized view refreshes, row values and IS
-// [NOT] NULL over them, numeric literals of any size, and temporary
-// tables. Each statement may fail, but only with a proper SQLSTATE: a
+// [NOT] NULL over them, numeric literals of any size, temporary tables,
+// and the network types' operators and functions. Each statement may fail, but only with a proper SQLSTATE: a
 // panic or an internal error (XX000) fails the test.
 func FuzzStatements(f *testing.F) {
 	for _, seed := range [][]byte{
@@ -27,8 +27,8 @@ func FuzzStatements(f *testing.F) {
 		ctx := context.Background()
 		_, s := newTestSession(t)
 		for _, q := range []string{
-			`CREATE TABLE t (f1 text, f2 text, a int, n numeric, r int[])`,
-			`INSERT INTO t VALUES ('a', 'b', 1, 1.5, '{1,2}'), (NULL, 'c', NULL, NULL, NULL), ('d', NULL, 3, 1e30, '{}')`,
+			`CREATE TABLE t (f1 text, f2 text, a int, n numeric, r int[], ip inet)`,
+			`INSERT INTO t VALUES ('a', 'b', 1, 1.5, '{1,2}', '10.1.2.3/8'), (NULL, 'c', NULL, NULL, NULL, NULL), ('d', NULL, 3, 1e30, '{}', '::1')`,
 			`CREATE MATERIALIZED VIEW mv1 AS SELECT a FROM t`,
 			`CREATE MATERIALIZED VIEW mv2 AS SELECT a, f1 FROM t WHERE a IS NOT NULL`,
 			`CREATE UNIQUE INDEX ON mv2 (a)`,
@@ -112,7 +112,8 @@ func (g *sqlGen) list() string {
 }
 
 func (g *sqlGen) indexElem() string {
-	return g.one("f1", "a", "(f1 || f2)", "(row(f1, f2))", "(a + 1)", "(lower(f1))", "(array[a])", "(n * 2)", "(r)", "("+g.expr()+")")
+	return g.one("f1", "a", "(f1 || f2)", "(row(f1, f2))", "(a + 1)", "(lower(f1))", "(array[a])", "(n * 2)", "(r)", "ip",
+		"(network(ip))", "("+g.expr()+")")
 }
 
 func (g *sqlGen) expr() string {
@@ -121,9 +122,11 @@ func (g *sqlGen) expr() string {
 	}
 	g.depth++
 	defer func() { g.depth-- }()
-	switch g.pick(12) {
+	switch g.pick(13) {
 	case 0, 1, 2:
 		return g.leaf()
+	case 11:
+		return g.network()
 	case 3:
 		return "(" + g.expr() + " " + g.one("||", "+", "*", "=", "<>", "<", "AND", "OR", "IS DISTINCT FROM") + " " + g.expr() + ")"
 	case 4:
@@ -147,7 +150,7 @@ func (g *sqlGen) expr() string {
 func (g *sqlGen) leaf() string {
 	switch g.pick(5) {
 	case 0:
-		return g.one("f1", "f2", "a", "n", "r", "b", "r.a")
+		return g.one("f1", "f2", "a", "n", "r", "b", "r.a", "ip")
 	case 1:
 		return g.text()
 	case 2:
@@ -156,6 +159,33 @@ func (g *sqlGen) leaf() string {
 		return g.number()
 	}
 	return g.one("NULL", "true", "row(1, 2)", "'{1,2}'::int[]")
+}
+
+// network is an expression of the network types: their literals, the
+// containment, bitwise and arithmetic operators, and their functions.
+func (g *sqlGen) network() string {
+	if g.depth > 4 {
+		return g.netLeaf()
+	}
+	g.depth++
+	defer func() { g.depth-- }()
+	switch g.pick(5) {
+	case 0:
+		return g.netLeaf()
+	case 1:
+		return "(" + g.network() + " " + g.one("<<", "<<=", ">>", ">>=", "&&", "&", "|", "-", "=", "<", ">=") + " " + g.network() + ")"
+	case 2:
+		return "(" + g.network() + " " + g.one("+", "-") + " " + g.integer() + ")"
+	case 3:
+		return g.one("abbrev", "host", "network", "broadcast", "netmask", "hostmask", "masklen", "family", "text", "~") + "(" + g.network() + ")"
+	}
+	return g.one("set_masklen", "inet_merge") + "(" + g.network() + ", " + g.one(g.integer(), g.network()) + ")"
+}
+
+func (g *sqlGen) netLeaf() string {
+	return g.one("ip", "NULL", "'10.1.2.3/8'::inet", "'10/8'::cidr", "'::ffff:1.2.3.4'::inet", "'2001:db8::/32'::cidr",
+		"'0.0.0.0/0'::inet", "'255.255.255.255'::inet", "'08:00:2b:01:02:03'::macaddr", "'08:00:2b:01:02:03:04:05'::macaddr8",
+		"CAST("+g.text()+" AS inet)")
 }
 
 func (g *sqlGen) text() string { return g.one("NULL", "'x'", "''", "'it''s'", "repeat('ab', 3)") }

@@ -39,6 +39,9 @@
 //	                           megabytes, many rows and a cancel
 //	capture_test.go            -capture: a proxy that records what each
 //	                           client sends, for pgwire's fuzz seeds
+//	network_test.go            pgx with inet, cidr, macaddr and macaddr8:
+//	                           Go's netip and net values, both formats,
+//	                           COPY, the encodings byte for byte
 //	catalog_test.go            pgx's array parameters and type lookup, and
 //	                           psql's \dt and \d
 //	pgdump_test.go             pg_dump's plain, schema, data and custom

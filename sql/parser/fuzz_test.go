@@ -31,6 +31,7 @@ var soupWords = strings.Fields(`
 	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
 	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
 	<-> <% %> <<% %>> <<-> <->> <<<-> <->>> using gin gist gin_trgm_ops citext
+	inet cidr macaddr macaddr8 inet_ops macaddr_ops <<= >>= && '10.0.0.0/8' '::1/64' '08:00:2b:01:02:03' family
 	( ) [ ] , ; . : ( ) ( ) , ,
 `)
 
@@ -65,6 +66,9 @@ func FuzzParse(f *testing.F) {
 		"CREATE INDEX ON t USING gin (c gin_trgm_ops)",
 		"CREATE INDEX i ON t USING gist (c gist_trgm_ops) WHERE c % 'x'",
 		"SELECT a % b, a <-> b, a <% b, b %> a, a <<% b, a %>> b, a <<-> b, a <->> b, a <<<-> b, a <->>> b FROM t ORDER BY a <-> 'x' LIMIT 3",
+		"CREATE TABLE h (a inet PRIMARY KEY, c cidr DEFAULT '10/8' CHECK (a <<= c), m macaddr UNIQUE, m8 macaddr8, x inet[])",
+		"SELECT a << c, a <<= c, a >> c, a >>= $1, a && c, ~a, a & c, a | c, a + 1, a - c, text(a), abbrev(c) FROM h WHERE a <<= $2 ORDER BY a",
+		"CREATE INDEX ON h (c inet_ops, m macaddr_ops, m8 macaddr8_ops)",
 	} {
 		f.Add(seed, []byte{})
 	}

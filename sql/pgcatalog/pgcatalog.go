@@ -806,10 +806,13 @@ func pgIndexRows(s Host) []row {
 }
 
 // btreeOpclass is the default btree operator class of a type (pg_opclass),
-// which pg_index.indclass names.
+// which pg_index.indclass names: varchar's is text's, and cidr's inet's.
 func btreeOpclass(oid types.Oid) uint32 {
-	if oid == types.OidVarchar {
+	switch oid {
+	case types.OidVarchar:
 		oid = types.OidText
+	case types.OidCidr:
+		oid = types.OidInet
 	}
 	if c, ok := btreeOpclasses[oid]; ok {
 		return c.oid

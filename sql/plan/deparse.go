@@ -183,6 +183,18 @@ func (d Deparser) Print(e Expr) (string, bool) {
 		}
 		return text, prec
 	}
+	// shown is e with its implicit cast, if it has one, made visible, as
+	// ruleutils shows the casts of an operator's operands: an operator
+	// of sql/builtins has PostgreSQL's signature, so its operands carry
+	// the casts PostgreSQL's would.
+	shown := func(e Expr) Expr {
+		if c, ok := e.(*castExpr); ok && !c.explicit {
+			visible := *c
+			visible.explicit = true
+			return &visible
+		}
+		return e
+	}
 	// cast prints a cast as get_coercion_expr does: (arg)::type, or
 	// pretty, arg::type with parentheses only if arg needs them.
 	cast := func(x *castExpr) (string, int) {
@@ -285,13 +297,21 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				name = d.Host.QualifiedName(e.Schema, name)
 			}
 			if x.op != 0 && len(x.Args) == 2 {
-				return binary(x.Args[0], string(x.op), x.Args[1], precAdd)
+				return binary(shown(x.Args[0]), string(x.op), shown(x.Args[1]), precAdd)
 			}
 			if op := RegexOperator(x, false); op != "" {
 				return binary(x.Args[0], d.operator(op, x.ext), x.Args[1], precOther)
 			}
 			if IsOperatorName(x.Name) && len(x.Args) == 2 {
-				return binary(x.Args[0], d.operator(x.Name, x.ext), x.Args[1], precOther)
+				return binary(shown(x.Args[0]), d.operator(x.Name, x.ext), shown(x.Args[1]), precOther)
+			}
+			if IsOperatorName(x.Name) && len(x.Args) == 1 {
+				// A prefix operator, as negExpr prints -.
+				if d.pretty {
+					return d.operator(x.Name, x.ext) + " " + operand(shown(x.Args[0]), precUnary, true), precUnary
+				}
+				text, _ := walk(shown(x.Args[0]))
+				return "(" + d.operator(x.Name, x.ext) + " " + text + ")", precPrimary
 			}
 			args := make([]string, len(x.Args))
 			for i, a := range x.Args {

@@ -150,12 +150,19 @@ var typeNames = func() map[string]Oid {
 	return m
 }()
 
+// IsTypeName reports whether name is a built-in type's pg_type name, as a
+// function-style cast names it.
+func IsTypeName(name string) bool {
+	_, ok := typeNames[name]
+	return ok
+}
+
 // unsupportedTypes are PostgreSQL types epochdb does not have, so that
 // using one says so instead of claiming the type does not exist.
 var unsupportedTypes = map[string]bool{
 	"timetz": true, "time with time zone": true,
 	"xml": true, "money": true, "bit": true, "varbit": true, "bit varying": true,
-	"inet": true, "cidr": true, "macaddr": true, "macaddr8": true, "tsvector": true, "tsquery": true,
+	"tsvector": true, "tsquery": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
 	"regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
