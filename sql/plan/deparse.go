@@ -177,23 +177,12 @@ func (d Deparser) Print(e Expr) (string, bool) {
 		return "(" + text + ")"
 	}
 	binary := func(l Expr, op string, r Expr, prec int) (string, int) {
+		l, r = mixedOperands(l, r)
 		text := operand(l, prec, false) + " " + op + " " + operand(r, prec, true)
 		if !d.pretty {
 			return "(" + text + ")", precPrimary
 		}
 		return text, prec
-	}
-	// shown is e with its implicit cast, if it has one, made visible, as
-	// ruleutils shows the casts of an operator's operands: an operator
-	// of sql/builtins has PostgreSQL's signature, so its operands carry
-	// the casts PostgreSQL's would.
-	shown := func(e Expr) Expr {
-		if c, ok := e.(*castExpr); ok && !c.explicit {
-			visible := *c
-			visible.explicit = true
-			return &visible
-		}
-		return e
 	}
 	// cast prints a cast as get_coercion_expr does: (arg)::type, or
 	// pretty, arg::type with parentheses only if arg needs them.
@@ -297,20 +286,20 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				name = d.Host.QualifiedName(e.Schema, name)
 			}
 			if x.op != 0 && len(x.Args) == 2 {
-				return binary(shown(x.Args[0]), string(x.op), shown(x.Args[1]), precAdd)
+				return binary(x.Args[0], string(x.op), x.Args[1], precAdd)
 			}
 			if op := RegexOperator(x, false); op != "" {
 				return binary(x.Args[0], d.operator(op, x.ext), x.Args[1], precOther)
 			}
 			if IsOperatorName(x.Name) && len(x.Args) == 2 {
-				return binary(shown(x.Args[0]), d.operator(x.Name, x.ext), shown(x.Args[1]), precOther)
+				return binary(x.Args[0], d.operator(x.Name, x.ext), x.Args[1], precOther)
 			}
 			if IsOperatorName(x.Name) && len(x.Args) == 1 {
 				// A prefix operator, as negExpr prints -.
 				if d.pretty {
-					return d.operator(x.Name, x.ext) + " " + operand(shown(x.Args[0]), precUnary, true), precUnary
+					return d.operator(x.Name, x.ext) + " " + operand(x.Args[0], precUnary, true), precUnary
 				}
-				text, _ := walk(shown(x.Args[0]))
+				text, _ := shown(x.Args[0])
 				return "(" + d.operator(x.Name, x.ext) + " " + text + ")", precPrimary
 			}
 			args := make([]string, len(x.Args))
@@ -506,27 +495,51 @@ func IsOperatorName(name string) bool {
 // between those nowhere; beside a float4 it casts a number to float8,
 // for the float4-float8 operators.
 func operandCast(from, to types.T) (types.T, bool) {
-	isInt := func(o types.Oid) bool { return o == types.OidInt2 || o == types.OidInt4 || o == types.OidInt8 }
-	family := func(o types.Oid) int {
-		switch {
-		case isInt(o):
-			return 1
-		case o == types.OidFloat4 || o == types.OidFloat8:
-			return 2
-		case o == types.OidDate || o == types.OidTimestamp || o == types.OidTimestamptz:
-			return 3
-		case o == types.OidName || o == types.OidText:
-			return 4
-		}
-		return 0
-	}
-	if f := family(from.Oid); f != 0 && f == family(to.Oid) {
+	if f := castFamily(from.Oid); f != 0 && f == castFamily(to.Oid) {
 		return to, false
 	}
 	if to.Oid == types.OidFloat4 && (isInt(from.Oid) || from.Oid == types.OidNumeric) {
 		return types.Float8, true
 	}
 	return to, true
+}
+
+// castFamily groups the types between which PostgreSQL has operators of
+// mixed types (int4 + int8, date < timestamp), so that an operand is not
+// cast within its group: 0 for a type in none.
+func castFamily(o types.Oid) int {
+	switch {
+	case isInt(o):
+		return 1
+	case o == types.OidFloat4 || o == types.OidFloat8:
+		return 2
+	case o == types.OidDate || o == types.OidTimestamp || o == types.OidTimestamptz:
+		return 3
+	case o == types.OidName || o == types.OidText:
+		return 4
+	}
+	return 0
+}
+
+// mixedOperands shows the implicit cast of an operator's operand within a
+// group of castFamily when the other operand is of no type of that group:
+// inet + 1 has no operator of mixed types, and PostgreSQL shows
+// (1)::bigint, where real > 1.5 compares real with double precision.
+func mixedOperands(l, r Expr) (Expr, Expr) {
+	show := func(e, other Expr) Expr {
+		c, ok := e.(*castExpr)
+		if !ok || c.explicit {
+			return e
+		}
+		f := castFamily(c.e.Type().Oid)
+		if f == 0 || f != castFamily(c.to.Oid) || castFamily(other.Type().Oid) == f {
+			return e
+		}
+		visible := *c
+		visible.explicit = true
+		return &visible
+	}
+	return show(l, r), show(r, l)
 }
 
 // asText is an operand of a comparison or LIKE as PostgreSQL reads it:
