@@ -784,10 +784,12 @@ type Portal struct {
 	rows   rowexec.RowIter // open result of a query, between Executes
 	// x is the execution rows runs in; each Execute or FETCH that resumes
 	// it gives it that message's context.
-	x     *plan.ExecCtx
-	count int64
-	done  bool
-	tag   string
+	x    *plan.ExecCtx
+	done bool
+	// tag is the command tag of a statement that returns rows, or
+	// empty for SELECT; each Execute that reads them reports its own
+	// count in it, as PostgreSQL does.
+	tag string
 }
 
 // Columns are the portal's result columns; nil if it returns no rows.
@@ -837,6 +839,9 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	if pt.done {
+		if pt.p.cols != nil {
+			return countedTag(pt.tag, 0), true, nil // the rows ran out before
+		}
 		return pt.tag, true, nil
 	}
 	if pt.p.st == nil {
@@ -867,17 +872,32 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 		if row == nil {
 			pt.Close()
 			pt.done = true
-			if pt.tag == "" {
-				pt.tag = fmt.Sprintf("SELECT %d", pt.count)
-			}
-			return pt.tag, true, nil
+			return countedTag(pt.tag, emitted), true, nil
 		}
 		if err := emit(row); err != nil {
 			return "", true, err
 		}
-		pt.count++
 	}
 	return "", false, nil
+}
+
+// countedTag is the command tag of an Execute that sent n rows: a portal
+// resumed after PortalSuspended counts only the rows of its last Execute,
+// not the statement's, as PostgreSQL's does ("SELECT 800" after 200 rows
+// went out suspended). An empty tag is SELECT's; a tag without a count
+// (SHOW, EXPLAIN, CALL) stays as it is.
+func countedTag(tag string, n int) string {
+	if tag == "" {
+		return fmt.Sprintf("SELECT %d", n)
+	}
+	i := strings.LastIndexByte(tag, ' ')
+	if i < 0 {
+		return tag
+	}
+	if _, err := strconv.ParseInt(tag[i+1:], 10, 64); err != nil {
+		return tag
+	}
+	return tag[:i+1] + strconv.Itoa(n)
 }
 
 // statementContext bounds a statement's ctx by statement_timeout, and
