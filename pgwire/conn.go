@@ -409,7 +409,7 @@ func (c *conn) runQuery(ctx context.Context, q string) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
-	for _, st := range stmts {
+	for i, st := range stmts {
 		var p Portal
 		err := c.call(func() (err error) {
 			p, err = c.sess.Bind(ctx, st, nil)
@@ -418,7 +418,15 @@ func (c *conn) runQuery(ctx context.Context, q string) error {
 		if err != nil {
 			return err
 		}
-		_, err = c.run(ctx, p, nil, 0, true)
+		// The query's last statement ends its implicit transaction before
+		// its CommandComplete, as in PostgreSQL, so that an error of the
+		// commit (a deferred check, a held cursor's rows) comes instead of
+		// the tag, not after it.
+		var commit func() error
+		if i == len(stmts)-1 {
+			commit = func() error { return c.call(c.sess.Sync) }
+		}
+		_, err = c.run(ctx, p, nil, 0, true, commit)
 		c.closePortal(p)
 		if err != nil || c.closed {
 			return err
@@ -430,13 +438,16 @@ func (c *conn) runQuery(ctx context.Context, q string) error {
 // run executes a portal up to maxRows rows (0: all), sending its rows in
 // formats and then CommandComplete, or PortalSuspended if rows remain
 // (done is false). The simple protocol also wants the RowDescription first
-// (describe).
-func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, describe bool) (done bool, err error) {
+// (describe), and may end its transaction before CommandComplete (end).
+func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, describe bool, end func() error) (done bool, err error) {
 	if spec := p.Copy(); spec != nil {
 		return true, c.runCopy(ctx, p, spec)
 	}
 	cols := p.Columns()
 	if describe && cols != nil {
+		if p.Binary() {
+			formats = slices.Repeat([]int16{1}, len(cols))
+		}
 		c.sendRowDescription(cols, formats)
 	}
 	var tag string
@@ -446,6 +457,9 @@ func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, 
 		})
 		return err
 	})
+	if err == nil && done && end != nil {
+		err = end()
+	}
 	if err != nil {
 		return true, err
 	}

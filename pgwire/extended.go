@@ -200,7 +200,7 @@ func (c *conn) execute(m *pgproto3.Execute) {
 		return
 	}
 	ctx, done := c.statementContext()
-	completed, err := c.run(ctx, pt.p, pt.formats, int(min(m.MaxRows, math.MaxInt32)), false)
+	completed, err := c.run(ctx, pt.p, pt.formats, int(min(m.MaxRows, math.MaxInt32)), false, nil)
 	done()
 	pt.completed = completed
 	if err != nil {

@@ -159,7 +159,7 @@ type Session struct {
 	ddlState  *catalog.DDL // the transaction changed the catalog
 	txnStart  time.Time
 	stmtStart time.Time
-	cursors   map[string]*Portal
+	cursors   map[string]*cursor // see cursor.go
 	// sqlPrepared holds the statements of SQL-level PREPARE, by name.
 	sqlPrepared map[string]*Prepared
 	// savepoints are the open savepoints, outermost first; the depth of
@@ -196,7 +196,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	s := &Session{
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice, notifyFn: p.Notify,
 		owner:    e.store.NewOwner(),
-		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
+		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*cursor),
 		sqlPrepared: make(map[string]*Prepared),
 		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
 	}
@@ -224,7 +224,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 // its advisory locks.
 func (s *Session) Close() {
 	s.e.sessions.Delete(s)
-	s.closeCursors()
+	s.closeCursors(func(*cursor) bool { return true })
 	s.e.notify.apply(s, []listenOp{{off: true}})
 	if s.tx != nil {
 		_ = s.tx.Rollback()
@@ -446,7 +446,6 @@ func (s *Session) endTxn(commit bool) error {
 	s.tx, s.explicit, s.failed, s.ddlState, s.savepoints = nil, false, false, nil, nil
 	defer func() { s.deferredFK, s.constraintModes = fkState{}, nil }()
 	s.txnStart = time.Time{}
-	s.closeCursors()
 	if tx == nil {
 		return nil
 	}
@@ -454,6 +453,7 @@ func (s *Session) endTxn(commit bool) error {
 	// published: a writer let in must find the new catalog.
 	defer s.e.locks.release(tx.ID())
 	if !commit {
+		s.cursorsRolledBack(0)
 		s.endSettings(false)
 		s.endNotify(false)
 		if err := tx.Rollback(); err != nil && !errors.Is(err, txn.ErrDone) {
@@ -461,19 +461,27 @@ func (s *Session) endTxn(commit bool) error {
 		}
 		return nil
 	}
-	if err := s.checkDeferred(tx, nil); err != nil {
+	// Deferred checks, then held cursors, run before the commit record,
+	// as in PostgreSQL, and fail the commit if they fail.
+	err := s.checkDeferred(tx, nil)
+	if err == nil {
+		err = s.holdCursors()
+	}
+	if err != nil {
+		s.cursorsRolledBack(0)
 		s.endSettings(false)
 		s.endNotify(false)
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		s.cursorsRolledBack(0)
 		s.endSettings(false)
 		s.endNotify(false)
 		return pgerr.Convert(err)
 	}
+	s.cursorsCommitted()
 	s.endSettings(true)
-	var err error
 	if d != nil {
 		err = s.e.reloadCatalog()
 	}
@@ -556,6 +564,7 @@ func (s *Session) planCurrent(p *Prepared) bool {
 // Prepared is a parsed and planned statement.
 type Prepared struct {
 	st     *parser.Statement
+	source string // the text of the message the statement came in, as pg_cursors shows it
 	params []types.T
 	cols   []plan.Column
 	plan   any // a QueryPlan, a *WritePlan, or nil for statements executed directly
@@ -569,6 +578,15 @@ type Prepared struct {
 	// the routine's parameters and variables, given the statement's
 	// parameter types (see routine.go).
 	vars func(*[]types.T) plan.Vars
+}
+
+// stmtCmd is the statement's command, if it is one sql/parser reads
+// itself; nil for an empty query.
+func (p *Prepared) stmtCmd() any {
+	if p.st == nil {
+		return nil
+	}
+	return p.st.Cmd
 }
 
 // ParamTypes are the parameter types, given or inferred.
@@ -586,7 +604,7 @@ func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, er
 	}
 	out := make([]*Prepared, len(stmts))
 	for i, st := range stmts {
-		out[i] = &Prepared{st: st}
+		out[i] = &Prepared{st: st, source: query}
 	}
 	return out, nil
 }
@@ -596,8 +614,10 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 	p, err := s.prepare(query, paramTypes)
 	if err != nil {
 		s.fail() // as in PostgreSQL, a statement that does not parse or plan aborts the block
+		return nil, err
 	}
-	return p, err
+	p.source = query
+	return p, nil
 }
 
 func (s *Session) prepare(query string, paramTypes []types.Oid) (*Prepared, error) {
@@ -762,7 +782,7 @@ func (s *Session) plan(p *Prepared) error {
 		p.cols = s.showColumns(cmd)
 	case *parser.Fetch:
 		if cur, ok := s.cursors[cmd.Name]; ok && !cmd.Move {
-			p.cols = cur.Columns()
+			p.cols = cur.cols
 		}
 	case *parser.Execute:
 		if inner, ok := s.sqlPrepared[cmd.Name]; ok {
@@ -786,6 +806,9 @@ type Portal struct {
 	// it gives it that message's context.
 	x    *plan.ExecCtx
 	done bool
+	// binary is set for a FETCH from a BINARY cursor, whose rows the
+	// simple protocol sends in the binary format.
+	binary bool
 	// tag is the command tag of a statement that returns rows, or
 	// empty for SELECT; each Execute that reads them reports its own
 	// count in it, as PostgreSQL does.
@@ -798,6 +821,10 @@ func (pt *Portal) Columns() []plan.Column { return pt.p.cols }
 // Copy says whether executing the portal runs a COPY, and its framing.
 func (pt *Portal) Copy() *CopySpec { return pt.p.copy }
 
+// Binary says the simple protocol sends the portal's rows in the binary
+// format, as PostgreSQL does for a FETCH from a BINARY cursor.
+func (pt *Portal) Binary() bool { return pt.binary }
+
 // Close releases the portal's open result, and the temporary files of
 // its execution.
 func (pt *Portal) Close() {
@@ -806,14 +833,6 @@ func (pt *Portal) Close() {
 		pt.rows = nil
 	}
 	pt.x.CloseTemps()
-}
-
-// closeCursors closes and forgets every cursor.
-func (s *Session) closeCursors() {
-	for _, cur := range s.cursors {
-		cur.Close()
-	}
-	clear(s.cursors)
 }
 
 // Bind binds parameters to a prepared statement.
@@ -830,7 +849,12 @@ func (s *Session) Bind(ctx context.Context, p *Prepared, params []any) (*Portal,
 	if len(params) != len(p.params) {
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.params))
 	}
-	return &Portal{p: p, params: params}, nil
+	pt := &Portal{p: p, params: params}
+	if f, ok := p.stmtCmd().(*parser.Fetch); ok && !f.Move {
+		cur, ok := s.cursors[f.Name]
+		pt.binary = ok && cur.binary
+	}
+	return pt, nil
 }
 
 // Execute runs the portal, or resumes it, emitting at most maxRows rows
@@ -1180,6 +1204,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 			return "", true, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 		s.savepoints = s.savepoints[:depth-1]
+		s.cursorsReleased(depth)
 		return "RELEASE", true, s.tx.Release(depth)
 	case *parser.RollbackTo:
 		depth, err := s.savepointDepth("ROLLBACK TO SAVEPOINT", cmd.Name)
@@ -1191,7 +1216,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		}
 		s.savepoints = s.savepoints[:depth]
 		s.failed = false
-		s.closeCursors()
+		s.cursorsRolledBack(depth)
 		// Settings changed since the savepoint go back, as in PostgreSQL.
 		sp := s.savepoints[depth-1]
 		for i := range settingList {
@@ -1333,7 +1358,9 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Checkpoint:
 		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:
-		s.closeCursors()
+		if cmd.What == "all" {
+			s.closeCursors(func(*cursor) bool { return true })
+		}
 		if cmd.What == "all" || cmd.What == "plans" {
 			clear(s.sqlPrepared)
 		}
@@ -1428,19 +1455,11 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Copy:
 		return "", pgerr.New(pgerr.ProtocolViolation, "COPY must be run through the COPY sub-protocol")
 	case *parser.Declare:
-		return s.declare(ctx, cmd, pt.params)
+		return s.declare(ctx, pt, cmd)
 	case *parser.Fetch:
-		return s.fetch(ctx, pt, cmd)
+		return s.fetchCursor(ctx, pt, cmd)
 	case *parser.Close:
-		if cmd.All {
-			s.closeCursors()
-		} else if _, ok := s.cursors[cmd.Name]; !ok {
-			return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
-		} else {
-			s.cursors[cmd.Name].Close()
-			delete(s.cursors, cmd.Name)
-		}
-		return "CLOSE CURSOR", nil
+		return s.closeCursor(cmd)
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "statement is not supported: %s", firstWords(st.SQL))
 }
@@ -1572,85 +1591,6 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 		rows = append(rows, []any{line})
 	}
 	pt.rows, pt.tag = &rowexec.SliceIter{Rows: rows}, "EXPLAIN"
-	return "", nil
-}
-
-// declare opens a cursor: a portal kept by name until CLOSE or the end of
-// the transaction.
-func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any) (string, error) {
-	if !s.explicit && !cmd.Hold {
-		return "", pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
-	}
-	if _, dup := s.cursors[cmd.Name]; dup {
-		return "", pgerr.New(pgerr.DuplicateCursor, "cursor %q already exists", cmd.Name)
-	}
-	p := &Prepared{st: cmd.Query}
-	if err := s.plan(p); err != nil {
-		return "", err
-	}
-	if s.readOnly && p.locks != "" {
-		return "", pgerr.New(pgerr.ReadOnlySQLTransaction, "cannot execute SELECT %s in a read-only transaction", p.locks)
-	}
-	if err := s.lockTables(ctx, p); err != nil {
-		return "", err
-	}
-	s.tx.NextStatement() // what the locks waited for
-	qp, ok := p.plan.(plan.QueryPlan)
-	if !ok {
-		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
-	}
-	if sp, ok := qp.(*plan.SelectPlan); ok && sp.Locking != nil && cmd.Hold {
-		return "", pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR WITH HOLD ... %s is not supported", sp.Locking.Word).
-			WithDetail("Holdable cursors must be READ ONLY.")
-	}
-	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: params}
-	it, err := qp.Open(x)
-	if err != nil {
-		return "", err
-	}
-	s.cursors[cmd.Name] = &Portal{p: p, rows: it, x: x}
-	return "DECLARE CURSOR", nil
-}
-
-func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (string, error) {
-	cur, ok := s.cursors[cmd.Name]
-	if !ok {
-		return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
-	}
-	if cur.x != nil {
-		cur.x.Ctx = ctx // DECLARE's message has ended
-	}
-	// The rows fetched are held, within work_mem, until the FETCH's
-	// portal sends them; MOVE only counts them.
-	var rows *rowexec.RowStore
-	if !cmd.Move {
-		rows = rowexec.NewRowStore(pt.x)
-	}
-	var n int64
-	for cmd.Count < 0 || n < cmd.Count {
-		if cur.rows == nil {
-			break
-		}
-		row, err := cur.rows.Next()
-		if err == nil && row != nil && rows != nil {
-			err = rows.Add(row)
-		}
-		if err != nil {
-			if rows != nil {
-				rows.Close()
-			}
-			return "", err
-		}
-		if row == nil {
-			cur.Close()
-			break
-		}
-		n++
-	}
-	if cmd.Move {
-		return fmt.Sprintf("MOVE %d", n), nil
-	}
-	pt.rows, pt.tag = rowexec.StoreRows(rows), fmt.Sprintf("FETCH %d", n)
 	return "", nil
 }
 
