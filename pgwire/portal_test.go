@@ -152,9 +152,10 @@ func TestPortalResumeTags(t *testing.T) {
 }
 
 // TestPortalResumeStatements resumes the portals of statements other than
-// SELECT: a write's RETURNING rows and a FETCH from a cursor count the
-// rows of each Execute in their own tags; SHOW and EXPLAIN have no count;
-// a statement that returns no rows cannot be executed again.
+// SELECT: a write's RETURNING rows and a FETCH from a cursor, held or
+// not, count the rows of each Execute in their own tags; SHOW and EXPLAIN
+// have no count; a statement that returns no rows cannot be executed
+// again.
 func TestPortalResumeStatements(t *testing.T) {
 	rows := func(from, to int) []string {
 		var out []string
@@ -207,6 +208,15 @@ func TestPortalResumeStatements(t *testing.T) {
 			cat("ParseComplete", "BindComplete", "*", "PortalSuspended", `CommandComplete "EXPLAIN"`, `CommandComplete "EXPLAIN"`, "ReadyForQuery T")},
 		{exec("SHOW TimeZone", 1, 1, 1),
 			cat("ParseComplete", "BindComplete", "*", "PortalSuspended", `CommandComplete "SHOW"`, `CommandComplete "SHOW"`, "ReadyForQuery T")},
+		{simple("COMMIT"), nil},
+		// A cursor declared WITH HOLD through the extended protocol, with
+		// a parameter, outlives the implicit transaction that Sync ends.
+		{[]pgproto3.FrontendMessage{
+			&pgproto3.Parse{Query: "DECLARE held CURSOR WITH HOLD FOR SELECT g FROM generate_series(1, $1::int4) g"},
+			&pgproto3.Bind{Parameters: [][]byte{[]byte("4")}}, &pgproto3.Execute{},
+		}, cat("ParseComplete", "BindComplete", `CommandComplete "DECLARE CURSOR"`, "ReadyForQuery I")},
+		{exec("FETCH ALL FROM held", 3, 3),
+			cat("ParseComplete", "BindComplete", rows(1, 3), "PortalSuspended", rows(4, 4), `CommandComplete "FETCH 1"`, "ReadyForQuery I")},
 	}
 	for name, open := range portalServers(t) {
 		t.Run(name, func(t *testing.T) {

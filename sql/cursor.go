@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/epochdb/epochdb/sql/parser"
@@ -358,16 +359,10 @@ func (cur *cursor) persist() error {
 }
 
 // declare opens a cursor. The checks come in PostgreSQL's order: the
-// options, the query, its locking clause, then whether a cursor may be
-// opened here at all.
+// options (which the parser checks), the query, its locking clause, then
+// whether a cursor may be opened here at all.
 func (s *Session) declare(ctx context.Context, pt *Portal, cmd *parser.Declare) (string, error) {
-	switch {
-	case cmd.Scroll && cmd.NoScroll:
-		return "", pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both SCROLL and NO SCROLL")
-	case cmd.Asensitive && cmd.Insensitive:
-		return "", pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both ASENSITIVE and INSENSITIVE")
-	}
-	p := &Prepared{st: cmd.Query}
+	p := &Prepared{st: cmd.Query, params: slices.Clone(pt.p.params)}
 	if err := s.plan(p); err != nil {
 		return "", err
 	}
@@ -391,7 +386,7 @@ func (s *Session) declare(ctx context.Context, pt *Portal, cmd *parser.Declare) 
 	if cmd.Name == "" {
 		return "", pgerr.New(pgerr.InvalidCursorName, "invalid cursor name: must not be empty")
 	}
-	if !s.explicit && !cmd.Hold {
+	if !s.explicit && !cmd.Hold && !pt.nested {
 		return "", pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
 	if _, dup := s.cursors[cmd.Name]; dup {
@@ -403,7 +398,9 @@ func (s *Session) declare(ctx context.Context, pt *Portal, cmd *parser.Declare) 
 	if err := s.lockTables(ctx, p); err != nil {
 		return "", err
 	}
-	s.tx.NextStatement() // what the locks waited for
+	if !pt.nested {
+		s.tx.NextStatement() // what the locks waited for
+	}
 	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
 	it, err := qp.Open(x)
 	if err != nil {
@@ -427,9 +424,9 @@ func (s *Session) declare(ctx context.Context, pt *Portal, cmd *parser.Declare) 
 	return "DECLARE CURSOR", nil
 }
 
-// fetchCursor runs FETCH and MOVE. FETCH's rows are held, within
+// fetchCursor runs FETCH and MOVE in x. FETCH's rows are held, within
 // work_mem, until its portal sends them.
-func (s *Session) fetchCursor(ctx context.Context, pt *Portal, cmd *parser.Fetch) (string, error) {
+func (s *Session) fetchCursor(ctx context.Context, pt *Portal, x *plan.ExecCtx, cmd *parser.Fetch) (string, error) {
 	cur, ok := s.cursors[cmd.Name]
 	if !ok {
 		return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
@@ -441,7 +438,7 @@ func (s *Session) fetchCursor(ctx context.Context, pt *Portal, cmd *parser.Fetch
 	var rows *rowexec.RowStore
 	var emit func([]any) error
 	if !cmd.Move {
-		rows = rowexec.NewRowStore(pt.x)
+		rows = rowexec.NewRowStore(x)
 		emit = rows.Add
 	}
 	n, err := cur.fetch(cmd.Dir, cmd.Count, emit)

@@ -780,6 +780,10 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *parser.Show:
 		p.cols = s.showColumns(cmd)
+	case *parser.Declare:
+		// The query's parameters are DECLARE's: plan it now, so that
+		// Describe reports their types, as for EXPLAIN.
+		err = s.plan(&Prepared{st: cmd.Query, params: p.params})
 	case *parser.Fetch:
 		if cur, ok := s.cursors[cmd.Name]; ok && !cmd.Move {
 			p.cols = cur.cols
@@ -809,6 +813,9 @@ type Portal struct {
 	// binary is set for a FETCH from a BINARY cursor, whose rows the
 	// simple protocol sends in the binary format.
 	binary bool
+	// nested is set for a statement of a routine's body, which runs
+	// inside its caller's statement.
+	nested bool
 	// tag is the command tag of a statement that returns rows, or
 	// empty for SELECT; each Execute that reads them reports its own
 	// count in it, as PostgreSQL does.
@@ -1457,7 +1464,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Declare:
 		return s.declare(ctx, pt, cmd)
 	case *parser.Fetch:
-		return s.fetchCursor(ctx, pt, cmd)
+		return s.fetchCursor(ctx, pt, x, cmd)
 	case *parser.Close:
 		return s.closeCursor(cmd)
 	}

@@ -905,6 +905,12 @@ func parseDeclare(c *cursor) (any, error) {
 			return nil, c.fail()
 		}
 	}
+	switch {
+	case d.Scroll && d.NoScroll:
+		return nil, pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both SCROLL and NO SCROLL")
+	case d.Asensitive && d.Insensitive:
+		return nil, pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both ASENSITIVE and INSENSITIVE")
+	}
 	c.i++
 	switch {
 	case c.acceptSeq("with", "hold"):
