@@ -52,6 +52,9 @@ type cursor struct {
 
 	x    *plan.ExecCtx   // the execution: its context and temporary files
 	rows rowexec.RowIter // the rows not yet read; nil once read to the end
+	// broken is the error settle met reading ahead, which the FETCH that
+	// reaches it reports.
+	broken error
 	// store keeps the rows read from row base+1 on: every row of a
 	// scrollable cursor, and for a held NO SCROLL one, those FETCH had
 	// not reached at commit. It is nil while a NO SCROLL cursor reads
@@ -84,10 +87,11 @@ func (cur *cursor) close() {
 	cur.x.CloseTemps()
 }
 
-// next reads the query's next row, or nil at its end.
+// next reads the query's next row, or nil at its end; past the rows that
+// settle read before an error, it is that error.
 func (cur *cursor) next() ([]any, error) {
 	if cur.rows == nil {
-		return nil, nil
+		return nil, cur.broken
 	}
 	row, err := cur.rows.Next()
 	if err != nil || row == nil {
@@ -121,7 +125,7 @@ func (cur *cursor) row(k int64) ([]any, error) {
 		return nil, pgerr.New(pgerr.InternalError, "cursor %q has no row %d any more", cur.name, k)
 	}
 	if i >= int64(cur.store.Len()) {
-		return nil, nil
+		return nil, cur.broken
 	}
 	if err := cur.rd.Seek(int(i)); err != nil {
 		return nil, err
@@ -335,15 +339,17 @@ func (cur *cursor) fetch(dir parser.FetchDir, count int64, emit func([]any) erro
 	return cur.runSelect(forward, count, emit)
 }
 
-// persist reads the rows the cursor has yet to return into its store, at
-// the commit of the transaction that declared it WITH HOLD: a scrollable
-// cursor's store has every row already, a NO SCROLL cursor's starts where
-// it stands.
-func (cur *cursor) persist() error {
+// persist reads the rows the cursor has yet to return into its store, in
+// ctx: a scrollable cursor's store has every row already, a NO SCROLL
+// cursor's starts where it stands. The commit of the transaction that
+// declared a cursor WITH HOLD does it, and so does the start of any
+// statement that would move the transaction's snapshot (see settle).
+func (cur *cursor) persist(ctx context.Context) error {
 	if cur.store == nil {
 		cur.store, cur.base = rowexec.NewRowStore(cur.x), cur.read
 		cur.rd = cur.store.Cursor()
 	}
+	cur.x.Ctx = ctx
 	for cur.rows != nil {
 		row, err := cur.next()
 		if err != nil {
@@ -355,7 +361,7 @@ func (cur *cursor) persist() error {
 			}
 		}
 	}
-	return nil
+	return cur.broken
 }
 
 // declare opens a cursor. The checks come in PostgreSQL's order: the
@@ -489,12 +495,40 @@ func (s *Session) holdCursors() error {
 	s.closeCursors(func(cur *cursor) bool { return !cur.held && !cur.hold })
 	for _, cur := range s.cursors {
 		if !cur.held {
-			if err := cur.persist(); err != nil {
+			// The commit is no statement's: no CancelRequest reaches it.
+			if err := cur.persist(context.Background()); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// settle reads ahead, into their stores, the cursors still reading their
+// query, before a statement of their transaction takes a new snapshot or
+// makes the transaction's writes visible: a cursor sees what its DECLARE
+// saw, as in PostgreSQL, but the scans under it read in batches, each in
+// the transaction's snapshot of the moment. FETCH, MOVE and CLOSE read no
+// table and move no snapshot, so a cursor read with nothing in between
+// streams. An error reading ahead is kept for the FETCH that reaches it.
+func (s *Session) settleCursors(ctx context.Context) {
+	for _, cur := range s.cursors {
+		if !cur.held && cur.rows != nil {
+			if err := cur.persist(ctx); err != nil {
+				cur.broken = err
+			}
+		}
+	}
+}
+
+// movesNoSnapshot says a statement reads no table through the
+// transaction's snapshot, so that it need not start a new one.
+func movesNoSnapshot(cmd any) bool {
+	switch cmd.(type) {
+	case *parser.Fetch, *parser.Close:
+		return true
+	}
+	return false
 }
 
 // cursorsCommitted marks every cursor left at a commit as held.

@@ -994,7 +994,10 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	if err := s.lockTables(ctx, pt.p); err != nil {
 		return "", pgerr.Convert(err)
 	}
-	s.tx.NextStatement()
+	if !movesNoSnapshot(pt.p.st.Cmd) {
+		s.settleCursors(ctx)
+		s.tx.NextStatement()
+	}
 	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
 	pt.x = x
 	// A statement that leaves no rows to read is done with its temporary
