@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,6 +218,19 @@ func TestPortalResumeStatements(t *testing.T) {
 		}, cat("ParseComplete", "BindComplete", `CommandComplete "DECLARE CURSOR"`, "ReadyForQuery I")},
 		{exec("FETCH ALL FROM held", 3, 3),
 			cat("ParseComplete", "BindComplete", rows(1, 3), "PortalSuspended", rows(4, 4), `CommandComplete "FETCH 1"`, "ReadyForQuery I")},
+		// A portal suspended in a block reads its first Execute's
+		// snapshot to the end, past an UPDATE of every row it has yet to
+		// send and a statement after it, and past more rows than a scan
+		// reads at once.
+		{simple("CREATE TEMP TABLE snap (id int PRIMARY KEY, v int); INSERT INTO snap SELECT g, 0 FROM generate_series(1, 600) g; BEGIN"), nil},
+		{[]pgproto3.FrontendMessage{
+			&pgproto3.Parse{Query: "SELECT v FROM snap"}, &pgproto3.Bind{DestinationPortal: "p"}, &pgproto3.Execute{Portal: "p", MaxRows: 1},
+		}, cat("ParseComplete", "BindComplete", `DataRow "0"`, "PortalSuspended", "ReadyForQuery T")},
+		{exec("UPDATE snap SET v = 1", 0), cat("ParseComplete", "BindComplete", `CommandComplete "UPDATE 600"`, "ReadyForQuery T")},
+		{simple("SELECT 1"), nil},
+		{[]pgproto3.FrontendMessage{&pgproto3.Execute{Portal: "p"}},
+			cat(slices.Repeat([]string{`DataRow "0"`}, 599), `CommandComplete "SELECT 599"`, "ReadyForQuery T")},
+		{simple("COMMIT"), nil},
 	}
 	for name, open := range portalServers(t) {
 		t.Run(name, func(t *testing.T) {

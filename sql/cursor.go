@@ -504,14 +504,16 @@ func (s *Session) holdCursors() error {
 	return nil
 }
 
-// settle reads ahead, into their stores, the cursors still reading their
-// query, before a statement of their transaction takes a new snapshot or
-// makes the transaction's writes visible: a cursor sees what its DECLARE
-// saw, as in PostgreSQL, but the scans under it read in batches, each in
-// the transaction's snapshot of the moment. FETCH, MOVE and CLOSE read no
+// settleReaders reads ahead the cursors and suspended portals still
+// reading their query, before a statement of their transaction takes a
+// new snapshot or makes the transaction's writes visible: a cursor sees
+// what its DECLARE saw, and a portal what its first Execute saw, as in
+// PostgreSQL, but the scans under them read in batches, each in the
+// transaction's snapshot of the moment. FETCH, MOVE and CLOSE read no
 // table and move no snapshot, so a cursor read with nothing in between
-// streams. An error reading ahead is kept for the FETCH that reaches it.
-func (s *Session) settleCursors(ctx context.Context) {
+// streams, as does a portal. An error reading ahead is kept for the FETCH
+// or Execute that reaches it.
+func (s *Session) settleReaders(ctx context.Context) {
 	for _, cur := range s.cursors {
 		if !cur.held && cur.rows != nil {
 			if err := cur.persist(ctx); err != nil {
@@ -519,6 +521,28 @@ func (s *Session) settleCursors(ctx context.Context) {
 			}
 		}
 	}
+	for pt := range s.reading {
+		delete(s.reading, pt)
+		pt.x.Ctx = ctx
+		store := rowexec.NewRowStore(pt.x)
+		err := store.AddAll(pt.rows)
+		pt.rows = &settledRows{RowIter: rowexec.StoreRows(store), err: err}
+	}
+}
+
+// settledRows are a portal's rows read ahead, then the error that ended
+// the reading, if one did.
+type settledRows struct {
+	rowexec.RowIter
+	err error
+}
+
+func (r *settledRows) Next() ([]any, error) {
+	row, err := r.RowIter.Next()
+	if row == nil && err == nil {
+		err = r.err
+	}
+	return row, err
 }
 
 // movesNoSnapshot says a statement reads no table through the

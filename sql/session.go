@@ -160,6 +160,9 @@ type Session struct {
 	txnStart  time.Time
 	stmtStart time.Time
 	cursors   map[string]*cursor // see cursor.go
+	// reading are the portals whose rows still come from their query's
+	// scans, which settleReaders reads ahead (see cursor.go).
+	reading map[*Portal]bool
 	// sqlPrepared holds the statements of SQL-level PREPARE, by name.
 	sqlPrepared map[string]*Prepared
 	// savepoints are the open savepoints, outermost first; the depth of
@@ -196,7 +199,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	s := &Session{
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice, notifyFn: p.Notify,
 		owner:    e.store.NewOwner(),
-		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*cursor),
+		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*cursor), reading: make(map[*Portal]bool),
 		sqlPrepared: make(map[string]*Prepared),
 		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
 	}
@@ -816,6 +819,8 @@ type Portal struct {
 	// nested is set for a statement of a routine's body, which runs
 	// inside its caller's statement.
 	nested bool
+	// s is the session whose reading set holds the portal.
+	s *Session
 	// tag is the command tag of a statement that returns rows, or
 	// empty for SELECT; each Execute that reads them reports its own
 	// count in it, as PostgreSQL does.
@@ -835,6 +840,9 @@ func (pt *Portal) Binary() bool { return pt.binary }
 // Close releases the portal's open result, and the temporary files of
 // its execution.
 func (pt *Portal) Close() {
+	if pt.s != nil {
+		delete(pt.s.reading, pt)
+	}
 	if pt.rows != nil {
 		pt.rows.Close()
 		pt.rows = nil
@@ -995,7 +1003,7 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 		return "", pgerr.Convert(err)
 	}
 	if !movesNoSnapshot(pt.p.st.Cmd) {
-		s.settleCursors(ctx)
+		s.settleReaders(ctx)
 		s.tx.NextStatement()
 	}
 	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
@@ -1018,6 +1026,9 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			return tag, nil
 		}
 		pt.rows, pt.tag = rows, tag
+		if _, ok := pt.p.plan.(plan.QueryPlan); ok && pt.p.dml == nil {
+			pt.s, s.reading[pt] = s, true
+		}
 		return "", nil
 	}
 	tag, err := s.direct(ctx, pt, x)
