@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# pgbench.sh runs one pgbench workload against epochdb and against a
-# throwaway PostgreSQL 15 on the same machine in the same run, both with
-# default durability, and prints each side's tps and their ratio:
+# pgbench.sh runs pgbench workloads against epochdb and against a throwaway
+# PostgreSQL 15 on the same machine in the same run, both with default
+# durability, and prints for each workload each side's median tps, average
+# and p99 latency, and the epochdb/PostgreSQL ratio of the medians:
 #
-#	SCALE=100 ./pgbench.sh -S -M prepared -c 8 -j 2
+#	bench/pgbench.sh                                # TPC-B, select-only, simple-update
+#	SCALE=100 bench/pgbench.sh -S -M prepared -c 8 -j 2   # one workload of your own
+#
+# Without arguments it runs the suite: TPC-B (tpcb-like), select-only (-S)
+# and simple-update (-N), each with -M prepared -c CLIENTS (default 8) -j
+# THREADS (default 2). With arguments, they are the one workload's pgbench
+# options.
 #
 # It loads pgbench's tables at SCALE (default 10) into each side with
-# pgbench -i, prints each side's size on disk after the load, then
-# alternates ROUNDS (default 2) runs of TIME seconds (default 60) per side,
-# so that a slow minute of the disk does not land on one side only. ROUNDS=0
-# stops after the load.
+# pgbench -i, prints each side's size on disk after the load, then runs
+# ROUNDS (default 3) rounds of TIME seconds (default 20) per side and
+# workload, interleaved A/B/A/B, so that a slow minute of the disk does not
+# land on one side only. ROUNDS=0 stops after the load. Latencies come from
+# pgbench's per-transaction log (-l).
 #
 # SIDES (default "epochdb postgres") picks the sides. WALWATCH=1 samples
 # each side's log directory every second through the runs and prints the
@@ -18,7 +26,7 @@
 # the cluster runs as the postgres user. KEEP=1 leaves the data directories.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scale=${SCALE:-10} secs=${TIME:-60} rounds=${ROUNDS:-2}
+scale=${SCALE:-10} secs=${TIME:-20} rounds=${ROUNDS:-3}
 read -ra sides <<<"${SIDES:-epochdb postgres}"
 pgbin=${PGBIN:-/usr/lib/postgresql/15/bin}
 pgport=${PGPORT:-55433} eport=${EPORT:-55434}
@@ -103,23 +111,70 @@ if [[ -n ${WALWATCH:-} ]]; then
 fi
 
 ((rounds > 0)) || exit 0
-echo "pgbench $* -T $secs, $rounds rounds"
-declare -A sum
+
+# The workloads, by name, each a line of pgbench options.
+declare -A opts
+names=()
+if (($# > 0)); then
+	names=(custom)
+	opts[custom]="$*"
+else
+	common="-M prepared -c ${CLIENTS:-8} -j ${THREADS:-2}"
+	names=(tpcb select-only simple-update)
+	opts[tpcb]="$common"
+	opts[select-only]="-S $common"
+	opts[simple-update]="-N $common"
+fi
+
+# run runs one workload on one side and prints "tps avg_ms p99_ms".
+run() {
+	local side=$1 name=$2 conn="conn_$1[@]" logs=$tmp/log-$1-$2
+	rm -rf "$logs" && mkdir -p "$logs"
+	# shellcheck disable=SC2086 # opts is a list of options
+	out=$(cd "$logs" && pgbench ${opts[$name]} -T "$secs" -l --log-prefix=tx "${!conn}" 2>&1) ||
+		{ echo "$out" >&2; exit 1; }
+	local tps avg p99
+	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' <<<"$out")
+	avg=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' <<<"$out")
+	# The log's third field is each transaction's latency in microseconds.
+	p99=$(cat "$logs"/tx.* | awk '{print $3}' | sort -n |
+		awk '{v[NR] = $1} END {i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f", v[i] / 1000}')
+	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' <<<"$out")
+	if [[ ${failed:-0} != 0 ]]; then echo "$side $name: $failed failed transactions" >&2; fi
+	rm -rf "$logs"
+	echo "$tps $avg $p99"
+}
+
+# median prints the median of its arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+declare -A tps avg p99
 for ((r = 1; r <= rounds; r++)); do
-	for side in "${sides[@]}"; do
-		conn="conn_$side[@]"
-		out=$(pgbench "$@" -T "$secs" "${!conn}" 2>&1) || { echo "$out"; exit 1; }
-		tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' <<<"$out")
-		failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' <<<"$out")
-		printf '  round %d %-8s %10.1f tps  (%s failed)\n' "$r" "$side" "$tps" "${failed:-0}"
-		sum[$side]=$(echo "${sum[$side]:-0} + $tps" | bc)
+	for name in "${names[@]}"; do
+		for side in "${sides[@]}"; do
+			read -r t a p < <(run "$side" "$name")
+			printf '  round %d %-13s %-8s %10.1f tps %8.3f ms avg %8.3f ms p99\n' "$r" "$name" "$side" "$t" "$a" "$p"
+			tps[$name.$side]+=" $t" avg[$name.$side]+=" $a" p99[$name.$side]+=" $p"
+		done
 	done
 done
-for side in "${sides[@]}"; do
-	printf '  %-8s mean %10.1f tps' "$side" "$(echo "${sum[$side]} / $rounds" | bc -l)"
-	[[ -f $tmp/walpeak-$side ]] && printf ', largest log directory %d MB' $(($(cat "$tmp/walpeak-$side") >> 20))
-	echo
+
+echo
+echo "medians of $rounds rounds of ${secs}s, scale $scale"
+printf '  %-13s %-8s %10s %10s %10s\n' workload side tps "avg ms" "p99 ms"
+for name in "${names[@]}"; do
+	for side in "${sides[@]}"; do
+		# shellcheck disable=SC2086 # the values are a list
+		printf '  %-13s %-8s %10.1f %10.3f %10.3f\n' "$name" "$side" \
+			"$(median ${tps[$name.$side]})" "$(median ${avg[$name.$side]})" "$(median ${p99[$name.$side]})"
+	done
+	if has epochdb && has postgres; then
+		# shellcheck disable=SC2086
+		printf '  %-13s epochdb/postgres %.2fx\n' "$name" \
+			"$(echo "$(median ${tps[$name.epochdb]}) / $(median ${tps[$name.postgres]})" | bc -l)"
+	fi
 done
-if has epochdb && has postgres; then
-	printf '  epochdb/postgres %.2fx\n' "$(echo "${sum[epochdb]} / ${sum[postgres]}" | bc -l)"
-fi
+for side in "${sides[@]}"; do
+	[[ -f $tmp/walpeak-$side ]] && printf '  %-8s largest log directory %d MB\n' "$side" $(($(cat "$tmp/walpeak-$side") >> 20))
+done
+exit 0

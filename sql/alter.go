@@ -202,7 +202,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if len(n.Cols) > 0 || len(n.Constraints) > 0 {
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "column lists in CREATE TABLE AS are not supported")
 	}
-	q, err := s.createIn(n.Table.Schema.O, n.Table.Name.O)
+	q, err := s.createRelIn(ctx, n.Table.Schema.O, n.Table.Name.O, st.Temp)
 	if err != nil {
 		return 0, err
 	}
@@ -230,7 +230,10 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 	if err != nil {
 		return 0, err
 	}
-	t := &catalog.Table{ID: id, Name: name, Schema: q.Schema, DataID: id, Options: map[string]string{}}
+	t, err := s.newTable(d, st, id, q)
+	if err != nil {
+		return 0, err
+	}
 	for _, c := range qp.Columns() {
 		if _, dup := t.Column(c.Name); dup != nil {
 			return 0, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
@@ -238,6 +241,9 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.Statement, n *as
 		typ := c.Type
 		if typ.Oid == types.OidUnknown {
 			typ = types.Text
+		}
+		if err := pgcatalog.Storable(c.Name, typ); err != nil {
+			return 0, err
 		}
 		t.NextNum++
 		t.Columns = append(t.Columns, &catalog.TableColumn{Num: t.NextNum, Name: c.Name, Type: typ})

@@ -28,11 +28,25 @@ var tableOptions = map[string]bool{
 	"ingest_epoch": true, "ingest_window": true, "ingest_producer_ttl": true,
 }
 
+// newTable is the descriptor of a table CREATE TABLE st makes, with id
+// and name q, before its columns: its storage options and what commits do
+// to it.
+func (s *Session) newTable(d *catalog.DDL, st *parser.Statement, id uint32, q catalog.QName) (*catalog.Table, error) {
+	t := &catalog.Table{ID: id, Name: q.Name, Schema: q.Schema, DataID: id, Options: map[string]string{}}
+	for _, o := range st.Options {
+		if !tableOptions[o.Name] {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Name)
+		}
+		t.Options[o.Name] = o.Value
+	}
+	return t, s.noteOnCommit(d.Cat, t, st.OnCommit)
+}
+
 func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.CreateTableStmt) error {
 	if n.ReferTable != nil {
 		return pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE ... LIKE is not supported yet")
 	}
-	q, err := s.createIn(n.Table.Schema.O, n.Table.Name.O)
+	q, err := s.createRelIn(ctx, n.Table.Schema.O, n.Table.Name.O, st.Temp)
 	if err != nil {
 		return err
 	}
@@ -52,12 +66,9 @@ func (s *Session) createTable(ctx context.Context, st *parser.Statement, n *ast.
 	if err != nil {
 		return err
 	}
-	t := &catalog.Table{ID: id, Name: name, Schema: q.Schema, DataID: id, Options: map[string]string{}}
-	for _, o := range st.Options {
-		if !tableOptions[o.Name] {
-			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter %q", o.Name)
-		}
-		t.Options[o.Name] = o.Value
+	t, err := s.newTable(d, st, id, q)
+	if err != nil {
+		return err
 	}
 	var pk []string
 	var pkName string
@@ -389,7 +400,7 @@ func (s *Session) newSequence(ctx context.Context, d *catalog.DDL, q catalog.QNa
 }
 
 func (s *Session) createSequence(ctx context.Context, st *parser.Statement, n *ast.CreateSequenceStmt) error {
-	q, err := s.createIn(n.Name.Schema.O, n.Name.Name.O)
+	q, err := s.createRelIn(ctx, n.Name.Schema.O, n.Name.Name.O, st.Temp)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,9 @@ import (
 func writableTable(c *plan.Compiler, schema, name, verb string) (*catalog.Table, error) {
 	cat := c.Host.Catalog()
 	q, err := cat.Resolve(c.SearchPath(), schema, name)
+	if pgerr.Code(err) == pgerr.FeatureNotSupported {
+		return nil, err // another session's temporary table
+	}
 	if err != nil || !q.Found() {
 		return nil, plan.ErrNoRelation(schema, name)
 	}

@@ -123,7 +123,7 @@ func (s *Session) createEnum(ctx context.Context, cmd *parser.CreateEnum) error 
 	if err != nil {
 		return err
 	}
-	q, err := s.createName(cmd.Name)
+	q, err := s.createName(ctx, cmd.Name)
 	if err != nil {
 		return err
 	}

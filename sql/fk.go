@@ -70,6 +70,12 @@ func (s *Session) addForeignKey(d *catalog.DDL, t *catalog.Table, pf pendingFK) 
 		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", refName)
 	}
+	switch temp := isTemp(d.Cat, t.Schema); {
+	case temp && !isTemp(d.Cat, parent.Schema):
+		return nil, pgerr.New(pgerr.InvalidTableDefinition, "constraints on temporary tables may reference only temporary tables")
+	case !temp && isTemp(d.Cat, parent.Schema):
+		return nil, pgerr.New(pgerr.InvalidTableDefinition, "constraints on permanent tables may reference only permanent tables")
+	}
 	fk := &catalog.ForeignKey{Name: pf.name, RefTable: parent.ID, OnDelete: 'a', OnUpdate: 'a', Match: 's'}
 	if pf.deferral != nil {
 		fk.Deferrable, fk.InitiallyDeferred = true, pf.deferral.InitiallyDeferred

@@ -27,7 +27,7 @@ func (s *Session) createFunction(ctx context.Context, cmd *parser.CreateFunction
 	if err != nil {
 		return err
 	}
-	q, err := s.createName(cmd.Name)
+	q, err := s.createName(ctx, cmd.Name)
 	if err != nil {
 		return err
 	}
@@ -134,10 +134,17 @@ func (s *Session) routineParams(in []parser.FuncParam, kind byte) ([]catalog.Par
 	defaults, variadic := false, false
 	for _, p := range in {
 		t, err := s.routineType(p.Type)
+		var row uint32
+		if err != nil && pgerr.Code(err) == pgerr.UndefinedObject && !strings.Contains(p.Type, "%") {
+			// A table's name is its row type.
+			if tab, terr := tableNamed(s.host(), p.Type); terr == nil {
+				t, row, err = tab.RowType(), tab.ID, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
-		cp := catalog.Param{Name: p.Name, Type: t, Mode: paramModes[p.Mode]}
+		cp := catalog.Param{Name: p.Name, Type: t, Mode: paramModes[p.Mode], Row: row}
 		switch {
 		case p.Name != "" && slices.ContainsFunc(out, func(o catalog.Param) bool {
 			return o.Name == p.Name && (o.In() == cp.In() || o.Out() == cp.Out() || cp.Mode == 'b' || o.Mode == 'b')
@@ -411,7 +418,7 @@ func (s *Session) lookupRoutine(ref parser.FuncRef, kind string, ifExists bool) 
 		return nil, false, err
 	}
 	cat := s.catalog()
-	if schema != "" && cat.SchemaNamed(schema) == nil {
+	if sc, _ := cat.SchemaOn(s.searchPath(), schema); schema != "" && sc == nil {
 		if ifExists {
 			s.notice(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", schema)
 			return nil, false, nil

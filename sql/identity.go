@@ -37,7 +37,7 @@ func (s *Session) identityDef(ctx context.Context, d *catalog.DDL, t *catalog.Ta
 	if opts != nil {
 		if opts.SequenceName != "" {
 			var err error
-			if name, err = s.createName(opts.SequenceName); err != nil {
+			if name, err = s.createName(ctx, opts.SequenceName); err != nil {
 				return err
 			}
 		}
@@ -153,7 +153,7 @@ func (s *Session) addIdentity(ctx context.Context, cmd *parser.AddIdentity) erro
 	}
 	name := catalog.QName{Schema: t.Schema, Name: fmt.Sprintf("%s_%s_seq", t.Name, col.Name)}
 	if cmd.SequenceName != "" {
-		if name, err = s.createName(cmd.SequenceName); err != nil {
+		if name, err = s.createName(ctx, cmd.SequenceName); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/epochdb/epochdb/sql/catalog"
 
 	"github.com/epochdb/epochdb/sql/parser"
+	"github.com/epochdb/epochdb/sql/pgcatalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/types"
 )
@@ -34,7 +35,7 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 	if err != nil {
 		return 0, err
 	}
-	q, err := s.createName(cmd.Name)
+	q, err := s.createName(ctx, cmd.Name)
 	if err != nil {
 		return 0, err
 	}
@@ -60,9 +61,12 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 		return 0, err
 	}
 	t := &catalog.Table{ID: id, Name: name, Schema: q.Schema, DataID: id, Options: map[string]string{}, MatView: cmd.Query.SQL,
-		Path: path.Schemas, Unpopulated: cmd.NoData}
+		Path: path.NoTemp(), Unpopulated: cmd.NoData}
 	if t.Deps, err = viewDeps(d.Cat, path, cmd.Query.AST); err != nil {
 		return 0, err
+	}
+	if usesTemp(d.Cat, t.Deps) {
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "materialized views must not use temporary tables or views")
 	}
 	for i, c := range cols {
 		colName := c.Name
@@ -75,6 +79,9 @@ func (s *Session) createMatView(ctx context.Context, cmd *parser.CreateMatView) 
 		typ := c.Type
 		if typ.Oid == types.OidUnknown {
 			typ = types.Text
+		}
+		if err := pgcatalog.Storable(colName, typ); err != nil {
+			return 0, err
 		}
 		t.NextNum++
 		t.Columns = append(t.Columns, &catalog.TableColumn{Num: t.NextNum, Name: colName, Type: typ})

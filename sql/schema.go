@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strings"
 
 	"github.com/epochdb/epochdb/sql/catalog"
@@ -23,19 +24,27 @@ import (
 // catalog and setting it was resolved from.
 type pathCache struct {
 	cat     *catalog.Catalog
+	changes int // cat.SchemaChanges
 	setting string
 	user    string
+	temp    string
 	path    catalog.Path
 }
 
 // searchPath is the session's search_path resolved against its catalog.
 func (s *Session) searchPath() catalog.Path {
 	cat, setting := s.catalog(), s.settings["search_path"]
-	if c := &s.pathCache; c.cat == cat && c.setting == setting && c.user == s.user {
+	// A temporary schema the session did not make is another's, left
+	// behind (see temp.go).
+	temp := ""
+	if s.tempMade {
+		temp = s.tempSchemaName()
+	}
+	if c := &s.pathCache; c.cat == cat && c.changes == cat.SchemaChanges && c.setting == setting && c.user == s.user && c.temp == temp {
 		return c.path
 	}
-	path := cat.ResolvePath(pathNames(setting, s.user))
-	s.pathCache = pathCache{cat: cat, setting: setting, user: s.user, path: path}
+	path := cat.ResolvePath(pathNames(setting, s.user), temp)
+	s.pathCache = pathCache{cat: cat, changes: cat.SchemaChanges, setting: setting, user: s.user, temp: temp, path: path}
 	return path
 }
 
@@ -108,13 +117,14 @@ func splitSchema(qualified string) (schema, name string, err error) {
 	return "", "", pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", qualified)
 }
 
-// createName is createIn for a name the parser joined.
-func (s *Session) createName(qualified string) (catalog.QName, error) {
+// createName is createIn for a name the parser joined, where pg_temp
+// names the session's temporary schema, made if need be.
+func (s *Session) createName(ctx context.Context, qualified string) (catalog.QName, error) {
 	schema, name, err := splitSchema(qualified)
 	if err != nil {
 		return catalog.QName{}, err
 	}
-	return s.createIn(schema, name)
+	return s.createRelIn(ctx, schema, name, false)
 }
 
 // lookName is lookIn for a name the parser joined.

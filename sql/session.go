@@ -55,6 +55,8 @@ type Engine struct {
 	// createTemp makes.
 	temp       spill.Stats
 	createTemp func(dir, pattern string) (spill.OSFile, error)
+	// tempSlots numbers the sessions' temporary schemas (see temp.go).
+	tempSlots tempSlots
 }
 
 // DatabaseName is the one database; "postgres" is accepted as an alias
@@ -72,6 +74,9 @@ func NewEngine(store *txn.Store, opts EngineOptions) (*Engine, error) {
 	e := &Engine{store: store, opts: opts, seqs: &catalog.Sequences{Store: store, State: map[uint32]*catalog.SeqState{}}, locks: newTableLocks(),
 		notify: newNotifyHub(), createTemp: spill.CreateTemp}
 	if err := e.reloadCatalog(); err != nil {
+		return nil, err
+	}
+	if err := e.dropStaleTemp(); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -140,8 +145,15 @@ type Session struct {
 	predCache      map[predicateKey]plan.Expr     // compiled partial index predicates
 
 	settings map[string]string // by canonical name
+	startup  map[string]string // the settings as the session began, for RESET
 	// pathCache is search_path as last resolved (see schema.go).
 	pathCache pathCache
+	// tempSlot numbers the session's temporary schema, which tempMade
+	// says it has made; onCommit holds what commits do to its temporary
+	// tables made with ON COMMIT, by table id (see temp.go).
+	tempSlot int
+	tempMade bool
+	onCommit map[uint32]onCommitAction
 	// routines are the routines the session has compiled (see routine.go).
 	routines routineCache
 	// transitions are the transition tables the statements being
@@ -202,6 +214,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*cursor), reading: make(map[*Portal]bool),
 		sqlPrepared: make(map[string]*Prepared),
 		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
+		onCommit: make(map[uint32]onCommitAction),
 	}
 	if p.Database == "postgres" {
 		s.database = "postgres"
@@ -219,21 +232,22 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 		}
 	}
 	clear(s.changed)
+	s.startup = maps.Clone(s.settings)
+	s.tempSlot = e.tempSlots.take()
 	e.sessions.Store(s, struct{}{})
 	return s, nil
 }
 
-// Close ends the session, rolling back an open transaction and giving up
-// its advisory locks.
+// Close ends the session, rolling back an open transaction, dropping its
+// temporary objects and giving up its advisory locks.
 func (s *Session) Close() {
 	s.e.sessions.Delete(s)
 	s.closeCursors(func(*cursor) bool { return true })
 	s.e.notify.apply(s, []listenOp{{off: true}})
 	if s.tx != nil {
-		_ = s.tx.Rollback()
-		s.e.locks.release(s.tx.ID())
-		s.tx = nil
+		_ = s.endTxn(false)
 	}
+	s.closeTemp()
 	s.owner.Close()
 }
 
@@ -445,6 +459,12 @@ func (s *Session) beginTxn(iso string) error {
 // endTxn commits (or rolls back) the open transaction, and publishes its
 // catalog changes.
 func (s *Session) endTxn(commit bool) error {
+	if commit && s.tx != nil {
+		if err := s.preCommit(); err != nil {
+			_ = s.endTxn(false)
+			return err
+		}
+	}
 	tx, d := s.tx, s.ddlState
 	s.tx, s.explicit, s.failed, s.ddlState, s.savepoints = nil, false, false, nil, nil
 	defer func() { s.deferredFK, s.constraintModes = fkState{}, nil }()
@@ -464,19 +484,6 @@ func (s *Session) endTxn(commit bool) error {
 		}
 		return nil
 	}
-	// Deferred checks, then held cursors, run before the commit record,
-	// as in PostgreSQL, and fail the commit if they fail.
-	err := s.checkDeferred(tx, nil)
-	if err == nil {
-		err = s.holdCursors()
-	}
-	if err != nil {
-		s.cursorsRolledBack(0)
-		s.endSettings(false)
-		s.endNotify(false)
-		_ = tx.Rollback()
-		return err
-	}
 	if err := tx.Commit(); err != nil {
 		s.cursorsRolledBack(0)
 		s.endSettings(false)
@@ -485,11 +492,30 @@ func (s *Session) endTxn(commit bool) error {
 	}
 	s.cursorsCommitted()
 	s.endSettings(true)
+	var err error
 	if d != nil {
 		err = s.e.reloadCatalog()
 	}
 	s.endNotify(true)
 	return err
+}
+
+// preCommit is what a transaction does as it commits, before its commit
+// record: the checks of its deferred constraints, its held cursors'
+// rows (see cursor.go), then its temporary tables' ON COMMIT actions, in
+// the order PostgreSQL has them.
+func (s *Session) preCommit() error {
+	if err := s.checkDeferred(s.tx, nil); err != nil {
+		return err
+	}
+	if err := s.holdCursors(); err != nil {
+		return err
+	}
+	s.tx.NextStatement()
+	if err := s.runOnCommit(context.Background()); err != nil {
+		return pgerr.Convert(err)
+	}
+	return nil
 }
 
 // lockTables takes the statement p's uses of its tables: a write on the
@@ -577,6 +603,9 @@ type Prepared struct {
 	locks  string      // a locking clause anywhere in the plan: "FOR UPDATE", "FOR SHARE" or ""
 	dml    []*plan.CTE // the plan's data-modifying WITH queries, in order
 	copy   *CopySpec
+	// multi says that the statement came in a simple-protocol query of
+	// several.
+	multi bool
 	// vars, for a statement of a routine's body, resolves the names of
 	// the routine's parameters and variables, given the statement's
 	// parameter types (see routine.go).
@@ -607,10 +636,16 @@ func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, er
 	}
 	out := make([]*Prepared, len(stmts))
 	for i, st := range stmts {
-		out[i] = &Prepared{st: st, source: query}
+		out[i] = &Prepared{st: st, source: query, multi: len(stmts) > 1}
 	}
 	return out, nil
 }
+
+// inBlock reports whether statement p runs in a transaction block: an
+// explicit one, or the implicit one of a simple-protocol query of several
+// statements, which the statements that refuse blocks refuse too, as
+// PostgreSQL's PreventInTransactionBlock does.
+func (s *Session) inBlock(p *Prepared) bool { return s.explicit || p.multi }
 
 // Prepare parses and plans one statement for the extended protocol.
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.Oid) (*Prepared, error) {
@@ -1315,18 +1350,14 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		return "SET", s.set(cmd)
 	case *parser.Reset:
 		if cmd.All {
-			for _, set := range settingList {
-				if !set.readOnly {
-					_ = s.setSetting(set.name, set.def, false)
-				}
-			}
+			s.resetAll()
 			return "RESET", nil
 		}
 		set, err := lookupSetting(cmd.Name)
 		if err != nil {
 			return "", err
 		}
-		return "RESET", s.setSetting(set.name, set.def, false)
+		return "RESET", s.setSetting(set.name, s.resetValue(set), false)
 	case *parser.Show:
 		rows, err := s.show(cmd)
 		if err != nil {
@@ -1365,7 +1396,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		if cmd.Analyze && strings.HasPrefix(strings.ToUpper(st.SQL), "ANALYZE") {
 			return "ANALYZE", nil
 		}
-		if s.explicit {
+		if s.inBlock(pt.p) {
 			return "", pgerr.New(pgerr.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
 		}
 		// The storage is one tree for every table, whatever tables were
@@ -1379,16 +1410,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Checkpoint:
 		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:
-		if cmd.What == "all" {
-			s.closeCursors(func(*cursor) bool { return true })
-		}
-		if cmd.What == "all" || cmd.What == "plans" {
-			clear(s.sqlPrepared)
-		}
-		if cmd.What == "all" {
-			s.owner.UnlockAll() // PostgreSQL's DISCARD ALL runs pg_advisory_unlock_all()
-		}
-		return "DISCARD " + strings.ToUpper(cmd.What), nil
+		return "DISCARD " + strings.ToUpper(cmd.What), s.discard(ctx, cmd.What, s.inBlock(pt.p))
 	case *parser.Deallocate:
 		if cmd.All {
 			clear(s.sqlPrepared)
@@ -1499,7 +1521,7 @@ func (s *Session) set(cmd *parser.Set) error {
 		s.warning(pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks")
 	}
 	if cmd.Default {
-		return s.setSetting(st.name, st.def, cmd.Local)
+		return s.setSetting(st.name, s.resetValue(st), cmd.Local)
 	}
 	if st.name == "transaction_isolation" {
 		return s.setIsolation(strings.Join(cmd.Values, " "))
@@ -1526,6 +1548,50 @@ func (s *Session) set(cmd *parser.Set) error {
 // timeZoneInterval is the TimeZone value SET TIME ZONE INTERVAL sets, as
 // PostgreSQL writes it: the interval read with its type's fields and
 // precision, then printed, INTERVAL '-08:00:00'.
+// resetValue is the value RESET gives a setting: the one the session
+// started with, from its startup message or the default.
+func (s *Session) resetValue(st *setting) string {
+	if v, ok := s.startup[st.name]; ok {
+		return v
+	}
+	return st.def
+}
+
+// resetAll is RESET ALL: every setting a session may change back to
+// what it began with.
+func (s *Session) resetAll() {
+	for i := range settingList {
+		if set := &settingList[i]; !set.readOnly {
+			_ = s.setSetting(set.name, s.resetValue(set), false)
+		}
+	}
+}
+
+// discard runs DISCARD what: "plans", "sequences", "temp", or "all",
+// which is all of those and CLOSE ALL, RESET ALL, DEALLOCATE ALL,
+// UNLISTEN * and pg_advisory_unlock_all(), as in PostgreSQL. Plans are
+// made again when the catalog or search path changes, so DISCARD PLANS
+// has nothing more to drop.
+func (s *Session) discard(ctx context.Context, what string, inBlock bool) error {
+	if what == "all" {
+		if inBlock {
+			return pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+		}
+		s.closeCursors(func(*cursor) bool { return true })
+		s.resetAll()
+		clear(s.sqlPrepared)
+		s.queueListen(listenOp{off: true})
+		s.owner.UnlockAll()
+	}
+	if what == "all" || what == "sequences" {
+		clear(s.currvals)
+	}
+	if what == "all" || what == "temp" {
+		return s.discardTemp(ctx)
+	}
+	return nil
+}
+
 func (s *Session) timeZoneInterval(iv *parser.IntervalValue) (string, error) {
 	t, err := types.ParseTypeName(iv.Type)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 
 // createView runs CREATE [OR REPLACE] VIEW.
 func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
-	q, err := s.createName(cv.Name)
+	schema, name, err := splitSchema(cv.Name)
 	if err != nil {
 		return err
 	}
@@ -25,12 +25,8 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	if err != nil {
 		return err
 	}
-	old := d.Cat.ViewByName[q]
-	if old == nil && d.Cat.HasRelation(q.Schema, q.Name) || old != nil && !cv.OrReplace {
-		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", q.Name)
-	}
 	path := s.searchPath()
-	v := &catalog.View{Name: q.Name, Schema: q.Schema, SQL: cv.Query.SQL, Path: path.Schemas}
+	v := &catalog.View{Name: name, SQL: cv.Query.SQL}
 	qp, err := plan.PlanViewQuery(s.host(), v.SQL, &path, nil)
 	if err != nil {
 		return err
@@ -47,6 +43,9 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 		if vc.Type.Oid == types.OidUnknown {
 			vc.Type = types.Text
 		}
+		if elem, _ := vc.Type.Elem(); vc.Type.Oid == types.OidRecord || elem.Oid == types.OidRecord {
+			return pgerr.New(pgerr.InvalidTableDefinition, "column %q has pseudo-type %s", vc.Name, vc.Type)
+		}
 		if slices.ContainsFunc(v.Columns, func(o catalog.ViewColumn) bool { return o.Name == vc.Name }) {
 			return pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", vc.Name)
 		}
@@ -54,6 +53,25 @@ func (s *Session) createView(ctx context.Context, cv *parser.CreateView) error {
 	}
 	if v.Deps, err = viewDeps(d.Cat, path, cv.Query.AST); err != nil {
 		return err
+	}
+	// A view of a temporary relation is temporary, as in PostgreSQL; only
+	// a temporary one keeps the temporary schema on its path.
+	temp := cv.Temp
+	if !temp && usesTemp(d.Cat, v.Deps) {
+		s.notice(pgerr.SuccessfulCompletion, "view %q will be a temporary view", name)
+		temp = true
+	}
+	q, err := s.createRelIn(ctx, schema, name, temp)
+	if err != nil {
+		return err
+	}
+	v.Schema, v.Path = q.Schema, path.NoTemp()
+	if isTemp(d.Cat, q.Schema) {
+		v.Path = path.Schemas
+	}
+	old := d.Cat.ViewByName[q]
+	if old == nil && d.Cat.HasRelation(q.Schema, q.Name) || old != nil && !cv.OrReplace {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", q.Name)
 	}
 	if old != nil {
 		// OR REPLACE may add columns at the end, not change the others.

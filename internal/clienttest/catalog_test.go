@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestPgxArrays: pgx sends a Go slice as an array parameter. In WHERE id =
@@ -17,13 +15,7 @@ import (
 // an array type's element through the catalogs.
 func TestPgxArrays(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []pgx.QueryExecMode{
-		pgx.QueryExecModeCacheStatement,
-		pgx.QueryExecModeCacheDescribe,
-		pgx.QueryExecModeDescribeExec,
-		pgx.QueryExecModeExec,
-		pgx.QueryExecModeSimpleProtocol,
-	} {
+	for _, mode := range pgxModes {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			conn := connectPgx(t, startTarget(t), mode)
@@ -32,18 +24,6 @@ func TestPgxArrays(t *testing.T) {
 			for i := int32(1); i <= 5; i++ {
 				mustExec(t, conn, "INSERT INTO arr VALUES ($1, $2, $3, $4)",
 					i, int64(i)*1e10, fmt.Sprintf("n%d", i), []string{"t", fmt.Sprint(i)})
-			}
-			ids := func(sql string, args ...any) []int32 {
-				t.Helper()
-				rows, err := conn.Query(ctx, sql, args...)
-				if err != nil {
-					t.Fatalf("%s: %v", sql, err)
-				}
-				got, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-				if err != nil {
-					t.Fatalf("%s: %v", sql, err)
-				}
-				return got
 			}
 			for _, c := range []struct {
 				sql  string
@@ -59,7 +39,7 @@ func TestPgxArrays(t *testing.T) {
 				{"SELECT id FROM arr WHERE id = ANY($1) ORDER BY id", []int32(nil), nil},
 				{"SELECT id FROM arr WHERE $1 = ANY(tags) ORDER BY id", "4", []int32{4}},
 			} {
-				if got := ids(c.sql, c.arg); !slices.Equal(got, c.want) {
+				if got := queryIDs(t, conn, c.sql, c.arg); !slices.Equal(got, c.want) {
 					t.Errorf("%s with %#v: ids %v, want %v", c.sql, c.arg, got, c.want)
 				}
 			}

@@ -39,6 +39,9 @@
 //	                           megabytes, many rows and a cancel
 //	capture_test.go            -capture: a proxy that records what each
 //	                           client sends, for pgwire's fuzz seeds
+//	network_test.go            pgx with inet, cidr, macaddr and macaddr8:
+//	                           Go's netip and net values, both formats,
+//	                           COPY, the encodings byte for byte
 //	catalog_test.go            pgx's array parameters and type lookup, and
 //	                           psql's \dt and \d
 //	pgdump_test.go             pg_dump's plain, schema, data and custom
@@ -49,6 +52,12 @@
 //	                           with what they share in matrix.js
 //	testdata/clients/python    psycopg2, run with /usr/bin/python3
 //	testdata/clients/java      JDBC, compiled with javac at test time
+//	orm_py_go_test.go          the ORMs and migration tools: SQLAlchemy,
+//	                           Alembic and Django (testdata/clients/python,
+//	                           Debian's packages), and GORM, sqlx,
+//	                           golang-migrate and goose
+//	                           (testdata/clients/go, a module of its own,
+//	                           built at test time)
 //
 // Beyond the six steps, each client also exercises the protocol paths it is
 // known for: pgx's Batch and binary CopyFrom, JDBC's batches and fetch size

@@ -48,18 +48,7 @@ func (binaryJSONB) PreferredFormat() int16 { return pgtype.BinaryFormatCode }
 // QueryExecMode, then with jsonb in pgx's binary codec, then the wire
 // encodings byte for byte.
 func testPgxJSONAll(t *testing.T) {
-	for _, mode := range []pgx.QueryExecMode{
-		pgx.QueryExecModeCacheStatement,
-		pgx.QueryExecModeCacheDescribe,
-		pgx.QueryExecModeDescribeExec,
-		pgx.QueryExecModeExec,
-		pgx.QueryExecModeSimpleProtocol,
-	} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			testPgxJSON(t, connectPgx(t, startTarget(t), mode), mode)
-		})
-	}
+	inEveryPgxMode(t, testPgxJSON)
 	t.Run("binary_codec", func(t *testing.T) {
 		t.Parallel()
 		conn := connectPgx(t, startTarget(t), pgx.QueryExecModeCacheStatement)

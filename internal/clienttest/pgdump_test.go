@@ -48,6 +48,12 @@ var dumpChecks = []string{
 	"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'handles'::regclass AND contype = 'c'",
 	"SELECT indexdef FROM pg_indexes WHERE indexname = 'handles_noted'",
 	"SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'handles'::regclass AND attnum > 0 ORDER BY attnum",
+	// The network types, their order, and what the operators make of
+	// them after the load.
+	"SELECT * FROM hosts ORDER BY addr",
+	"SELECT addr, abbrev(net), host(addr), trunc(mac), eui::text FROM hosts WHERE addr <<= '10/8' OR mac > '08:00:2b:01:02:03' ORDER BY net DESC, addr",
+	"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'hosts'::regclass ORDER BY conname",
+	"SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'hosts' ORDER BY indexname",
 }
 
 // TestPgDump dumps an epochdb database with PostgreSQL's pg_dump and loads

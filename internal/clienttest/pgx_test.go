@@ -200,22 +200,45 @@ func sqlState(err error) string {
 	return ""
 }
 
+// pgxModes are pgx's QueryExecModes, each of which the tests run in.
+var pgxModes = []pgx.QueryExecMode{
+	pgx.QueryExecModeCacheStatement,
+	pgx.QueryExecModeCacheDescribe,
+	pgx.QueryExecModeDescribeExec,
+	pgx.QueryExecModeExec,
+	pgx.QueryExecModeSimpleProtocol,
+}
+
+// inEveryPgxMode runs step as a parallel subtest in each of pgxModes,
+// each on a target of its own.
+func inEveryPgxMode(t *testing.T, step func(t *testing.T, conn *pgx.Conn, mode pgx.QueryExecMode)) {
+	for _, mode := range pgxModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			step(t, connectPgx(t, startTarget(t), mode), mode)
+		})
+	}
+}
+
+// queryIDs runs a query of one int4 column and returns its values.
+func queryIDs(t *testing.T, conn *pgx.Conn, sql string, args ...any) []int32 {
+	t.Helper()
+	rows, err := conn.Query(t.Context(), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return got
+}
+
 // TestPgx runs pgx v5 in every QueryExecMode, then the wire formats, COPY
 // and Batch through pgconn and pgx directly.
 func TestPgx(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []pgx.QueryExecMode{
-		pgx.QueryExecModeCacheStatement,
-		pgx.QueryExecModeCacheDescribe,
-		pgx.QueryExecModeDescribeExec,
-		pgx.QueryExecModeExec,
-		pgx.QueryExecModeSimpleProtocol,
-	} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			testPgxMode(t, connectPgx(t, startTarget(t), mode), mode)
-		})
-	}
+	inEveryPgxMode(t, testPgxMode)
 	t.Run("formats", func(t *testing.T) {
 		t.Parallel()
 		testPgxFormats(t, connectPgx(t, startTarget(t), pgx.QueryExecModeCacheStatement))
@@ -240,6 +263,10 @@ func TestPgx(t *testing.T) {
 		t.Parallel()
 		testPgxEnum(t, startTarget(t))
 	})
+	t.Run("network", func(t *testing.T) {
+		t.Parallel()
+		testPgxNetworkAll(t) // network_test.go
+	})
 }
 
 // testPgxEnum passes enum values as parameters, which pgx, knowing
@@ -249,8 +276,7 @@ func testPgxEnum(t *testing.T, tg target) {
 	ctx := t.Context()
 	setup := connectPgx(t, tg, pgx.QueryExecModeCacheStatement)
 	mustExec(t, setup, "CREATE TYPE pgx_mood AS ENUM ('sad', 'ok', 'happy')")
-	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
-		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
+	for i, mode := range pgxModes {
 		conn := connectPgx(t, tg, mode)
 		table := fmt.Sprintf("pgx_enum_%d", i)
 		mustExec(t, conn, "CREATE TABLE "+table+" (id int PRIMARY KEY, m pgx_mood)")

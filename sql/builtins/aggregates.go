@@ -373,7 +373,7 @@ func extremes(sign int) []Aggregate {
 	var aggs []Aggregate
 	for _, t := range []types.T{types.Int2, types.Int4, types.Int8, types.Numeric, types.Float4, types.Float8,
 		types.Text, {Oid: types.OidBpchar, Mod: -1}, types.Date, types.TimeType, types.Timestamp, types.Timestamptz,
-		types.IntervalType, {Oid: types.OidOid, Mod: -1}, AnyEnum} {
+		types.IntervalType, {Oid: types.OidOid, Mod: -1}, AnyEnum, types.InetType} {
 		aggs = append(aggs, Aggregate{Overload: Overload{Args: []types.T{t}, Ret: t}, New: newExtreme(sign), Extreme: sign})
 	}
 	// citext's, which compare as citext does, with the later of two equal

@@ -24,6 +24,9 @@
 //	series.go      generate_series and unnest
 //	session.go     current_user, version(), current_setting, set_config
 //	uuid.go        gen_random_uuid
+//	network.go     inet, cidr, macaddr and macaddr8: abbrev, host,
+//	               set_masklen, trunc, ...; << <<= >> >>= &&, ~ & |, and
+//	               inet's + and -
 //	extensions.go  the functions of uuid-ossp and pgcrypto (crypt.go),
 //	citext.go      of citext, and of pg_trgm with its operators
 //	trgm.go        (% <-> <% ...), which resolve only while CREATE

@@ -38,7 +38,7 @@ var table = map[string][]Overload{
 	"floor":        {floatOf(types.Float8, math.Floor), numericOf((*apd.Context).Floor)},
 	"round":        round(false),
 	"width_bucket": widthBucket(),
-	"trunc":        round(true),
+	"trunc":        slices.Concat(round(true), macTrunc),
 
 	// clock.go
 	"now":                   clockFunc(types.Timestamptz, Stable, transactionTime),
@@ -177,6 +177,27 @@ var table = map[string][]Overload{
 	// uuid.go
 	"gen_random_uuid": {{Ret: types.UUIDType, Volatility: Volatile, Fn: genRandomUUID}},
 
+	// network.go; trunc of a MAC address is with the math functions'.
+	"abbrev":           inetAbbrev,
+	"host":             inet1(types.Text, inetText(types.AppendHost)),
+	"text":             inetShow,
+	"family":           inet1(types.Int4, func(a types.Inet) (any, error) { return int64(a.Family()), nil }),
+	"masklen":          inet1(types.Int4, func(a types.Inet) (any, error) { return int64(a.Bits), nil }),
+	"broadcast":        inet1(types.InetType, broadcast),
+	"hostmask":         inet1(types.InetType, hostmask),
+	"netmask":          inet1(types.InetType, func(a types.Inet) (any, error) { return a.Netmask(), nil }),
+	"network":          inet1(types.CidrType, network),
+	"cidr":             inet1(types.CidrType, network),
+	"inet_same_family": one(types.Bool, inet2, inetFn2(func(a, b types.Inet) (any, error) { return a.IPv6 == b.IPv6, nil })),
+	"inet_merge":       one(types.CidrType, inet2, inetFn2(inetMerge)),
+	"set_masklen": {
+		{Args: []types.T{types.InetType, types.Int4}, Ret: types.InetType, Fn: setMasklen(false)},
+		{Args: []types.T{types.CidrType, types.Int4}, Ret: types.CidrType, Fn: setMasklen(true)},
+	},
+	"macaddr8":         one(types.Macaddr8Type, macArg, func(_ Env, a []any) (any, error) { return types.MacaddrTo8(a[0].(types.Macaddr)), nil }),
+	"macaddr":          one(types.MacaddrType, mac8Arg, func(_ Env, a []any) (any, error) { return types.Macaddr8To6(a[0].(types.Macaddr8)) }),
+	"macaddr8_set7bit": one(types.Macaddr8Type, mac8Arg, macaddr8Set7bit),
+
 	// strings.go
 	"lower":       str1(types.Text, lower),
 	"upper":       str1(types.Text, upper),
@@ -258,17 +279,20 @@ var table = map[string][]Overload{
 // resolves here.
 var operators = map[string][]Overload{
 	// datearith.go; the numbers' own arithmetic is the planner's.
-	"+": datePlus(),
+	"+": slices.Concat(datePlus(), inetPlusOps),
 	"*": intervalTimesOps(),
 	"/": intervalDivOps(),
 
-	// bitwise.go; ~ is the prefix operator, one argument.
-	"&":  bitOp("&"),
-	"|":  bitOp("|"),
-	"#":  bitOp("#"),
-	"<<": bitOp("<<"),
-	">>": bitOp(">>"),
-	"~":  bitNot(),
+	// bitwise.go, and network.go's for the network types; ~ is the
+	// prefix operator, one argument.
+	"&":   slices.Concat(bitOp("&"), bitwiseNetwork("AND", func(x, y byte) byte { return x & y })),
+	"|":   slices.Concat(bitOp("|"), bitwiseNetwork("OR", func(x, y byte) byte { return x | y })),
+	"#":   bitOp("#"),
+	"<<":  slices.Concat(bitOp("<<"), inetSub),
+	">>":  slices.Concat(bitOp(">>"), inetSup),
+	"~":   slices.Concat(bitNot(), networkNot),
+	"<<=": inetSubEq,
+	">>=": inetSupEq,
 
 	// json.go
 	"->":  arrow(false),
@@ -277,12 +301,12 @@ var operators = map[string][]Overload{
 	"#>>": pathOp(true),
 	"@>":  contains(false),
 	"<@":  contains(true),
-	"&&":  {{Args: []types.T{AnyArray, AnyArray}, Ret: types.Bool, Typed: overlap}},
+	"&&":  slices.Concat([]Overload{{Args: []types.T{AnyArray, AnyArray}, Ret: types.Bool, Typed: overlap}}, inetOverlap),
 	"?":   one(types.Bool, []types.T{types.JSONBType, types.Text}, jsonFn(jsonbExists)),
 	"?|":  one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(false))),
 	"?&":  one(types.Bool, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbExistsAny(true))),
 	"#-":  one(types.JSONBType, []types.T{types.JSONBType, types.TextArray}, jsonFn(jsonbDeletePath)),
-	"-":   slices.Concat(dateMinus(), jsonbMinus()),
+	"-":   slices.Concat(dateMinus(), jsonbMinus(), inetMinusOps),
 	"||": {{Args: []types.T{types.JSONBType, types.JSONBType}, Ret: types.JSONBType, Fn: jsonFn(func(j *types.JSON, a []any) (any, error) {
 		return jsonbConcat(j, a[0].(*types.JSON))
 	})}},

@@ -76,8 +76,11 @@ type Catalog struct {
 	Version uint64
 	// SchemaByName and SchemaByID are the schemas, the system's among
 	// them (see schema.go).
-	SchemaByName   map[string]*Schema
-	SchemaByID     map[uint32]*Schema
+	SchemaByName map[string]*Schema
+	SchemaByID   map[uint32]*Schema
+	// SchemaChanges counts the changes to the schemas a DDL has made in
+	// its copy, which invalidate the search paths resolved against it.
+	SchemaChanges  int
 	TableByName    map[QName]*Table
 	TableByID      map[uint32]*Table
 	SequenceByName map[QName]*Sequence

@@ -190,21 +190,31 @@ func (d *DDL) DropSequence(ctx context.Context, s *Sequence) error {
 // this one, so no snapshot that sees the commit reads it; older snapshots
 // read it as it was until compaction removes it.
 func (d *DDL) DeleteData(ctx context.Context, dataID uint32) error {
-	prefix := IndexPrefix(dataID, 0)[:5]
+	prefix := TablePrefix(dataID)
 	return d.Tx.DropRange(ctx, prefix, PrefixEnd(prefix))
 }
 
-// DeleteRange deletes every key that starts with prefix, a batch of keys
-// at a time: the scan, at the statement's snapshot, does not see the
-// deletions, and resumes after the batch's last key.
+// TablePrefix begins the key of every row and index entry of data id
+// dataID.
+func TablePrefix(dataID uint32) []byte { return IndexPrefix(dataID, 0)[:5] }
+
+// DeleteRange deletes, in the DDL's transaction, every key that starts
+// with prefix.
 func (d *DDL) DeleteRange(ctx context.Context, prefix []byte) error {
-	scan := &KVScan{Tx: d.Tx, Start: prefix, End: PrefixEnd(prefix)}
+	return DeleteRange(ctx, d.Tx, prefix)
+}
+
+// DeleteRange deletes, in tx, every key that starts with prefix, a batch
+// of keys at a time: the scan, at the statement's snapshot, does not see
+// the deletions, and resumes after the batch's last key.
+func DeleteRange(ctx context.Context, tx *txn.Tx, prefix []byte) error {
+	scan := &KVScan{Tx: tx, Start: prefix, End: PrefixEnd(prefix)}
 	for {
 		e, ok, err := scan.Next()
 		if err != nil || !ok {
 			return err
 		}
-		if err := d.Tx.Delete(ctx, bytes.Clone(e.K)); err != nil {
+		if err := tx.Delete(ctx, bytes.Clone(e.K)); err != nil {
 			return err
 		}
 	}

@@ -80,6 +80,10 @@ type Param struct {
 	// Default is the default expression as SQL the TiDB parser reads,
 	// or "".
 	Default string `json:"default,omitempty"`
+	// Row, for a parameter of a table's row type, is the table: Type is
+	// then the record of its columns, as the catalog that holds the
+	// function read them, since a record's shape is the process's own.
+	Row uint32 `json:"row,omitempty"`
 }
 
 // In reports whether p is one a call passes: IN, INOUT or VARIADIC.
@@ -158,14 +162,17 @@ func (c *Catalog) Functions() []*Function {
 // spread across schemas meet). A schema that does not exist is 3F000.
 func (c *Catalog) FunctionOverloads(path Path, schema, name string) ([]*Function, error) {
 	if schema != "" {
-		s, err := c.Schema(schema)
+		s, err := c.SchemaOn(path, schema)
 		if err != nil {
 			return nil, err
+		}
+		if s == nil {
+			return nil, ErrNoSchema(schema)
 		}
 		return c.FunctionByName[QName{s.ID, name}], nil
 	}
 	var out []*Function
-	for _, nsp := range path.Schemas {
+	for _, nsp := range path.NoTemp() {
 		for _, f := range c.FunctionByName[QName{nsp, name}] {
 			if !slices.ContainsFunc(out, func(g *Function) bool { return slices.Equal(g.Signature(), f.Signature()) }) {
 				out = append(out, f)
@@ -189,6 +196,11 @@ func (c *Catalog) FunctionBySignature(nsp uint32, name string, sig []types.Oid) 
 func (c *Catalog) putFunction(f *Function) {
 	f.Schema = inSchema(f.Schema)
 	f.cat = c
+	for i, p := range f.Params {
+		if t := c.TableByID[p.Row]; p.Row != 0 && t != nil {
+			f.Params[i].Type = t.RowType()
+		}
+	}
 	if old := c.FunctionByID[f.ID]; old != nil {
 		c.removeFunction(old)
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 )
@@ -40,6 +41,14 @@ type Schema struct {
 	// System marks pg_catalog, information_schema and pg_toast.
 	System bool `json:"-"`
 }
+
+// TempPrefix begins the name of a session's schema for temporary objects:
+// pg_temp_N, N its slot (see sql/temp.go). No statement may make a schema
+// whose name begins with pg_, so only sessions make these.
+const TempPrefix = "pg_temp_"
+
+// IsTemp reports whether s holds some session's temporary objects.
+func (s *Schema) IsTemp() bool { return strings.HasPrefix(s.Name, TempPrefix) }
 
 var systemSchemas = []*Schema{
 	{ID: PgCatalogID, Name: "pg_catalog", System: true},
@@ -121,6 +130,7 @@ func (c *Catalog) addSchemas() {
 }
 
 func (c *Catalog) putSchema(s *Schema) {
+	c.SchemaChanges++
 	c.SchemaByName[s.Name] = s
 	c.SchemaByID[s.ID] = s
 }
@@ -166,33 +176,74 @@ func (c *Catalog) IndexNamed(q QName) (*Table, *Index) {
 // first, unless the setting places it), and Create, the schema an
 // unqualified CREATE puts its object in: the first that is not a system
 // schema, or 0 if there is none.
+//
+// Temp is the session's own schema of temporary objects, if it has made
+// one. As in PostgreSQL, relations and types are looked for there first
+// unless the setting places it (as pg_temp), and functions never are, so
+// that a temporary object cannot stand in for a function another schema
+// holds. CreateTemp says that the setting names pg_temp first, so that an
+// unqualified CREATE makes a temporary object, the schema made if need be.
 type Path struct {
 	Schemas []uint32
 	Create  uint32
-	// Implicit says that pg_catalog leads Schemas because the setting
-	// does not place it.
-	Implicit bool
+	// Implicit counts the schemas that lead Schemas because the setting
+	// does not place them: the temporary schema, pg_catalog.
+	Implicit   int
+	Temp       uint32
+	CreateTemp bool
 }
+
+// TempAlias is the name a search_path or a qualified name gives the
+// session's temporary schema, whatever its number.
+const TempAlias = "pg_temp"
 
 // ResolvePath resolves the schema names of a search_path setting, $user
 // already replaced: the names of schemas that do not exist drop out, and
-// pg_catalog goes first unless the names place it.
-func (c *Catalog) ResolvePath(names []string) Path {
+// pg_catalog goes first unless the names place it. temp is the name of
+// the session's temporary schema, which comes before it unless the names
+// place pg_temp.
+func (c *Catalog) ResolvePath(names []string, temp string) Path {
 	var p Path
-	if !slices.Contains(names, "pg_catalog") {
-		p.Schemas, p.Implicit = append(p.Schemas, PgCatalogID), true
+	ts := c.SchemaByName[temp]
+	if ts != nil {
+		p.Temp = ts.ID
+		if !slices.Contains(names, TempAlias) {
+			p.Schemas, p.Implicit = append(p.Schemas, ts.ID), 1
+		}
 	}
-	for _, n := range names {
+	if !slices.Contains(names, "pg_catalog") {
+		p.Schemas, p.Implicit = append(p.Schemas, PgCatalogID), p.Implicit+1
+	}
+	for i, n := range names {
 		s := c.SchemaByName[n]
+		if n == TempAlias {
+			p.CreateTemp = p.CreateTemp || i == 0
+			s = ts
+		}
 		if s == nil || slices.Contains(p.Schemas, s.ID) {
 			continue
 		}
 		p.Schemas = append(p.Schemas, s.ID)
-		if p.Create == 0 && !s.System {
+		if p.Create == 0 && !s.System && !s.IsTemp() {
 			p.Create = s.ID
 		}
 	}
 	return p
+}
+
+// NoTemp is the path's schemas but the temporary one: those functions
+// are looked for in, and that a permanent view keeps.
+func (p Path) NoTemp() []uint32 {
+	if p.Temp == 0 {
+		return p.Schemas
+	}
+	out := make([]uint32, 0, len(p.Schemas))
+	for _, nsp := range p.Schemas {
+		if nsp != p.Temp {
+			out = append(out, nsp)
+		}
+	}
+	return out
 }
 
 // Resolve is the qualified name of the relation a statement names as
@@ -216,12 +267,15 @@ func (c *Catalog) ResolveType(path Path, schema, name string) (QName, error) {
 
 func (c *Catalog) resolve(path Path, schema, name string, has func(uint32, string) bool) (QName, error) {
 	if schema != "" {
-		s, err := c.Schema(schema)
-		if err != nil {
-			return QName{}, err
+		s, err := c.SchemaOn(path, schema)
+		if err != nil || s == nil {
+			return QName{Name: name}, err
 		}
 		if !has(s.ID, name) {
 			return QName{Name: name}, nil
+		}
+		if s.IsTemp() && s.ID != path.Temp {
+			return QName{}, ErrOtherTemp()
 		}
 		return QName{s.ID, name}, nil
 	}
@@ -233,23 +287,48 @@ func (c *Catalog) resolve(path Path, schema, name string, has func(uint32, strin
 	return QName{Name: name}, nil
 }
 
+// SchemaOn is the schema a qualified name names: pg_temp is the
+// session's temporary schema, nil while it has none.
+func (c *Catalog) SchemaOn(path Path, schema string) (*Schema, error) {
+	if schema == TempAlias {
+		return c.SchemaByID[path.Temp], nil
+	}
+	return c.Schema(schema)
+}
+
+// ErrOtherTemp is PostgreSQL's error for a statement that names another
+// session's temporary relation.
+func ErrOtherTemp() error {
+	return pgerr.New(pgerr.FeatureNotSupported, "cannot access temporary tables of other sessions")
+}
+
 // CreateIn is the schema a CREATE of schema.name puts its object in: the
 // schema named, or with schema "", path's Create. A system schema takes
-// no objects (42501), as PostgreSQL's pg_catalog takes none.
+// no objects (42501), as PostgreSQL's pg_catalog takes none, and another
+// session's temporary schema none either (42P16). pg_temp names the
+// session's temporary schema, which the caller must have made.
 func (c *Catalog) CreateIn(path Path, schema, name string) (uint32, error) {
 	if schema == "" {
+		if path.CreateTemp && path.Temp != 0 {
+			return path.Temp, nil
+		}
 		if path.Create == 0 {
 			return 0, pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
 		}
 		return path.Create, nil
 	}
-	s, err := c.Schema(schema)
+	s, err := c.SchemaOn(path, schema)
 	if err != nil {
 		return 0, err
 	}
-	if s.System {
+	switch {
+	case s == nil:
+		return 0, ErrNoSchema(schema)
+	case s.System:
 		return 0, pgerr.New(pgerr.InsufficientPrivilege, "permission denied to create %q", schema+"."+name).
 			WithDetail("System catalog modifications are currently disallowed.")
+	case s.IsTemp() && s.ID != path.Temp:
+		return 0, pgerr.New(pgerr.InvalidTableDefinition, "cannot create relations in temporary schemas of other sessions")
 	}
 	return s.ID, nil
 }
@@ -266,6 +345,7 @@ func (d *DDL) PutSchema(ctx context.Context, s *Schema) error {
 // DropSchema removes s, which holds nothing any more. public's descriptor
 // stays, marked Dropped (see above).
 func (d *DDL) DropSchema(ctx context.Context, s *Schema) error {
+	d.Cat.SchemaChanges++
 	delete(d.Cat.SchemaByName, s.Name)
 	delete(d.Cat.SchemaByID, s.ID)
 	if err := d.Tx.Delete(ctx, NameKey(0, s.Name)); err != nil {

@@ -17,14 +17,14 @@ func TestSchemaResolution(t *testing.T) {
 	c.TableByName[QName{PublicID, "t"}] = &Table{ID: 16391, Name: "t", Schema: PublicID}
 	c.TableByName[QName{PublicID, "u"}] = &Table{ID: 16392, Name: "u", Schema: PublicID}
 
-	p := c.ResolvePath([]string{"nosuch", "app", "public"})
-	if want := []uint32{PgCatalogID, 16384, PublicID}; !slices.Equal(p.Schemas, want) || p.Create != 16384 || !p.Implicit {
+	p := c.ResolvePath([]string{"nosuch", "app", "public"}, "")
+	if want := []uint32{PgCatalogID, 16384, PublicID}; !slices.Equal(p.Schemas, want) || p.Create != 16384 || p.Implicit != 1 {
 		t.Fatalf("path %+v, want schemas %v creating in app, pg_catalog implicit", p, want)
 	}
-	if p := c.ResolvePath([]string{"public", "pg_catalog"}); !slices.Equal(p.Schemas, []uint32{PublicID, PgCatalogID}) || p.Implicit {
+	if p := c.ResolvePath([]string{"public", "pg_catalog"}, ""); !slices.Equal(p.Schemas, []uint32{PublicID, PgCatalogID}) || p.Implicit != 0 {
 		t.Errorf("a path that places pg_catalog: %+v", p)
 	}
-	if p := c.ResolvePath([]string{"pg_catalog", "nosuch"}); p.Create != 0 {
+	if p := c.ResolvePath([]string{"pg_catalog", "nosuch"}, ""); p.Create != 0 {
 		t.Errorf("a path of system schemas creates in %d, want none", p.Create)
 	}
 	for _, tc := range []struct {

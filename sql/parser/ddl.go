@@ -58,27 +58,24 @@ func (p *stmtParser) create() error {
 		if err := p.modifiersOnly(seq[1:i], "global", "local", "temp", "temporary", "unlogged"); err != nil {
 			return err
 		}
-		return p.createTable(seq, i, temp)
+		p.st.Temp = temp != nil
+		return p.createTable(seq, i)
 	case isWord(kind, "index"):
 		if err := p.modifiersOnly(seq[1:i], "unique"); err != nil {
 			return err
 		}
 		return p.createIndex(seq, i, unique)
 	case isWord(kind, "sequence"):
-		if err := p.modifiersOnly(seq[1:i]); err != nil {
+		if err := p.modifiersOnly(seq[1:i], "temp", "temporary"); err != nil {
 			return err
 		}
-		if temp != nil {
-			return p.unsupported(temp, "temporary sequences are not supported")
-		}
+		p.st.Temp = temp != nil
 		return p.createSequence(seq, i)
 	case isWord(kind, "view") && !slices.ContainsFunc(seq[1:i], func(it item) bool { return isWord(it, "materialized") }):
 		if err := p.modifiersOnly(seq[1:i], "or", "replace", "temp", "temporary"); err != nil {
 			return err
 		}
-		if temp != nil {
-			return p.unsupported(temp, "temporary views are not supported")
-		}
+		p.st.Temp = temp != nil
 		return p.createView(i, wordsAt(seq, 1, "or", "replace"))
 	case isWord(kind, "type"):
 		if err := p.modifiersOnly(seq[1:i]); err != nil {
@@ -120,6 +117,7 @@ type CreateView struct {
 	Columns   []string // nil: the query's own column names
 	Query     *Statement
 	OrReplace bool
+	Temp      bool // CREATE TEMPORARY VIEW
 }
 
 // createView parses CREATE VIEW from the token after VIEW, at p.toks[i+1]:
@@ -130,7 +128,7 @@ func (p *stmtParser) createView(i int, orReplace bool) error {
 	if err != nil {
 		return err
 	}
-	v := &CreateView{Name: name, OrReplace: orReplace}
+	v := &CreateView{Name: name, OrReplace: orReplace, Temp: p.st.Temp}
 	if c.punct("(") {
 		for {
 			col, err := c.name()
@@ -172,12 +170,8 @@ func (p *stmtParser) modifiersOnly(mods []item, allowed ...string) error {
 // createTable parses CREATE TABLE. Column types are recorded in
 // ColumnTypes and replaced by TEXT, so that TiDB, which knows MySQL's types,
 // parses the constraints and defaults; storage options go to Options.
-func (p *stmtParser) createTable(seq []item, i int, temp *token) error {
-	out := []item{seq[0]}
-	if temp != nil {
-		out = append(out, &synth{anchor: temp, space: true, parts: []any{"TEMPORARY"}})
-	}
-	out = append(out, seq[i])
+func (p *stmtParser) createTable(seq []item, i int) error {
+	out := []item{seq[0], seq[i]}
 	i++
 	if wordsAt(seq, i, "if", "not", "exists") {
 		out = append(out, seq[i:i+3]...)
@@ -189,6 +183,12 @@ func (p *stmtParser) createTable(seq []item, i int, temp *token) error {
 	}
 	out = append(out, seq[i:j]...)
 	i = j
+	if parenGroup(at(seq, i)) == nil {
+		var err error
+		if i, err = p.tableClauses(seq, i); err != nil {
+			return err
+		}
+	}
 	g := parenGroup(at(seq, i))
 	switch {
 	case isWord(at(seq, i), "as"):
@@ -221,23 +221,13 @@ func (p *stmtParser) createTable(seq []item, i int, temp *token) error {
 	}
 	g.kids = kids
 	out = append(out, g)
-	for i++; i < len(seq); {
-		t := tokOf(seq[i])
-		switch {
-		case isWord(t, "with") && parenGroup(at(seq, i+1)) != nil:
-			if err := p.options(parenGroup(seq[i+1])); err != nil {
-				return err
-			}
-			i += 2
-		case wordsAt(seq, i, "without", "oids"):
-			i += 2
-		case wordsAt(seq, i, "on", "commit", "preserve", "rows"):
-			i += 4
-		case isWord(t, "on", "inherits", "partition", "using", "tablespace", "with"):
-			return p.unsupported(t, "CREATE TABLE ... %s is not supported", upper(t.val))
-		default:
-			return p.errorAt(seq, i)
-		}
+	if i, err = p.tableClauses(seq, i+1); err != nil {
+		return err
+	}
+	if t := tokOf(at(seq, i)); isWord(t, "inherits", "partition", "using", "tablespace") {
+		return p.unsupported(t, "CREATE TABLE ... %s is not supported", upper(t.val))
+	} else if t != nil {
+		return p.errorAt(seq, i)
 	}
 	items, err := p.rewrite(out)
 	if err != nil {
@@ -245,6 +235,47 @@ func (p *stmtParser) createTable(seq []item, i int, temp *token) error {
 	}
 	return p.finish(items, isCreateTable)
 }
+
+// tableClauses parses the clauses of CREATE TABLE that may follow its
+// columns, or its name where AS follows: WITH (options), WITHOUT OIDS and
+// ON COMMIT. It returns the index of the first item that is none of them.
+func (p *stmtParser) tableClauses(seq []item, i int) (int, error) {
+	for {
+		switch t := tokOf(at(seq, i)); {
+		case isWord(t, "with") && parenGroup(at(seq, i+1)) != nil:
+			if err := p.options(parenGroup(seq[i+1])); err != nil {
+				return i, err
+			}
+			i += 2
+		case wordsAt(seq, i, "without", "oids"):
+			i += 2
+		case wordsAt(seq, i, "on", "commit"):
+			switch {
+			case wordsAt(seq, i+2, "preserve", "rows"):
+				p.st.OnCommit, i = OnCommitPreserve, i+4
+			case wordsAt(seq, i+2, "delete", "rows"):
+				p.st.OnCommit, i = OnCommitDelete, i+4
+			case wordsAt(seq, i+2, "drop"):
+				p.st.OnCommit, i = OnCommitDrop, i+3
+			default:
+				return i, p.errorAt(seq, i+2)
+			}
+		default:
+			return i, nil
+		}
+	}
+}
+
+// OnCommit is what CREATE TEMPORARY TABLE's ON COMMIT does with the table
+// when a transaction commits.
+type OnCommit uint8
+
+const (
+	OnCommitNone     OnCommit = iota // no ON COMMIT clause: as PRESERVE ROWS
+	OnCommitPreserve                 // keep the table and its rows
+	OnCommitDelete                   // delete its rows
+	OnCommitDrop                     // drop it, at the end of the transaction that made it
+)
 
 // options parses CREATE TABLE's WITH (name [= value], ...).
 func (p *stmtParser) options(g *group) error {
@@ -882,7 +913,7 @@ func ObjectName(name1, name2, label string) string {
 // createSequence parses CREATE SEQUENCE, whose options TiDB shares except
 // AS type and OWNED BY.
 func (p *stmtParser) createSequence(seq []item, i int) error {
-	out := append([]item(nil), seq[:i+1]...)
+	out := []item{seq[0], seq[i]} // without TEMPORARY, which Temp says
 	for i++; i < len(seq); i++ {
 		switch {
 		case isWord(seq[i], "as"):

@@ -24,12 +24,14 @@ var soupWords = strings.Fields(`
 	double precision varchar int text serial array any some operator collate for share no isolation
 	level read write transaction to identity generated always sequence if true false current_user
 	over partition window filter within escape isnull notnull similar at local session
+	temp temporary global preserve discard pg_temp.t
 	extension schema authorization rename owner session_user version cascade restrict comment is digest crypt "uuid-ossp" nosuch.t public.t
 	function procedure routine returns setof language sql plpgsql strict stable immutable volatile atomic return call inout out variadic security definer %type
 	a b t u x "Q" "x""y" pg_catalog.int4 nextval rank count
 	's' 'it''s' E'\n' E'\x41' $$d$$ $q$;$q$ U&'\0041' B'1' 1 1.5 .5 1e3 0x1f 1_0 $1 $2 $3 $65535
 	+ - * / % ^ || = <> != < <= > >= ~ ~* !~ ~~ !~~ # & | << >> :: @> -> ? @ => := ~~*
 	<-> <% %> <<% %>> <<-> <->> <<<-> <->>> using gin gist gin_trgm_ops citext
+	inet cidr macaddr macaddr8 inet_ops macaddr_ops <<= >>= && '10.0.0.0/8' '::1/64' '08:00:2b:01:02:03' family
 	( ) [ ] , ; . : ( ) ( ) , ,
 `)
 
@@ -57,10 +59,16 @@ func FuzzParse(f *testing.F) {
 		"DROP SCHEMA IF EXISTS a, \"B c\" RESTRICT",
 		"ALTER SCHEMA a RENAME TO b; ALTER SCHEMA b OWNER TO SESSION_USER; COMMENT ON SCHEMA b IS NULL",
 		"CREATE VIEW app.v (x) AS SELECT 1",
+		"CREATE TEMP TABLE t (a int) WITH (fillfactor = 70) ON COMMIT DELETE ROWS",
+		"CREATE GLOBAL TEMPORARY TABLE IF NOT EXISTS pg_temp.t ON COMMIT DROP AS SELECT 1",
+		"CREATE TEMPORARY SEQUENCE s START 1; CREATE OR REPLACE TEMP VIEW v AS SELECT 1; DISCARD TEMP",
 		"CREATE TABLE t (c citext PRIMARY KEY, d public.citext[] DEFAULT '{}'::citext[])",
 		"CREATE INDEX ON t USING gin (c gin_trgm_ops)",
 		"CREATE INDEX i ON t USING gist (c gist_trgm_ops) WHERE c % 'x'",
 		"SELECT a % b, a <-> b, a <% b, b %> a, a <<% b, a %>> b, a <<-> b, a <->> b, a <<<-> b, a <->>> b FROM t ORDER BY a <-> 'x' LIMIT 3",
+		"CREATE TABLE h (a inet PRIMARY KEY, c cidr DEFAULT '10/8' CHECK (a <<= c), m macaddr UNIQUE, m8 macaddr8, x inet[])",
+		"SELECT a << c, a <<= c, a >> c, a >>= $1, a && c, ~a, a & c, a | c, a + 1, a - c, text(a), abbrev(c) FROM h WHERE a <<= $2 ORDER BY a",
+		"CREATE INDEX ON h (c inet_ops, m macaddr_ops, m8 macaddr8_ops)",
 	} {
 		f.Add(seed, []byte{})
 	}

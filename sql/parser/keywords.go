@@ -177,10 +177,11 @@ var tidbCallable = map[string]bool{
 // quotedCalls are functions that TiDB's grammar parses specially (nextval
 // takes a table name, not an expression; stddev, variance and std are
 // MySQL's population aggregates) or not as calls at all (cardinality and
-// mode are unreserved keywords it does not call, nor pgcrypto's digest), so
-// a call to one is quoted to make TiDB read it as an ordinary function call,
-// as PostgreSQL does.
+// mode are unreserved keywords it does not call, nor pgcrypto's digest, nor
+// text(inet), text being a type to it), so a call to one is quoted to make
+// TiDB read it as an ordinary function call, as PostgreSQL does.
 var quotedCalls = map[string]bool{
 	"nextval": true, "lastval": true, "setval": true, "cardinality": true,
 	"stddev": true, "variance": true, "std": true, "mode": true, "digest": true,
+	"text": true,
 }

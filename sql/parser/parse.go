@@ -39,6 +39,11 @@ type Statement struct {
 	OnConflict *OnConflict
 	// Options are CREATE TABLE's WITH (name = value) storage options.
 	Options []Option
+	// Temp is CREATE TEMPORARY TABLE's, SEQUENCE's or VIEW's TEMPORARY
+	// (or TEMP).
+	Temp bool
+	// OnCommit is CREATE TABLE's ON COMMIT clause.
+	OnCommit OnCommit
 	// ColumnTypes are the PostgreSQL types of CREATE TABLE's column
 	// definitions, or of ALTER TABLE's added columns, in order, normalized
 	// to lower case and single spaces ("varchar(10)", "bigserial",

@@ -168,6 +168,12 @@ func describe(b *strings.Builder, st *Statement, indent string) {
 	if st.ColumnTypes != nil {
 		line("column types: %s", strings.Join(st.ColumnTypes, ", "))
 	}
+	if st.Temp {
+		line("temporary")
+	}
+	if st.OnCommit != OnCommitNone {
+		line("on commit: %s", [...]string{OnCommitPreserve: "preserve rows", OnCommitDelete: "delete rows", OnCommitDrop: "drop"}[st.OnCommit])
+	}
 	if st.IndexPredicate != nil {
 		line("index predicate: %s", restore(st.IndexPredicate.AST))
 	}

@@ -1022,6 +1022,10 @@ var rewrittenOps = map[string]struct {
 	"?|":  {precOther, "epochdb_exists_any(", ", ", ")", lvOr, lvOr},
 	"?&":  {precOther, "epochdb_exists_all(", ", ", ")", lvOr, lvOr},
 	"&&":  {precOther, "epochdb_overlap(", ", ", ")", lvOr, lvOr},
+	// inet's containment: << and >> are the shifts above, which the
+	// planner resolves by type too.
+	"<<=": {precOther, "epochdb_op('<<=', ", ", ", ")", lvOr, lvOr},
+	">>=": {precOther, "epochdb_op('>>=', ", ", ", ")", lvOr, lvOr},
 	// pg_trgm's, which the planner resolves against the extension's.
 	"<%":    {precOther, "epochdb_op('<%', ", ", ", ")", lvOr, lvOr},
 	"%>":    {precOther, "epochdb_op('%>', ", ", ", ")", lvOr, lvOr},

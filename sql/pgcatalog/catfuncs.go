@@ -150,6 +150,13 @@ var catalogBuiltins = map[string]plan.Builtin{
 	"col_description": plan.Fixed(types.Text, []types.T{types.OidType, types.Int4}, func(e *plan.Env, a []any) (any, error) {
 		return hostOf(e.Host).Description(OidPgClass, uint32(a[0].(int64)), int32(a[1].(int64))), nil
 	}),
+	"pg_my_temp_schema": plan.Fixed(types.OidType, nil, func(e *plan.Env, _ []any) (any, error) {
+		return int64(e.Host.SearchPath().Temp), nil
+	}),
+	"pg_is_other_temp_schema": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
+		nsp := uint32(a[0].(int64))
+		return tempSchema(hostOf(e.Host), nsp) && nsp != e.Host.SearchPath().Temp, nil
+	}),
 	"pg_table_is_visible": plan.Fixed(types.Bool, []types.T{types.OidType}, func(e *plan.Env, a []any) (any, error) {
 		h := hostOf(e.Host)
 		r, ok := relationByOID(h, uint32(a[0].(int64)))
@@ -488,8 +495,8 @@ func RegByName(s Host, t types.T, name string) (types.Reg, error) {
 		schema := ""
 		if len(parts) == 2 {
 			schema = parts[0]
-			if _, err := s.Catalog().Schema(schema); err != nil {
-				return types.Reg{}, err
+			if sc, err := s.Catalog().SchemaOn(s.SearchPath(), schema); err != nil || sc == nil {
+				return types.Reg{}, catalog.ErrNoSchema(schema)
 			}
 		}
 		if len(parts) <= 2 {
@@ -574,23 +581,10 @@ func SplitQualified(s string) ([]string, error) {
 	for {
 		var part string
 		if strings.HasPrefix(s, `"`) {
-			var sb strings.Builder
-			i := 1
-			for {
-				j := strings.IndexByte(s[i:], '"')
-				if j < 0 {
-					return nil, invalid
-				}
-				sb.WriteString(s[i : i+j])
-				i += j + 1
-				if i < len(s) && s[i] == '"' {
-					sb.WriteByte('"')
-					i++
-					continue
-				}
-				break
+			var ok bool
+			if part, s, ok = types.QuotedIdent(s); !ok {
+				return nil, invalid
 			}
-			part, s = sb.String(), s[i:]
 		} else {
 			end := strings.IndexByte(s, '.')
 			if end < 0 {

@@ -660,6 +660,9 @@ func pgClassRows(s Host) []row {
 	for _, r := range relations(s) {
 		rw := row{"oid": r.oid, "relname": r.Name, "relnamespace": r.Namespace, "relowner": oidSuperuser,
 			"relfilenode": r.oid, "relpersistence": "p", "relkind": r.Kind, "relispopulated": true, "relreplident": "n"}
+		if tempSchema(s, r.Namespace) {
+			rw["relpersistence"] = "t"
+		}
 		switch {
 		case (r.Kind == "r" || r.Kind == "m") && r.table != nil:
 			rw["relispopulated"] = !r.table.Unpopulated
@@ -803,10 +806,13 @@ func pgIndexRows(s Host) []row {
 }
 
 // btreeOpclass is the default btree operator class of a type (pg_opclass),
-// which pg_index.indclass names.
+// which pg_index.indclass names: varchar's is text's, and cidr's inet's.
 func btreeOpclass(oid types.Oid) uint32 {
-	if oid == types.OidVarchar {
+	switch oid {
+	case types.OidVarchar:
 		oid = types.OidText
+	case types.OidCidr:
+		oid = types.OidInet
 	}
 	if c, ok := btreeOpclasses[oid]; ok {
 		return c.oid
@@ -1082,6 +1088,13 @@ func yesNo(b bool) string {
 	return "NO"
 }
 
+// tempSchema reports whether schema nsp holds a session's temporary
+// objects.
+func tempSchema(s Host, nsp uint32) bool {
+	sc := s.Catalog().SchemaByID[nsp]
+	return sc != nil && sc.IsTemp()
+}
+
 func infoTablesRows(s Host) []row {
 	var rows []row
 	for _, r := range relations(s) {
@@ -1090,8 +1103,11 @@ func infoTablesRows(s Host) []row {
 		}
 		nsp := s.Catalog().SchemaName(r.Namespace)
 		kind := "BASE TABLE"
-		if r.Kind == "v" {
+		switch {
+		case r.Kind == "v":
 			kind = "VIEW"
+		case tempSchema(s, r.Namespace):
+			kind = "LOCAL TEMPORARY"
 		}
 		rows = append(rows, row{"table_catalog": s.Identity().Database, "table_schema": nsp, "table_name": r.Name,
 			"table_type": kind, "is_insertable_into": yesNo(r.Kind == "r"), "is_typed": "NO"})
@@ -1265,6 +1281,26 @@ func infoTableConstraintsRows(s Host) []row {
 			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
 				"constraint_name": fk.Name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
 				"table_name": t.Name, "constraint_type": "FOREIGN KEY", "is_deferrable": yesNo(fk.Deferrable), "initially_deferred": yesNo(fk.InitiallyDeferred),
+				"enforced": "YES"})
+		}
+		if t.Relkind() != "r" {
+			continue
+		}
+		// CHECK constraints, then NOT NULL columns, which the view shows as
+		// CHECK constraints named nspoid_reloid_attnum_not_null.
+		checks := make([]string, 0, len(t.Checks))
+		for _, ck := range t.Checks {
+			checks = append(checks, ck.Name)
+		}
+		for _, c := range t.Columns {
+			if c.NotNull && !c.Dropped && !c.Hidden {
+				checks = append(checks, fmt.Sprintf("%d_%d_%d_not_null", t.Schema, t.ID, c.Num))
+			}
+		}
+		for _, name := range checks {
+			rows = append(rows, row{"constraint_catalog": s.Identity().Database, "constraint_schema": s.Catalog().SchemaName(t.Schema),
+				"constraint_name": name, "table_catalog": s.Identity().Database, "table_schema": s.Catalog().SchemaName(t.Schema),
+				"table_name": t.Name, "constraint_type": "CHECK", "is_deferrable": "NO", "initially_deferred": "NO",
 				"enforced": "YES"})
 		}
 	}

@@ -26,7 +26,8 @@ type opclass struct {
 }
 
 // btreeOpclasses are PostgreSQL 15's default btree operator classes of the
-// types epochdb indexes; an array's is array_ops, and varchar's text's.
+// types epochdb indexes; an array's is array_ops, varchar's text's and
+// cidr's inet's.
 var btreeOpclasses = map[types.Oid]opclass{
 	types.OidBool: {10003, 424, "bool_ops", "bool_ops"}, types.OidBytea: {10006, 428, "bytea_ops", "bytea_ops"},
 	types.OidChar: {10007, 429, "char_ops", "char_ops"}, types.OidName: {10028, 1994, "name_ops", "text_ops"},
@@ -116,7 +117,7 @@ func CurrentSchemas(s Host, implicit bool) []any {
 	path, cat := s.SearchPath(), s.Catalog()
 	out := []any{}
 	for i, nsp := range path.Schemas {
-		if i == 0 && path.Implicit && !implicit {
+		if i < path.Implicit && !implicit {
 			continue
 		}
 		out = append(out, cat.SchemaName(nsp))

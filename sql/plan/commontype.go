@@ -45,6 +45,9 @@ var implicitCasts = map[types.Oid][]types.Oid{
 	types.OidDate:      {types.OidTimestamp, types.OidTimestamptz},
 	types.OidTimestamp: {types.OidTimestamptz},
 	types.OidTime:      {types.OidInterval},
+	types.OidCidr:      {types.OidInet},
+	types.OidMacaddr:   {types.OidMacaddr8},
+	types.OidMacaddr8:  {types.OidMacaddr},
 }
 
 // castsImplicitly reports whether PostgreSQL converts from to to in an

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -323,6 +325,16 @@ func IsString(o types.Oid) bool {
 
 func isJSON(o types.Oid) bool { return o == types.OidJSON || o == types.OidJSONB }
 
+func isInet(o types.Oid) bool { return o == types.OidInet || o == types.OidCidr }
+
+func isMac(o types.Oid) bool { return o == types.OidMacaddr || o == types.OidMacaddr8 }
+
+// isNetwork reports whether o is one of the network address types, whose
+// operators sql/builtins has.
+func isNetwork(o types.Oid) bool {
+	return isInet(o) || isMac(o)
+}
+
 func timeRank(o types.Oid) int {
 	switch o {
 	case types.OidDate:
@@ -406,6 +418,9 @@ func unify(a, b types.T) (types.T, bool) {
 		}
 		return types.T{Oid: b.Oid, Mod: -1}, true
 	}
+	if isInet(a.Oid) && isInet(b.Oid) {
+		return types.InetType, true // cidr is an inet
+	}
 	return unifyOids(a, b)
 }
 
@@ -424,15 +439,18 @@ func implicitOK(from, to types.T) bool {
 	if from.Oid == types.OidTime && to.Oid == types.OidInterval {
 		return true
 	}
-	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0 || oidCoercible(from, to) || arrayCoercible(from, to)
+	return timeRank(from.Oid) > 0 && timeRank(to.Oid) > 0 || oidCoercible(from, to) || arrayCoercible(from, to) ||
+		slices.Contains(implicitCasts[from.Oid], to.Oid)
 }
 
 // assignmentOnly reports whether PostgreSQL has a cast from from to to
 // that it applies in assignment but not in expressions: to a string type
-// through text, between json and jsonb, and to time from the types that
-// carry a time of day.
+// through text, between json and jsonb, to time from the types that
+// carry a time of day, and from inet to cidr.
 func assignmentOnly(from, to types.T) bool {
 	switch {
+	case to.Oid == types.OidCidr:
+		return from.Oid == types.OidInet
 	case IsString(to.Oid):
 		return from.Oid != types.OidUnknown && !implicitOK(from, to)
 	case isJSON(from.Oid) && isJSON(to.Oid):
@@ -521,12 +539,18 @@ func (c *Compiler) unary(n *ast.UnaryOperationExpr) (Expr, error) {
 		return &notExpr{e: e}, nil
 	case opcode.Minus:
 		if v, ok := n.V.(*driver.ValueExpr); ok {
-			// Fold -literal so that -2147483648 is an int4, as in PostgreSQL.
-			if i, ok := v.GetValue().(int64); ok {
+			// Fold -literal so that -2147483648 is an int4, and
+			// -9223372036854775808 an int8, as in PostgreSQL.
+			switch i := v.GetValue().(type) {
+			case int64:
 				if -i >= -1<<31 {
 					return &ConstExpr{T: types.Int4, V: -i}, nil
 				}
 				return &ConstExpr{T: types.Int8, V: -i}, nil
+			case uint64:
+				if i == 1<<63 {
+					return &ConstExpr{T: types.Int8, V: int64(math.MinInt64)}, nil
+				}
 			}
 		}
 		e, err := c.Compile(n.V)
@@ -617,7 +641,14 @@ func (c *Compiler) binary(n *ast.BinaryOperationExpr) (Expr, error) {
 func (c *Compiler) comparison(op string, l, r Expr) (Expr, error) {
 	t, ok := c.citextOps(comparisonType(l.Type(), r.Type()))
 	if !ok {
-		return nil, noOperator(op, l.Type(), r.Type())
+		lt, rt := l.Type(), r.Type()
+		if isMac(lt.Oid) && isMac(rt.Oid) {
+			// Each converts to the other implicitly, so both types'
+			// operators match equally well.
+			return nil, pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s %s %s", lt, op, rt).
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+		}
+		return nil, noOperator(op, lt, rt)
 	}
 	var err error
 	if l, err = c.Coerce(l, t); err != nil {
@@ -633,7 +664,7 @@ func (c *Compiler) comparison(op string, l, r Expr) (Expr, error) {
 }
 
 // arith compiles l op r for + - * / %: the numbers' arithmetic here, and
-// that of the date and time types (and jsonb's -) by sql/builtins'
+// those of the date and time types, the network types and jsonb's - by sql/builtins'
 // operators, which an untyped literal beside one resolves against too.
 func (c *Compiler) arith(op byte, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
@@ -643,7 +674,7 @@ func (c *Compiler) arith(op byte, l, r Expr) (Expr, error) {
 	if op == '%' && (IsString(lt.Oid) || IsString(rt.Oid) || bothUnknown && c.installed("pg_trgm", "")) {
 		return c.callOperator("%", l, r)
 	}
-	if datetimeOperand(lt) || datetimeOperand(rt) || op == '-' && lt.Oid == types.OidJSONB {
+	if datetimeOperand(lt) || datetimeOperand(rt) || op == '-' && lt.Oid == types.OidJSONB || isNetwork(lt.Oid) || isNetwork(rt.Oid) {
 		e, err := c.callOperator(string(op), l, r)
 		if f, ok := e.(*FuncExpr); ok {
 			f.op = op // deparsed as arithmetic, not as a function

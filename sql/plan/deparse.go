@@ -28,7 +28,8 @@ var sqlValueFuncs = map[string]string{
 }
 
 // Deparse prints a compiled expression as PostgreSQL's ruleutils prints
-// the expression tree it stores: implicit casts are invisible, constants
+// the expression tree it stores: implicit casts show only where an
+// operator, COALESCE, an IN list or CASE takes the cast value, constants
 // carry their type as get_const_expr decides, and every operator is
 // parenthesized. cols names the columns a ColExpr reads. With h, the
 // types and functions that h's search path would not find are named
@@ -157,14 +158,14 @@ const (
 
 func (d Deparser) Print(e Expr) (string, bool) {
 	fail := false
-	var walk func(e Expr) (string, int)
+	var walk, shown func(e Expr) (string, int)
 	var caseText func(x *caseExpr) string
 	// operand prints a child of an operator of precedence prec. Pretty, it
 	// has parentheses only if it binds looser (or, on the right of a
 	// left-associative operator, as loose); otherwise every operator
 	// already has its own.
 	operand := func(e Expr, prec int, right bool) string {
-		text, p := walk(e)
+		text, p := shown(e)
 		// ruleutils' isSimpleNode: an operator inside another is simple
 		// only if both are arithmetic, binary ones; x = ANY (...) never.
 		isOp := func(p int) bool { return p >= precCmp && p <= precUnary }
@@ -176,6 +177,7 @@ func (d Deparser) Print(e Expr) (string, bool) {
 		return "(" + text + ")"
 	}
 	binary := func(l Expr, op string, r Expr, prec int) (string, int) {
+		l, r = mixedOperands(l, r)
 		text := operand(l, prec, false) + " " + op + " " + operand(r, prec, true)
 		if !d.pretty {
 			return "(" + text + ")", precPrimary
@@ -190,6 +192,21 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			text = "(" + text + ")"
 		}
 		return text + "::" + d.typeName(x.to), precPrimary
+	}
+	// shown prints an operand of an operator, an argument of COALESCE, an
+	// element of an IN list or a result of CASE, where ruleutils shows
+	// implicit casts too
+	// (its showimplicit), except the ones PostgreSQL never makes there.
+	shown = func(e Expr) (string, int) {
+		c, ok := e.(*castExpr)
+		if !ok || c.explicit {
+			return walk(e)
+		}
+		to, show := operandCast(c.e.Type(), c.to)
+		if !show {
+			return walk(c.e)
+		}
+		return cast(&castExpr{e: c.e, from: c.from, to: to, explicit: true})
 	}
 	// caseText prints CASE as ruleutils does under PRETTYFLAG_INDENT,
 	// which pg_get_expr and pg_get_constraintdef use: each keyword on a
@@ -214,11 +231,11 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				}
 			}
 			when, _ := walk(cond)
-			then, _ := walk(x.thens[i])
+			then, _ := shown(x.thens[i])
 			line(&b, "WHEN "+when+" THEN "+then)
 		}
 		if x.els != nil {
-			els, _ := walk(x.els)
+			els, _ := shown(x.els)
 			line(&b, "ELSE "+els)
 		}
 		indent -= 4
@@ -277,6 +294,14 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			if IsOperatorName(x.Name) && len(x.Args) == 2 {
 				return binary(x.Args[0], d.operator(x.Name, x.ext), x.Args[1], precOther)
 			}
+			if IsOperatorName(x.Name) && len(x.Args) == 1 {
+				// A prefix operator, as negExpr prints -.
+				if d.pretty {
+					return d.operator(x.Name, x.ext) + " " + operand(x.Args[0], precUnary, true), precUnary
+				}
+				text, _ := shown(x.Args[0])
+				return "(" + d.operator(x.Name, x.ext) + " " + text + ")", precPrimary
+			}
 			args := make([]string, len(x.Args))
 			for i, a := range x.Args {
 				// ruleutils shows the implicit casts of a function's
@@ -314,14 +339,14 @@ func (d Deparser) Print(e Expr) (string, bool) {
 			if x.t.Oid == types.OidCitext {
 				return binary(x.l, d.operator(x.op, "citext"), x.r, precCmp)
 			}
-			return binary(x.l, x.op, x.r, precCmp)
+			return binary(asText(x.l), x.op, asText(x.r), precCmp)
 		case *likeExpr:
 			op := map[[2]bool]string{{false, false}: "~~", {true, false}: "!~~", {false, true}: "~~*", {true, true}: "!~~*"}[[2]bool{x.not, x.ci}]
 			if x.fold {
 				op = d.operator(op, "citext")
 			}
 			if x.escape == '\\' {
-				return binary(x.e, op, x.pattern, precOther)
+				return binary(asText(x.e), op, x.pattern, precOther)
 			}
 			// PostgreSQL stores LIKE ... ESCAPE e as ~~ like_escape(pattern, e);
 			// the call is only printed, never run.
@@ -330,11 +355,11 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				escape = string(x.escape)
 			}
 			pattern := &FuncExpr{Name: "like_escape", T: types.Text, Args: []Expr{x.pattern, &ConstExpr{T: types.Text, V: escape}}}
-			return binary(x.e, op, pattern, precOther)
+			return binary(asText(x.e), op, pattern, precOther)
 		case *coalesceExpr:
 			args := make([]string, len(x.args))
 			for i, a := range x.args {
-				args[i], _ = walk(a)
+				args[i], _ = shown(a)
 			}
 			return "COALESCE(" + strings.Join(args, ", ") + ")", precPrimary
 		case *logicExpr:
@@ -374,13 +399,22 @@ func (d Deparser) Print(e Expr) (string, bool) {
 				op, quant = "<>", "ALL"
 			}
 			if len(x.list) == 1 {
-				return binary(x.e, op, x.list[0], precCmp)
+				return binary(asText(x.e), op, asText(x.list[0]), precCmp)
 			}
 			elems := make([]string, len(x.list))
 			for i, el := range x.list {
-				elems[i], _ = walk(el)
+				elems[i], _ = shown(el)
 			}
-			text := operand(x.e, precCmp, false) + " " + op + " " + quant + " (ARRAY[" + strings.Join(elems, ", ") + "])"
+			array := "ARRAY[" + strings.Join(elems, ", ") + "]"
+			if x.e.Type().Oid == types.OidVarchar {
+				// A varchar[] has no = ANY of its own either: the array
+				// is cast to text[], as the value to text.
+				if !d.pretty {
+					array = "(" + array + ")"
+				}
+				array += "::text[]"
+			}
+			text := operand(asText(x.e), precCmp, false) + " " + op + " " + quant + " (" + array + ")"
 			if !d.pretty {
 				return "(" + text + ")", precPrimary
 			}
@@ -452,6 +486,73 @@ func IsOperatorName(name string) bool {
 	return name != "" && strings.IndexFunc(name, func(r rune) bool {
 		return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 	}) < 0
+}
+
+// operandCast reports whether ruleutils shows the implicit cast from one
+// type to another of an operand, and as which type. PostgreSQL has
+// operators across the integer types, across float4 and float8, across
+// date, timestamp and timestamptz, and between name and text, so it casts
+// between those nowhere; beside a float4 it casts a number to float8,
+// for the float4-float8 operators.
+func operandCast(from, to types.T) (types.T, bool) {
+	if f := castFamily(from.Oid); f != 0 && f == castFamily(to.Oid) {
+		return to, false
+	}
+	if to.Oid == types.OidFloat4 && (isInt(from.Oid) || from.Oid == types.OidNumeric) {
+		return types.Float8, true
+	}
+	return to, true
+}
+
+// castFamily groups the types between which PostgreSQL has operators of
+// mixed types (int4 + int8, date < timestamp), so that an operand is not
+// cast within its group: 0 for a type in none.
+func castFamily(o types.Oid) int {
+	switch {
+	case isInt(o):
+		return 1
+	case o == types.OidFloat4 || o == types.OidFloat8:
+		return 2
+	case o == types.OidDate || o == types.OidTimestamp || o == types.OidTimestamptz:
+		return 3
+	case o == types.OidName || o == types.OidText:
+		return 4
+	}
+	return 0
+}
+
+// mixedOperands shows the implicit cast of an operator's operand within a
+// group of castFamily when the other operand is of no type of that group:
+// inet + 1 has no operator of mixed types, and PostgreSQL shows
+// (1)::bigint, where real > 1.5 compares real with double precision.
+func mixedOperands(l, r Expr) (Expr, Expr) {
+	show := func(e, other Expr) Expr {
+		c, ok := e.(*castExpr)
+		if !ok || c.explicit {
+			return e
+		}
+		f := castFamily(c.e.Type().Oid)
+		if f == 0 || f != castFamily(c.to.Oid) || castFamily(other.Type().Oid) == f {
+			return e
+		}
+		visible := *c
+		visible.explicit = true
+		return &visible
+	}
+	return show(l, r), show(r, l)
+}
+
+// asText is an operand of a comparison or LIKE as PostgreSQL reads it:
+// varchar has no operators of its own, so a varchar is cast to text, and
+// a varchar literal is a text one.
+func asText(e Expr) Expr {
+	if e.Type().Oid != types.OidVarchar {
+		return e
+	}
+	if k, ok := e.(*ConstExpr); ok {
+		return &ConstExpr{T: types.Text, V: k.V}
+	}
+	return &castExpr{e: e, from: e.Type(), to: types.Text}
 }
 
 // constText is get_const_expr: non-negative int4 and numeric literals and

@@ -92,6 +92,9 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 	if b, ok := FuncCompilers[name]; ok {
 		return b(c, n)
 	}
+	if typeNameCall(n, name) {
+		return compileCast(c, &ast.FuncCallExpr{Args: []ast.ExprNode{n.Args[0], ast.NewValueExpr(name, "", "")}})
+	}
 	if real, ok := rewrittenCalls[name]; ok {
 		name = real
 	}
@@ -126,6 +129,22 @@ func (c *Compiler) call(n *ast.FuncCallExpr) (Expr, error) {
 		return c.notProcedure(n, name)(c.callOverloaded(n, name, ovs))
 	}
 	return c.notProcedure(n, name)(nil, c.noSuchFunction(n, name))
+}
+
+// typeNameCall reports whether a call of name is typename('literal'),
+// which PostgreSQL reads as a cast when no function takes an unknown
+// argument exactly, as none does: cidr('10/8') is '10/8'::cidr, not the
+// function cidr(inet) of the literal read as an inet.
+func typeNameCall(n *ast.FuncCallExpr, name string) bool {
+	if len(n.Args) != 1 || !types.IsTypeName(name) {
+		return false
+	}
+	v, ok := n.Args[0].(*driver.ValueExpr)
+	if !ok {
+		return false
+	}
+	_, ok = v.GetValue().(string)
+	return ok
 }
 
 // callUser compiles a call that names a schema other than pg_catalog:

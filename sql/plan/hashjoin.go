@@ -32,7 +32,8 @@ type hashKey struct {
 func hashable(t types.T) bool {
 	switch t.Oid {
 	case types.OidInt2, types.OidInt4, types.OidInt8, types.OidText, types.OidVarchar, types.OidName, types.OidCitext,
-		types.OidBool, types.OidUUID, types.OidDate, types.OidTime, types.OidOid:
+		types.OidBool, types.OidUUID, types.OidDate, types.OidTime, types.OidOid,
+		types.OidInet, types.OidCidr, types.OidMacaddr, types.OidMacaddr8:
 		return true
 	}
 	return false

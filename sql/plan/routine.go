@@ -86,7 +86,7 @@ func (e *Env) Exec() *ExecCtx { return e.x }
 // mean, as overloads; procedures are not among them (CALL runs those).
 func (c *Compiler) userOverloads(schema, name string) ([]builtins.Overload, error) {
 	cat := c.Host.Catalog()
-	if len(cat.FunctionByID) == 0 {
+	if len(cat.FunctionByID) == 0 && schema == "" {
 		return nil, nil
 	}
 	fs, err := cat.FunctionOverloads(c.SearchPath(), schema, name)

@@ -183,6 +183,9 @@ func (c *Compiler) planTable(tn *ast.TableName, alias string) (Source, *Scope, e
 	}
 	cat := c.Host.Catalog()
 	q, err := cat.Resolve(c.SearchPath(), tn.Schema.O, tn.Name.O)
+	if pgerr.Code(err) == pgerr.FeatureNotSupported {
+		return nil, nil, err // another session's temporary table
+	}
 	if err != nil || !q.Found() {
 		return nil, nil, ErrNoRelation(tn.Schema.O, tn.Name.O)
 	}
@@ -690,6 +693,9 @@ func (c *Compiler) planSelect(n *ast.SelectStmt) (*SelectPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := src.(*NestedJoin); ok && values == nil {
+		src = c.planJoinOrder(n.From, n.Where, src, sc)
+	}
 	in := c.WithScope(sc)
 	if err := noWindows(n.Where, "WHERE"); err != nil {
 		return nil, err
@@ -702,9 +708,13 @@ func (c *Compiler) planSelect(n *ast.SelectStmt) (*SelectPlan, error) {
 		switch s := src.(type) {
 		case *TableScan:
 			s.Access = ChooseAccess(s.Table, p.where, c.Host.PartialImplied(s.Table, p.where))
-		case *NestedJoin:
+		case *NestedJoin, *permuted:
 			var kept []int
-			src, kept = c.PushDown(src, sc.Cols, n.Where)
+			if pm, ok := s.(*permuted); ok {
+				pm.in, kept = c.PushDown(pm.in, pm.cols, n.Where)
+			} else {
+				src, kept = c.PushDown(src, sc.Cols, n.Where)
+			}
 			if all := Conjuncts(p.where); len(all) == len(astConjuncts(n.Where)) {
 				p.where = nil
 				for _, i := range kept {

@@ -31,6 +31,8 @@ import (
 //	  zonedTime                  the same, then the zone's name and offset
 //	  interval                   varint months, days, microseconds
 //	  uuid                       16 bytes
+//	  inet                       IPv6 byte, prefix length, 16 address bytes
+//	  macaddr, macaddr8          6 or 8 bytes
 //	  reg                        uvarint oid, string name
 //	  enum                       string label, 4 bytes of the float32 order
 //	  array                      uvarint(n) value*n
@@ -59,6 +61,9 @@ const (
 	tagArray
 	tagNilArray
 	tagJSON
+	tagInet
+	tagMacaddr
+	tagMacaddr8
 )
 
 const jsonRawBit = 0x80
@@ -118,6 +123,16 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 		return binary.AppendVarint(buf, v.Micros), nil
 	case types.UUID:
 		return append(append(buf, tagUUID), v[:]...), nil
+	case types.Inet:
+		ipv6 := byte(0)
+		if v.IPv6 {
+			ipv6 = 1
+		}
+		return append(append(buf, tagInet, ipv6, v.Bits), v.Addr[:]...), nil
+	case types.Macaddr:
+		return append(append(buf, tagMacaddr), v[:]...), nil
+	case types.Macaddr8:
+		return append(append(buf, tagMacaddr8), v[:]...), nil
 	case types.Reg:
 		buf = binary.AppendUvarint(append(buf, tagReg), uint64(v.Oid))
 		return appendString(buf, v.Name), nil
@@ -308,6 +323,20 @@ func (d *decoder) value() any {
 		var u types.UUID
 		copy(u[:], d.bytes(16))
 		return u
+	case tagInet:
+		if b := d.bytes(18); b != nil {
+			a := types.Inet{IPv6: b[0] == 1, Bits: b[1]}
+			copy(a.Addr[:], b[2:])
+			return a
+		}
+	case tagMacaddr:
+		if b := d.bytes(6); b != nil {
+			return types.Macaddr(b)
+		}
+	case tagMacaddr8:
+		if b := d.bytes(8); b != nil {
+			return types.Macaddr8(b)
+		}
 	case tagReg:
 		oid := d.uvarint()
 		return types.Reg{Oid: types.Oid(oid), Name: d.string()}
@@ -415,6 +444,10 @@ func datumSize(v any) int64 {
 		return 24
 	case types.Interval, types.UUID:
 		return 16
+	case types.Inet:
+		return 18
+	case types.Macaddr, types.Macaddr8:
+		return 8
 	case types.Reg:
 		return 24 + int64(len(v.Name))
 	case types.Enum:

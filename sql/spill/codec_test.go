@@ -55,6 +55,8 @@ func TestCodecRoundTrip(t *testing.T) {
 		time.Date(2024, 6, 1, 8, 0, 0, 0, time.FixedZone("CEST", 7200)),
 		types.Interval{Months: -14, Days: 3, Micros: -86399999999}, types.Interval{},
 		types.UUID{0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11},
+		types.Inet{Bits: 8, Addr: [16]byte{10, 1, 2, 3}}, types.Inet{IPv6: true, Bits: 128, Addr: [16]byte{15: 1}},
+		types.Macaddr{8, 0, 0x2b, 1, 2, 3}, types.Macaddr8{8, 0, 0x2b, 0xff, 0xfe, 1, 2, 3},
 		types.Reg{Oid: 1259, Name: "pg_class"}, types.Reg{Oid: 99999},
 		types.Enum{Label: "happy", Sort: 2}, types.UnresolvedEnum("sad"),
 		[]any(nil), []any{}, []any{int64(1), nil, "two", []any{[]any{1.5}, nil}},

@@ -168,6 +168,22 @@ func decodeBinary(t T, b []byte) (any, error) {
 			return nil, err
 		}
 		return UUID(b), nil
+	case OidInet, OidCidr:
+		return decodeInetBinary(t, b)
+	case OidMacaddr:
+		if err := fixed(6); err != nil {
+			return nil, err
+		}
+		return Macaddr(b), nil
+	case OidMacaddr8:
+		// macaddr8_recv takes an EUI-48 address too.
+		switch len(b) {
+		case 6:
+			return MacaddrTo8(Macaddr(b)), nil
+		case 8:
+			return Macaddr8(b), nil
+		}
+		return nil, errBinaryFormat(t)
 	case OidJSON, OidJSONB:
 		// json's binary form is its text; jsonb's is a version byte, 1,
 		// then the text.
@@ -358,6 +374,10 @@ func AppendBinary(buf []byte, t T, v any) []byte {
 		return v.(*JSON).AppendJSONText(buf)
 	case OidJSONB:
 		return v.(*JSON).AppendJSONB(append(buf, 1))
+	case OidInet, OidCidr:
+		return appendInetBinary(buf, v.(Inet), t.Oid == OidCidr)
+	case OidMacaddr, OidMacaddr8:
+		return append(buf, macBytes(v)...)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(v.(Reg).Oid))
 	case OidRecord:

@@ -90,6 +90,8 @@ func cast(v any, from, to T, loc *time.Location) (any, error) {
 		return out, nil
 	case from.Oid == OidChar || to.Oid == OidChar:
 		return castChar(v, from, to)
+	case isNetwork(from.Oid) || isNetwork(to.Oid) && !isStringType(from.Oid):
+		return castNetwork(v, from, to)
 	case isStringType(to.Oid):
 		return castToString(v, from, loc), nil
 	case isStringType(from.Oid):

@@ -54,6 +54,10 @@ var builtins = []Info{
 	{Oid: OidUUID, Name: "uuid", Len: 16, Category: 'U', Array: OidUUIDArray, Input: "uuid_in", Output: "uuid_out", Receive: "uuid_recv", Send: "uuid_send"},
 	{Oid: OidJSON, Name: "json", Len: -1, Category: 'U', Array: OidJSONArray, Input: "json_in", Output: "json_out", Receive: "json_recv", Send: "json_send"},
 	{Oid: OidJSONB, Name: "jsonb", Len: -1, Category: 'U', Array: OidJSONBArray, Input: "jsonb_in", Output: "jsonb_out", Receive: "jsonb_recv", Send: "jsonb_send"},
+	{Oid: OidInet, Name: "inet", Len: -1, Category: 'I', Preferred: true, Array: OidInetArray, Input: "inet_in", Output: "inet_out", Receive: "inet_recv", Send: "inet_send"},
+	{Oid: OidCidr, Name: "cidr", Len: -1, Category: 'I', Array: OidCidrArray, Input: "cidr_in", Output: "cidr_out", Receive: "cidr_recv", Send: "cidr_send"},
+	{Oid: OidMacaddr, Name: "macaddr", Len: 6, Category: 'U', Array: OidMacaddrArray, Input: "macaddr_in", Output: "macaddr_out", Receive: "macaddr_recv", Send: "macaddr_send"},
+	{Oid: OidMacaddr8, Name: "macaddr8", Len: 8, Category: 'U', Array: OidMacaddr8Array, Input: "macaddr8_in", Output: "macaddr8_out", Receive: "macaddr8_recv", Send: "macaddr8_send"},
 
 	// The object identifier types the catalogs use. The vectors are
 	// arrays of int2 and oid indexed from 0, printed without braces; arrays
@@ -142,8 +146,10 @@ func register(b Info) []Info {
 // its TOAST strategy.
 func layout(in Info) (align, storage byte) {
 	switch {
-	case in.Oid == OidNumeric:
+	case in.Oid == OidNumeric, in.Oid == OidInet, in.Oid == OidCidr:
 		return 'i', 'm'
+	case in.Oid == OidMacaddr8:
+		return 'i', 'p' // eight bytes, but not aligned as a double
 	case in.Oid == OidUUID, in.Oid == OidName, in.Len == -2:
 		return 'c', 'p'
 	case in.Oid == OidInterval:

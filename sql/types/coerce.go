@@ -151,6 +151,18 @@ func coerce(t T, v any, explicit bool) (any, error) {
 		if _, ok := v.(*JSON); !ok {
 			return nil, errDatum(t, v)
 		}
+	case OidInet, OidCidr:
+		if _, ok := v.(Inet); !ok {
+			return nil, errDatum(t, v)
+		}
+	case OidMacaddr:
+		if _, ok := v.(Macaddr); !ok {
+			return nil, errDatum(t, v)
+		}
+	case OidMacaddr8:
+		if _, ok := v.(Macaddr8); !ok {
+			return nil, errDatum(t, v)
+		}
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		if _, ok := v.(Reg); !ok {
 			return nil, errDatum(t, v)

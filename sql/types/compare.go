@@ -15,7 +15,8 @@ import (
 // (the C collation); citext compares lower-cased; char(n) ignores trailing spaces; NaN is equal to
 // itself and above every other float or numeric; -0 equals 0; numerics
 // compare by value (1.5 = 1.50); intervals compare by their length with a
-// month of 30 days ('1 mon' = '30 days'); arrays compare element by
+// month of 30 days ('1 mon' = '30 days'); inet and cidr compare as
+// network_cmp does (CompareInet); arrays compare element by
 // element, a NULL element above any other, then by length.
 func Compare(t T, a, b any) int {
 	switch t.Oid {
@@ -61,6 +62,14 @@ func Compare(t T, a, b any) int {
 		return bytes.Compare(x[:], y[:])
 	case OidJSONB:
 		return CompareJSONB(a.(*JSON), b.(*JSON))
+	case OidInet, OidCidr:
+		return CompareInet(a.(Inet), b.(Inet))
+	case OidMacaddr:
+		x, y := a.(Macaddr), b.(Macaddr)
+		return bytes.Compare(x[:], y[:])
+	case OidMacaddr8:
+		x, y := a.(Macaddr8), b.(Macaddr8)
+		return bytes.Compare(x[:], y[:])
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return cmp.Compare(a.(Reg).Oid, b.(Reg).Oid)
 	case OidRecord:

@@ -43,6 +43,9 @@ import (
 //	interval              its length as days (a month is 30) and the
 //	                      microseconds left over, both varints
 //	uuid                  the 16 bytes
+//	inet, cidr            the family (4 or 6), the address masked to its prefix,
+//	                      the prefix length, and the address (appendKeyInet)
+//	macaddr, macaddr8     the 6 or 8 bytes
 //	arrays                each element as 0x01 value or 0x02 for NULL, ended by 0x00
 //
 // Values that Compare calls equal encode identically, as a unique index
@@ -139,6 +142,10 @@ func appendKeyValue(buf []byte, t T, v any) []byte {
 		return append(buf, u[:]...)
 	case OidJSONB:
 		return AppendKeyJSONB(buf, v.(*JSON))
+	case OidInet, OidCidr:
+		return appendKeyInet(buf, v.(Inet))
+	case OidMacaddr, OidMacaddr8:
+		return append(buf, macBytes(v)...)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendKeyInt(buf, int64(v.(Reg).Oid))
 	case OidRecord:
@@ -447,6 +454,26 @@ func (r *keyReader) value(t T) (any, error) {
 		return u, nil
 	case OidJSONB:
 		return r.jsonb()
+	case OidInet, OidCidr:
+		return r.inet(t)
+	case OidMacaddr:
+		b, ok := r.bigEndian(6)
+		if !ok {
+			return nil, errKey(t)
+		}
+		var m Macaddr
+		for i := range m {
+			m[i] = byte(b >> (8 * (5 - i)))
+		}
+		return m, nil
+	case OidMacaddr8:
+		b, ok := r.bigEndian(8)
+		if !ok {
+			return nil, errKey(t)
+		}
+		var m Macaddr8
+		binary.BigEndian.PutUint64(m[:], b)
+		return m, nil
 	}
 	b, ok := r.bytes()
 	if !ok {

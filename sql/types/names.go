@@ -136,7 +136,6 @@ var typeAliases = map[string]Oid{
 	"time without time zone":      OidTime,
 	"timestamp without time zone": OidTimestamp,
 	"timestamp with time zone":    OidTimestamptz,
-	`"char"`:                      OidChar,
 }
 
 // typeNames maps typname to oid for every built-in type, arrays included.
@@ -151,12 +150,19 @@ var typeNames = func() map[string]Oid {
 	return m
 }()
 
+// IsTypeName reports whether name is a built-in type's pg_type name, as a
+// function-style cast names it.
+func IsTypeName(name string) bool {
+	_, ok := typeNames[name]
+	return ok
+}
+
 // unsupportedTypes are PostgreSQL types epochdb does not have, so that
 // using one says so instead of claiming the type does not exist.
 var unsupportedTypes = map[string]bool{
 	"timetz": true, "time with time zone": true,
 	"xml": true, "money": true, "bit": true, "varbit": true, "bit varying": true,
-	"inet": true, "cidr": true, "macaddr": true, "macaddr8": true, "tsvector": true, "tsquery": true,
+	"tsvector": true, "tsquery": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
 	"regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
@@ -168,7 +174,14 @@ var unsupportedTypes = map[string]bool{
 // parentheses and array brackets. serial and bigserial are column defaults,
 // not types, and are the catalog's business.
 func ParseTypeName(s string) (T, error) {
-	name := strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	quoted, rest, err := quotedTypeName(s)
+	if err != nil {
+		return T{}, err
+	}
+	if quoted == "" {
+		rest = s
+	}
+	name := strings.Join(strings.Fields(strings.ToLower(rest)), " ")
 	name = strings.ReplaceAll(name, " (", "(")
 	name = strings.ReplaceAll(name, "( ", "(")
 	name = strings.ReplaceAll(name, " )", ")")
@@ -220,6 +233,12 @@ func ParseTypeName(s string) (T, error) {
 		name = strings.Join(strings.Fields(name[:i]+" "+name[j+1:]), " ")
 	}
 
+	if quoted != "" {
+		if name != "" {
+			return T{}, syntaxErrorAt(s)
+		}
+		return quotedType(quoted, mods, modText != "", array)
+	}
 	oid, ok := typeAliases[name]
 	if !ok {
 		oid, ok = typeNames[name]
@@ -250,6 +269,104 @@ func ParseTypeName(s string) (T, error) {
 		return T{}, pgerr.New(pgerr.UndefinedObject, `type "%s[]" does not exist`, name)
 	}
 	return t, nil
+}
+
+// quotedTypeName reads the dotted name that starts s when one of its parts
+// is quoted, as in "pg_catalog"."int4"(10)[], and returns it and what
+// follows it. A quoted part keeps its case, an unquoted one folds to lower
+// case, and the name is a pg_type typname in pg_catalog. It returns "" for
+// a name without quotes, and 42704 for one in another schema, which only
+// the catalog can resolve.
+func quotedTypeName(s string) (name, rest string, err error) {
+	rest = strings.TrimLeft(s, " \t\n")
+	var parts []string
+	anyQuoted := false
+	for {
+		var part string
+		if strings.HasPrefix(rest, `"`) {
+			anyQuoted = true
+			var ok bool
+			if part, rest, ok = QuotedIdent(rest); !ok {
+				return "", "", syntaxErrorAt(s)
+			}
+			if part == "" {
+				return "", "", pgerr.New(pgerr.SyntaxError, "zero-length delimited identifier")
+			}
+		} else {
+			j := 0
+			for j < len(rest) && (rest[j] == '_' || rest[j] >= '0' && rest[j] <= '9' || rest[j] >= 'a' && rest[j] <= 'z' || rest[j] >= 'A' && rest[j] <= 'Z' || rest[j] >= 0x80) {
+				j++
+			}
+			if j == 0 {
+				return "", "", nil
+			}
+			part, rest = strings.ToLower(rest[:j]), rest[j:]
+		}
+		parts = append(parts, part)
+		if !strings.HasPrefix(rest, ".") {
+			break
+		}
+		rest = rest[1:]
+	}
+	switch {
+	case !anyQuoted || len(parts) > 2:
+		return "", "", nil
+	case len(parts) == 2 && parts[0] != "pg_catalog":
+		return "", "", pgerr.New(pgerr.UndefinedObject, `type "%s.%s" does not exist`, parts[0], parts[1])
+	}
+	return parts[len(parts)-1], rest, nil
+}
+
+// QuotedIdent reads the double-quoted identifier that starts s, in which
+// "" is a quote, and returns it and the rest of s; ok is false unless s
+// starts with a quote that a later one ends.
+func QuotedIdent(s string) (ident, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, false
+	}
+	var sb strings.Builder
+	i := 1
+	for {
+		j := strings.IndexByte(s[i:], '"')
+		if j < 0 {
+			return "", s, false
+		}
+		sb.WriteString(s[i : i+j])
+		i += j + 1
+		if i < len(s) && s[i] == '"' {
+			sb.WriteByte('"')
+			i++
+			continue
+		}
+		return sb.String(), s[i:], true
+	}
+}
+
+// quotedType is the built-in type whose typname a quoted name gives, with
+// its modifiers: the SQL spellings (integer, character varying) are
+// keywords, which quoting turns into names no type has.
+func quotedType(name string, mods []int, given, array bool) (T, error) {
+	oid, ok := typeNames[name]
+	if !ok {
+		if unsupportedTypes[name] {
+			return T{}, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", name)
+		}
+		if array {
+			name += "[]"
+		}
+		return T{}, pgerr.New(pgerr.UndefinedObject, `type "%s" does not exist`, name)
+	}
+	t, err := applyTypeModifiers(oid, `"`+name+`"`, mods, given)
+	if err != nil || !array {
+		return t, err
+	}
+	if a, ok := ArrayOf(t); ok {
+		return a, nil
+	}
+	if t.IsArray() {
+		return t, nil
+	}
+	return T{}, pgerr.New(pgerr.UndefinedObject, `type "%s[]" does not exist`, name)
 }
 
 // applyTypeModifiers turns the numbers in a type name's parentheses into a

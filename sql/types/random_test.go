@@ -17,6 +17,7 @@ var randomTypes = []T{
 	Bytea, Date, TimeType, {OidTime, 3}, Timestamp, Timestamptz, {OidTimestamp, 2}, IntervalType, UUIDType,
 	Int8Array, TextArray, {OidNumericArray, -1}, {OidFloat8Array, -1}, {OidBpcharArray, 3 + 4},
 	{OidIntervalArray, -1}, {OidByteaArray, -1}, {OidTimeArray, -1}, Citext, {OidCitextArray, -1},
+	InetType, CidrType, MacaddrType, Macaddr8Type, {OidInetArray, -1}, {OidMacaddrArray, -1},
 }
 
 // randomDatum returns a value of type t that Coerce accepts unchanged,
@@ -121,6 +122,20 @@ func randomDatum(r *rand.Rand, t T) any {
 			u[r.IntN(16)] = 0
 		}
 		return u
+	case OidInet, OidCidr:
+		return randomInet(r, t.Oid == OidCidr)
+	case OidMacaddr:
+		var m Macaddr
+		for i := range m {
+			m[i] = byte(pick(r, 0, 0xff, r.IntN(256)))
+		}
+		return m
+	case OidMacaddr8:
+		var m Macaddr8
+		for i := range m {
+			m[i] = byte(pick(r, 0, 0xff, r.IntN(256)))
+		}
+		return m
 	}
 	panic("no random values of type " + t.String())
 }
@@ -168,4 +183,19 @@ func randomNumeric(r *rand.Rand, t T) *apd.Decimal {
 		return apd.New(0, int32(-max(scale, 0)))
 	}
 	return d
+}
+
+// randomInet draws addresses from few bytes and prefix lengths, so that
+// values sharing a network, or a prefix length, are common; a cidr's host
+// bits are cleared.
+func randomInet(r *rand.Rand, cidr bool) Inet {
+	a := Inet{IPv6: r.IntN(2) == 0}
+	for i := range a.Size() {
+		a.Addr[i] = byte(pick(r, 0, 0, 1, 0x80, 0xff, r.IntN(256)))
+	}
+	a.Bits = uint8(pick(r, a.MaxBits(), 0, 8, 9, 24, a.MaxBits()-1, r.IntN(a.MaxBits()+1)))
+	if cidr {
+		return a.Masked()
+	}
+	return a
 }

@@ -119,6 +119,12 @@ func fieldType(fields []Field, i int, v any) T {
 		return IntervalType
 	case UUID:
 		return UUIDType
+	case Inet:
+		return InetType
+	case Macaddr:
+		return MacaddrType
+	case Macaddr8:
+		return Macaddr8Type
 	case *JSON:
 		return JSONBType
 	case []any:

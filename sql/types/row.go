@@ -28,6 +28,8 @@ import (
 //	strings, bytea            uvarint length, bytes
 //	interval                  varint months, varint days, varint microseconds
 //	uuid                      16 bytes
+//	inet, cidr                family byte (4 or 6), prefix length, 4 or 16 address bytes
+//	macaddr, macaddr8         6 or 8 bytes
 //	arrays                    uvarint length, NULL bitmap, element values
 //
 // The column count comes first so that a row written before ALTER TABLE
@@ -121,6 +123,10 @@ func appendRowValue(buf []byte, t T, v any) []byte {
 	case OidUUID:
 		u := v.(UUID)
 		return append(buf, u[:]...)
+	case OidInet, OidCidr:
+		return appendRowInet(buf, v.(Inet))
+	case OidMacaddr, OidMacaddr8:
+		return append(buf, macBytes(v)...)
 	case OidJSON, OidJSONB:
 		// Stored as text, which reading parses again: json's as written,
 		// jsonb's normalized.
@@ -265,6 +271,20 @@ func (r *rowReader) value(t T) (any, bool) {
 			return nil, false
 		}
 		return UUID(b), true
+	case OidInet, OidCidr:
+		return r.inet()
+	case OidMacaddr:
+		b, ok := r.next(6)
+		if !ok {
+			return nil, false
+		}
+		return Macaddr(b), true
+	case OidMacaddr8:
+		b, ok := r.next(8)
+		if !ok {
+			return nil, false
+		}
+		return Macaddr8(b), true
 	case OidJSON, OidJSONB:
 		n, ok := r.uvarint()
 		b, ok2 := r.next(n)

@@ -83,6 +83,12 @@ func parseText(t T, s string, loc *time.Location) (any, error) {
 		return ParseJSON(s)
 	case OidJSONB:
 		return ParseJSONB(s)
+	case OidInet, OidCidr:
+		return parseInet(s, t.Oid == OidCidr)
+	case OidMacaddr:
+		return parseMacaddr(s)
+	case OidMacaddr8:
+		return parseMacaddr8(s)
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return parseReg(t, s)
 	}
@@ -143,6 +149,10 @@ func AppendText(buf []byte, t T, v any, loc *time.Location) []byte {
 		return v.(*JSON).AppendJSONText(buf)
 	case OidJSONB:
 		return v.(*JSON).AppendJSONB(buf)
+	case OidInet, OidCidr:
+		return AppendInet(buf, v.(Inet), t.Oid == OidCidr)
+	case OidMacaddr, OidMacaddr8:
+		return appendMac(buf, macBytes(v))
 	case OidRegproc, OidRegprocedure, OidRegclass, OidRegtype, OidRegnamespace, OidRegrole:
 		return appendRegText(buf, v.(Reg))
 	case OidRecord:

@@ -24,6 +24,8 @@
 //	interval                          Interval
 //	uuid                              UUID
 //	json, jsonb                       *JSON: json's keeps its source text, jsonb's is normalized
+//	inet, cidr                        Inet
+//	macaddr, macaddr8                 Macaddr, Macaddr8
 //	arrays (int8[], text[], ...)      []any of the element's datums
 //	int2vector, oidvector             []any of int64, as arrays of int2 and oid
 //	regclass, regtype, ...            Reg: the oid and the name it prints as
@@ -46,6 +48,7 @@
 //	compare.go  ordering of two datums
 //	cast.go     explicit casts
 //	json.go     json and jsonb values: parsing, output, ordering, containment
+//	network.go  inet, cidr, macaddr and macaddr8: their formats and order
 //	oids.go     object identifier types: regclass and its kin, int2vector, oidvector
 //	record.go   anonymous records: the registry of their shapes, their formats
 //	citext.go   the case-insensitive text of the citext extension
@@ -88,6 +91,10 @@ const (
 	OidNumeric     Oid = 1700
 	OidUUID        Oid = 2950
 	OidJSON        Oid = 114
+	OidInet        Oid = 869
+	OidCidr        Oid = 650
+	OidMacaddr     Oid = 829
+	OidMacaddr8    Oid = 774
 	OidJSONB       Oid = 3802
 	OidVoid        Oid = 2278
 	OidRecord      Oid = 2249
@@ -135,6 +142,10 @@ const (
 	OidUUIDArray        Oid = 2951
 	OidJSONArray        Oid = 199
 	OidJSONBArray       Oid = 3807
+	OidInetArray        Oid = 1041
+	OidCidrArray        Oid = 651
+	OidMacaddrArray     Oid = 1040
+	OidMacaddr8Array    Oid = 775
 )
 
 // T is a SQL type: its OID and its type modifier, as PostgreSQL keeps them
@@ -170,6 +181,10 @@ var (
 	UUIDType     = T{OidUUID, -1}
 	JSONType     = T{OidJSON, -1}
 	JSONBType    = T{OidJSONB, -1}
+	InetType     = T{OidInet, -1}
+	CidrType     = T{OidCidr, -1}
+	MacaddrType  = T{OidMacaddr, -1}
+	Macaddr8Type = T{OidMacaddr8, -1}
 	OidType      = T{OidOid, -1}
 	Unknown      = T{OidUnknown, -1}
 	Char         = T{OidChar, -1}

@@ -176,6 +176,12 @@ func TestDecodeBinaryMalformed(t *testing.T) {
 		{Numeric, []byte{0, 0, 0, 0, 0x12, 0x34, 0, 0}},       // bad sign
 		{Int8Array, []byte{0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 20}},
 		{UUIDType, make([]byte, 15)},
+		{InetType, []byte{1, 32, 0, 4, 1, 2, 3, 4}}, // family 1
+		{InetType, []byte{2, 33, 0, 4, 1, 2, 3, 4}}, // 33 bits
+		{InetType, []byte{3, 64, 0, 4, 1, 2, 3, 4}}, // IPv6 of 4 bytes
+		{CidrType, []byte{2, 8, 1, 4, 10, 0, 0, 1}}, // host bits
+		{MacaddrType, make([]byte, 8)},
+		{Macaddr8Type, make([]byte, 7)},
 	} {
 		if _, err := DecodeBinary(c.typ, c.hex); codeOf(err) != pgerr.InvalidBinaryRepresentation {
 			t.Errorf("%s %x: %v, want 22P03", c.typ, c.hex, err)

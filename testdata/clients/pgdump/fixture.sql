@@ -99,3 +99,20 @@ CREATE TABLE handles (h citext PRIMARY KEY, alias citext UNIQUE, past citext[] D
     sim real GENERATED ALWAYS AS (similarity(h, 'anne')) STORED);
 CREATE INDEX handles_noted ON handles (h) WHERE note::citext <> 'none';
 INSERT INTO handles (h, alias, past) VALUES ('Ann', 'ANNIE', '{A,b}'), ('bob', NULL, NULL);
+-- The network types, in keys, arrays, a constraint and a default: the
+-- data must come back in both dump formats, ordered as network_cmp
+-- orders it.
+CREATE TABLE hosts (
+    addr inet PRIMARY KEY,
+    net cidr NOT NULL DEFAULT '10/8' CHECK (addr <<= net::inet OR family(addr) = 6),
+    mac macaddr UNIQUE,
+    eui macaddr8,
+    aliases inet[]
+);
+CREATE INDEX hosts_net ON hosts (net, mac);
+INSERT INTO hosts VALUES
+    ('10.1.2.3/8', '10/8', '08:00:2b:01:02:03', '08:00:2b:01:02:03:04:05', '{10.1.2.4,::1/64}'),
+    ('192.168.1.5/24', '192.168.1/24', '08-00-2b-01-02-04', '08:00:2b:01:02:04', NULL),
+    ('2001:db8::1/64', '2001:db8::/32', NULL, NULL, '{}'),
+    ('::ffff:1.2.3.4', '::ffff:1.2.3.0/120', '0800.2b01.0205', NULL, NULL);
+INSERT INTO hosts (addr) VALUES ('10.9.9.9');

@@ -1,0 +1,265 @@
+package plan
+
+import (
+	"slices"
+
+	"github.com/epochdb/epochdb/sql/rowexec"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Join order. FROM items are joined in the order written, a left-deep
+// tree of nested loops (hash joins where an equality allows), into which
+// PushDown moves the WHERE clause's conjuncts. Written orders are
+// usually connected: each item after the first shares a conjunct with
+// those before it. Generated SQL often is not, and an item that nothing
+// connects yet is a cross product, of every row so far with all of its
+// rows; over tens of tables that runs for hours.
+//
+// So for an inner join of base tables whose written order is not
+// connected, the planner picks another: it starts at the first item a
+// conjunct of its own filters (or else the first), and each time takes
+// the first remaining item that a conjunct connects to those taken,
+// preferring one that a conjunct of its own filters too, and an item
+// that nothing connects only when none is. The tree's rows are permuted
+// back into the written order, so that the scope, SELECT * and
+// everything compiled over them are as if nothing had moved.
+//
+// It uses no statistics: where a written order is already connected it
+// stays, whatever it costs.
+
+// joinItem is one FROM item of an inner join: its source and scope, and
+// where its columns sit in the written order's rows.
+type joinItem struct {
+	src   Source
+	scope *Scope
+	at    int
+}
+
+// conjunctRefs is a conjunct of the WHERE clause or of an ON condition
+// and the items it reads; known is false when some column it names is
+// no item's (an enclosing query's, or ambiguous).
+type conjunctRefs struct {
+	cond  ast.ExprNode
+	items []int
+	known bool
+}
+
+// planJoinOrder plans from, of whose FROM clause the syntactic plan is
+// src and sc, in a connected order if its written one is not (see
+// above). It returns a *permuted, with the ON conditions pushed into the
+// tree, or src unchanged.
+func (c *Compiler) planJoinOrder(from *ast.TableRefsClause, where ast.ExprNode, src Source, sc *Scope) Source {
+	if from == nil || where == nil {
+		return src
+	}
+	var sources []*ast.TableSource
+	var ons []ast.ExprNode
+	if !c.innerTables(from.TableRefs, &sources, &ons) || len(sources) < 3 {
+		return src
+	}
+	items := make([]joinItem, len(sources))
+	width := 0
+	for i, ts := range sources {
+		tn := ts.Source.(*ast.TableName)
+		alias := ts.AsName.O
+		if alias == "" {
+			alias = tn.Name.O
+		}
+		s, scope, err := c.planTable(tn, alias)
+		if err != nil {
+			return src
+		}
+		items[i] = joinItem{src: s, scope: scope, at: width}
+		width += len(scope.Cols)
+	}
+	if width != len(sc.Cols) {
+		return src
+	}
+	var conds []conjunctRefs
+	for _, cond := range append(astConjuncts(where), ons...) {
+		if !HasSubquery(cond) {
+			conds = append(conds, itemsRead(cond, items))
+		} else if slices.Contains(ons, cond) {
+			return src // an ON condition must go into the tree, and this one cannot
+		}
+	}
+	order := connectedOrder(len(items), conds)
+	if order == nil {
+		return src
+	}
+	// The tree in the new order, and where each of the written order's
+	// columns is in its rows.
+	var tree Source
+	var cols []ScopeCol
+	perm := make([]int, width)
+	for _, i := range order {
+		it := items[i]
+		for k := range it.scope.Cols {
+			perm[it.at+k] = len(cols) + k
+		}
+		if tree == nil {
+			tree, cols = it.src, slices.Clone(it.scope.Cols)
+			continue
+		}
+		tree = &NestedJoin{Left: tree, Right: it.src, LeftWidth: len(cols), RightWidth: len(it.scope.Cols)}
+		cols = append(cols, it.scope.Cols...)
+	}
+	for _, cond := range ons {
+		var ok bool
+		if tree, ok = c.pushInto(tree, cols, cond); !ok {
+			e, ok := c.compileLocal(cols, cond, true)
+			if !ok {
+				return src
+			}
+			tree = &filtered{in: tree, pred: e}
+		}
+	}
+	return &permuted{in: tree, cols: cols, perm: perm}
+}
+
+// innerTables flattens a join tree of inner joins of base tables into its
+// items and the conjuncts of its ON conditions, and reports whether it is
+// one: no outer join, USING, NATURAL, LATERAL, function, subquery, or
+// name of a CTE or transition table.
+func (c *Compiler) innerTables(n ast.ResultSetNode, items *[]*ast.TableSource, ons *[]ast.ExprNode) bool {
+	switch n := n.(type) {
+	case *ast.Join:
+		if n.Right == nil {
+			return c.innerTables(n.Left, items, ons)
+		}
+		if n.Tp != ast.CrossJoin || n.StraightJoin || n.NaturalJoin || len(n.Using) > 0 {
+			return false
+		}
+		if !c.innerTables(n.Left, items, ons) || !c.innerTables(n.Right, items, ons) {
+			return false
+		}
+		if n.On != nil {
+			*ons = append(*ons, astConjuncts(n.On.Expr)...)
+		}
+		return true
+	case *ast.TableSource:
+		tn, ok := n.Source.(*ast.TableName)
+		if !ok || n.Lateral || tableFuncCall(n) != nil {
+			return false
+		}
+		if tn.Schema.O == "" && (c.ctes.lookup(tn.Name.O) != nil || c.Host.Transition(tn.Name.O) != nil) {
+			return false
+		}
+		*items = append(*items, n)
+		return true
+	}
+	return false
+}
+
+// itemsRead finds the items whose columns cond names.
+func itemsRead(cond ast.ExprNode, items []joinItem) conjunctRefs {
+	r := conjunctRefs{cond: cond, known: true}
+	cond.Accept(&ColumnVisitor{Visit: func(cn *ast.ColumnNameExpr) {
+		owner := -1
+		for i, it := range items {
+			if _, _, err := it.scope.resolve(cn.Name.Table.O, cn.Name.Name.O); err == nil {
+				if owner >= 0 {
+					r.known = false // ambiguous: compiling it will say so
+				}
+				owner = i
+			}
+		}
+		switch {
+		case owner < 0:
+			r.known = false
+		case !slices.Contains(r.items, owner):
+			r.items = append(r.items, owner)
+		}
+	}})
+	return r
+}
+
+// connectedOrder is the order in which to join n items that conds
+// connect, or nil if the written order is connected already.
+func connectedOrder(n int, conds []conjunctRefs) []int {
+	filtered := make([]bool, n)
+	for _, cr := range conds {
+		if cr.known && len(cr.items) == 1 {
+			filtered[cr.items[0]] = true
+		}
+	}
+	// connects reports whether a conjunct joins item i to those in taken.
+	connects := func(taken []bool, i int) bool {
+		for _, cr := range conds {
+			if !cr.known || len(cr.items) < 2 || !slices.Contains(cr.items, i) {
+				continue
+			}
+			in, rest := false, true
+			for _, j := range cr.items {
+				if j != i {
+					in = in || taken[j]
+					rest = rest && taken[j]
+				}
+			}
+			if in && rest {
+				return true
+			}
+		}
+		return false
+	}
+	taken := make([]bool, n)
+	taken[0] = true
+	written := true
+	for i := 1; i < n && written; i++ {
+		written = connects(taken, i)
+		taken[i] = true
+	}
+	if written {
+		return nil
+	}
+	clear(taken)
+	start := max(0, slices.Index(filtered, true))
+	order := []int{start}
+	taken[start] = true
+	for len(order) < n {
+		next := -1
+		for i := range n {
+			if taken[i] || !connects(taken, i) {
+				continue
+			}
+			if next < 0 || filtered[i] && !filtered[next] {
+				next = i
+			}
+		}
+		if next < 0 { // nothing connects to what is taken: a cross product
+			next = slices.Index(taken, false)
+		}
+		order = append(order, next)
+		taken[next] = true
+	}
+	return order
+}
+
+// permuted is a join tree in an order of its own, whose rows it gives in
+// the written order's: column i of its rows is column perm[i] of the
+// tree's, whose scope's columns are cols.
+type permuted struct {
+	in   Source
+	cols []ScopeCol
+	perm []int
+}
+
+func (p *permuted) Open(x *ExecCtx) (rowexec.RowIter, error) {
+	it, err := p.in.Open(x)
+	if err != nil {
+		return nil, err
+	}
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		r, err := it.Next()
+		if r == nil || err != nil {
+			return nil, err
+		}
+		out := make([]any, len(p.perm))
+		for i, k := range p.perm {
+			out[i] = r[k]
+		}
+		return out, nil
+	}, Done: it.Close}, nil
+}
+
+func (p *permuted) Explain(indent string) string { return p.in.Explain(indent) }

@@ -1,0 +1,2 @@
+DROP TABLE transfers;
+DROP FUNCTION apply_transfer();

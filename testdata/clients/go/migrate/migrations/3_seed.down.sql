@@ -1,0 +1,2 @@
+DELETE FROM transfers;
+DELETE FROM accounts;
