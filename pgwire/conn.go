@@ -100,6 +100,10 @@ type portal struct {
 	p       Portal
 	cols    []sql.Column
 	formats []int16 // result format per column
+	// completed says an Execute sent the portal's CommandComplete. One
+	// that returns rows can be executed again, for none; one that does
+	// not cannot, as in PostgreSQL.
+	completed bool
 }
 
 func newConn(s *Server, nc net.Conn, pid int32, secret [4]byte) *conn {
@@ -405,7 +409,7 @@ func (c *conn) runQuery(ctx context.Context, q string) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
-	for _, st := range stmts {
+	for i, st := range stmts {
 		var p Portal
 		err := c.call(func() (err error) {
 			p, err = c.sess.Bind(ctx, st, nil)
@@ -414,7 +418,15 @@ func (c *conn) runQuery(ctx context.Context, q string) error {
 		if err != nil {
 			return err
 		}
-		err = c.run(ctx, p, nil, 0, true)
+		// The query's last statement ends its implicit transaction before
+		// its CommandComplete, as in PostgreSQL, so that an error of the
+		// commit (a deferred check, a held cursor's rows) comes instead of
+		// the tag, not after it.
+		var commit func() error
+		if i == len(stmts)-1 {
+			commit = func() error { return c.call(c.sess.Sync) }
+		}
+		_, err = c.run(ctx, p, nil, 0, true, commit)
 		c.closePortal(p)
 		if err != nil || c.closed {
 			return err
@@ -424,26 +436,32 @@ func (c *conn) runQuery(ctx context.Context, q string) error {
 }
 
 // run executes a portal up to maxRows rows (0: all), sending its rows in
-// formats and then CommandComplete, or PortalSuspended if rows remain. The
-// simple protocol also wants the RowDescription first (describe).
-func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, describe bool) error {
+// formats and then CommandComplete, or PortalSuspended if rows remain
+// (done is false). The simple protocol also wants the RowDescription first
+// (describe), and may end its transaction before CommandComplete (end).
+func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, describe bool, end func() error) (done bool, err error) {
 	if spec := p.Copy(); spec != nil {
-		return c.runCopy(ctx, p, spec)
+		return true, c.runCopy(ctx, p, spec)
 	}
 	cols := p.Columns()
 	if describe && cols != nil {
+		if p.Binary() {
+			formats = slices.Repeat([]int16{1}, len(cols))
+		}
 		c.sendRowDescription(cols, formats)
 	}
 	var tag string
-	var done bool
-	err := c.call(func() (err error) {
+	err = c.call(func() (err error) {
 		tag, done, err = c.sess.Execute(ctx, p, maxRows, func(row []any) error {
 			return c.writeRow(cols, formats, row)
 		})
 		return err
 	})
+	if err == nil && done && end != nil {
+		err = end()
+	}
 	if err != nil {
-		return err
+		return true, err
 	}
 	if done {
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
@@ -451,7 +469,7 @@ func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, 
 		c.send(&pgproto3.PortalSuspended{})
 	}
 	c.sendParams(c.sess.ChangedParams())
-	return nil
+	return done, nil
 }
 
 // ready ends a Query or a Sync: it ends the implicit transaction and tells

@@ -45,10 +45,13 @@ type Prepared interface {
 }
 
 // Portal is a statement bound to its parameters. Copy is non-nil when
-// executing it runs COPY FROM STDIN or COPY TO STDOUT.
+// executing it runs COPY FROM STDIN or COPY TO STDOUT. Binary says the
+// simple protocol sends its rows in the binary format: a FETCH from a
+// BINARY cursor.
 type Portal interface {
 	Columns() []sql.Column
 	Copy() *sql.CopySpec
+	Binary() bool
 	Close()
 }
 

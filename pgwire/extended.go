@@ -195,9 +195,14 @@ func (c *conn) execute(m *pgproto3.Execute) {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
+	if pt.completed && pt.cols == nil {
+		c.fail(pgerr.New(pgerr.ObjectNotInPrerequisiteState, "portal \"%s\" cannot be run", m.Portal))
+		return
+	}
 	ctx, done := c.statementContext()
-	err := c.run(ctx, pt.p, pt.formats, int(min(m.MaxRows, math.MaxInt32)), false)
+	completed, err := c.run(ctx, pt.p, pt.formats, int(min(m.MaxRows, math.MaxInt32)), false, nil)
 	done()
+	pt.completed = completed
 	if err != nil {
 		c.fail(err)
 	}

@@ -252,6 +252,7 @@ func (p *fakeStmt) ParamTypes() []types.T   { return p.params }
 func (p *fakeStmt) Columns() []sql.Column   { return p.cols }
 func (p *fakePortal) Columns() []sql.Column { return p.st.cols }
 func (p *fakePortal) Copy() *sql.CopySpec   { return p.st.copy }
+func (p *fakePortal) Binary() bool          { return false }
 func (p *fakePortal) Close()                { p.closed = true }
 
 func (s *fakeSession) Bind(ctx context.Context, st *fakeStmt, params []any) (*fakePortal, error) {

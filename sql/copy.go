@@ -174,6 +174,7 @@ func (s *Session) copyFrom(ctx context.Context, pt *Portal, src CopySource) (int
 	if cp, ok = pt.p.plan.(*copyPlan); !ok || !cp.cmd.From {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "COPY FROM's table changed while it waited")
 	}
+	s.settleReaders(ctx)
 	s.tx.NextStatement()
 	t := cp.t
 	var params []types.T
@@ -598,6 +599,7 @@ func (s *Session) copyTo(ctx context.Context, pt *Portal, emit func([]byte) erro
 	if cp, ok = pt.p.plan.(*copyPlan); !ok || cp.cmd.From {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "COPY TO's table changed while it waited")
 	}
+	s.settleReaders(ctx)
 	s.tx.NextStatement()
 	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
 	defer x.CloseTemps()

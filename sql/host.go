@@ -105,6 +105,7 @@ func (h *planHost) Description(classOID, objOID uint32, subID int32) any {
 	return h.s().description(classOID, objOID, subID)
 }
 func (h *planHost) Settings() []pgcatalog.SettingView { return h.s().settingViews() }
+func (h *planHost) Cursors() []pgcatalog.CursorView   { return h.s().cursorViews() }
 func (h *planHost) Backends() []pgcatalog.Backend     { return h.s().backends() }
 func (h *planHost) Store() *txn.Store                 { return h.s().store() }
 func (h *planHost) TempFileStats() *spill.Stats       { return h.s().tempFileStats() }

@@ -515,7 +515,7 @@ func (s *Session) runNested(e *plan.Env, p *Prepared, args []any, rows func(rowe
 	}
 	x := e.CallEnv(args).Exec()
 	if p.plan == nil {
-		pt := &Portal{p: p, params: args}
+		pt := &Portal{p: p, params: args, nested: true}
 		tag, err := s.direct(e.Ctx, pt, x)
 		if pt.rows != nil {
 			pt.rows.Close()

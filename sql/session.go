@@ -171,7 +171,10 @@ type Session struct {
 	ddlState  *catalog.DDL // the transaction changed the catalog
 	txnStart  time.Time
 	stmtStart time.Time
-	cursors   map[string]*Portal
+	cursors   map[string]*cursor // see cursor.go
+	// reading are the portals whose rows still come from their query's
+	// scans, which settleReaders reads ahead (see cursor.go).
+	reading map[*Portal]bool
 	// sqlPrepared holds the statements of SQL-level PREPARE, by name.
 	sqlPrepared map[string]*Prepared
 	// savepoints are the open savepoints, outermost first; the depth of
@@ -208,7 +211,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 	s := &Session{
 		e: e, user: e.opts.Superuser, database: DatabaseName, pid: p.PID, noticeFn: p.Notice, notifyFn: p.Notify,
 		owner:    e.store.NewOwner(),
-		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*Portal),
+		settings: make(map[string]string), changed: make(map[string]bool), cursors: make(map[string]*cursor), reading: make(map[*Portal]bool),
 		sqlPrepared: make(map[string]*Prepared),
 		currvals:    make(map[uint32]int64), txnPrior: make(map[string]string), localPrior: make(map[string]string),
 		onCommit: make(map[uint32]onCommitAction),
@@ -239,7 +242,7 @@ func (e *Engine) NewSession(p SessionParams) (*Session, error) {
 // temporary objects and giving up its advisory locks.
 func (s *Session) Close() {
 	s.e.sessions.Delete(s)
-	s.closeCursors()
+	s.closeCursors(func(*cursor) bool { return true })
 	s.e.notify.apply(s, []listenOp{{off: true}})
 	if s.tx != nil {
 		_ = s.endTxn(false)
@@ -466,7 +469,6 @@ func (s *Session) endTxn(commit bool) error {
 	s.tx, s.explicit, s.failed, s.ddlState, s.savepoints = nil, false, false, nil, nil
 	defer func() { s.deferredFK, s.constraintModes = fkState{}, nil }()
 	s.txnStart = time.Time{}
-	s.closeCursors()
 	if tx == nil {
 		return nil
 	}
@@ -474,6 +476,7 @@ func (s *Session) endTxn(commit bool) error {
 	// published: a writer let in must find the new catalog.
 	defer s.e.locks.release(tx.ID())
 	if !commit {
+		s.cursorsRolledBack(0)
 		s.endSettings(false)
 		s.endNotify(false)
 		if err := tx.Rollback(); err != nil && !errors.Is(err, txn.ErrDone) {
@@ -482,10 +485,12 @@ func (s *Session) endTxn(commit bool) error {
 		return nil
 	}
 	if err := tx.Commit(); err != nil {
+		s.cursorsRolledBack(0)
 		s.endSettings(false)
 		s.endNotify(false)
 		return pgerr.Convert(err)
 	}
+	s.cursorsCommitted()
 	s.endSettings(true)
 	var err error
 	if d != nil {
@@ -496,10 +501,14 @@ func (s *Session) endTxn(commit bool) error {
 }
 
 // preCommit is what a transaction does as it commits, before its commit
-// record: the checks of its deferred constraints, then its temporary
-// tables' ON COMMIT actions, in the order PostgreSQL has them.
+// record: the checks of its deferred constraints, its held cursors'
+// rows (see cursor.go), then its temporary tables' ON COMMIT actions, in
+// the order PostgreSQL has them.
 func (s *Session) preCommit() error {
 	if err := s.checkDeferred(s.tx, nil); err != nil {
+		return err
+	}
+	if err := s.holdCursors(); err != nil {
 		return err
 	}
 	s.tx.NextStatement()
@@ -584,6 +593,7 @@ func (s *Session) planCurrent(p *Prepared) bool {
 // Prepared is a parsed and planned statement.
 type Prepared struct {
 	st     *parser.Statement
+	source string // the text of the message the statement came in, as pg_cursors shows it
 	params []types.T
 	cols   []plan.Column
 	plan   any // a QueryPlan, a *WritePlan, or nil for statements executed directly
@@ -602,6 +612,15 @@ type Prepared struct {
 	vars func(*[]types.T) plan.Vars
 }
 
+// stmtCmd is the statement's command, if it is one sql/parser reads
+// itself; nil for an empty query.
+func (p *Prepared) stmtCmd() any {
+	if p.st == nil {
+		return nil
+	}
+	return p.st.Cmd
+}
+
 // ParamTypes are the parameter types, given or inferred.
 func (p *Prepared) ParamTypes() []types.T { return p.params }
 
@@ -617,7 +636,7 @@ func (s *Session) PrepareAll(ctx context.Context, query string) ([]*Prepared, er
 	}
 	out := make([]*Prepared, len(stmts))
 	for i, st := range stmts {
-		out[i] = &Prepared{st: st, multi: len(stmts) > 1}
+		out[i] = &Prepared{st: st, source: query, multi: len(stmts) > 1}
 	}
 	return out, nil
 }
@@ -633,8 +652,10 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 	p, err := s.prepare(query, paramTypes)
 	if err != nil {
 		s.fail() // as in PostgreSQL, a statement that does not parse or plan aborts the block
+		return nil, err
 	}
-	return p, err
+	p.source = query
+	return p, nil
 }
 
 func (s *Session) prepare(query string, paramTypes []types.Oid) (*Prepared, error) {
@@ -797,9 +818,13 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *parser.Show:
 		p.cols = s.showColumns(cmd)
+	case *parser.Declare:
+		// The query's parameters are DECLARE's: plan it now, so that
+		// Describe reports their types, as for EXPLAIN.
+		err = s.plan(&Prepared{st: cmd.Query, params: p.params})
 	case *parser.Fetch:
 		if cur, ok := s.cursors[cmd.Name]; ok && !cmd.Move {
-			p.cols = cur.Columns()
+			p.cols = cur.cols
 		}
 	case *parser.Execute:
 		if inner, ok := s.sqlPrepared[cmd.Name]; ok {
@@ -821,10 +846,20 @@ type Portal struct {
 	rows   rowexec.RowIter // open result of a query, between Executes
 	// x is the execution rows runs in; each Execute or FETCH that resumes
 	// it gives it that message's context.
-	x     *plan.ExecCtx
-	count int64
-	done  bool
-	tag   string
+	x    *plan.ExecCtx
+	done bool
+	// binary is set for a FETCH from a BINARY cursor, whose rows the
+	// simple protocol sends in the binary format.
+	binary bool
+	// nested is set for a statement of a routine's body, which runs
+	// inside its caller's statement.
+	nested bool
+	// s is the session whose reading set holds the portal.
+	s *Session
+	// tag is the command tag of a statement that returns rows, or
+	// empty for SELECT; each Execute that reads them reports its own
+	// count in it, as PostgreSQL does.
+	tag string
 }
 
 // Columns are the portal's result columns; nil if it returns no rows.
@@ -833,22 +868,21 @@ func (pt *Portal) Columns() []plan.Column { return pt.p.cols }
 // Copy says whether executing the portal runs a COPY, and its framing.
 func (pt *Portal) Copy() *CopySpec { return pt.p.copy }
 
+// Binary says the simple protocol sends the portal's rows in the binary
+// format, as PostgreSQL does for a FETCH from a BINARY cursor.
+func (pt *Portal) Binary() bool { return pt.binary }
+
 // Close releases the portal's open result, and the temporary files of
 // its execution.
 func (pt *Portal) Close() {
+	if pt.s != nil {
+		delete(pt.s.reading, pt)
+	}
 	if pt.rows != nil {
 		pt.rows.Close()
 		pt.rows = nil
 	}
 	pt.x.CloseTemps()
-}
-
-// closeCursors closes and forgets every cursor.
-func (s *Session) closeCursors() {
-	for _, cur := range s.cursors {
-		cur.Close()
-	}
-	clear(s.cursors)
 }
 
 // Bind binds parameters to a prepared statement.
@@ -865,7 +899,12 @@ func (s *Session) Bind(ctx context.Context, p *Prepared, params []any) (*Portal,
 	if len(params) != len(p.params) {
 		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.params))
 	}
-	return &Portal{p: p, params: params}, nil
+	pt := &Portal{p: p, params: params}
+	if f, ok := p.stmtCmd().(*parser.Fetch); ok && !f.Move {
+		cur, ok := s.cursors[f.Name]
+		pt.binary = ok && cur.binary
+	}
+	return pt, nil
 }
 
 // Execute runs the portal, or resumes it, emitting at most maxRows rows
@@ -874,6 +913,9 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	if pt.done {
+		if pt.p.cols != nil {
+			return countedTag(pt.tag, 0), true, nil // the rows ran out before
+		}
 		return pt.tag, true, nil
 	}
 	if pt.p.st == nil {
@@ -904,17 +946,32 @@ func (s *Session) Execute(ctx context.Context, pt *Portal, maxRows int, emit fun
 		if row == nil {
 			pt.Close()
 			pt.done = true
-			if pt.tag == "" {
-				pt.tag = fmt.Sprintf("SELECT %d", pt.count)
-			}
-			return pt.tag, true, nil
+			return countedTag(pt.tag, emitted), true, nil
 		}
 		if err := emit(row); err != nil {
 			return "", true, err
 		}
-		pt.count++
 	}
 	return "", false, nil
+}
+
+// countedTag is the command tag of an Execute that sent n rows: a portal
+// resumed after PortalSuspended counts only the rows of its last Execute,
+// not the statement's, as PostgreSQL's does ("SELECT 800" after 200 rows
+// went out suspended). An empty tag is SELECT's; a tag without a count
+// (SHOW, EXPLAIN, CALL) stays as it is.
+func countedTag(tag string, n int) string {
+	if tag == "" {
+		return fmt.Sprintf("SELECT %d", n)
+	}
+	i := strings.LastIndexByte(tag, ' ')
+	if i < 0 {
+		return tag
+	}
+	if _, err := strconv.ParseInt(tag[i+1:], 10, 64); err != nil {
+		return tag
+	}
+	return tag[:i+1] + strconv.Itoa(n)
 }
 
 // statementContext bounds a statement's ctx by statement_timeout, and
@@ -980,7 +1037,10 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 	if err := s.lockTables(ctx, pt.p); err != nil {
 		return "", pgerr.Convert(err)
 	}
-	s.tx.NextStatement()
+	if !movesNoSnapshot(pt.p.st.Cmd) {
+		s.settleReaders(ctx)
+		s.tx.NextStatement()
+	}
 	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
 	pt.x = x
 	// A statement that leaves no rows to read is done with its temporary
@@ -1001,6 +1061,9 @@ func (s *Session) start(ctx context.Context, pt *Portal) (string, error) {
 			return tag, nil
 		}
 		pt.rows, pt.tag = rows, tag
+		if _, ok := pt.p.plan.(plan.QueryPlan); ok && pt.p.dml == nil {
+			pt.s, s.reading[pt] = s, true
+		}
 		return "", nil
 	}
 	tag, err := s.direct(ctx, pt, x)
@@ -1197,6 +1260,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 			return "", true, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 		s.savepoints = s.savepoints[:depth-1]
+		s.cursorsReleased(depth)
 		return "RELEASE", true, s.tx.Release(depth)
 	case *parser.RollbackTo:
 		depth, err := s.savepointDepth("ROLLBACK TO SAVEPOINT", cmd.Name)
@@ -1208,7 +1272,7 @@ func (s *Session) control(ctx context.Context, st *parser.Statement) (string, bo
 		}
 		s.savepoints = s.savepoints[:depth]
 		s.failed = false
-		s.closeCursors()
+		s.cursorsRolledBack(depth)
 		// Settings changed since the savepoint go back, as in PostgreSQL.
 		sp := s.savepoints[depth-1]
 		for i := range settingList {
@@ -1434,19 +1498,11 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *parser.Copy:
 		return "", pgerr.New(pgerr.ProtocolViolation, "COPY must be run through the COPY sub-protocol")
 	case *parser.Declare:
-		return s.declare(ctx, cmd, pt.params)
+		return s.declare(ctx, pt, cmd)
 	case *parser.Fetch:
-		return s.fetch(ctx, pt, cmd)
+		return s.fetchCursor(ctx, pt, x, cmd)
 	case *parser.Close:
-		if cmd.All {
-			s.closeCursors()
-		} else if _, ok := s.cursors[cmd.Name]; !ok {
-			return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
-		} else {
-			s.cursors[cmd.Name].Close()
-			delete(s.cursors, cmd.Name)
-		}
-		return "CLOSE CURSOR", nil
+		return s.closeCursor(cmd)
 	}
 	return "", pgerr.New(pgerr.FeatureNotSupported, "statement is not supported: %s", firstWords(st.SQL))
 }
@@ -1521,7 +1577,7 @@ func (s *Session) discard(ctx context.Context, what string, inBlock bool) error 
 		if inBlock {
 			return pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
-		s.closeCursors()
+		s.closeCursors(func(*cursor) bool { return true })
 		s.resetAll()
 		clear(s.sqlPrepared)
 		s.queueListen(listenOp{off: true})
@@ -1622,85 +1678,6 @@ func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
 		rows = append(rows, []any{line})
 	}
 	pt.rows, pt.tag = &rowexec.SliceIter{Rows: rows}, "EXPLAIN"
-	return "", nil
-}
-
-// declare opens a cursor: a portal kept by name until CLOSE or the end of
-// the transaction.
-func (s *Session) declare(ctx context.Context, cmd *parser.Declare, params []any) (string, error) {
-	if !s.explicit && !cmd.Hold {
-		return "", pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
-	}
-	if _, dup := s.cursors[cmd.Name]; dup {
-		return "", pgerr.New(pgerr.DuplicateCursor, "cursor %q already exists", cmd.Name)
-	}
-	p := &Prepared{st: cmd.Query}
-	if err := s.plan(p); err != nil {
-		return "", err
-	}
-	if s.readOnly && p.locks != "" {
-		return "", pgerr.New(pgerr.ReadOnlySQLTransaction, "cannot execute SELECT %s in a read-only transaction", p.locks)
-	}
-	if err := s.lockTables(ctx, p); err != nil {
-		return "", err
-	}
-	s.tx.NextStatement() // what the locks waited for
-	qp, ok := p.plan.(plan.QueryPlan)
-	if !ok {
-		return "", pgerr.New(pgerr.SyntaxError, "cursor query must be a SELECT")
-	}
-	if sp, ok := qp.(*plan.SelectPlan); ok && sp.Locking != nil && cmd.Hold {
-		return "", pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR WITH HOLD ... %s is not supported", sp.Locking.Word).
-			WithDetail("Holdable cursors must be READ ONLY.")
-	}
-	x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: params}
-	it, err := qp.Open(x)
-	if err != nil {
-		return "", err
-	}
-	s.cursors[cmd.Name] = &Portal{p: p, rows: it, x: x}
-	return "DECLARE CURSOR", nil
-}
-
-func (s *Session) fetch(ctx context.Context, pt *Portal, cmd *parser.Fetch) (string, error) {
-	cur, ok := s.cursors[cmd.Name]
-	if !ok {
-		return "", pgerr.New(pgerr.InvalidCursorName, "cursor %q does not exist", cmd.Name)
-	}
-	if cur.x != nil {
-		cur.x.Ctx = ctx // DECLARE's message has ended
-	}
-	// The rows fetched are held, within work_mem, until the FETCH's
-	// portal sends them; MOVE only counts them.
-	var rows *rowexec.RowStore
-	if !cmd.Move {
-		rows = rowexec.NewRowStore(pt.x)
-	}
-	var n int64
-	for cmd.Count < 0 || n < cmd.Count {
-		if cur.rows == nil {
-			break
-		}
-		row, err := cur.rows.Next()
-		if err == nil && row != nil && rows != nil {
-			err = rows.Add(row)
-		}
-		if err != nil {
-			if rows != nil {
-				rows.Close()
-			}
-			return "", err
-		}
-		if row == nil {
-			cur.Close()
-			break
-		}
-		n++
-	}
-	if cmd.Move {
-		return fmt.Sprintf("MOVE %d", n), nil
-	}
-	pt.rows, pt.tag = rowexec.StoreRows(rows), fmt.Sprintf("FETCH %d", n)
 	return "", nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -249,6 +250,10 @@ func TestPgx(t *testing.T) {
 	t.Run("protocol", func(t *testing.T) {
 		t.Parallel()
 		testPgxProtocol(t, startTarget(t))
+	})
+	t.Run("portal", func(t *testing.T) {
+		t.Parallel()
+		testPgconnPortal(t, startTarget(t))
 	})
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
@@ -650,6 +655,69 @@ func testPgxProtocol(t *testing.T, tg target) {
 	conn = connectPgx(t, tg, pgx.QueryExecModeCacheStatement) // pgx may close a cancelled connection
 	if err := conn.Ping(ctx); err != nil {
 		t.Error(err)
+	}
+}
+
+// testPgconnPortal reads a portal in pieces through pgconn's own framing,
+// which pgx's API does not expose: Execute with a row limit, answered by
+// PortalSuspended, and an Execute of the rest, whose CommandComplete counts
+// only the rows it sent. Two named portals suspend at once.
+func testPgconnPortal(t *testing.T, tg target) {
+	ctx := t.Context()
+	pc, err := pgconn.Connect(ctx, tg.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := pc.Hijack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Conn.Close()
+	fe := hc.Frontend
+	fe.Send(&pgproto3.Parse{Name: "s", Query: "SELECT g FROM generate_series(1, $1::int4) g"})
+	for _, m := range []struct {
+		portal string
+		n      string
+	}{{"a", "1000"}, {"b", "400"}} {
+		fe.Send(&pgproto3.Bind{DestinationPortal: m.portal, PreparedStatement: "s", Parameters: [][]byte{[]byte(m.n)}})
+	}
+	for _, m := range []*pgproto3.Execute{
+		{Portal: "a", MaxRows: 200}, {Portal: "b", MaxRows: 400}, {Portal: "a", MaxRows: 0}, {Portal: "b", MaxRows: 1},
+	} {
+		fe.Send(m)
+	}
+	fe.Send(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	rows := 0
+	hc.Conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch msg := msg.(type) {
+		case *pgproto3.DataRow:
+			rows++
+			continue
+		case *pgproto3.PortalSuspended:
+			got = append(got, fmt.Sprintf("%d rows, suspended", rows))
+		case *pgproto3.CommandComplete:
+			got = append(got, fmt.Sprintf("%d rows, %s", rows, msg.CommandTag))
+		case *pgproto3.ErrorResponse:
+			t.Fatalf("%s: %s", msg.Code, msg.Message)
+		case *pgproto3.ReadyForQuery:
+			want := []string{"200 rows, suspended", "400 rows, suspended", "800 rows, SELECT 800", "0 rows, SELECT 0"}
+			if !slices.Equal(got, want) {
+				t.Errorf("portals read in pieces:\n got %q\nwant %q", got, want)
+			}
+			return
+		default:
+			continue
+		}
+		rows = 0
 	}
 }
 

@@ -1,11 +1,12 @@
 package parser
 
 import (
-	"github.com/epochdb/epochdb/sql/pgerr"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/epochdb/epochdb/sql/pgerr"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // Begin is BEGIN [WORK | TRANSACTION] [modes] or START TRANSACTION [modes].
@@ -82,20 +83,38 @@ type Vacuum struct {
 	Tables        []string
 }
 
-// Declare is DECLARE name [BINARY] [[NO] SCROLL] CURSOR [WITH | WITHOUT
-// HOLD] FOR query.
+// Declare is DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO]
+// SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query. Scroll and NoScroll are
+// both false when neither was said, and the query's plan decides.
 type Declare struct {
-	Name                 string
-	Query                *Statement
-	Binary, Scroll, Hold bool
+	Name                           string
+	Query                          *Statement
+	Binary, Scroll, NoScroll, Hold bool
+	Insensitive, Asensitive        bool
 }
 
-// Fetch is FETCH or, with Move set, MOVE, in the forward directions.
+// Fetch is FETCH or, with Move set, MOVE. Every direction is one of
+// PostgreSQL's four: NEXT is FORWARD 1, PRIOR BACKWARD 1, FIRST ABSOLUTE
+// 1, LAST ABSOLUTE -1, a bare count FORWARD count, ALL FORWARD ALL.
 type Fetch struct {
 	Name  string
-	Count int64 // -1 is ALL
+	Dir   FetchDir
+	Count int64 // FetchAll for ALL
 	Move  bool
 }
+
+// FetchDir is a direction of FETCH and MOVE.
+type FetchDir int
+
+const (
+	FetchForward FetchDir = iota
+	FetchBackward
+	FetchAbsolute
+	FetchRelative
+)
+
+// FetchAll is the count of FETCH ALL, as PostgreSQL's FETCH_ALL.
+const FetchAll = math.MaxInt64
 
 // Close is CLOSE name or CLOSE ALL.
 type Close struct {
@@ -877,10 +896,20 @@ func parseDeclare(c *cursor) (any, error) {
 		case c.accept("scroll"):
 			d.Scroll = true
 		case c.acceptSeq("no", "scroll"):
-		case c.accept("insensitive", "asensitive"):
+			d.NoScroll = true
+		case c.accept("insensitive"):
+			d.Insensitive = true
+		case c.accept("asensitive"):
+			d.Asensitive = true
 		default:
 			return nil, c.fail()
 		}
+	}
+	switch {
+	case d.Scroll && d.NoScroll:
+		return nil, pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both SCROLL and NO SCROLL")
+	case d.Asensitive && d.Insensitive:
+		return nil, pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both ASENSITIVE and INSENSITIVE")
 	}
 	c.i++
 	switch {
@@ -920,37 +949,45 @@ func (c *cursor) nested(toks []token, after *token, kind stmtKind) (*Statement, 
 }
 
 func parseFetch(c *cursor) (any, error) {
-	f := &Fetch{Count: 1, Move: c.toks[0].val == "move"}
-	verb := upper(c.toks[0].val)
+	f := &Fetch{Dir: FetchForward, Count: 1, Move: c.toks[0].val == "move"}
 	counted := func() bool {
 		t := c.peek()
 		return t != nil && (t.kind == tkNumber || isOp(t, "-") || isOp(t, "+"))
 	}
+	var err error
 	switch {
 	case c.i+1 == len(c.toks):
 		// A direction word alone is the cursor's name.
 	case c.accept("next"):
-	case c.is("prior", "first", "last", "absolute", "relative", "backward"):
-		return nil, c.p.unsupported(c.peek(), "%s %s is not supported", verb, upper(c.peek().val))
+	case c.accept("prior"):
+		f.Dir = FetchBackward
+	case c.accept("first"):
+		f.Dir = FetchAbsolute
+	case c.accept("last"):
+		f.Dir, f.Count = FetchAbsolute, -1
+	case c.accept("absolute"):
+		f.Dir = FetchAbsolute
+		f.Count, err = c.count()
+	case c.accept("relative"):
+		f.Dir = FetchRelative
+		f.Count, err = c.count()
 	case c.accept("all"):
-		f.Count = -1
-	case c.accept("forward"):
+		f.Count = FetchAll
+	case c.accept("forward", "backward"):
+		if c.toks[c.i-1].val == "backward" {
+			f.Dir = FetchBackward
+		}
 		switch {
 		case c.accept("all"):
-			f.Count = -1
+			f.Count = FetchAll
 		case counted():
-			n, err := c.count(verb)
-			if err != nil {
-				return nil, err
-			}
-			f.Count = n
+			f.Count, err = c.count()
 		}
 	case counted():
-		n, err := c.count(verb)
-		if err != nil {
-			return nil, err
-		}
-		f.Count = n
+		f.Count, err = c.count()
+	}
+	if err != nil {
+		return nil, err
 	}
 	c.accept("from", "in")
 	name, err := c.name()
@@ -961,24 +998,21 @@ func parseFetch(c *cursor) (any, error) {
 	return f, c.end()
 }
 
-// count reads FETCH's signed integer count, which must move forward.
-func (c *cursor) count(verb string) (int64, error) {
-	start := c.peek()
+// count reads FETCH's signed integer count, an int4 as in PostgreSQL's
+// grammar.
+func (c *cursor) count() (int64, error) {
 	sign := ""
-	if isOp(start, "-") || isOp(start, "+") {
-		sign = start.val
+	if t := c.peek(); isOp(t, "-") || isOp(t, "+") {
+		sign = t.val
 		c.i++
 	}
 	t := c.peek()
 	if t == nil || t.kind != tkNumber {
 		return 0, c.fail()
 	}
-	n, err := strconv.ParseInt(sign+t.val, 10, 64)
+	n, err := strconv.ParseInt(sign+t.val, 10, 32)
 	if err != nil {
 		return 0, c.p.syntaxError(t)
-	}
-	if n <= 0 {
-		return 0, c.p.unsupported(start, "%s that does not move forward is not supported", verb)
 	}
 	c.i++
 	return n, nil

@@ -29,8 +29,10 @@ type Host interface {
 	// Description is the comment on an object (obj_description), or nil.
 	Description(classOID, objOID uint32, subID int32) any
 
-	// Settings are the run-time parameters as pg_settings shows them.
+	// Settings are the run-time parameters as pg_settings shows them,
+	// Cursors the session's cursors as pg_cursors does.
 	Settings() []SettingView
+	Cursors() []CursorView
 	// Backends are the engine's sessions, Store its storage and
 	// TempFileStats its statements' temporary files, for the views of
 	// its activity and statistics.

@@ -122,6 +122,7 @@ const (
 	InvalidRowCountInResultOffset                  = "2201X"
 	CardinalityViolation                           = "21000"
 	InvalidCursorState                             = "24000"
+	InvalidCursorDefinition                        = "42P11"
 	InvalidTransactionTermination                  = "2D000"
 	InvalidSavepointSpecification                  = "3B001"
 	ObjectInUse                                    = "55006"

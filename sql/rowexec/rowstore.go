@@ -1,6 +1,8 @@
 package rowexec
 
 import (
+	"fmt"
+
 	"github.com/epochdb/epochdb/sql/spill"
 )
 
@@ -111,6 +113,27 @@ func (c *StoreCursor) Next() ([]any, error) {
 }
 
 func (c *StoreCursor) Close() {}
+
+// Seek makes Next return row i (from 0) next. Rows in memory are reached
+// at once; a spilled store is read again from the start to go back.
+func (c *StoreCursor) Seek(i int) error {
+	if i < 0 || i > c.s.n {
+		return fmt.Errorf("rowexec: seek to row %d of a store of %d", i, c.s.n)
+	}
+	if c.r == nil {
+		c.i = i // Next begins a reader at c.i if the store has spilled
+		return nil
+	}
+	if i < c.i {
+		c.Rewind()
+	}
+	for c.i < i {
+		if _, err := c.Next(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Rewind makes the cursor read from the first row again.
 func (c *StoreCursor) Rewind() {

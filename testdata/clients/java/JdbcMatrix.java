@@ -350,19 +350,50 @@ public class JdbcMatrix {
 
         step("fetch size: a portal read in pieces", () -> {
             conn.setAutoCommit(false); // else the driver reads everything at once
-            try (PreparedStatement ps = conn.prepareStatement("SELECT id, c_text FROM matrix WHERE id >= ? ORDER BY id")) {
-                ps.setFetchSize(7);
-                ps.setInt(1, 100);
+            // 101 rows: batches that divide them (1, 101), that do not (7,
+            // 100), and one larger than the result (500).
+            for (int size : new int[] {1, 7, 100, 101, 500}) {
+                try (PreparedStatement ps = conn.prepareStatement("SELECT id, c_text FROM matrix WHERE id >= ? ORDER BY id")) {
+                    ps.setFetchSize(size);
+                    ps.setInt(1, 100);
+                    int rows = 0;
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            eq(rs.getInt(1), 100 + rows, "fetch size " + size + ", row " + rows);
+                            rows++;
+                        }
+                    }
+                    eq(rows, 101, "fetch size " + size + ", rows");
+                }
+            }
+            // Two portals suspended at once, read in turn, and a write's
+            // RETURNING rows read in pieces.
+            try (PreparedStatement a = conn.prepareStatement("SELECT id FROM matrix WHERE id >= 100 ORDER BY id");
+                    PreparedStatement b = conn.prepareStatement("SELECT id FROM matrix WHERE id >= 100 ORDER BY id DESC");
+                    PreparedStatement w = conn.prepareStatement("UPDATE matrix SET c_int4 = id WHERE id >= 150 RETURNING id")) {
+                a.setFetchSize(10);
+                b.setFetchSize(3);
+                w.setFetchSize(4);
+                try (ResultSet ra = a.executeQuery(); ResultSet rb = b.executeQuery()) {
+                    for (int i = 0; i < 101; i++) {
+                        eq(ra.next() && rb.next(), true, "interleaved row " + i);
+                        eq(ra.getInt(1), 100 + i, "ascending row " + i);
+                        eq(rb.getInt(1), 200 - i, "descending row " + i);
+                    }
+                    eq(ra.next() || rb.next(), false, "interleaved ends");
+                }
+                long sum = 0;
                 int rows = 0;
-                try (ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = w.executeQuery()) {
                     while (rs.next()) {
-                        eq(rs.getInt(1), 100 + rows, "row " + rows);
+                        sum += rs.getInt(1);
                         rows++;
                     }
                 }
-                eq(rows, 101, "rows");
+                eq(rows, 51, "RETURNING rows");
+                eq(sum, 51L * 175, "RETURNING ids' sum");
             }
-            conn.commit();
+            conn.rollback();
             conn.setAutoCommit(true);
         });
 

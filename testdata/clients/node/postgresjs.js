@@ -28,6 +28,9 @@ const createJdocs = 'CREATE TABLE jdocs (id int4 PRIMARY KEY, j jsonb, t json)'
 const jsonDoc = '{"b": [1, 2],  "a": 1, "a": 2}'
 const jsonbIn = '{"s": "héllo \\"w\\" \\\\ é", "b": [1, 2], "num": 1.5, "a": 0, "n": null, "a": 1}'
 const jsonbText = '{"a": 1, "b": [1, 2], "n": null, "s": "héllo \\"w\\" \\\\ é", "num": 1.5}'
+// batchesOf is 1..n in batches of size, the last one short.
+const batchesOf = (size, n) => Array.from({ length: Math.ceil(n / size) },
+  (_, b) => Array.from({ length: Math.min(size, n - b * size) }, (_, i) => b * size + i + 1))
 const count = async (where) => Number((await sql.unsafe(`SELECT count(*) AS n FROM matrix WHERE ${where}`))[0].n)
 
 run([
@@ -120,6 +123,50 @@ run([
       ids.push(...rows.map((r) => r.id))
     }
     eq(ids, Array.from({ length: 101 }, (_, i) => 100 + i), 'ids')
+  }],
+  ['cursor: every batch until the end', async () => {
+    // postgres.js hands a batch to the loop for every CommandComplete whose
+    // count is not 0: a result that is an exact multiple of the batch
+    // ends with an Execute of no rows, which must say SELECT 0.
+    for (const size of [1, 7, 100]) {
+      for (const n of [0, 1, 99, 100, 101, 300, 1000]) {
+        const batches = []
+        for await (const rows of sql`SELECT g FROM generate_series(1, ${n}::int4) g`.cursor(size)) {
+          batches.push(rows.map((r) => r.g))
+        }
+        eq(batches, batchesOf(size, n), `cursor(${size}) over ${n} rows`)
+      }
+    }
+    const sizes = []
+    await sql`SELECT g FROM generate_series(1, 250) g`.cursor(100, (rows) => { sizes.push(rows.length) })
+    eq(sizes, [100, 100, 50], 'cursor(100, fn)')
+  }],
+  ['cursor: an early break', async () => {
+    const seen = []
+    for await (const rows of sql`SELECT g FROM generate_series(1, 1000) g`.cursor(100)) {
+      seen.push(rows[0].g)
+      if (seen.length === 3) break
+    }
+    eq(seen, [1, 101, 201], 'first rows of the batches read')
+    eq(await count('id >= 100'), 101, 'the connection works after the break')
+  }],
+  ['cursor: inside sql.begin', async () => {
+    await sql.begin(async (tx) => {
+      await tx`UPDATE matrix SET c_int4 = id * 2 WHERE id >= 100`
+      const batches = []
+      for await (const rows of tx`SELECT id, c_int4 FROM matrix WHERE id >= 100 ORDER BY id`.cursor(25)) {
+        for (const r of rows) eq(r.c_int4, r.id * 2, `the transaction's own write to row ${r.id}`)
+        batches.push(rows.map((r) => r.id - 99))
+      }
+      eq(batches, batchesOf(25, 101), 'batches')
+      for await (const rows of tx`SELECT id FROM matrix WHERE id >= 100 ORDER BY id`.cursor(10)) {
+        eq(rows.length, 10, 'first batch')
+        break
+      }
+      eq(Number((await tx`SELECT count(*) AS n FROM matrix WHERE c_int4 = id * 2`)[0].n), 101, 'the transaction goes on after a break')
+      await tx`UPDATE matrix SET c_int4 = NULL WHERE id >= 100`
+    })
+    eq(await count('id >= 100 AND c_int4 IS NULL'), 101, 'committed')
   }],
   ['COPY TO STDOUT', async () => {
     let out = ''
