@@ -511,7 +511,6 @@ func (s *Session) preCommit() error {
 	if err := s.holdCursors(); err != nil {
 		return err
 	}
-	s.tx.NextStatement()
 	if err := s.runOnCommit(context.Background()); err != nil {
 		return pgerr.Convert(err)
 	}

@@ -230,6 +230,7 @@ func (s *Session) runOnCommit(ctx context.Context) error {
 	if len(s.onCommit) == 0 {
 		return nil
 	}
+	s.tx.NextStatement() // the scans below see every row the transaction wrote
 	cat := s.catalog()
 	var drop []*catalog.Table
 	for id, a := range s.onCommit {
