@@ -134,7 +134,7 @@ func (s *Session) createEnum(ctx context.Context, cmd *parser.CreateEnum) error 
 	if err != nil {
 		return err
 	}
-	e := &catalog.EnumType{ID: id, Name: q.Name, Schema: q.Schema}
+	e := catalog.NewEnumType(id, q)
 	for i, label := range cmd.Labels {
 		if err := checkEnumLabel(label); err != nil {
 			return err
@@ -172,7 +172,7 @@ func (s *Session) alterEnum(ctx context.Context, cmd *parser.AlterEnum) error {
 	if old == nil {
 		return pgerr.New(pgerr.UndefinedObject, "type %q does not exist", cmd.Name)
 	}
-	e := &catalog.EnumType{ID: old.ID, Name: old.Name, Schema: old.Schema, Labels: slices.Clone(old.Labels)}
+	e := &catalog.EnumType{ID: old.ID, Name: old.Name, Schema: old.Schema, Labels: slices.Clone(old.Labels), OID: old.OID}
 	switch {
 	case cmd.NewName != "":
 		if err := d.TypeNameFree(catalog.QName{Schema: e.Schema, Name: cmd.NewName}); err != nil {

@@ -61,6 +61,12 @@ func (s *Session) currentRoutines() *routineCache {
 	return rc
 }
 
+// typeKey is t in a cache key: its oid and typmod, which name it in
+// every process.
+func typeKey(t types.T) string {
+	return strconv.FormatUint(uint64(t.Oid), 10) + "/" + strconv.FormatInt(int64(t.Mod), 10)
+}
+
 // routine is plan.Host's Routine: f's compiled body, for a call whose
 // polymorphic types resolved to ts.
 func (s *Session) routine(f *catalog.Function, ts *plan.RoutineTypes) (plan.Routine, error) {
@@ -68,9 +74,9 @@ func (s *Session) routine(f *catalog.Function, ts *plan.RoutineTypes) (plan.Rout
 	key := strconv.FormatUint(uint64(f.ID), 10)
 	if ts != nil {
 		for _, t := range ts.Args {
-			key += "," + t.String()
+			key += "," + typeKey(t)
 		}
-		key += ":" + ts.Ret.String()
+		key += ":" + typeKey(ts.Ret)
 	}
 	if r, ok := rc.m[key]; ok {
 		return r, nil

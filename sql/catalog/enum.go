@@ -13,6 +13,9 @@ type EnumType struct {
 	Name   string      `json:"name"`
 	Schema uint32      `json:"schema,omitempty"`
 	Labels []EnumLabel `json:"labels"` // in sort order
+	// OID is the type's oid less types.EnumOidBase, when it is not ID
+	// (types.ClaimEnumOid found base+ID taken).
+	OID uint32 `json:"oid,omitempty"`
 }
 
 // EnumLabel is one of an enum type's values; OID is its pg_enum oid.
@@ -23,7 +26,22 @@ type EnumLabel struct {
 }
 
 // Oid is the type's oid.
-func (e *EnumType) Oid() types.Oid { return types.EnumOidBase + types.Oid(e.ID) }
+func (e *EnumType) Oid() types.Oid {
+	if e.OID != 0 {
+		return types.EnumOidBase + types.Oid(e.OID)
+	}
+	return types.EnumOidBase + types.Oid(e.ID)
+}
+
+// NewEnumType is a new enum type, with its descriptor id and an oid no
+// other type in the process has.
+func NewEnumType(id uint32, q QName) *EnumType {
+	e := &EnumType{ID: id, Name: q.Name, Schema: q.Schema}
+	if oid := types.ClaimEnumOid(e.Oid()); oid != e.Oid() {
+		e.OID = uint32(oid - types.EnumOidBase)
+	}
+	return e
+}
 
 // T is the type.
 func (e *EnumType) T() types.T { return types.T{Oid: e.Oid(), Mod: -1} }

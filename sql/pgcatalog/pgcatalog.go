@@ -1166,7 +1166,7 @@ func infoColumnsRows(s Host) []row {
 			if c.Generated != "" {
 				r["is_generated"], r["generation_expression"] = "ALWAYS", defaultText(s, t, c)
 			}
-			for k, v := range columnTypeInfo(c.Type) {
+			for k, v := range columnTypeInfo(s, c.Type) {
 				r[k] = v
 			}
 			rows = append(rows, r)
@@ -1179,7 +1179,7 @@ func infoColumnsRows(s Host) []row {
 				"udt_catalog": s.Identity().Database, "udt_schema": s.Catalog().SchemaName(typeSchema(s, c.Type.Oid)), "dtd_identifier": fmt.Sprint(i + 1),
 				"is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO", "is_generated": "NEVER",
 				"is_updatable": "NO"}
-			for k, val := range columnTypeInfo(c.Type) {
+			for k, val := range columnTypeInfo(s, c.Type) {
 				r[k] = val
 			}
 			rows = append(rows, r)
@@ -1191,7 +1191,7 @@ func infoColumnsRows(s Host) []row {
 // columnTypeInfo is information_schema.columns' description of a type:
 // data_type, udt_name, and the lengths and precisions that apply to it,
 // NULL where they do not.
-func columnTypeInfo(t types.T) row {
+func columnTypeInfo(s Host, t types.T) row {
 	info, _ := types.Lookup(t.Oid)
 	r := row{"udt_name": info.Name, "data_type": t.String(), "character_maximum_length": nil,
 		"character_octet_length": nil, "numeric_precision": nil, "numeric_precision_radix": nil,
@@ -1204,7 +1204,10 @@ func columnTypeInfo(t types.T) row {
 	}
 	switch {
 	case types.IsEnum(t.Oid):
-		r["data_type"], r["udt_name"] = "USER-DEFINED", t.String()
+		r["data_type"], r["udt_name"] = "USER-DEFINED", s.Catalog().EnumByOid(t.Oid).Name
+	case types.HasEnum(t):
+		elem, _ := t.Elem()
+		r["udt_name"] = "_" + s.Catalog().EnumByOid(elem.Oid).Name
 	case info.Extension != "" && !t.IsArray():
 		r["data_type"] = "USER-DEFINED"
 	}

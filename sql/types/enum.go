@@ -43,13 +43,53 @@ type Enum struct {
 	Sort  float32 // NaN until resolved
 }
 
-// enumNames holds the names of the enum types the SQL layer has loaded,
-// by oid, for String, which error messages print. It serves messages
-// only: the catalogs name the types wherever a name matters.
-var enumNames sync.Map
+// enumNames holds the names of the enum types the process's engines have
+// loaded, by oid, for String, which error messages print. It serves
+// messages only: the catalogs name the types wherever a result holds a
+// name (format_type, regtype, information_schema). ClaimEnumOid keeps
+// the types that engines create side by side in one process (embedded
+// tests) on oids of their own, so that each message names its own
+// engine's type; only two stored databases, made by different processes
+// and opened in one, can still share an oid.
+var enumNames struct {
+	sync.Mutex
+	m map[Oid]string
+}
 
 // NameEnum records the name of the enum type oid, for String.
-func NameEnum(oid Oid, name string) { enumNames.Store(oid, name) }
+func NameEnum(oid Oid, name string) {
+	enumNames.Lock()
+	defer enumNames.Unlock()
+	if enumNames.m == nil {
+		enumNames.m = make(map[Oid]string)
+	}
+	enumNames.m[oid] = name
+}
+
+// ClaimEnumOid returns the first enum oid from want on that no type in
+// the process has, and holds it for the caller's new type.
+func ClaimEnumOid(want Oid) Oid {
+	enumNames.Lock()
+	defer enumNames.Unlock()
+	if enumNames.m == nil {
+		enumNames.m = make(map[Oid]string)
+	}
+	oid := max(want, EnumOidBase)
+	for {
+		if _, taken := enumNames.m[oid]; !taken {
+			enumNames.m[oid] = ""
+			return oid
+		}
+		oid++
+	}
+}
+
+// enumName is the name NameEnum recorded for oid, or "".
+func enumName(oid Oid) string {
+	enumNames.Lock()
+	defer enumNames.Unlock()
+	return enumNames.m[oid]
+}
 
 // UnresolvedEnum is the value input makes of label, before the SQL layer
 // finds its order.

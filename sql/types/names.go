@@ -81,8 +81,8 @@ func (t T) String() string {
 	if in, ok := catalog[t.Oid]; ok {
 		return in.Name
 	}
-	if name, ok := enumNames.Load(t.Oid); ok {
-		return name.(string)
+	if name := enumName(t.Oid); name != "" {
+		return name
 	}
 	// format_type's answer for an oid it does not know.
 	return "???"
