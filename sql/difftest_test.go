@@ -2,6 +2,7 @@ package sql_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,6 +58,9 @@ import (
 //	               their SQLSTATEs
 //	-- detail      compare their messages and DETAIL lines too
 //	-- context     compare their messages, DETAIL, HINT and CONTEXT lines
+//	-- plan        compare EXPLAIN's plans by their shape: the nodes and
+//	               their nesting, without costs, counts, times or the
+//	               nodes' properties (planShape)
 //
 // The expected outputs are PostgreSQL's. With PostgreSQL at hand, the test
 // compares epochdb with it statement by statement, and checks that the
@@ -265,6 +269,7 @@ type diffBlock struct {
 	message   bool
 	detail    bool
 	context   bool   // HINT and CONTEXT lines too
+	plan      bool   // EXPLAIN output by its shape
 	output    string // the expected output, as recorded
 	hasOutput bool
 }
@@ -297,6 +302,8 @@ func parseDiffFile(text string) ([]*diffBlock, error) {
 				cur.message, cur.detail = true, true
 			case "context":
 				cur.message, cur.detail, cur.context = true, true, true
+			case "plan":
+				cur.plan = true
 			default:
 				return fmt.Errorf("line %d: unknown directive %q", cur.line, m[1])
 			}
@@ -304,7 +311,7 @@ func parseDiffFile(text string) ([]*diffBlock, error) {
 		}
 		if slices.ContainsFunc(body, func(l string) bool { return !strings.HasPrefix(strings.TrimSpace(l), "--") }) {
 			cur.sql = strings.Join(body, "\n")
-		} else if cur.hasOutput || cur.unordered || cur.message {
+		} else if cur.hasOutput || cur.unordered || cur.message || cur.plan {
 			return fmt.Errorf("line %d: a block with directives or output needs SQL", cur.line)
 		}
 		blocks = append(blocks, cur)
@@ -369,6 +376,13 @@ func (b *diffBlock) render(rep reply) string {
 				}
 				rows[i] = strings.Join(cells, " | ")
 			}
+			if b.plan && len(r.FieldDescriptions) == 1 && r.FieldDescriptions[0].Name == "QUERY PLAN" {
+				var plan []string
+				for _, row := range r.Rows {
+					plan = append(plan, string(row[0]))
+				}
+				rows = planShape(plan)
+			}
 			if b.unordered {
 				slices.Sort(rows)
 			}
@@ -388,6 +402,53 @@ func (b *diffBlock) render(rep reply) string {
 		lines = append(lines, b.hintAndContext(n.Hint, n.Where)...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// planShape is an EXPLAIN's output as the plan tests compare it: each
+// node's name (with its relation and index) at its depth, and the
+// InitPlan, SubPlan and CTE lines, without costs, counts, times or
+// properties, which differ between the engines. FORMAT JSON becomes the
+// same outline, of each node's "Node Type" and "Parent Relationship".
+func planShape(lines []string) []string {
+	var out []string
+	if len(lines) == 1 && strings.HasPrefix(lines[0], "[") {
+		var doc []struct{ Plan map[string]any }
+		if err := json.Unmarshal([]byte(lines[0]), &doc); err != nil || len(doc) != 1 {
+			return []string{"invalid JSON plan: " + fmt.Sprint(err)}
+		}
+		var walk func(n map[string]any, depth int)
+		walk = func(n map[string]any, depth int) {
+			line := strings.Repeat("  ", depth) + fmt.Sprint(n["Node Type"])
+			if rel, ok := n["Parent Relationship"]; ok {
+				line += " (" + fmt.Sprint(rel) + ")"
+			}
+			out = append(out, line)
+			kids, _ := n["Plans"].([]any)
+			for _, k := range kids {
+				walk(k.(map[string]any), depth+1)
+			}
+		}
+		walk(doc[0].Plan, 0)
+		return out
+	}
+	for i, l := range lines {
+		trimmed := strings.TrimSpace(l)
+		word, _, _ := strings.Cut(trimmed, " ")
+		switch {
+		case i == 0, strings.HasPrefix(trimmed, "->"):
+			if j := strings.Index(l, "  ("); j >= 0 {
+				l = l[:j]
+			}
+			if j := strings.Index(l, " (actual"); j >= 0 {
+				l = l[:j]
+			}
+			out = append(out, strings.TrimSuffix(l, " (never executed)"))
+		case word == "InitPlan" || word == "SubPlan" || word == "CTE":
+			f := strings.Fields(trimmed)
+			out = append(out, l[:len(l)-len(trimmed)]+f[0]+" "+f[1])
+		}
+	}
+	return out
 }
 
 var typeMap = pgtype.NewMap()

@@ -168,11 +168,13 @@ func planInsert(c *plan.Compiler, n *ast.InsertStmt, st *parser.Statement) (*pla
 		}
 	}
 	empty := c.WithScope(&plan.Scope{})
+	ins.alias = alias
 	if n.Select != nil {
 		qp, err := c.PlanQuery(n.Select)
 		if err != nil {
 			return nil, err
 		}
+		ins.source = qp
 		cols := qp.Columns()
 		if err := ins.fit(len(cols)); err != nil {
 			return nil, err
@@ -200,7 +202,7 @@ func planInsert(c *plan.Compiler, n *ast.InsertStmt, st *parser.Statement) (*pla
 			// The rows stream from the query into the table: the query
 			// cannot see them, which the transaction's statement numbers
 			// see to (a statement reads only earlier statements' writes).
-			it, err := qp.Open(x)
+			it, err := plan.OpenTracked(x, qp)
 			if err != nil {
 				return nil, err
 			}
@@ -241,7 +243,7 @@ func planInsert(c *plan.Compiler, n *ast.InsertStmt, st *parser.Statement) (*pla
 			exprs = append(exprs, e)
 		}
 	}
-	ins.rows = valuesRows(len(lists), width, make([]any, len(exprs)), exprs)
+	ins.rows, ins.values = valuesRows(len(lists), width, make([]any, len(exprs)), exprs), len(lists)
 	return ins.plan(p), nil
 }
 
@@ -283,7 +285,7 @@ func planInsertValues(c *plan.Compiler, v *parser.InsertValues) (*plan.WritePlan
 			return nil, err
 		}
 	}
-	ins.rows = valuesRows(v.Rows(), v.Width, consts, exprs)
+	ins.rows, ins.values = valuesRows(v.Rows(), v.Width, consts, exprs), v.Rows()
 	return ins.plan(&plan.WritePlan{Verb: "INSERT", Table: t}), nil
 }
 
@@ -325,6 +327,11 @@ type insert struct {
 	targets  []int       // targets[i] is the table column the i-th value goes to
 	defaults []plan.Expr // each column's default (nil: NULL)
 	rows     func(x *plan.ExecCtx) (rowexec.RowIter, error)
+	// For EXPLAIN: INSERT ... SELECT's query, or the number of VALUES
+	// rows; and the name the statement gives the table.
+	source   plan.QueryPlan
+	values   int
+	alias    string
 	conflict *onConflict // ON CONFLICT, or nil
 }
 
@@ -542,7 +549,18 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 		return out, n - dups, nil
 	}
 	p.Run = withTriggers(t, catalog.TriggerInsert, ins.conflict != nil && ins.conflict.update, nil, p.Run)
-	p.Explain = func() string { return "Insert on " + t.Name }
+	p.Describe = func(e *plan.Explainer) *plan.Node {
+		var from *plan.Node
+		switch {
+		case ins.source != nil:
+			from = e.Node(ins.source)
+		case ins.values > 1:
+			from = &plan.Node{Type: "Values Scan", Label: `Values Scan on "*VALUES*"`}
+		default:
+			from = &plan.Node{Type: "Result"}
+		}
+		return plan.ModifyNode("Insert", t.Name, ins.alias, from)
+	}
 	return p
 }
 
@@ -724,8 +742,12 @@ func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs 
 	if err := planReturning(c, p, sc, returning); err != nil {
 		return nil, err
 	}
-	p.Explain = func() string {
-		return strings.ToUpper(p.Verb[:1]) + strings.ToLower(p.Verb[1:]) + " on " + t.Name + "\n" + m.scan.Explain("  ")
+	p.Describe = func(e *plan.Explainer) *plan.Node {
+		scan := e.Node(m.scan)
+		if m.where != nil {
+			scan.Props = append(scan.Props, plan.Field{Key: "Filter", Value: e.Condition(m.where, sc.Cols)})
+		}
+		return plan.ModifyNode(p.Verb, t.Name, "", scan)
 	}
 	return m, nil
 }
@@ -886,7 +908,7 @@ func planDelete(c *plan.Compiler, n *ast.DeleteStmt, returning *ast.FieldList) (
 // with the table.
 func (s *Session) modifyRows(x *plan.ExecCtx, t *catalog.Table, scan *plan.TableScan, where plan.Expr,
 	update func(old []any) ([]any, error), done func(row []any) error) error {
-	it, err := scan.Open(x)
+	it, err := plan.OpenTracked(x, scan)
 	if err != nil {
 		return err
 	}

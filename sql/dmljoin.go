@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/plan"
@@ -77,16 +76,14 @@ func planJoinedTarget(c *plan.Compiler, p *plan.WritePlan, refs *ast.TableRefsCl
 	if err := planReturning(c, p, sc, returning); err != nil {
 		return nil, err
 	}
-	p.Explain = func() string {
-		return strings.ToUpper(p.Verb[:1]) + strings.ToLower(p.Verb[1:]) + " on " + t.Name + "\n" + src.Explain("  ")
-	}
+	p.Describe = func(e *plan.Explainer) *plan.Node { return plan.ModifyNode(p.Verb, t.Name, "", e.Node(src)) }
 	return m, nil
 }
 
 // modifyJoined is modifyRows for a target joined with FROM items: update
 // and done see the target row followed by the items' row it matched.
 func (s *Session) modifyJoined(x *plan.ExecCtx, m *modifyTarget, update func(joined []any) ([]any, error), done func(joined []any) error) error {
-	it, err := m.joined.Open(x)
+	it, err := plan.OpenTracked(x, m.joined)
 	if err != nil {
 		return err
 	}

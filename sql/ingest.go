@@ -363,8 +363,8 @@ type producerBegin struct {
 	args []plan.Expr // table name, producer, and resume_after or nil
 }
 
-func (p *producerBegin) Explain(indent string) string {
-	return indent + "Function Scan on epochdb_producer_begin"
+func (p *producerBegin) Describe(e *plan.Explainer) *plan.Node {
+	return &plan.Node{Type: "Function Scan", Label: "Function Scan on epochdb_producer_begin"}
 }
 
 // producerBeginLockWait bounds the wait for a producer's state key: a

@@ -804,6 +804,9 @@ func (s *Session) plan(p *Prepared) error {
 		}
 	case *ast.ExplainStmt:
 		p.cols = []plan.Column{{Name: "QUERY PLAN", Type: types.Text}}
+		if o := p.st.Explain; o != nil && o.Format == "json" {
+			p.cols[0].Type = types.JSONType
+		}
 		// Plan the statement now too, so that its parameters' types are
 		// inferred for Describe; the inner plan shares p.params.
 		inner := &Prepared{st: &parser.Statement{AST: n.Stmt, ParamOrder: p.st.ParamOrder, NumParams: p.st.NumParams}, params: p.params}
@@ -1339,7 +1342,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 	case *ast.DropIndexStmt:
 		return "DROP INDEX", s.dropIndex(ctx, n, st.Cascade)
 	case *ast.ExplainStmt:
-		return s.explain(pt, n)
+		return s.explain(ctx, pt, n)
 	case nil:
 	default:
 		return "", pgerr.New(pgerr.FeatureNotSupported, "statement is not supported: %s", firstWords(st.SQL))
@@ -1658,26 +1661,103 @@ func (s *Session) show(cmd *parser.Show) ([][]any, error) {
 	return [][]any{{v}}, nil
 }
 
-func (s *Session) explain(pt *Portal, n *ast.ExplainStmt) (string, error) {
+// explain runs EXPLAIN: it plans the statement and describes the plan,
+// and under ANALYZE runs it too (writes included, as PostgreSQL does),
+// measuring every node.
+func (s *Session) explain(ctx context.Context, pt *Portal, n *ast.ExplainStmt) (string, error) {
+	o := pt.p.st.Explain
+	if o == nil {
+		o = &parser.ExplainOptions{Costs: true, Timing: true, Format: "text", Analyze: n.Analyze}
+	}
+	opts := plan.ExplainOptions{Analyze: o.Analyze, Costs: o.Costs, Timing: o.Timing, Format: o.Format, Summary: o.Analyze}
+	if o.Summary != nil {
+		opts.Summary = *o.Summary
+	}
+	began := time.Now()
 	inner := &Prepared{st: &parser.Statement{AST: n.Stmt, ParamOrder: pt.p.st.ParamOrder, NumParams: pt.p.st.NumParams}, params: pt.p.params}
 	if err := s.plan(inner); err != nil {
 		return "", err
 	}
-	var text string
+	opts.Planning = time.Since(began)
+	var src plan.Source
 	switch qp := inner.plan.(type) {
 	case plan.QueryPlan:
-		text = qp.Explain("")
+		src = qp
 	case *plan.WritePlan:
-		text = qp.Explain()
+		src = &writeSource{w: qp}
 	default:
 		return "", pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}
+	var a *plan.Analysis
+	ws, _ := src.(*writeSource)
+	if opts.Analyze {
+		a = plan.NewAnalysis()
+		x := &plan.ExecCtx{Ctx: ctx, Host: s.host(), Tx: s.tx, Params: pt.params}
+		x.Analyze(a)
+		began := time.Now()
+		err := s.runAnalyzed(x, inner)
+		x.CloseTemps()
+		if err != nil {
+			return "", err
+		}
+		opts.Execution = time.Since(began)
+		if ws != nil {
+			// A write returns no rows but RETURNING's, which its
+			// ModifyTable node does not count.
+			ws.ran = &plan.NodeStats{Loops: 1, Startup: opts.Execution, Totals: opts.Execution}
+		}
+	}
 	var rows [][]any
-	for _, line := range strings.Split(text, "\n") {
+	for _, line := range plan.ExplainLines(plan.Describe(src, a), opts) {
+		if opts.Format == "json" {
+			doc, err := types.ParseJSON(line)
+			if err != nil {
+				return "", err
+			}
+			rows = append(rows, []any{doc})
+			continue
+		}
 		rows = append(rows, []any{line})
 	}
 	pt.rows, pt.tag = &rowexec.SliceIter{Rows: rows}, "EXPLAIN"
 	return "", nil
+}
+
+// runAnalyzed runs p for EXPLAIN ANALYZE, reading and dropping its rows.
+func (s *Session) runAnalyzed(x *plan.ExecCtx, p *Prepared) error {
+	var rows rowexec.RowIter
+	var err error
+	if qp, ok := p.plan.(plan.QueryPlan); ok && p.dml == nil {
+		rows, err = plan.OpenTracked(x, qp)
+	} else {
+		rows, _, err = s.runPlan(x, p)
+	}
+	if err != nil || rows == nil {
+		return err
+	}
+	defer rows.Close()
+	for {
+		row, err := rows.Next()
+		if row == nil || err != nil {
+			return err
+		}
+	}
+}
+
+// writeSource is a write's plan as EXPLAIN describes it.
+type writeSource struct {
+	w   *plan.WritePlan
+	ran *plan.NodeStats // under EXPLAIN ANALYZE
+}
+
+func (w *writeSource) Open(*plan.ExecCtx) (rowexec.RowIter, error) {
+	return nil, pgerr.New(pgerr.InternalError, "a write's plan is run, not opened")
+}
+
+func (w *writeSource) Describe(e *plan.Explainer) *plan.Node {
+	n := w.w.Describe(e)
+	n.Stats = w.ran
+	return n
 }
 
 // sqlPrepare runs PREPARE: it plans the statement now, with the declared

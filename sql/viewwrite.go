@@ -2,7 +2,6 @@ package sql
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/pgerr"
@@ -80,7 +79,9 @@ func (ins *insert) planInstead(p *plan.WritePlan) *plan.WritePlan {
 		}
 		return out, n, nil
 	})
-	p.Explain = func() string { return "Insert on " + t.Name }
+	p.Describe = func(e *plan.Explainer) *plan.Node {
+		return plan.ModifyNode("Insert", t.Name, "", &plan.Node{Type: "Result"})
+	}
 	return p
 }
 
@@ -124,9 +125,7 @@ func planViewTarget(c *plan.Compiler, p *plan.WritePlan, t *catalog.Table, refs 
 	if err := planReturning(c, p, sc, returning); err != nil {
 		return nil, err
 	}
-	p.Explain = func() string {
-		return strings.ToUpper(p.Verb[:1]) + strings.ToLower(p.Verb[1:]) + " on " + t.Name + "\n" + src.Explain("  ")
-	}
+	p.Describe = func(e *plan.Explainer) *plan.Node { return plan.ModifyNode(p.Verb, t.Name, "", e.Node(src)) }
 	return m, nil
 }
 

@@ -1618,6 +1618,8 @@ func (p *stmtParser) explain() error {
 		return err
 	}
 	analyze := false
+	opts := &ExplainOptions{Costs: true, Timing: true, Format: "text"}
+	timingSet := false
 	i := 1
 	if g := parenGroup(at(seq, i)); g != nil && !isWord(at(g.kids, 0), "select", "values", "with", "table") {
 		for _, opt := range splitCommas(g.kids) {
@@ -1636,24 +1638,51 @@ func (p *stmtParser) explain() error {
 				}
 				value = strings.ToLower(v)
 			}
-			switch name.val {
-			case "analyze", "analyse":
+			flag := func() (bool, error) {
 				b, ok := parseBool(value)
 				if !ok {
-					return p.invalidParam(name, "%s requires a Boolean value", name.val)
+					return false, p.syntaxMsg(name, "%s requires a Boolean value", name.val)
 				}
-				analyze = b
+				return b, nil
+			}
+			var err error
+			switch name.val {
+			case "analyze", "analyse":
+				analyze, err = flag()
+			case "costs":
+				opts.Costs, err = flag()
+			case "timing":
+				opts.Timing, err = flag()
+				timingSet = true
+			case "summary":
+				var b bool
+				b, err = flag()
+				opts.Summary = &b
 			case "format":
-				if value != "text" {
+				switch value {
+				case "text", "json":
+					opts.Format = value
+				case "xml", "yaml":
 					return p.unsupported(name, "EXPLAIN FORMAT %s is not supported", upper(value))
+				default:
+					return p.invalidParam(name, "unrecognized value for EXPLAIN option \"format\": \"%s\"", value)
 				}
-			case "verbose", "costs", "settings", "buffers", "wal", "timing", "summary", "memory", "generic_plan", "serialize":
-				// These shape PostgreSQL's plan output, which epochdb's is not.
+			case "verbose", "settings", "buffers", "wal", "generic_plan":
+				// Accepted; epochdb's plans have nothing more to show for them.
+				if _, err = flag(); err != nil {
+					return err
+				}
 			default:
 				return p.syntaxMsg(name, "unrecognized EXPLAIN option \"%s\"", name.val)
 			}
+			if err != nil {
+				return err
+			}
 		}
 		i++
+		if timingSet && opts.Timing && !analyze {
+			return p.invalidParam(tokOf(seq[0]), "EXPLAIN option TIMING requires ANALYZE")
+		}
 	} else {
 		if isWord(at(seq, i), "analyze", "analyse") {
 			analyze = true
@@ -1663,6 +1692,8 @@ func (p *stmtParser) explain() error {
 			i++
 		}
 	}
+	opts.Analyze = analyze
+	p.st.Explain = opts
 	out := []item{seq[0]}
 	if analyze {
 		out = append(out, &synth{anchor: tokOf(seq[0]), space: true, parts: []any{"ANALYZE"}})

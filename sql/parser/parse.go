@@ -15,10 +15,21 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
+// ExplainOptions are the options of EXPLAIN (ANALYZE, COSTS, TIMING,
+// SUMMARY, FORMAT), with PostgreSQL's defaults: COSTS and TIMING on,
+// SUMMARY on with ANALYZE.
+type ExplainOptions struct {
+	Analyze, Costs, Timing bool
+	Summary                *bool // unset: on with ANALYZE
+	Format                 string
+}
+
 // Statement is one parsed statement of a query.
 type Statement struct {
 	// SQL is the statement's original text, trimmed, without the ';'.
 	SQL string
+	// Explain holds an EXPLAIN's options; nil for other statements.
+	Explain *ExplainOptions
 	// Pos is the byte offset of SQL within the query.
 	Pos int
 	// NumParams is the highest $n the statement references, or 0.

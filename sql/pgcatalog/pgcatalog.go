@@ -398,7 +398,10 @@ type virtSource struct {
 
 func (v *virtTable) source(s Host) plan.Source { return &virtSource{v: v, s: s} }
 
-func (vs *virtSource) Explain(indent string) string { return indent + "Function Scan on " + vs.v.name }
+// Describe shows a catalog relation as PostgreSQL does: a scan of a table.
+func (vs *virtSource) Describe(e *plan.Explainer) *plan.Node {
+	return &plan.Node{Type: "Seq Scan", Label: "Seq Scan on " + vs.v.name, Attrs: []plan.Field{{Key: "Relation Name", Value: vs.v.name}}}
+}
 
 func (vs *virtSource) Open(x *plan.ExecCtx) (rowexec.RowIter, error) {
 	rows := vs.v.rows(vs.s)

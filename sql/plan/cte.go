@@ -246,12 +246,12 @@ type recursivePlan struct {
 
 func (p *recursivePlan) Columns() []Column { return p.d.cols }
 
-func (p *recursivePlan) Explain(indent string) string {
-	return indent + "Recursive Union\n" + p.left.Explain(indent+"  ") + "\n" + p.right.Explain(indent+"  ")
+func (p *recursivePlan) Describe(e *Explainer) *Node {
+	return &Node{Type: "Recursive Union", Kids: []*Node{e.Node(p.left).as("Outer"), e.Node(p.right).as("Inner")}}
 }
 
 func (p *recursivePlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	cur, err := p.left.Open(x)
+	cur, err := open(x, p.left)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (p *recursivePlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 					x.cache = make(map[any]any)
 				}
 				x.cache[p.d.workTable], next = work, rowexec.NewRowStore(x)
-				if cur, err = p.right.Open(x); err != nil {
+				if cur, err = open(x, p.right); err != nil {
 					return nil, err
 				}
 				if p.conv != nil {
@@ -336,8 +336,9 @@ func (s *workScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	return work.Cursor(), nil
 }
 
-func (s *workScan) Explain(indent string) string {
-	return indent + "WorkTable Scan on " + aliased(s.d.name, s.alias)
+func (s *workScan) Describe(e *Explainer) *Node {
+	return &Node{Type: "WorkTable Scan", Label: "WorkTable Scan on " + aliased(s.d.name, s.alias),
+		Attrs: []Field{{"CTE Name", s.d.name}, {"Alias", s.alias}}}
 }
 
 // cteRows is a WITH query's rows in one execution: those computed so far,
@@ -399,7 +400,7 @@ func (d *CTE) rowsIn(x *ExecCtx) (*cteRows, error) {
 	if r, ok := x.cache[d].(*cteRows); ok {
 		return r, nil
 	}
-	it, err := d.plan.Open(x)
+	it, err := open(x, d.plan)
 	if err != nil {
 		return nil, err
 	}
@@ -411,8 +412,9 @@ func (d *CTE) rowsIn(x *ExecCtx) (*cteRows, error) {
 	return r, nil
 }
 
-func (s *cteScan) Explain(indent string) string {
-	return indent + "CTE Scan on " + aliased(s.d.name, s.alias)
+func (s *cteScan) Describe(e *Explainer) *Node {
+	return &Node{Type: "CTE Scan", Label: "CTE Scan on " + aliased(s.d.name, s.alias),
+		Attrs: []Field{{"CTE Name", s.d.name}, {"Alias", s.alias}}}
 }
 
 func aliased(name, alias string) string {

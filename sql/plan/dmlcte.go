@@ -61,9 +61,7 @@ type dmlCTEPlan struct {
 
 func (p *dmlCTEPlan) Columns() []Column { return p.cols }
 
-func (p *dmlCTEPlan) Explain(indent string) string {
-	return indent + p.w.Explain()
-}
+func (p *dmlCTEPlan) Describe(e *Explainer) *Node { return p.w.Describe(e) }
 
 func (p *dmlCTEPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	end := x.Tx.StatementPart()
@@ -98,7 +96,8 @@ type WritePlan struct {
 	Returning []Expr
 	Cols      []Column
 	Run       func(x *ExecCtx) (rows *rowexec.RowStore, n int64, err error)
-	Explain   func() string
+	// Describe is the statement as EXPLAIN shows it.
+	Describe func(e *Explainer) *Node
 }
 
 // Returned collects the RETURNING rows of a run, within work_mem.

@@ -38,6 +38,9 @@ type ExecCtx struct {
 	temp *spill.Set
 	// rowless is funcEnv's.
 	rowless *Env
+	// analysis counts the plan's rows and times under EXPLAIN ANALYZE;
+	// nil otherwise. Subqueries' executions share their statement's.
+	analysis *Analysis
 }
 
 // Canceled reports, every 1024 calls, whether the statement has been
@@ -99,7 +102,9 @@ func (x *ExecCtx) up(n int) *ExecCtx {
 // per execution.
 type Source interface {
 	Open(x *ExecCtx) (rowexec.RowIter, error)
-	Explain(indent string) string
+	// Describe is the source as EXPLAIN shows it; e.Node describes its
+	// inputs.
+	Describe(e *Explainer) *Node
 }
 
 // FilterIter keeps rows for which pred is true.

@@ -152,7 +152,7 @@ func (j *NestedJoin) graceJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIt
 	err := j.partitionSide(x, right, false, rparts, nullRight)
 	var lit rowexec.RowIter
 	if err == nil {
-		lit, err = j.Left.Open(x)
+		lit, err = open(x, j.Left)
 	}
 	if err == nil {
 		err = j.partitionSide(x, lit, true, lparts, nullLeft)
@@ -307,7 +307,7 @@ func (j *NestedJoin) storeJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIt
 		store.Close()
 		return nil, err
 	}
-	lit, err := j.Left.Open(x)
+	lit, err := open(x, j.Left)
 	if err != nil {
 		store.Close()
 		return nil, err

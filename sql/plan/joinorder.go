@@ -111,7 +111,7 @@ func (c *Compiler) planJoinOrder(from *ast.TableRefsClause, where ast.ExprNode, 
 			if !ok {
 				return src
 			}
-			tree = &filtered{in: tree, pred: e}
+			tree = &filtered{in: tree, pred: e, cols: cols}
 		}
 	}
 	return &permuted{in: tree, cols: cols, perm: perm}
@@ -245,7 +245,7 @@ type permuted struct {
 }
 
 func (p *permuted) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	it, err := p.in.Open(x)
+	it, err := open(x, p.in)
 	if err != nil {
 		return nil, err
 	}
@@ -262,4 +262,4 @@ func (p *permuted) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	}, Done: it.Close}, nil
 }
 
-func (p *permuted) Explain(indent string) string { return p.in.Explain(indent) }
+func (p *permuted) Describe(e *Explainer) *Node { return e.Node(p.in) }

@@ -71,7 +71,7 @@ func (c *Compiler) pushInto(src Source, cols []ScopeCol, cond ast.ExprNode) (Sou
 		if !ok {
 			return src, false
 		}
-		return &filtered{in: src, pred: e}, true
+		return &filtered{in: src, pred: e, cols: cols}, true
 	}
 	// The join's rows are its USING columns, then the pair it joined,
 	// on which its condition runs.
@@ -119,14 +119,19 @@ func (c *Compiler) compileLocal(cols []ScopeCol, n ast.ExprNode, cond bool) (Exp
 type filtered struct {
 	in   Source
 	pred Expr
+	cols []ScopeCol // what pred reads, for EXPLAIN
 }
 
 func (f *filtered) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	it, err := f.in.Open(x)
+	it, err := open(x, f.in)
 	if err != nil {
 		return nil, err
 	}
 	return &FilterIter{In: it, X: x, Pred: f.pred}, nil
 }
 
-func (f *filtered) Explain(indent string) string { return f.in.Explain(indent) }
+func (f *filtered) Describe(e *Explainer) *Node {
+	n := e.Node(f.in)
+	n.Props = append(n.Props, Field{"Filter", e.expr(f.pred, f.cols)})
+	return n
+}

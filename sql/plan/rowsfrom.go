@@ -90,12 +90,13 @@ func (c *Compiler) planRowsFrom(n *ast.TableSource, calls []*ast.FuncCallExpr) (
 	return r, &Scope{Cols: cols}, nil
 }
 
-func (r *rowsFrom) Explain(indent string) string {
+func (r *rowsFrom) Describe(e *Explainer) *Node {
 	names := make([]string, len(r.funcs))
 	for i, f := range r.funcs {
 		names[i] = f.Name
 	}
-	return indent + "Function Scan on " + strings.Join(names, ", ")
+	return &Node{Type: "Function Scan", Label: "Function Scan on " + strings.Join(names, ", "),
+		Attrs: []Field{{"Function Name", names[0]}}}
 }
 
 func (r *rowsFrom) Open(x *ExecCtx) (rowexec.RowIter, error) {

@@ -47,6 +47,7 @@ type SelectPlan struct {
 	keys     []string // each column's expression as SQL, for ORDER BY to match
 	src      Source
 	where    Expr
+	srcCols  []ScopeCol // src's columns, which where reads, for EXPLAIN
 	agg      *aggPlan
 	having   Expr
 	Exprs    []Expr // output columns, then hidden ORDER BY columns
@@ -96,7 +97,9 @@ func (v *valuesSource) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	return &rowexec.SliceIter{Rows: out}, nil
 }
 
-func (v *valuesSource) Explain(indent string) string { return indent + "Values Scan on \"*VALUES*\"" }
+func (v *valuesSource) Describe(e *Explainer) *Node {
+	return &Node{Type: "Values Scan", Label: `Values Scan on "*VALUES*"`, Attrs: []Field{{"Alias", "*VALUES*"}}}
+}
 
 // planValues compiles a VALUES list: each column takes the common type of
 // its values, and the name PostgreSQL gives it, column1, column2, ...
@@ -140,7 +143,7 @@ func (oneRow) Open(*ExecCtx) (rowexec.RowIter, error) {
 	return &rowexec.SliceIter{Rows: [][]any{{}}}, nil
 }
 
-func (oneRow) Explain(indent string) string { return indent + "Result" }
+func (oneRow) Describe(e *Explainer) *Node { return &Node{Type: "Result"} }
 
 // planFrom builds the source and scope of a FROM clause.
 func (c *Compiler) planFrom(from *ast.TableRefsClause) (Source, *Scope, error) {
@@ -206,7 +209,7 @@ func (c *Compiler) planTable(tn *ast.TableName, alias string) (Source, *Scope, e
 		return nil, nil, errUnpopulated(t)
 	}
 	c.Host.NoteRead(t.ID)
-	return &TableScan{Table: t, Access: Access{Kind: "seq"}}, TableScope(t, alias), nil
+	return &TableScan{Table: t, Access: Access{Kind: "seq"}, Alias: alias}, TableScope(t, alias), nil
 }
 
 // ErrNoRelation is 42P01 for the relation named schema.name, or name.
@@ -300,23 +303,36 @@ func (j *NestedJoin) emit(x *ExecCtx, pair []any) ([]any, error) {
 	return append(row, pair...), nil
 }
 
-func (j *NestedJoin) Explain(indent string) string {
-	kind := "Nested Loop"
+// Describe is a Hash Join, whose inner side PostgreSQL shows under a
+// Hash node, or a Nested Loop.
+func (j *NestedJoin) Describe(e *Explainer) *Node {
+	joinType := "Inner"
 	switch {
 	case j.leftOuter && j.rightOuter:
-		kind += " Full Join"
+		joinType = "Full"
 	case j.leftOuter:
-		kind += " Left Join"
+		joinType = "Left"
 	case j.rightOuter:
-		kind += " Right Join"
+		joinType = "Right"
 	}
-	if len(j.hash) > 0 {
-		kind = strings.Replace(kind, "Nested Loop", "Hash", 1)
-		if kind == "Hash" {
-			kind = "Hash Join"
-		}
+	suffix := ""
+	if joinType != "Inner" {
+		suffix = " " + joinType + " Join"
 	}
-	return indent + kind + "\n" + j.Left.Explain(indent+"  ") + "\n" + j.Right.Explain(indent+"  ")
+	left, right := e.Node(j.Left).as("Outer"), e.Node(j.Right).as("Inner")
+	if len(j.hash) == 0 {
+		return &Node{Type: "Nested Loop", Label: "Nested Loop" + suffix, Attrs: []Field{{"Join Type", joinType}, {"Inner Unique", false}},
+			Kids: []*Node{left, right}}
+	}
+	if suffix == "" {
+		suffix = " Join"
+	}
+	hash := &Node{Type: "Hash", Parent: "Inner", Kids: []*Node{right.as("Outer")}}
+	if right.Stats != nil {
+		hash.Stats = &NodeStats{Loops: right.Stats.Loops, Rows: right.Stats.Rows, Startup: right.Stats.Totals, Totals: right.Stats.Totals}
+	}
+	return &Node{Type: "Hash Join", Label: "Hash" + suffix, Attrs: []Field{{"Join Type", joinType}, {"Inner Unique", false}},
+		Kids: []*Node{left, hash}}
 }
 
 // Open runs the join. The right side's rows are read first, and held
@@ -325,13 +341,13 @@ func (j *NestedJoin) Explain(indent string) string {
 // row store for each left row (storeJoin).
 func (j *NestedJoin) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	if j.lateral {
-		lit, err := j.Left.Open(x)
+		lit, err := open(x, j.Left)
 		if err != nil {
 			return nil, err
 		}
 		return j.loop(x, lit, nil, nil), nil
 	}
-	rit, err := j.Right.Open(x)
+	rit, err := open(x, j.Right)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +367,7 @@ func (j *NestedJoin) Open(x *ExecCtx) (rowexec.RowIter, error) {
 			return nil, err
 		}
 	}
-	lit, err := j.Left.Open(x)
+	lit, err := open(x, j.Left)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +422,7 @@ func (j *NestedJoin) loop(x *ExecCtx, lit rowexec.RowIter, right [][]any, bucket
 				}
 				cur, i, matched = l, 0, false
 				if j.lateral {
-					sub := &ExecCtx{Ctx: x.Ctx, Host: x.Host, Tx: x.Tx, Params: x.Params, outer: x.Env(l), FK: x.FK}
+					sub := &ExecCtx{Ctx: x.Ctx, Host: x.Host, Tx: x.Tx, Params: x.Params, outer: x.Env(l), FK: x.FK, analysis: x.analysis}
 					right, err = j.rightRows(sub)
 					sub.closeCTEs()
 					if err != nil {
@@ -464,7 +480,7 @@ func (j *NestedJoin) loop(x *ExecCtx, lit rowexec.RowIter, right [][]any, bucket
 
 // rightRows reads the right side's rows.
 func (j *NestedJoin) rightRows(x *ExecCtx) ([][]any, error) {
-	it, err := j.Right.Open(x)
+	it, err := open(x, j.Right)
 	if err != nil {
 		return nil, err
 	}
@@ -723,7 +739,7 @@ func (c *Compiler) planSelect(n *ast.SelectStmt) (*SelectPlan, error) {
 			} // else the compiled clause splits otherwise: keep it whole
 		}
 	}
-	p.src = src
+	p.src, p.srcCols = src, sc.Cols
 
 	// Grouping: GROUP BY, or an aggregate anywhere in the select list or
 	// HAVING, makes the rest compile over the grouped rows.
@@ -1220,96 +1236,135 @@ func firstSelect(n ast.Node) *ast.SelectStmt {
 	return nil
 }
 
-func (p *SelectPlan) Explain(indent string) string {
-	var sb strings.Builder
-	top := indent
-	if p.limit != nil || p.offset != nil {
-		sb.WriteString(indent + "Limit\n")
-		indent += "  "
+// Describe shows the query's steps as PostgreSQL's nodes, innermost
+// first: the FROM items (with WHERE as their Filter), Aggregate,
+// WindowAgg, ProjectSet, then Sort or Unique, then Limit.
+func (p *SelectPlan) Describe(e *Explainer) *Node {
+	n := e.Node(p.src)
+	if p.where != nil {
+		n.Props = append(n.Props, Field{"Filter", e.expr(p.where, p.srcCols)})
+		e.attach(n, p, "where")
 	}
-	if len(p.order) > 0 {
-		sb.WriteString(indent + "Sort\n")
-		indent += "  "
+	wrap := func(parent *Node, stage string) {
+		parent.Kids = append([]*Node{n.as("Outer")}, parent.Kids...)
+		e.attach(parent, p, stage)
+		n = parent
 	}
-	if p.distinct || p.distinctOn != nil {
-		sb.WriteString(indent + "Unique\n")
-		indent += "  "
-	}
-	if p.srfs != nil {
-		sb.WriteString(indent + "ProjectSet\n")
-		indent += "  "
+	if a := p.agg; a != nil {
+		agg := &Node{Type: "Aggregate", Attrs: []Field{{"Strategy", "Plain"}, {"Partial Mode", "Simple"}}}
+		if a.keyed > 0 {
+			agg.Label, agg.Attrs[0].Value = "HashAggregate", "Hashed"
+			agg.Props = append(agg.Props, Field{"Group Key", a.groupKeys[:a.keyed]})
+		}
+		if p.having != nil {
+			agg.Props = append(agg.Props, Field{"Filter", e.expr(p.having, nil)})
+		}
+		wrap(agg, "agg")
 	}
 	if p.windows != nil {
-		sb.WriteString(indent + "WindowAgg\n")
-		indent += "  "
+		wrap(&Node{Type: "WindowAgg"}, "windows")
 	}
-	if p.agg != nil {
-		sb.WriteString(indent + "HashAggregate\n")
-		indent += "  "
+	if p.srfs != nil {
+		wrap(&Node{Type: "ProjectSet"}, "srfs")
 	}
-	sb.WriteString(p.src.Explain(indent))
-	if p.where != nil {
-		sb.WriteString("\n" + indent + "  Filter: (WHERE clause)")
+	switch {
+	case len(p.order) > 0 || p.distinctOn != nil:
+		var keys []string
+		for _, k := range p.order {
+			keys = append(keys, p.sortKeyText(k))
+		}
+		sort := &Node{Type: "Sort", Props: []Field{{"Sort Key", keys}}}
+		if p.distinct || p.distinctOn != nil {
+			n = &Node{Type: "Sort", Props: sort.Props, Kids: []*Node{n.as("Outer")}}
+			wrap(&Node{Type: "Unique"}, "sort")
+		} else {
+			wrap(sort, "sort")
+		}
+	case p.distinct:
+		wrap(&Node{Type: "Aggregate", Label: "HashAggregate", Attrs: []Field{{"Strategy", "Hashed"}, {"Partial Mode", "Simple"}},
+			Props: []Field{{"Group Key", p.keys[:p.visible]}}}, "sort")
 	}
-	sb.WriteString(explainParts(top+"  ", p.ctes, p.subs))
-	return sb.String()
+	if p.Locking != nil {
+		n = &Node{Type: "LockRows", Kids: []*Node{n.as("Outer")}}
+	}
+	if p.limit != nil || p.offset != nil {
+		wrap(&Node{Type: "Limit"}, "limit")
+	}
+	e.parts(n, p.ctes, p.subs)
+	return n
 }
 
-// explainParts lists the WITH queries and subqueries of a plan node, to
-// go under it.
-func explainParts(indent string, ctes []*CTE, subs []*subquery) string {
-	var sb strings.Builder
-	for _, d := range ctes {
-		sb.WriteString("\n" + indent + "CTE " + d.name + "\n" + d.plan.Explain(indent+"  "))
+// sortKeyText is an ORDER BY key as EXPLAIN's Sort Key shows it.
+func (p *SelectPlan) sortKeyText(k rowexec.SortKey) string {
+	text := "?"
+	if k.Idx < len(p.keys) {
+		text = p.keys[k.Idx]
 	}
-	for _, sq := range subs {
-		sb.WriteString("\n" + sq.explain(indent))
+	if k.Desc {
+		text += " DESC"
 	}
-	return sb.String()
+	return text
 }
 
 // Open executes the plan and returns its output rows as an iterator.
 func (p *SelectPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	it, err := p.src.Open(x)
+	it, err := open(x, p.src)
 	if err != nil {
 		return nil, err
 	}
+	// Under EXPLAIN ANALYZE each step is a node of its own; step makes
+	// the next one, measured.
+	step := func(stage string, mk func() (rowexec.RowIter, error)) error {
+		it, err = x.track(p, stage, mk)
+		return err
+	}
 	if p.where != nil {
-		it = &FilterIter{In: it, X: x, Pred: p.where}
+		if err := step("where", func() (rowexec.RowIter, error) { return &FilterIter{In: it, X: x, Pred: p.where}, nil }); err != nil {
+			return nil, err
+		}
 	}
 	// Grouping and HAVING, then the windows over what they kept, then the
 	// set-returning functions (which a grouped or windowed query has not).
 	if p.agg != nil {
-		if it, err = p.aggregate(x, it); err != nil {
+		if err := step("agg", func() (rowexec.RowIter, error) {
+			it, err := p.aggregate(x, it)
+			if err != nil || p.having == nil {
+				return it, err
+			}
+			return &FilterIter{In: it, X: x, Pred: p.having}, nil
+		}); err != nil {
 			return nil, err
-		}
-		if p.having != nil {
-			it = &FilterIter{In: it, X: x, Pred: p.having}
 		}
 	}
 	if p.windows != nil {
-		if it, err = p.windows.apply(x, it); err != nil {
+		if err := step("windows", func() (rowexec.RowIter, error) { return p.windows.apply(x, it) }); err != nil {
 			return nil, err
 		}
 	}
 	if p.srfs != nil {
-		it = p.srfs.apply(x, it)
+		if err := step("srfs", func() (rowexec.RowIter, error) { return p.srfs.apply(x, it), nil }); err != nil {
+			return nil, err
+		}
 	}
 	it = &ProjectIter{In: it, X: x, Exprs: p.Exprs}
+	limit := func() (rowexec.RowIter, error) {
+		if p.limit == nil && p.offset == nil {
+			return it, nil
+		}
+		return x.track(p, "limit", func() (rowexec.RowIter, error) { return window(x, it, p.limit, p.offset) })
+	}
 	if !p.distinct && p.distinctOn == nil && len(p.order) == 0 {
 		if p.Locking != nil {
 			it = &lockIter{in: it, x: x, p: p}
 		}
-		if p.limit == nil && p.offset == nil {
-			return it, nil
-		}
-		return window(x, it, p.limit, p.offset)
+		return limit()
 	}
-	if it, err = p.ordered(x, it); err != nil {
+	if err := step("sort", func() (rowexec.RowIter, error) { return p.ordered(x, it) }); err != nil {
 		return nil, err
 	}
 	if p.Locking != nil {
-		return window(x, &lockIter{in: it, x: x, p: p}, p.limit, p.offset)
+		it = &lockIter{in: it, x: x, p: p}
+		return limit()
 	}
 	visible := it
 	it = &rowexec.FuncIter{F: func() ([]any, error) {
@@ -1319,7 +1374,7 @@ func (p *SelectPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 		}
 		return row[:p.visible], nil
 	}, Done: visible.Close}
-	return window(x, it, p.limit, p.offset)
+	return limit()
 }
 
 // window applies OFFSET and LIMIT to it. It reads no more rows than it

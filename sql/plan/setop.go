@@ -31,23 +31,23 @@ type setOpPlan struct {
 
 func (p *setOpPlan) Columns() []Column { return p.cols }
 
-func (p *setOpPlan) Explain(indent string) string {
-	var sb strings.Builder
-	inner := indent
-	switch {
-	case p.kind == "UNION" && !p.all:
-		sb.WriteString(indent + "HashAggregate\n")
-		inner += "  "
-	case p.kind != "UNION":
-		sb.WriteString(indent + "HashSetOp " + p.kind[:1] + strings.ToLower(p.kind[1:]))
+func (p *setOpPlan) Describe(e *Explainer) *Node {
+	left, right := e.Node(p.left), e.Node(p.right)
+	if p.kind != "UNION" {
+		// HashSetOp reads both inputs, tagged, from an Append.
+		cmd := p.kind[:1] + strings.ToLower(p.kind[1:])
 		if p.all {
-			sb.WriteString(" All")
+			cmd += " All"
 		}
-		sb.WriteString("\n")
-		inner += "  "
+		app := &Node{Type: "Append", Parent: "Outer", Kids: []*Node{subqueryScan(left), subqueryScan(right)}}
+		return &Node{Type: "SetOp", Label: "HashSetOp " + cmd, Attrs: []Field{{"Command", cmd}, {"Strategy", "Hashed"}}, Kids: []*Node{app}}
 	}
-	sb.WriteString(inner + "Append\n" + p.left.Explain(inner+"  ") + "\n" + p.right.Explain(inner+"  "))
-	return sb.String()
+	app := &Node{Type: "Append", Kids: []*Node{left.as("Member"), right.as("Member")}}
+	if p.all {
+		return app
+	}
+	app.Parent = "Outer"
+	return &Node{Type: "Aggregate", Label: "HashAggregate", Attrs: []Field{{"Strategy", "Hashed"}, {"Partial Mode", "Simple"}}, Kids: []*Node{app}}
 }
 
 // side opens one input, converted to the result's types.
@@ -56,7 +56,7 @@ func (p *setOpPlan) side(x *ExecCtx, i int) (rowexec.RowIter, error) {
 	if i == 1 {
 		in = p.right
 	}
-	it, err := in.Open(x)
+	it, err := open(x, in)
 	if err != nil || p.conv[i] == nil {
 		return it, err
 	}
@@ -418,7 +418,7 @@ type setOpQuery struct {
 func (q *setOpQuery) Columns() []Column { return q.in.Columns() }
 
 func (q *setOpQuery) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	it, err := q.in.Open(x)
+	it, err := open(x, q.in)
 	if err != nil {
 		return nil, err
 	}
@@ -430,20 +430,18 @@ func (q *setOpQuery) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	return window(x, it, q.limit, q.offset)
 }
 
-func (q *setOpQuery) Explain(indent string) string {
-	var sb strings.Builder
-	top, inner := indent, indent
-	if q.limit != nil || q.offset != nil {
-		sb.WriteString(inner + "Limit\n")
-		inner += "  "
-	}
+func (q *setOpQuery) Describe(e *Explainer) *Node {
+	n := e.Node(q.in)
 	if len(q.order) > 0 {
-		sb.WriteString(inner + "Sort\n")
-		inner += "  "
+		n = &Node{Type: "Sort", Kids: []*Node{n.as("Outer")}}
+		e.attach(n, q, "sort")
 	}
-	sb.WriteString(q.in.Explain(inner))
-	sb.WriteString(explainParts(top+"  ", q.ctes, q.subs))
-	return sb.String()
+	if q.limit != nil || q.offset != nil {
+		n = &Node{Type: "Limit", Kids: []*Node{n.as("Outer")}}
+		e.attach(n, q, "limit")
+	}
+	e.parts(n, q.ctes, q.subs)
+	return n
 }
 
 // planSetOpr plans a set operation statement.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/rowexec"
@@ -296,9 +297,9 @@ func (sq *subquery) resultFor(e *Env, extra []any, f func(x *ExecCtx, it rowexec
 }
 
 func (sq *subquery) run(e *Env, f func(x *ExecCtx, it rowexec.RowIter) (any, error)) (any, error) {
-	x := &ExecCtx{Ctx: e.x.Ctx, Host: e.x.Host, Tx: e.x.Tx, Params: e.x.Params, outer: e}
+	x := &ExecCtx{Ctx: e.x.Ctx, Host: e.x.Host, Tx: e.x.Tx, Params: e.x.Params, outer: e, analysis: e.x.analysis}
 	defer x.closeCTEs()
-	it, err := sq.plan.Open(x)
+	it, err := open(x, sq.plan)
 	if err != nil {
 		return nil, err
 	}
@@ -306,13 +307,15 @@ func (sq *subquery) run(e *Env, f func(x *ExecCtx, it rowexec.RowIter) (any, err
 	return f(x, it)
 }
 
-func (sq *subquery) explain(indent string) string {
+func (sq *subquery) describe(e *Explainer, number int) *Node {
 	// PostgreSQL's names: an InitPlan runs once, a SubPlan per row.
 	kind := "InitPlan"
 	if sq.lvl.correlated {
 		kind = "SubPlan"
 	}
-	return indent + kind + "\n" + sq.plan.Explain(indent+"  ")
+	n := e.Node(sq.plan).as(kind)
+	n.SubplanName = kind + " " + strconv.Itoa(number)
+	return n
 }
 
 // scalarSubquery is (SELECT ...) as a value: NULL for no row, an error for
@@ -599,8 +602,9 @@ type derived struct {
 
 func (d *derived) Open(x *ExecCtx) (rowexec.RowIter, error) { return d.plan.Open(x) }
 
-func (d *derived) Explain(indent string) string {
-	return indent + "Subquery Scan on " + d.alias + "\n" + d.plan.Explain(indent+"  ")
+func (d *derived) Describe(e *Explainer) *Node {
+	return &Node{Type: "Subquery Scan", Label: "Subquery Scan on " + d.alias, Attrs: []Field{{"Alias", d.alias}},
+		Kids: []*Node{e.Node(d.plan).as("Subquery")}}
 }
 
 // planDerived plans a subquery in FROM. It runs as part of the query whose

@@ -14,6 +14,7 @@ import (
 type TableScan struct {
 	Table  *catalog.Table
 	Access Access
+	Alias  string // the name the query gives the table, for EXPLAIN
 }
 
 // Access is how a scan reaches its rows.
@@ -30,14 +31,20 @@ type Access struct {
 	describe string
 }
 
-func (ts *TableScan) Explain(indent string) string {
-	switch ts.Access.Kind {
-	case "seq":
-		return indent + "Seq Scan on " + ts.Table.Name
-	default:
-		return indent + "Index Scan using " + ts.Access.ix.Name + " on " + ts.Table.Name +
-			"\n" + indent + "  Index Cond: " + ts.Access.describe
+func (ts *TableScan) Describe(e *Explainer) *Node {
+	alias := ts.Alias
+	if alias == "" {
+		alias = ts.Table.Name
 	}
+	alias = e.uniqueAlias(alias)
+	on := aliased(ts.Table.Name, alias)
+	rel := []Field{{"Relation Name", ts.Table.Name}, {"Alias", alias}}
+	if ts.Access.Kind == "seq" {
+		return &Node{Type: "Seq Scan", Label: "Seq Scan on " + on, Attrs: rel}
+	}
+	return &Node{Type: "Index Scan", Label: "Index Scan using " + ts.Access.ix.Name + " on " + on,
+		Attrs: append([]Field{{"Scan Direction", "Forward"}, {"Index Name", ts.Access.ix.Name}}, rel...),
+		Props: []Field{{"Index Cond", ts.Access.describe}}}
 }
 
 func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
@@ -212,7 +219,9 @@ func seqScope(q *catalog.Sequence, alias string) *Scope {
 	return sc
 }
 
-func (ss *seqSource) Explain(indent string) string { return indent + "Seq Scan on " + ss.q.Name }
+func (ss *seqSource) Describe(e *Explainer) *Node {
+	return &Node{Type: "Seq Scan", Label: "Seq Scan on " + ss.q.Name, Attrs: []Field{{"Relation Name", ss.q.Name}}}
+}
 
 func (ss *seqSource) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	last, called, err := x.Host.PeekSequence(ss.q)

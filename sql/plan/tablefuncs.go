@@ -82,7 +82,9 @@ type TableFunc struct {
 	ordinality bool
 }
 
-func (f *TableFunc) Explain(indent string) string { return indent + "Function Scan on " + f.Name }
+func (f *TableFunc) Describe(e *Explainer) *Node {
+	return &Node{Type: "Function Scan", Label: "Function Scan on " + f.Name, Attrs: []Field{{"Function Name", f.Name}}}
+}
 
 // values calls the function with its arguments evaluated in e.
 func (f *TableFunc) values(e *Env) ([]any, error) {

@@ -30,6 +30,6 @@ func (s *transitionScan) Open(*ExecCtx) (rowexec.RowIter, error) {
 	return s.tr.Rows.Cursor(), nil
 }
 
-func (s *transitionScan) Explain(indent string) string {
-	return indent + "Named Tuplestore Scan on " + s.tr.Name
+func (s *transitionScan) Describe(e *Explainer) *Node {
+	return &Node{Type: "Named Tuplestore Scan", Label: "Named Tuplestore Scan on " + s.tr.Name}
 }

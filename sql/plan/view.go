@@ -102,7 +102,7 @@ type narrowed struct {
 }
 
 func (n *narrowed) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	it, err := n.in.Open(x)
+	it, err := open(x, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -116,4 +116,4 @@ func (n *narrowed) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	}}, nil
 }
 
-func (n *narrowed) Explain(indent string) string { return n.in.Explain(indent) }
+func (n *narrowed) Describe(e *Explainer) *Node { return e.Node(n.in) }

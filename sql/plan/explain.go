@@ -1,0 +1,476 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/epochdb/epochdb/sql/rowexec"
+)
+
+// EXPLAIN's plan tree. Each Source describes itself as a Node, with
+// PostgreSQL's node names, so that psql users and tools that read
+// PostgreSQL's plans (explain.depesz.com, pgAdmin) read epochdb's: the
+// text format indents children under "->", and FORMAT JSON has
+// PostgreSQL's keys. Under EXPLAIN ANALYZE the statement runs with an
+// Analysis on its ExecCtx, which counts each node's rows, loops and time,
+// and the description reads the counts back.
+
+// A Node is one node of a plan as EXPLAIN shows it.
+type Node struct {
+	Type  string // "Node Type": "Seq Scan", "Hash Join", "Aggregate"
+	Label string // the text format's heading, when not Type
+	// Attrs are what FORMAT JSON shows as keys of their own and the text
+	// format puts in the heading: "Relation Name", "Strategy".
+	Attrs []Field
+	Props []Field // shown in both formats: "Filter", "Index Cond"
+	Kids  []*Node
+	// Parent is the node's relationship to its parent: "Outer", "Inner",
+	// "InitPlan", "SubPlan", "Subquery", "Member".
+	Parent      string
+	SubplanName string
+	Est         Estimate
+	Stats       *NodeStats // under EXPLAIN ANALYZE; nil for a node that never ran
+}
+
+// A Field is one key and value of a node.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Estimate is what the planner expects of a node: its rows, its width in
+// bytes, and its cost in PostgreSQL's units, to its first row and to its
+// last.
+type Estimate struct {
+	Startup, Total float64
+	Rows           float64
+	Width          int
+}
+
+// NodeStats are what EXPLAIN ANALYZE measured of a node: over all its
+// loops (each Open is one), the rows it returned, the time to its first
+// row and to its last.
+type NodeStats struct {
+	Loops, Rows     int64
+	Startup, Totals time.Duration
+}
+
+// Analysis collects the NodeStats of one EXPLAIN ANALYZE execution. The
+// executions of subqueries share their statement's.
+type Analysis struct {
+	stats map[nodeKey]*NodeStats
+}
+
+// NewAnalysis starts an empty Analysis.
+func NewAnalysis() *Analysis { return &Analysis{stats: make(map[nodeKey]*NodeStats)} }
+
+// A nodeKey names a node of the running plan: a Source, or a step of one
+// (a SelectPlan's sort or aggregate) by its stage.
+type nodeKey struct {
+	src   any
+	stage string
+}
+
+// Analyze makes x's executions, and its subqueries', measure their nodes.
+func (x *ExecCtx) Analyze(a *Analysis) { x.analysis = a }
+
+// open opens s, a child of the node that calls it, measured when the
+// statement runs under EXPLAIN ANALYZE.
+func open(x *ExecCtx, s Source) (rowexec.RowIter, error) {
+	if x.analysis == nil {
+		return s.Open(x)
+	}
+	return x.track(s, "", func() (rowexec.RowIter, error) { return s.Open(x) })
+}
+
+// track measures the iterator that mk makes as the node (src, stage): mk's
+// own time counts towards the node's first row, as an Open that reads
+// all its input (a hash, a sort) does its work there.
+func (x *ExecCtx) track(src any, stage string, mk func() (rowexec.RowIter, error)) (rowexec.RowIter, error) {
+	a := x.analysis
+	if a == nil {
+		return mk()
+	}
+	k := nodeKey{src, stage}
+	st := a.stats[k]
+	if st == nil {
+		st = &NodeStats{}
+		a.stats[k] = st
+	}
+	st.Loops++
+	began := time.Now()
+	it, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	return &trackedIter{in: it, st: st, began: began}, nil
+}
+
+// OpenTracked opens s as the root of an EXPLAIN ANALYZE.
+func OpenTracked(x *ExecCtx, s Source) (rowexec.RowIter, error) { return open(x, s) }
+
+// A trackedIter counts one loop of a node. A loop's total time runs to
+// its last row, or to its end: a node its parent stops reading early (a
+// Sort under a Limit) took only the time to the rows it gave.
+type trackedIter struct {
+	in    rowexec.RowIter
+	st    *NodeStats
+	began time.Time
+	last  time.Duration // since began, at the last row
+	rows  int64
+	done  bool
+}
+
+func (t *trackedIter) Next() ([]any, error) {
+	row, err := t.in.Next()
+	if t.done {
+		return row, err
+	}
+	t.last = time.Since(t.began)
+	if row == nil {
+		t.finish()
+		return row, err
+	}
+	if t.rows == 0 {
+		t.st.Startup += t.last
+	}
+	t.rows++
+	t.st.Rows++
+	return row, err
+}
+
+// finish adds the loop's times to the node's, once.
+func (t *trackedIter) finish() {
+	if t.done {
+		return
+	}
+	t.done = true
+	if t.rows == 0 {
+		t.st.Startup += t.last
+	}
+	t.st.Totals += t.last
+}
+
+func (t *trackedIter) Close() {
+	t.finish()
+	t.in.Close()
+}
+
+// Explainer builds a plan's Nodes, with the counts of an Analysis.
+type Explainer struct {
+	a        *Analysis
+	subplans int            // numbers InitPlans and SubPlans, as PostgreSQL does
+	aliases  map[string]int // the relation aliases shown so far, and how often
+}
+
+// uniqueAlias is alias, or alias_N where an earlier node of the plan has
+// it: PostgreSQL names each relation of a plan apart ("emp emp_1").
+func (e *Explainer) uniqueAlias(alias string) string {
+	if e.aliases == nil {
+		e.aliases = make(map[string]int)
+	}
+	n := e.aliases[alias]
+	e.aliases[alias] = n + 1
+	if n == 0 {
+		return alias
+	}
+	return alias + "_" + strconv.Itoa(n)
+}
+
+// node describes s and gives it its counts: the counts of s itself win
+// over those of what s passes through (a pushed-down filter over a scan
+// counts the rows the filter kept).
+func (e *Explainer) Node(s Source) *Node {
+	n := s.Describe(e)
+	e.attach(n, s, "")
+	return n
+}
+
+// attach gives n the counts of the node (src, stage), if it ran.
+func (e *Explainer) attach(n *Node, src any, stage string) {
+	if e.a == nil {
+		return
+	}
+	if st := e.a.stats[nodeKey{src, stage}]; st != nil {
+		n.Stats = st
+	}
+}
+
+// as sets n's relationship to its parent and returns n.
+func (n *Node) as(parent string) *Node {
+	n.Parent = parent
+	return n
+}
+
+// subqueryScan is n as a set operation's input: PostgreSQL reads each
+// through a Subquery Scan.
+func subqueryScan(n *Node) *Node {
+	return &Node{Type: "Subquery Scan", Label: "Subquery Scan on \"*SELECT*\"", Parent: "Member",
+		Attrs: []Field{{"Alias", "*SELECT*"}}, Kids: []*Node{n.as("Subquery")}, Stats: n.Stats}
+}
+
+// parts adds a node's WITH queries and subqueries under it: as
+// PostgreSQL lists them, the WITH queries and InitPlans before the node's
+// inputs, the SubPlans after.
+func (e *Explainer) parts(n *Node, ctes []*CTE, subs []*subquery) {
+	var init, per []*Node
+	for _, d := range ctes {
+		k := e.Node(d.plan).as("InitPlan")
+		k.SubplanName = "CTE " + d.name
+		init = append(init, k)
+	}
+	for _, sq := range subs {
+		e.subplans++
+		k := sq.describe(e, e.subplans)
+		if k.Parent == "InitPlan" {
+			init = append(init, k)
+		} else {
+			per = append(per, k)
+		}
+	}
+	n.Kids = append(append(init, n.Kids...), per...)
+}
+
+// ModifyNode is the ModifyTable node of INSERT, UPDATE or DELETE (verb
+// in any case) on table, over the node that finds its rows.
+func ModifyNode(verb, table, alias string, from *Node) *Node {
+	op := strings.ToUpper(verb[:1]) + strings.ToLower(verb[1:])
+	if alias == "" {
+		alias = table
+	}
+	return &Node{Type: "ModifyTable", Label: op + " on " + aliased(table, alias),
+		Attrs: []Field{{"Operation", op}, {"Relation Name", table}, {"Alias", alias}}, Kids: []*Node{from.as("Outer")}}
+}
+
+// Condition is expr for the sql package's plans.
+func (e *Explainer) Condition(x Expr, cols []ScopeCol) string { return e.expr(x, cols) }
+
+// expr is a condition as EXPLAIN prints it, its columns named from cols,
+// qualified when they come from more than one relation.
+func (e *Explainer) expr(x Expr, cols []ScopeCol) string {
+	names := make([]string, len(cols))
+	tables := make([]string, len(cols))
+	many := false
+	for i, c := range cols {
+		names[i], tables[i] = c.Name, c.Table
+		many = many || c.Table != cols[0].Table
+	}
+	if !many {
+		tables = nil
+	}
+	text, ok := Deparser{cols: names, Qualifiers: tables}.Print(x)
+	if !ok {
+		return "(?)"
+	}
+	if !strings.HasPrefix(text, "(") {
+		text = "(" + text + ")"
+	}
+	return text
+}
+
+// Describe is s's plan tree, with the counts of a if it ran under EXPLAIN
+// ANALYZE (a may be nil).
+func Describe(s Source, a *Analysis) *Node {
+	e := &Explainer{a: a}
+	return e.Node(s)
+}
+
+// ExplainOptions are EXPLAIN's options that shape its output.
+type ExplainOptions struct {
+	Analyze, Costs, Timing, Summary bool
+	Format                          string // "text" or "json"
+	Planning, Execution             time.Duration
+}
+
+// ExplainLines renders n in opts.Format, one string per row of EXPLAIN's
+// output (FORMAT JSON is one row).
+func ExplainLines(n *Node, opts ExplainOptions) []string {
+	if opts.Format == "json" {
+		return []string{explainJSON(n, opts)}
+	}
+	var lines []string
+	n.text(&lines, 0, true, opts)
+	if opts.Summary {
+		lines = append(lines, fmt.Sprintf("Planning Time: %.3f ms", ms(opts.Planning)))
+		if opts.Analyze {
+			lines = append(lines, fmt.Sprintf("Execution Time: %.3f ms", ms(opts.Execution)))
+		}
+	}
+	return lines
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Text is n in the text format, without costs: what the tests of plan
+// shapes compare.
+func (n *Node) Text() string {
+	return strings.Join(ExplainLines(n, ExplainOptions{Format: "text"}), "\n")
+}
+
+// heading is the node's line in the text format: its label, then what
+// PostgreSQL prints beside it (" on t", " using ix").
+func (n *Node) heading() string {
+	h := n.Label
+	if h == "" {
+		h = n.Type
+	}
+	return h
+}
+
+// text appends n's lines at depth, as PostgreSQL's text format lays them
+// out: a child's heading starts "->  " two columns in from its parent's
+// properties, and its properties line up under its heading's text.
+func (n *Node) text(lines *[]string, depth int, root bool, opts ExplainOptions) {
+	pad := ""
+	if !root {
+		if n.SubplanName != "" {
+			// "InitPlan 1 (returns $0)", "CTE x": a line of its own, the
+			// node under it.
+			*lines = append(*lines, strings.Repeat(" ", depth)+n.SubplanName)
+			depth += 2
+		}
+		pad = strings.Repeat(" ", depth) + "->  "
+	}
+	line := pad + n.heading()
+	if opts.Costs {
+		line += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", n.Est.Startup, n.Est.Total, max(1, n.Est.Rows), n.Est.Width)
+	}
+	if opts.Analyze {
+		line += n.actual(opts)
+	}
+	*lines = append(*lines, line)
+	inner := len(pad) + 2
+	if root {
+		inner = 2
+	}
+	for _, p := range n.Props {
+		*lines = append(*lines, strings.Repeat(" ", inner)+p.Key+": "+propText(p.Value))
+	}
+	for _, k := range n.Kids {
+		k.text(lines, inner, false, opts)
+	}
+}
+
+// actual is the "(actual ...)" part of a heading under EXPLAIN ANALYZE.
+func (n *Node) actual(opts ExplainOptions) string {
+	st := n.Stats
+	if st == nil || st.Loops == 0 {
+		return " (never executed)"
+	}
+	loops := float64(st.Loops)
+	rows := float64(st.Rows) / loops
+	if !opts.Timing {
+		return fmt.Sprintf(" (actual rows=%.0f loops=%d)", rows, st.Loops)
+	}
+	return fmt.Sprintf(" (actual time=%.3f..%.3f rows=%.0f loops=%d)", ms(st.Startup)/loops, ms(st.Totals)/loops, rows, st.Loops)
+}
+
+func propText(v any) string {
+	switch v := v.(type) {
+	case []string:
+		return strings.Join(v, ", ")
+	case string:
+		return v
+	}
+	return fmt.Sprint(v)
+}
+
+// explainJSON is FORMAT JSON: an array of one object, PostgreSQL's keys
+// in PostgreSQL's order, indented as it indents them.
+func explainJSON(n *Node, opts ExplainOptions) string {
+	var b strings.Builder
+	b.WriteString("[\n  {\n    \"Plan\": ")
+	n.json(&b, 4, opts)
+	if opts.Summary {
+		fmt.Fprintf(&b, ",\n    \"Planning Time\": %.3f", ms(opts.Planning))
+		if opts.Analyze {
+			b.WriteString(",\n    \"Triggers\": [\n    ]")
+			fmt.Fprintf(&b, ",\n    \"Execution Time\": %.3f", ms(opts.Execution))
+		}
+	}
+	b.WriteString("\n  }\n]")
+	return b.String()
+}
+
+func (n *Node) json(b *strings.Builder, indent int, opts ExplainOptions) {
+	pad := strings.Repeat(" ", indent+2)
+	var fields []Field
+	fields = append(fields, Field{"Node Type", n.Type})
+	if n.Parent != "" {
+		fields = append(fields, Field{"Parent Relationship", n.Parent})
+	}
+	if n.SubplanName != "" {
+		fields = append(fields, Field{"Subplan Name", n.SubplanName})
+	}
+	fields = append(fields, Field{"Parallel Aware", false}, Field{"Async Capable", false})
+	fields = append(fields, n.Attrs...)
+	if opts.Costs {
+		fields = append(fields, Field{"Startup Cost", jsonCost(n.Est.Startup)}, Field{"Total Cost", jsonCost(n.Est.Total)},
+			Field{"Plan Rows", int64(max(1, n.Est.Rows))}, Field{"Plan Width", n.Est.Width})
+	}
+	if opts.Analyze {
+		st := n.Stats
+		if st == nil {
+			st = &NodeStats{}
+		}
+		loops := max(1, float64(st.Loops))
+		if opts.Timing {
+			fields = append(fields, Field{"Actual Startup Time", jsonCost(ms(st.Startup) / loops)}, Field{"Actual Total Time", jsonCost(ms(st.Totals) / loops)})
+		}
+		fields = append(fields, Field{"Actual Rows", int64(float64(st.Rows) / loops)}, Field{"Actual Loops", st.Loops})
+	}
+	fields = append(fields, n.Props...)
+	b.WriteString("{")
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n" + pad + strconv.Quote(f.Key) + ": " + jsonValue(f.Value, pad))
+	}
+	if len(n.Kids) > 0 {
+		b.WriteString(",\n" + pad + "\"Plans\": [")
+		for i, k := range n.Kids {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n" + pad + "  ")
+			k.json(b, indent+4, opts)
+		}
+		b.WriteString("\n" + pad + "]")
+	}
+	b.WriteString("\n" + strings.Repeat(" ", indent) + "}")
+}
+
+// jsonCost is a cost or a time as PostgreSQL writes it in JSON: with
+// two or three decimals, as a number.
+type jsonCost float64
+
+func jsonValue(v any, pad string) string {
+	switch v := v.(type) {
+	case jsonCost:
+		return strconv.FormatFloat(float64(v), 'f', 3, 64)
+	case []string:
+		var b strings.Builder
+		b.WriteString("[")
+		for i, s := range v {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n" + pad + "  " + jsonString(s))
+		}
+		b.WriteString("\n" + pad + "]")
+		return b.String()
+	case string:
+		return jsonString(v)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+func jsonString(s string) string {
+	out, _ := json.Marshal(s)
+	return string(out)
+}
