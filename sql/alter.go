@@ -347,7 +347,7 @@ func (s *Session) alterType(d *catalog.DDL, old, t *catalog.Table, cd *ast.Colum
 		return typeChange{}, pgerr.New(pgerr.DatatypeMismatch, "%s cannot be cast automatically to type %s", what, to).WithHint("%s", hint)
 	}
 	next := *col
-	next.Type = to
+	next.Type, next.Stats = to, nil // the old statistics are of the old type
 	if next.Default != "" {
 		if _, err := s.compileDefault(&next); err != nil {
 			return typeChange{}, pgerr.New(pgerr.DatatypeMismatch, "default for column %q cannot be cast automatically to type %s", name, to)

@@ -555,9 +555,9 @@ func (ins *insert) plan(p *plan.WritePlan) *plan.WritePlan {
 		case ins.source != nil:
 			from = e.Node(ins.source)
 		case ins.values > 1:
-			from = &plan.Node{Type: "Values Scan", Label: `Values Scan on "*VALUES*"`}
+			from = &plan.Node{Type: "Values Scan", Label: `Values Scan on "*VALUES*"`, Est: plan.Estimate{Total: float64(ins.values) * 0.01, Rows: float64(ins.values)}}
 		default:
-			from = &plan.Node{Type: "Result"}
+			from = &plan.Node{Type: "Result", Est: plan.Estimate{Total: 0.01, Rows: 1}}
 		}
 		return plan.ModifyNode("Insert", t.Name, ins.alias, from)
 	}

@@ -1396,7 +1396,7 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		return "ALTER SEQUENCE", s.sequenceOwnedBy(ctx, cmd)
 	case *parser.Vacuum:
 		if cmd.Analyze && strings.HasPrefix(strings.ToUpper(st.SQL), "ANALYZE") {
-			return "ANALYZE", nil
+			return "ANALYZE", s.analyze(ctx, cmd)
 		}
 		if s.inBlock(pt.p) {
 			return "", pgerr.New(pgerr.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
@@ -1405,10 +1405,17 @@ func (s *Session) direct(ctx context.Context, pt *Portal, x *plan.ExecCtx) (stri
 		// named. VACUUM runs the compactions it is due and resolves what
 		// it can; VACUUM FULL compacts all of it into one level, dropping
 		// every version no snapshot needs.
+		compact := s.e.store.CompactDue
 		if cmd.Full {
-			return "VACUUM", s.e.store.Compact()
+			compact = s.e.store.Compact
 		}
-		return "VACUUM", s.e.store.CompactDue()
+		if err := compact(); err != nil {
+			return "", err
+		}
+		if cmd.Analyze {
+			return "VACUUM", s.analyze(ctx, cmd)
+		}
+		return "VACUUM", nil
 	case *parser.Checkpoint:
 		return "CHECKPOINT", s.e.store.Flush()
 	case *parser.Discard:

@@ -44,6 +44,8 @@ type Table struct {
 	Unpopulated bool     `json:"unpopulated,omitempty"`
 	// Triggers are its triggers, in name order (see trigger.go).
 	Triggers []*Trigger `json:"triggers,omitempty"`
+	// Stats is what the last ANALYZE found; nil before one.
+	Stats *TableStats `json:"stats,omitempty"`
 
 	// colTypes caches types() for the row codec, which runs per row. It
 	// is set when the table enters a catalog, after which the table is
@@ -77,6 +79,9 @@ type TableColumn struct {
 	// keys on (see package sql's exprindex.go): maintained as any generated column is,
 	// but no query, catalog or dump sees it as a column.
 	Hidden bool `json:"hidden,omitempty"`
+	// Stats is what the last ANALYZE found of the column; nil before one,
+	// and after a change of its type.
+	Stats *ColumnStats `json:"stats,omitempty"`
 }
 
 // Visible reports whether the column is one that queries and catalogs see:
@@ -276,4 +281,39 @@ type View struct {
 type ViewColumn struct {
 	Name string  `json:"name"`
 	Type types.T `json:"type"`
+}
+
+// TableStats are what ANALYZE found of a table: pg_class.reltuples and
+// relpages, and per column (TableColumn.Stats) what pg_stats shows.
+type TableStats struct {
+	Rows  float64 `json:"rows"`
+	Pages int     `json:"pages"`
+}
+
+// ColumnStats are a column's statistics, with pg_stats' meanings. Values
+// are held as their text, for pg_stats and for the planner to compare
+// with constants.
+type ColumnStats struct {
+	NullFrac float64 `json:"null_frac"`
+	AvgWidth int     `json:"avg_width"`
+	// NDistinct is a count of distinct values if positive; if negative,
+	// minus their number as a fraction of the rows (a column whose
+	// distinct values grow with the table).
+	NDistinct float64 `json:"n_distinct"`
+	// MCV are the most common values, MCF their frequencies, most common
+	// first.
+	MCV []string  `json:"mcv,omitempty"`
+	MCF []float64 `json:"mcf,omitempty"`
+	// Bounds are the histogram's bounds over the values not in MCV, which
+	// divide them into groups of equal size.
+	Bounds      []string `json:"bounds,omitempty"`
+	Correlation *float64 `json:"correlation,omitempty"`
+}
+
+// Distinct is the column's number of distinct values in a table of rows.
+func (cs *ColumnStats) Distinct(rows float64) float64 {
+	if cs.NDistinct < 0 {
+		return max(1, -cs.NDistinct*rows)
+	}
+	return max(1, cs.NDistinct)
 }

@@ -156,6 +156,10 @@ func init() {
 			tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool`, pgTablesRows),
 		catalogTable(OidPgCatalog, 12038, "v", "pg_matviews", `schemaname name, matviewname name, matviewowner name,
 			tablespace name, hasindexes bool, ispopulated bool, definition text`, pgMatviewsRows),
+		catalogTable(OidPgCatalog, 12979, "v", "pg_stats", `schemaname name, tablename name, attname name, inherited bool,
+			null_frac float4, avg_width int4, n_distinct float4, most_common_vals text[], most_common_freqs float4[],
+			histogram_bounds text[], correlation float4, most_common_elems text[], most_common_elem_freqs float4[],
+			elem_count_histogram float4[]`, pgStatsRows),
 		catalogTable(OidPgCatalog, 12043, "v", "pg_indexes", "schemaname name, tablename name, indexname name, tablespace name, indexdef text", pgIndexesRows),
 		catalogTable(OidPgCatalog, 12048, "v", "pg_sequences", `schemaname name, sequencename name, sequenceowner name,
 			data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool,
@@ -670,6 +674,9 @@ func pgClassRows(s Host) []row {
 		case (r.Kind == "r" || r.Kind == "m") && r.table != nil:
 			rw["relispopulated"] = !r.table.Unpopulated
 			rw["relam"], rw["reltuples"], rw["relreplident"] = oidHeap, float64(-1), "d"
+			if st := r.table.Stats; st != nil {
+				rw["reltuples"], rw["relpages"] = st.Rows, st.Pages
+			}
 			rw["relhasindex"], rw["relnatts"] = len(r.table.Indexes) > 0, len(r.table.Columns)
 			rw["relchecks"] = len(r.table.Checks)
 			// PostgreSQL enforces foreign keys with triggers on both
@@ -1049,6 +1056,51 @@ func viewDef(s Host, v *catalog.View) string {
 		query = q
 	}
 	return " " + query + ";"
+}
+
+// pgStatsRows are the statistics ANALYZE stored, a row per analyzed
+// column.
+func pgStatsRows(s Host) []row {
+	var rows []row
+	for _, t := range s.Catalog().Tables() {
+		for _, c := range t.Columns {
+			cs := c.Stats
+			if cs == nil || !c.Visible() {
+				continue
+			}
+			r := row{"schemaname": s.Catalog().SchemaName(t.Schema), "tablename": t.Name, "attname": c.Name, "inherited": false,
+				"null_frac": cs.NullFrac, "avg_width": cs.AvgWidth, "n_distinct": cs.NDistinct,
+				"most_common_vals": nil, "most_common_freqs": nil, "histogram_bounds": nil, "correlation": nil,
+				"most_common_elems": nil, "most_common_elem_freqs": nil, "elem_count_histogram": nil}
+			if len(cs.MCV) > 0 {
+				r["most_common_vals"], r["most_common_freqs"] = textArray(cs.MCV), floatArray(cs.MCF)
+			}
+			if len(cs.Bounds) > 0 {
+				r["histogram_bounds"] = textArray(cs.Bounds)
+			}
+			if cs.Correlation != nil {
+				r["correlation"] = *cs.Correlation
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func textArray(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+func floatArray(xs []float64) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }
 
 func pgIndexesRows(s Host) []row {

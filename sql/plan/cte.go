@@ -247,7 +247,10 @@ type recursivePlan struct {
 func (p *recursivePlan) Columns() []Column { return p.d.cols }
 
 func (p *recursivePlan) Describe(e *Explainer) *Node {
-	return &Node{Type: "Recursive Union", Kids: []*Node{e.Node(p.left).as("Outer"), e.Node(p.right).as("Inner")}}
+	l, r := e.Node(p.left).as("Outer"), e.Node(p.right).as("Inner")
+	// PostgreSQL's guess: ten rounds of the recursive term.
+	return &Node{Type: "Recursive Union", Kids: []*Node{l, r},
+		Est: Estimate{Total: l.Est.Total + 10*r.Est.Total, Rows: l.Est.Rows + 10*r.Est.Rows, Width: l.Est.Width}}
 }
 
 func (p *recursivePlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
@@ -338,7 +341,7 @@ func (s *workScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 
 func (s *workScan) Describe(e *Explainer) *Node {
 	return &Node{Type: "WorkTable Scan", Label: "WorkTable Scan on " + aliased(s.d.name, s.alias),
-		Attrs: []Field{{"CTE Name", s.d.name}, {"Alias", s.alias}}}
+		Attrs: []Field{{"CTE Name", s.d.name}, {"Alias", s.alias}}, Est: Estimate{Total: 2, Rows: 10, Width: 32}}
 }
 
 // cteRows is a WITH query's rows in one execution: those computed so far,
@@ -413,8 +416,12 @@ func (d *CTE) rowsIn(x *ExecCtx) (*cteRows, error) {
 }
 
 func (s *cteScan) Describe(e *Explainer) *Node {
+	// The WITH query's own node is its parent's InitPlan; this scan reads
+	// its rows, as many as a throwaway description of it expects.
+	in := (&Explainer{tables: e.tables}).Node(s.d.plan).Est
 	return &Node{Type: "CTE Scan", Label: "CTE Scan on " + aliased(s.d.name, s.alias),
-		Attrs: []Field{{"CTE Name", s.d.name}, {"Alias", s.alias}}}
+		Attrs: []Field{{"CTE Name", s.d.name}, {"Alias", s.alias}},
+		Est:   Estimate{Total: in.Rows * cpuTupleCost * 2, Rows: in.Rows, Width: in.Width}}
 }
 
 func aliased(name, alias string) string {

@@ -3,10 +3,13 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/epochdb/epochdb/sql/catalog"
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/rowexec"
 )
 
@@ -33,6 +36,12 @@ type Node struct {
 	SubplanName string
 	Est         Estimate
 	Stats       *NodeStats // under EXPLAIN ANALYZE; nil for a node that never ran
+
+	// cols are the node's output columns where known, which conditions
+	// over it read, for estimates; base is a scan's table's rows, before
+	// any condition (0 once a Filter has used it, and for other nodes).
+	cols []ScopeCol
+	base float64
 }
 
 // A Field is one key and value of a node.
@@ -162,8 +171,9 @@ func (t *trackedIter) Close() {
 // Explainer builds a plan's Nodes, with the counts of an Analysis.
 type Explainer struct {
 	a        *Analysis
-	subplans int            // numbers InitPlans and SubPlans, as PostgreSQL does
-	aliases  map[string]int // the relation aliases shown so far, and how often
+	tables   map[uint32]*catalog.Table // the tables scanned so far, by oid, for estimates
+	subplans int                       // numbers InitPlans and SubPlans, as PostgreSQL does
+	aliases  map[string]int            // the relation aliases shown so far, and how often
 }
 
 // uniqueAlias is alias, or alias_N where an earlier node of the plan has
@@ -185,8 +195,30 @@ func (e *Explainer) uniqueAlias(alias string) string {
 // counts the rows the filter kept).
 func (e *Explainer) Node(s Source) *Node {
 	n := s.Describe(e)
+	if n.Type != "ModifyTable" {
+		n.Est.Rows = max(1, math.Round(n.Est.Rows))
+	}
 	e.attach(n, s, "")
 	return n
+}
+
+// estimator judges conditions over cols.
+func (e *Explainer) estimator(cols []ScopeCol) estimator {
+	return estimator{cols: cols, tables: e.tables}
+}
+
+// filter applies condition x, over n's columns cols, to n's estimate:
+// a Filter keeps its share of the rows and costs an operator per
+// conjunct per row read.
+func (e *Explainer) filter(n *Node, x Expr, cols []ScopeCol) {
+	in := n.Est.Rows
+	if n.base > 0 {
+		// A scan's Filter holds all of its WHERE clause, the index
+		// condition too: judge it against the whole table.
+		in, n.base = n.base, 0
+	}
+	n.Est.Total += n.Est.Rows * cpuOperCost * float64(len(Conjuncts(x)))
+	n.Est.Rows = in * e.estimator(cols).selectivity(x)
 }
 
 // attach gives n the counts of the node (src, stage), if it ran.
@@ -209,7 +241,7 @@ func (n *Node) as(parent string) *Node {
 // through a Subquery Scan.
 func subqueryScan(n *Node) *Node {
 	return &Node{Type: "Subquery Scan", Label: "Subquery Scan on \"*SELECT*\"", Parent: "Member",
-		Attrs: []Field{{"Alias", "*SELECT*"}}, Kids: []*Node{n.as("Subquery")}, Stats: n.Stats}
+		Attrs: []Field{{"Alias", "*SELECT*"}}, Kids: []*Node{n.as("Subquery")}, Stats: n.Stats, Est: n.Est}
 }
 
 // parts adds a node's WITH queries and subqueries under it: as
@@ -242,11 +274,56 @@ func ModifyNode(verb, table, alias string, from *Node) *Node {
 		alias = table
 	}
 	return &Node{Type: "ModifyTable", Label: op + " on " + aliased(table, alias),
-		Attrs: []Field{{"Operation", op}, {"Relation Name", table}, {"Alias", alias}}, Kids: []*Node{from.as("Outer")}}
+		Attrs: []Field{{"Operation", op}, {"Relation Name", table}, {"Alias", alias}}, Kids: []*Node{from.as("Outer")},
+		Est: Estimate{Startup: from.Est.Startup, Total: from.Est.Total + from.Est.Rows*cpuTupleCost}}
 }
 
 // Condition is expr for the sql package's plans.
 func (e *Explainer) Condition(x Expr, cols []ScopeCol) string { return e.expr(x, cols) }
+
+// keyTexts are grouping or sort keys as EXPLAIN shows them: the
+// expressions' SQL, without the quotes a plain name does not need.
+func keyTexts(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k
+		if name, err := strconv.Unquote(k); err == nil && len(k) > 2 && k[0] == '"' && parser.QuoteIdent(name) == name {
+			out[i] = name
+		}
+	}
+	return out
+}
+
+// qualified is x over cols with every column qualified by its relation,
+// as a join's conditions show them.
+func (e *Explainer) qualified(x Expr, cols []ScopeCol) string {
+	names := make([]string, len(cols))
+	tables := make([]string, len(cols))
+	for i, c := range cols {
+		names[i], tables[i] = e.colName(c), c.Table
+	}
+	text, ok := Deparser{cols: names, Qualifiers: tables}.Print(x)
+	if !ok {
+		return "?"
+	}
+	return text
+}
+
+// colName is c's name, or for the hidden column of an index on an
+// expression, the name the table gives it.
+func (e *Explainer) colName(c ScopeCol) string {
+	if c.Name != "" || c.TableOID == 0 {
+		return c.Name
+	}
+	if t := e.tables[c.TableOID]; t != nil {
+		for _, tc := range t.Columns {
+			if tc.Num == c.AttNum {
+				return tc.Name
+			}
+		}
+	}
+	return c.Name
+}
 
 // expr is a condition as EXPLAIN prints it, its columns named from cols,
 // qualified when they come from more than one relation.
@@ -255,7 +332,7 @@ func (e *Explainer) expr(x Expr, cols []ScopeCol) string {
 	tables := make([]string, len(cols))
 	many := false
 	for i, c := range cols {
-		names[i], tables[i] = c.Name, c.Table
+		names[i], tables[i] = e.colName(c), c.Table
 		many = many || c.Table != cols[0].Table
 	}
 	if !many {
@@ -274,7 +351,7 @@ func (e *Explainer) expr(x Expr, cols []ScopeCol) string {
 // Describe is s's plan tree, with the counts of a if it ran under EXPLAIN
 // ANALYZE (a may be nil).
 func Describe(s Source, a *Analysis) *Node {
-	e := &Explainer{a: a}
+	e := &Explainer{a: a, tables: make(map[uint32]*catalog.Table)}
 	return e.Node(s)
 }
 
@@ -336,7 +413,7 @@ func (n *Node) text(lines *[]string, depth int, root bool, opts ExplainOptions) 
 	}
 	line := pad + n.heading()
 	if opts.Costs {
-		line += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", n.Est.Startup, n.Est.Total, max(1, n.Est.Rows), n.Est.Width)
+		line += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", n.Est.Startup, n.Est.Total, n.Est.Rows, n.Est.Width)
 	}
 	if opts.Analyze {
 		line += n.actual(opts)
@@ -409,7 +486,7 @@ func (n *Node) json(b *strings.Builder, indent int, opts ExplainOptions) {
 	fields = append(fields, n.Attrs...)
 	if opts.Costs {
 		fields = append(fields, Field{"Startup Cost", jsonCost(n.Est.Startup)}, Field{"Total Cost", jsonCost(n.Est.Total)},
-			Field{"Plan Rows", int64(max(1, n.Est.Rows))}, Field{"Plan Width", n.Est.Width})
+			Field{"Plan Rows", int64(n.Est.Rows)}, Field{"Plan Width", n.Est.Width})
 	}
 	if opts.Analyze {
 		st := n.Stats

@@ -262,4 +262,8 @@ func (p *permuted) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	}, Done: it.Close}, nil
 }
 
-func (p *permuted) Describe(e *Explainer) *Node { return e.Node(p.in) }
+func (p *permuted) Describe(e *Explainer) *Node {
+	n := e.Node(p.in)
+	n.cols = p.cols
+	return n
+}

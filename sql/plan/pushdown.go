@@ -133,5 +133,6 @@ func (f *filtered) Open(x *ExecCtx) (rowexec.RowIter, error) {
 func (f *filtered) Describe(e *Explainer) *Node {
 	n := e.Node(f.in)
 	n.Props = append(n.Props, Field{"Filter", e.expr(f.pred, f.cols)})
+	e.filter(n, f.pred, f.cols)
 	return n
 }

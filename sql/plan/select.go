@@ -98,7 +98,9 @@ func (v *valuesSource) Open(x *ExecCtx) (rowexec.RowIter, error) {
 }
 
 func (v *valuesSource) Describe(e *Explainer) *Node {
-	return &Node{Type: "Values Scan", Label: `Values Scan on "*VALUES*"`, Attrs: []Field{{"Alias", "*VALUES*"}}}
+	rows := float64(len(v.rows))
+	return &Node{Type: "Values Scan", Label: `Values Scan on "*VALUES*"`, Attrs: []Field{{"Alias", "*VALUES*"}},
+		Est: Estimate{Total: rows * cpuTupleCost, Rows: rows, Width: 4 * len(v.rows[0])}}
 }
 
 // planValues compiles a VALUES list: each column takes the common type of
@@ -143,7 +145,9 @@ func (oneRow) Open(*ExecCtx) (rowexec.RowIter, error) {
 	return &rowexec.SliceIter{Rows: [][]any{{}}}, nil
 }
 
-func (oneRow) Describe(e *Explainer) *Node { return &Node{Type: "Result"} }
+func (oneRow) Describe(e *Explainer) *Node {
+	return &Node{Type: "Result", Est: Estimate{Total: 0.01, Rows: 1}}
+}
 
 // planFrom builds the source and scope of a FROM clause.
 func (c *Compiler) planFrom(from *ast.TableRefsClause) (Source, *Scope, error) {
@@ -320,19 +324,81 @@ func (j *NestedJoin) Describe(e *Explainer) *Node {
 		suffix = " " + joinType + " Join"
 	}
 	left, right := e.Node(j.Left).as("Outer"), e.Node(j.Right).as("Inner")
+	cols := append(make([]ScopeCol, len(j.using)), padCols(left.cols, j.LeftWidth)...)
+	cols = append(cols, padCols(right.cols, j.RightWidth)...)
+	rows := left.Est.Rows * right.Est.Rows * j.selectivity(e, left, right)
+	switch joinType {
+	case "Left":
+		rows = max(rows, left.Est.Rows)
+	case "Right":
+		rows = max(rows, right.Est.Rows)
+	case "Full":
+		rows = max(rows, left.Est.Rows+right.Est.Rows)
+	}
+	width := left.Est.Width + right.Est.Width
 	if len(j.hash) == 0 {
 		return &Node{Type: "Nested Loop", Label: "Nested Loop" + suffix, Attrs: []Field{{"Join Type", joinType}, {"Inner Unique", false}},
-			Kids: []*Node{left, right}}
+			Kids: []*Node{left, right}, cols: cols,
+			Est: Estimate{Startup: left.Est.Startup + right.Est.Startup, Total: left.Est.Total + max(1, left.Est.Rows)*right.Est.Total + rows*cpuTupleCost, Rows: rows, Width: width}}
 	}
 	if suffix == "" {
 		suffix = " Join"
 	}
-	hash := &Node{Type: "Hash", Parent: "Inner", Kids: []*Node{right.as("Outer")}}
+	hash := &Node{Type: "Hash", Parent: "Inner", Kids: []*Node{right.as("Outer")}, Est: right.Est}
+	hash.Est.Startup = right.Est.Total
 	if right.Stats != nil {
 		hash.Stats = &NodeStats{Loops: right.Stats.Loops, Rows: right.Stats.Rows, Startup: right.Stats.Totals, Totals: right.Stats.Totals}
 	}
+	startup := right.Est.Total + right.Est.Rows*cpuOperCost
+	var conds []string
+	for _, k := range j.hash {
+		l, r := e.qualified(k.left, left.cols), e.qualified(k.right, right.cols)
+		conds = append(conds, l+" = "+r)
+	}
+	cond := "(" + strings.Join(conds, ") AND (") + ")"
+	if len(conds) > 1 {
+		cond = "(" + cond + ")"
+	}
 	return &Node{Type: "Hash Join", Label: "Hash" + suffix, Attrs: []Field{{"Join Type", joinType}, {"Inner Unique", false}},
-		Kids: []*Node{left, hash}}
+		Props: []Field{{"Hash Cond", cond}}, Kids: []*Node{left, hash}, cols: cols,
+		Est: Estimate{Startup: startup, Total: startup + left.Est.Total + left.Est.Rows*cpuOperCost + rows*cpuTupleCost, Rows: rows, Width: width}}
+}
+
+// padCols is cols, or n unknown columns where cols is unknown.
+func padCols(cols []ScopeCol, n int) []ScopeCol {
+	if len(cols) == n {
+		return cols
+	}
+	return make([]ScopeCol, n)
+}
+
+// selectivity is the share of pairs the join keeps: its hash keys'
+// equalities, each judged as a join of its two columns, and the rest of
+// its condition.
+func (j *NestedJoin) selectivity(e *Explainer, left, right *Node) float64 {
+	if len(j.hash) == 0 {
+		pair := append(padCols(left.cols, j.LeftWidth), padCols(right.cols, j.RightWidth)...)
+		return e.estimator(pair).selectivity(j.on)
+	}
+	s := 1.0
+	les, res := e.estimator(left.cols), e.estimator(right.cols)
+	for _, k := range j.hash {
+		l, lok := les.column(k.left)
+		r, rok := res.column(k.right)
+		switch {
+		case lok && rok:
+			s *= joinSel(l, r)
+		case lok || rok:
+			c := l
+			if rok {
+				c = r
+			}
+			s *= joinSel(c, colRef{t: c.t, col: c.col})
+		default:
+			s /= max(left.Est.Rows, right.Est.Rows, defaultGroups)
+		}
+	}
+	return s
 }
 
 // Open runs the join. The right side's rows are read first, and held
@@ -1243,29 +1309,40 @@ func (p *SelectPlan) Describe(e *Explainer) *Node {
 	n := e.Node(p.src)
 	if p.where != nil {
 		n.Props = append(n.Props, Field{"Filter", e.expr(p.where, p.srcCols)})
+		e.filter(n, p.where, p.srcCols)
 		e.attach(n, p, "where")
 	}
-	wrap := func(parent *Node, stage string) {
+	es := e.estimator(p.srcCols)
+	// wrap puts parent over n, with rows rows, costing cost more than n
+	// from its first row (startup) or over all (run).
+	wrap := func(parent *Node, stage string, rows, startup, run float64) {
 		parent.Kids = append([]*Node{n.as("Outer")}, parent.Kids...)
+		parent.Est = Estimate{Startup: n.Est.Startup + startup, Total: n.Est.Total + startup + run, Rows: max(1, rows), Width: n.Est.Width}
 		e.attach(parent, p, stage)
 		n = parent
 	}
 	if a := p.agg; a != nil {
 		agg := &Node{Type: "Aggregate", Attrs: []Field{{"Strategy", "Plain"}, {"Partial Mode", "Simple"}}}
+		groups, in := 1.0, n.Est.Rows
+		work := in * cpuOperCost * float64(max(1, len(a.calls)))
 		if a.keyed > 0 {
 			agg.Label, agg.Attrs[0].Value = "HashAggregate", "Hashed"
-			agg.Props = append(agg.Props, Field{"Group Key", a.groupKeys[:a.keyed]})
+			agg.Props = append(agg.Props, Field{"Group Key", keyTexts(a.groupKeys[:a.keyed])})
+			groups = es.groups(a.groupExprs[:a.keyed], in)
+			work += in * cpuOperCost * float64(a.keyed)
 		}
 		if p.having != nil {
 			agg.Props = append(agg.Props, Field{"Filter", e.expr(p.having, nil)})
+			groups *= defaultIneqSel
 		}
-		wrap(agg, "agg")
+		wrap(agg, "agg", groups, work, groups*cpuTupleCost)
+		n.Est.Width = 8 * max(1, len(p.Cols))
 	}
 	if p.windows != nil {
-		wrap(&Node{Type: "WindowAgg"}, "windows")
+		wrap(&Node{Type: "WindowAgg"}, "windows", n.Est.Rows, 0, n.Est.Rows*cpuOperCost)
 	}
 	if p.srfs != nil {
-		wrap(&Node{Type: "ProjectSet"}, "srfs")
+		wrap(&Node{Type: "ProjectSet"}, "srfs", n.Est.Rows*10, 0, n.Est.Rows*10*cpuTupleCost)
 	}
 	switch {
 	case len(p.order) > 0 || p.distinctOn != nil:
@@ -1273,22 +1350,38 @@ func (p *SelectPlan) Describe(e *Explainer) *Node {
 		for _, k := range p.order {
 			keys = append(keys, p.sortKeyText(k))
 		}
+		rows := n.Est.Rows
 		sort := &Node{Type: "Sort", Props: []Field{{"Sort Key", keys}}}
 		if p.distinct || p.distinctOn != nil {
-			n = &Node{Type: "Sort", Props: sort.Props, Kids: []*Node{n.as("Outer")}}
-			wrap(&Node{Type: "Unique"}, "sort")
+			wrap(&Node{Type: "Sort", Props: sort.Props}, "", rows, sortCost(rows), rows*cpuOperCost)
+			n.Stats = nil
+			wrap(&Node{Type: "Unique"}, "sort", max(1, rows/2), 0, rows*cpuOperCost)
 		} else {
-			wrap(sort, "sort")
+			wrap(sort, "sort", rows, sortCost(rows), rows*cpuOperCost)
 		}
 	case p.distinct:
+		rows := n.Est.Rows
+		if p.agg == nil {
+			rows = es.groups(p.Exprs[:p.visible], rows)
+		}
 		wrap(&Node{Type: "Aggregate", Label: "HashAggregate", Attrs: []Field{{"Strategy", "Hashed"}, {"Partial Mode", "Simple"}},
-			Props: []Field{{"Group Key", p.keys[:p.visible]}}}, "sort")
+			Props: []Field{{"Group Key", keyTexts(p.keys[:p.visible])}}}, "sort", rows, n.Est.Rows*cpuOperCost, rows*cpuTupleCost)
 	}
 	if p.Locking != nil {
-		n = &Node{Type: "LockRows", Kids: []*Node{n.as("Outer")}}
+		n = &Node{Type: "LockRows", Kids: []*Node{n.as("Outer")}, Est: n.Est}
 	}
 	if p.limit != nil || p.offset != nil {
-		wrap(&Node{Type: "Limit"}, "limit")
+		rows := n.Est.Rows
+		if v, t, ok := constValue(p.limit); ok && v != nil {
+			if k, ok := asFloat(t, v); ok {
+				rows = min(rows, k)
+			}
+		}
+		in := n.Est
+		wrap(&Node{Type: "Limit"}, "limit", rows, 0, 0)
+		if in.Rows > 0 {
+			n.Est.Total = in.Startup + (in.Total-in.Startup)*rows/in.Rows
+		}
 	}
 	e.parts(n, p.ctes, p.subs)
 	return n
@@ -1298,7 +1391,7 @@ func (p *SelectPlan) Describe(e *Explainer) *Node {
 func (p *SelectPlan) sortKeyText(k rowexec.SortKey) string {
 	text := "?"
 	if k.Idx < len(p.keys) {
-		text = p.keys[k.Idx]
+		text = keyTexts(p.keys[k.Idx : k.Idx+1])[0]
 	}
 	if k.Desc {
 		text += " DESC"
@@ -1605,13 +1698,6 @@ func ChooseAccess(t *catalog.Table, where Expr, implied func(*catalog.Index) int
 			hi[ce.Index] = bound{other, true}
 		}
 	}
-	describe := func(ix *catalog.Index, n int) string {
-		var parts []string
-		for _, ci := range ix.Columns[:n] {
-			parts = append(parts, t.Columns[ci].Name+" = ?")
-		}
-		return "(" + strings.Join(parts, " AND ") + ")"
-	}
 	// bounded is the access through ix that binds the longest leading run
 	// of its columns by equality, then the next column by a range if the
 	// WHERE clause has one; score counts what it binds.
@@ -1624,7 +1710,6 @@ func ChooseAccess(t *catalog.Table, where Expr, implied func(*catalog.Index) int
 			}
 			a.eq = append(a.eq, v)
 		}
-		a.describe = describe(ix, len(a.eq))
 		score = 2 * len(a.eq)
 		if len(a.eq) == len(ix.Columns) {
 			return a, score
@@ -1641,12 +1726,6 @@ func ChooseAccess(t *catalog.Table, where Expr, implied func(*catalog.Index) int
 		if hasHi {
 			a.hi, a.hiIncl = h.e, h.incl
 		}
-		a.describe = strings.TrimSuffix(a.describe, ")")
-		if len(a.eq) > 0 {
-			a.describe += " AND "
-		}
-		a.describe += fmt.Sprintf("%s in range)", t.Columns[next].Name)
-		a.describe = strings.Replace(a.describe, "()", "(", 1)
 		return a, score + 1
 	}
 	if pk := t.PrimaryKey(); pk != nil {

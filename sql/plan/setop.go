@@ -33,21 +33,26 @@ func (p *setOpPlan) Columns() []Column { return p.cols }
 
 func (p *setOpPlan) Describe(e *Explainer) *Node {
 	left, right := e.Node(p.left), e.Node(p.right)
+	sum := Estimate{Total: left.Est.Total + right.Est.Total, Rows: left.Est.Rows + right.Est.Rows, Width: max(left.Est.Width, right.Est.Width)}
+	agg := sum
+	agg.Startup = sum.Total + sum.Rows*cpuOperCost
+	agg.Total = agg.Startup + sum.Rows*cpuTupleCost
 	if p.kind != "UNION" {
 		// HashSetOp reads both inputs, tagged, from an Append.
 		cmd := p.kind[:1] + strings.ToLower(p.kind[1:])
 		if p.all {
 			cmd += " All"
 		}
-		app := &Node{Type: "Append", Parent: "Outer", Kids: []*Node{subqueryScan(left), subqueryScan(right)}}
-		return &Node{Type: "SetOp", Label: "HashSetOp " + cmd, Attrs: []Field{{"Command", cmd}, {"Strategy", "Hashed"}}, Kids: []*Node{app}}
+		app := &Node{Type: "Append", Parent: "Outer", Kids: []*Node{subqueryScan(left), subqueryScan(right)}, Est: sum}
+		agg.Rows = left.Est.Rows
+		return &Node{Type: "SetOp", Label: "HashSetOp " + cmd, Attrs: []Field{{"Command", cmd}, {"Strategy", "Hashed"}}, Kids: []*Node{app}, Est: agg}
 	}
-	app := &Node{Type: "Append", Kids: []*Node{left.as("Member"), right.as("Member")}}
+	app := &Node{Type: "Append", Kids: []*Node{left.as("Member"), right.as("Member")}, Est: sum}
 	if p.all {
 		return app
 	}
 	app.Parent = "Outer"
-	return &Node{Type: "Aggregate", Label: "HashAggregate", Attrs: []Field{{"Strategy", "Hashed"}, {"Partial Mode", "Simple"}}, Kids: []*Node{app}}
+	return &Node{Type: "Aggregate", Label: "HashAggregate", Attrs: []Field{{"Strategy", "Hashed"}, {"Partial Mode", "Simple"}}, Kids: []*Node{app}, Est: agg}
 }
 
 // side opens one input, converted to the result's types.

@@ -603,8 +603,11 @@ type derived struct {
 func (d *derived) Open(x *ExecCtx) (rowexec.RowIter, error) { return d.plan.Open(x) }
 
 func (d *derived) Describe(e *Explainer) *Node {
+	in := e.Node(d.plan).as("Subquery")
+	est := in.Est
+	est.Total += est.Rows * cpuTupleCost
 	return &Node{Type: "Subquery Scan", Label: "Subquery Scan on " + d.alias, Attrs: []Field{{"Alias", d.alias}},
-		Kids: []*Node{e.Node(d.plan).as("Subquery")}}
+		Kids: []*Node{in}, Est: est}
 }
 
 // planDerived plans a subquery in FROM. It runs as part of the query whose

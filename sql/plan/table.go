@@ -1,9 +1,12 @@
 package plan
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/epochdb/epochdb/sql/catalog"
+	"github.com/epochdb/epochdb/sql/parser"
 	"github.com/epochdb/epochdb/sql/pgerr"
 	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/epochdb/epochdb/sql/types"
@@ -23,12 +26,11 @@ type Access struct {
 	ix   *catalog.Index
 	// eq holds the values of a leading run of index columns bound by
 	// equality; lo and hi bound the next column (pk-range, index-scan).
-	eq       []Expr
-	lo, hi   Expr
-	loIncl   bool
-	hiIncl   bool
-	loDesc   string
-	describe string
+	eq     []Expr
+	lo, hi Expr
+	loIncl bool
+	hiIncl bool
+	loDesc string
 }
 
 func (ts *TableScan) Describe(e *Explainer) *Node {
@@ -39,12 +41,89 @@ func (ts *TableScan) Describe(e *Explainer) *Node {
 	alias = e.uniqueAlias(alias)
 	on := aliased(ts.Table.Name, alias)
 	rel := []Field{{"Relation Name", ts.Table.Name}, {"Alias", alias}}
+	t := ts.Table
+	e.tables[t.ID] = t
+	rows, width := tableRows(t), rowWidth(t)
+	cols := PlainTableScope(t, alias).Cols
 	if ts.Access.Kind == "seq" {
-		return &Node{Type: "Seq Scan", Label: "Seq Scan on " + on, Attrs: rel}
+		pages := math.Ceil(rows * float64(width+24) / 8192)
+		if t.Stats != nil {
+			pages = float64(t.Stats.Pages)
+		}
+		return &Node{Type: "Seq Scan", Label: "Seq Scan on " + on, Attrs: rel, cols: cols, base: rows,
+			Est: Estimate{Total: pages*seqPageCost + rows*cpuTupleCost, Rows: rows, Width: width}}
 	}
+	found := rows * ts.Access.selectivity(e.estimator(cols), t)
 	return &Node{Type: "Index Scan", Label: "Index Scan using " + ts.Access.ix.Name + " on " + on,
 		Attrs: append([]Field{{"Scan Direction", "Forward"}, {"Index Name", ts.Access.ix.Name}}, rel...),
-		Props: []Field{{"Index Cond", ts.Access.describe}}}
+		Props: []Field{{"Index Cond", ts.Access.condText(t)}}, cols: cols, base: rows,
+		Est: Estimate{Startup: 0.29, Total: 0.29 + randomPageCost*max(1, found/4) + found*(cpuTupleCost+cpuOperCost), Rows: found, Width: width}}
+}
+
+// condText is the index condition as EXPLAIN shows it: each bound
+// column with its value, "(id = 42)", "((k = 'a'::text) AND (at < 5))".
+func (a Access) condText(t *catalog.Table) string {
+	value := func(v Expr) string {
+		text, ok := Deparser{}.Print(v)
+		if !ok {
+			return "?"
+		}
+		return text
+	}
+	name := func(i int) string { return parser.QuoteIdent(t.Columns[a.ix.Columns[i]].Name) }
+	var parts []string
+	for i, v := range a.eq {
+		parts = append(parts, name(i)+" = "+value(v))
+	}
+	if n := len(a.eq); n < len(a.ix.Columns) {
+		if a.lo != nil {
+			parts = append(parts, name(n)+map[bool]string{true: " >= ", false: " > "}[a.loIncl]+value(a.lo))
+		}
+		if a.hi != nil {
+			parts = append(parts, name(n)+map[bool]string{true: " <= ", false: " < "}[a.hiIncl]+value(a.hi))
+		}
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ")"
+	}
+	return "((" + strings.Join(parts, ") AND (") + "))"
+}
+
+// selectivity is the share of t's rows the index access reads: its
+// equalities on the leading columns, and the range on the next.
+func (a Access) selectivity(es estimator, t *catalog.Table) float64 {
+	s := 1.0
+	col := func(i int) (colRef, bool) {
+		if a.ix == nil || i >= len(a.ix.Columns) || a.ix.Columns[i] >= len(t.Columns) {
+			return colRef{}, false
+		}
+		c := t.Columns[a.ix.Columns[i]]
+		return colRef{t: t, col: c, stats: c.Stats}, true
+	}
+	for i, v := range a.eq {
+		c, ok := col(i)
+		if !ok {
+			s *= defaultEqSel
+			continue
+		}
+		s *= es.eqSel(c, v)
+	}
+	if c, ok := col(len(a.eq)); ok && (a.lo != nil || a.hi != nil) {
+		r := 1.0
+		if a.lo != nil {
+			r = es.rangeSel(c, map[bool]string{true: ">=", false: ">"}[a.loIncl], a.lo)
+		}
+		if a.hi != nil {
+			hi := es.rangeSel(c, map[bool]string{true: "<=", false: "<"}[a.hiIncl], a.hi)
+			if a.lo != nil {
+				r = max(r+hi-1, 1e-4)
+			} else {
+				r = hi
+			}
+		}
+		s *= r
+	}
+	return s
 }
 
 func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
@@ -220,7 +299,8 @@ func seqScope(q *catalog.Sequence, alias string) *Scope {
 }
 
 func (ss *seqSource) Describe(e *Explainer) *Node {
-	return &Node{Type: "Seq Scan", Label: "Seq Scan on " + ss.q.Name, Attrs: []Field{{"Relation Name", ss.q.Name}}}
+	return &Node{Type: "Seq Scan", Label: "Seq Scan on " + ss.q.Name, Attrs: []Field{{"Relation Name", ss.q.Name}},
+		Est: Estimate{Total: 1.01, Rows: 1, Width: 16}}
 }
 
 func (ss *seqSource) Open(x *ExecCtx) (rowexec.RowIter, error) {

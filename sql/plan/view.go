@@ -116,4 +116,10 @@ func (n *narrowed) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	}}, nil
 }
 
-func (n *narrowed) Describe(e *Explainer) *Node { return e.Node(n.in) }
+func (n *narrowed) Describe(e *Explainer) *Node {
+	d := e.Node(n.in)
+	if len(d.cols) >= n.width {
+		d.cols = d.cols[:n.width]
+	}
+	return d
+}
