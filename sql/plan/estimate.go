@@ -137,8 +137,59 @@ func (es estimator) selectivity(x Expr) float64 {
 	if x == nil {
 		return 1
 	}
-	s := es.sel(x)
+	// A conjunct bounding a column from below and one bounding it from
+	// above select the range between, not two independent shares: as
+	// PostgreSQL's clauselist_selectivity, their selectivities add, less
+	// one.
+	type bounds struct{ lo, hi float64 }
+	ranges := make(map[*catalog.TableColumn]*bounds)
+	s := 1.0
+	for _, c := range Conjuncts(x) {
+		if cmp, ok := c.(*cmpExpr); ok {
+			col, op, ok := es.rangeOf(cmp)
+			if ok {
+				b := ranges[col.col]
+				if b == nil {
+					b = &bounds{1, 1}
+					ranges[col.col] = b
+				}
+				sel := es.cmpSel(cmp)
+				if op == ">" || op == ">=" {
+					b.lo = min(b.lo, sel)
+				} else {
+					b.hi = min(b.hi, sel)
+				}
+				continue
+			}
+		}
+		s *= es.sel(c)
+	}
+	for _, b := range ranges {
+		switch {
+		case b.lo < 1 && b.hi < 1:
+			s *= max(b.lo+b.hi-1, 1e-4)
+		default:
+			s *= min(b.lo, b.hi)
+		}
+	}
 	return min(1, max(s, 1e-7))
+}
+
+// rangeOf reads c as a column bounded by a value, with the operator
+// turned to put the column on the left.
+func (es estimator) rangeOf(c *cmpExpr) (colRef, string, bool) {
+	switch c.op {
+	case "<", "<=", ">", ">=":
+	default:
+		return colRef{}, "", false
+	}
+	if col, ok := es.column(c.l); ok && isValue(c.r) {
+		return col, c.op, true
+	}
+	if col, ok := es.column(c.r); ok && isValue(c.l) {
+		return col, flipOp(c.op), true
+	}
+	return colRef{}, "", false
 }
 
 func (es estimator) sel(x Expr) float64 {

@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"math"
 	"slices"
 
+	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -24,8 +26,13 @@ import (
 // back into the written order, so that the scope, SELECT * and
 // everything compiled over them are as if nothing had moved.
 //
-// It uses no statistics: where a written order is already connected it
-// stays, whatever it costs.
+// With the statistics ANALYZE keeps (or its defaults without them), the
+// order is chosen by estimated cost instead (costedOrder): dynamic
+// programming over the subsets of up to dpLimit items, a greedy search
+// beyond, among orders that never take an item no conjunct connects
+// while one that a conjunct connects remains. A join's right side is the
+// one its hash table holds, so the search also decides which side of a
+// two-table join is hashed: the smaller.
 
 // joinItem is one FROM item of an inner join: its source and scope, and
 // where its columns sit in the written order's rows.
@@ -54,7 +61,7 @@ func (c *Compiler) planJoinOrder(from *ast.TableRefsClause, where ast.ExprNode, 
 	}
 	var sources []*ast.TableSource
 	var ons []ast.ExprNode
-	if !c.innerTables(from.TableRefs, &sources, &ons) || len(sources) < 3 {
+	if !c.innerTables(from.TableRefs, &sources, &ons) || len(sources) < 2 {
 		return src
 	}
 	items := make([]joinItem, len(sources))
@@ -83,7 +90,10 @@ func (c *Compiler) planJoinOrder(from *ast.TableRefsClause, where ast.ExprNode, 
 			return src // an ON condition must go into the tree, and this one cannot
 		}
 	}
-	order := connectedOrder(len(items), conds)
+	order := c.costedOrder(items, conds)
+	if order == nil {
+		order = connectedOrder(len(items), conds)
+	}
 	if order == nil {
 		return src
 	}
@@ -266,4 +276,202 @@ func (p *permuted) Describe(e *Explainer) *Node {
 	n := e.Node(p.in)
 	n.cols = p.cols
 	return n
+}
+
+// dpLimit is the most items costedOrder searches exhaustively; beyond,
+// it builds the order greedily, as PostgreSQL's geqo_threshold hands
+// larger joins to its genetic search.
+const dpLimit = 10
+
+// joinEstimates are what costedOrder knows of the items: each one's
+// rows after its own filters, and the selectivity of each conjunct that
+// joins items, with the items it needs.
+type joinEstimates struct {
+	rows  []float64
+	joins []joinConjunct
+}
+
+type joinConjunct struct {
+	mask uint64 // the items it reads
+	sel  float64
+}
+
+// card is the estimated rows of a join of the items in mask.
+func (je *joinEstimates) card(mask uint64) float64 {
+	r := 1.0
+	for i, n := range je.rows {
+		if mask&(1<<i) != 0 {
+			r *= n
+		}
+	}
+	for _, j := range je.joins {
+		if j.mask&mask == j.mask {
+			r *= j.sel
+		}
+	}
+	return max(1, r)
+}
+
+// connected reports whether a conjunct joins item i to those in mask.
+func (je *joinEstimates) connected(mask uint64, i int) bool {
+	for _, j := range je.joins {
+		if j.mask&(1<<i) != 0 && j.mask&^(1<<i)&^mask == 0 && j.mask&mask != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// step is the cost of joining item i to the items in mask: a hash join
+// builds a table of i's rows and probes it with mask's; an item no
+// conjunct connects is a nested loop over every pair.
+func (je *joinEstimates) step(mask uint64, i int) float64 {
+	left, right, out := je.card(mask), je.rows[i], je.card(mask|1<<i)
+	if !je.connected(mask, i) {
+		return left*right + out
+	}
+	return 1.5*right + left + out
+}
+
+// costedOrder is the cheapest order of items by the estimates, or nil
+// when the written order is as cheap (or the estimates cannot be made).
+func (c *Compiler) costedOrder(items []joinItem, conds []conjunctRefs) []int {
+	n := len(items)
+	if n > 64 {
+		return nil
+	}
+	je := &joinEstimates{rows: make([]float64, n)}
+	tables := make(map[uint32]*catalog.Table)
+	for i, it := range items {
+		ts, ok := it.src.(*TableScan)
+		if !ok {
+			return nil
+		}
+		tables[ts.Table.ID] = ts.Table
+		je.rows[i] = tableRows(ts.Table)
+	}
+	for _, cr := range conds {
+		if !cr.known || len(cr.items) == 0 {
+			continue
+		}
+		var cols []ScopeCol
+		var mask uint64
+		for _, i := range cr.items {
+			cols = append(cols, items[i].scope.Cols...)
+			mask |= 1 << i
+		}
+		sel := defaultSel
+		if e, ok := c.compileLocal(cols, cr.cond, true); ok {
+			sel = estimator{cols: cols, tables: tables}.selectivity(e)
+		}
+		if len(cr.items) == 1 {
+			je.rows[cr.items[0]] = max(1, je.rows[cr.items[0]]*sel)
+			continue
+		}
+		je.joins = append(je.joins, joinConjunct{mask: mask, sel: sel})
+	}
+	cost := func(order []int) float64 {
+		total, mask := 0.0, uint64(1)<<order[0]
+		for _, i := range order[1:] {
+			total += je.step(mask, i)
+			mask |= 1 << i
+		}
+		return total
+	}
+	var best []int
+	if n <= dpLimit {
+		best = je.dp(n)
+	} else {
+		best = je.greedy(n)
+	}
+	written := make([]int, n)
+	for i := range written {
+		written[i] = i
+	}
+	if best == nil || slices.Equal(best, written) || cost(best) >= 0.9*cost(written) {
+		return nil
+	}
+	return best
+}
+
+// dp finds the cheapest left-deep order of n items: for each subset, the
+// cheapest order of it, built from its subsets one item smaller. It
+// extends a subset by an item no conjunct connects only when none that
+// one connects is left.
+func (je *joinEstimates) dp(n int) []int {
+	type entry struct {
+		cost  float64
+		order []int
+	}
+	full := uint64(1)<<n - 1
+	best := make(map[uint64]entry, 1<<n)
+	for i := range n {
+		best[1<<i] = entry{0, []int{i}}
+	}
+	for size := 1; size < n; size++ {
+		for mask, e := range best {
+			if bitsSet(mask) != size {
+				continue
+			}
+			anyConnected := false
+			for i := range n {
+				if mask&(1<<i) == 0 && je.connected(mask, i) {
+					anyConnected = true
+					break
+				}
+			}
+			for i := range n {
+				if mask&(1<<i) != 0 || anyConnected && !je.connected(mask, i) {
+					continue
+				}
+				next := mask | 1<<i
+				cost := e.cost + je.step(mask, i)
+				if old, ok := best[next]; !ok || cost < old.cost {
+					best[next] = entry{cost, append(slices.Clone(e.order), i)}
+				}
+			}
+		}
+	}
+	return best[full].order
+}
+
+func bitsSet(m uint64) int {
+	n := 0
+	for ; m != 0; m &= m - 1 {
+		n++
+	}
+	return n
+}
+
+// greedy builds an order of n items one at a time: it starts with the
+// item whose cheapest first join is cheapest, then takes the connected
+// item that is cheapest to join next.
+func (je *joinEstimates) greedy(n int) []int {
+	var bestOrder []int
+	bestCost := math.Inf(1)
+	for start := range n {
+		mask, order, total := uint64(1)<<start, []int{start}, 0.0
+		for len(order) < n {
+			next, nextCost := -1, math.Inf(1)
+			connected := false
+			for i := range n {
+				if mask&(1<<i) != 0 {
+					continue
+				}
+				ok := je.connected(mask, i)
+				if connected && !ok {
+					continue
+				}
+				cost := je.step(mask, i)
+				if ok && !connected || cost < nextCost {
+					next, nextCost, connected = i, cost, connected || ok
+				}
+			}
+			order, mask, total = append(order, next), mask|1<<next, total+nextCost
+		}
+		if total < bestCost {
+			bestOrder, bestCost = order, total
+		}
+	}
+	return bestOrder
 }

@@ -130,9 +130,20 @@ func (f *filtered) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	return &FilterIter{In: it, X: x, Pred: f.pred}, nil
 }
 
+// Describe shows a run of conjuncts pushed into the same FROM item as
+// one Filter, which is judged as a whole (a range's two bounds select
+// the range between them).
 func (f *filtered) Describe(e *Explainer) *Node {
-	n := e.Node(f.in)
-	n.Props = append(n.Props, Field{"Filter", e.expr(f.pred, f.cols)})
-	e.filter(n, f.pred, f.cols)
+	pred, in := f.pred, f.in
+	for {
+		g, ok := in.(*filtered)
+		if !ok || len(g.cols) != len(f.cols) {
+			break
+		}
+		pred, in = andExpr(g.pred, pred), g.in
+	}
+	n := e.Node(in)
+	n.Props = append(n.Props, Field{"Filter", e.expr(pred, f.cols)})
+	e.filter(n, pred, f.cols)
 	return n
 }
