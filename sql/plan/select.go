@@ -1670,7 +1670,32 @@ func ChooseAccess(t *catalog.Table, where Expr, implied func(*catalog.Index) int
 		incl bool
 	}
 	lo, hi := map[int]bound{}, map[int]bound{}
+	// lists are the columns an IN list or = ANY (array) of values binds.
+	type list struct {
+		in  []Expr
+		arr Expr
+	}
+	lists := map[int]list{}
+	column := func(e Expr, t2 types.T) (int, bool) {
+		ce, ok := e.(*ColExpr)
+		if !ok || ce.Index >= len(t.Columns) || t.Columns[ce.Index].Type.Oid != t2.Oid {
+			return 0, false
+		}
+		return ce.Index, true
+	}
 	for _, cj := range Conjuncts(where) {
+		switch x := cj.(type) {
+		case *inExpr:
+			if ci, ok := column(x.e, x.t); ok && !x.not && !slices.ContainsFunc(x.list, func(e Expr) bool { return !rowIndependent(e) }) {
+				lists[ci] = list{in: x.list}
+			}
+			continue
+		case *quantifiedExpr:
+			if ci, ok := column(x.x, x.t); ok && x.op == "=" && !x.all && rowIndependent(x.arr) {
+				lists[ci] = list{arr: x.arr}
+			}
+			continue
+		}
 		cmp, ok := cj.(*cmpExpr)
 		if !ok {
 			continue
@@ -1715,6 +1740,10 @@ func ChooseAccess(t *catalog.Table, where Expr, implied func(*catalog.Index) int
 			return a, score
 		}
 		next := ix.Columns[len(a.eq)]
+		if l, ok := lists[next]; ok {
+			a.in, a.inArray = l.in, l.arr
+			return a, score + 2
+		}
 		l, hasLo := lo[next]
 		h, hasHi := hi[next]
 		if !hasLo && !hasHi {
@@ -1741,6 +1770,9 @@ func ChooseAccess(t *catalog.Table, where Expr, implied func(*catalog.Index) int
 			continue
 		}
 		if a, _ := bounded("unique-point", ix); len(a.eq) == len(ix.Columns) {
+			return a
+		} else if a.hasIn() && len(a.eq)+1 == len(ix.Columns) {
+			a.Kind = "index-scan"
 			return a
 		}
 	}

@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,6 +33,34 @@ type Access struct {
 	loIncl bool
 	hiIncl bool
 	loDesc string
+	// in, or inArray, holds the values that the column after the eq run
+	// takes (IN (...), or = ANY (array)): the scan looks up each.
+	in      []Expr
+	inArray Expr
+}
+
+// hasIn reports whether the access looks up a list of values.
+func (a Access) hasIn() bool { return a.in != nil || a.inArray != nil }
+
+// inValues evaluates the values of an IN list or an ANY array.
+func (a Access) inValues(x *ExecCtx) ([]any, error) {
+	env := x.Env(nil)
+	if a.inArray != nil {
+		v, err := a.inArray.Eval(env)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		return v.([]any), nil
+	}
+	vals := make([]any, len(a.in))
+	for i, e := range a.in {
+		v, err := e.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
 }
 
 func (ts *TableScan) Describe(e *Explainer) *Node {
@@ -75,7 +105,19 @@ func (a Access) condText(t *catalog.Table) string {
 	for i, v := range a.eq {
 		parts = append(parts, name(i)+" = "+value(v))
 	}
-	if n := len(a.eq); n < len(a.ix.Columns) {
+	if n := len(a.eq); n < len(a.ix.Columns) && a.hasIn() {
+		list := "?"
+		if a.inArray != nil {
+			list = value(a.inArray)
+		} else {
+			items := make([]string, len(a.in))
+			for i, v := range a.in {
+				items[i] = value(v)
+			}
+			list = "ARRAY[" + strings.Join(items, ", ") + "]"
+		}
+		parts = append(parts, name(n)+" = ANY ("+list+")")
+	} else if n < len(a.ix.Columns) {
 		if a.lo != nil {
 			parts = append(parts, name(n)+map[bool]string{true: " >= ", false: " > "}[a.loIncl]+value(a.lo))
 		}
@@ -108,7 +150,16 @@ func (a Access) selectivity(es estimator, t *catalog.Table) float64 {
 		}
 		s *= es.eqSel(c, v)
 	}
-	if c, ok := col(len(a.eq)); ok && (a.lo != nil || a.hi != nil) {
+	if c, ok := col(len(a.eq)); ok && a.hasIn() {
+		in := 0.0
+		for _, v := range a.in {
+			in += es.eqSel(c, v)
+		}
+		if a.inArray != nil {
+			in = 10 * es.eqSel(c, a.inArray) // an array's length is unknown until it runs
+		}
+		s *= min(1, in)
+	} else if c, ok := col(len(a.eq)); ok && (a.lo != nil || a.hi != nil) {
 		r := 1.0
 		if a.lo != nil {
 			r = es.rangeSel(c, map[bool]string{true: ">=", false: ">"}[a.loIncl], a.lo)
@@ -153,6 +204,9 @@ func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 			key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
 		}
 		start, end = key, catalog.PrefixEnd(key)
+		if a.hasIn() {
+			return ts.lookupEach(x, a, key)
+		}
 		if a.lo != nil || a.hi != nil {
 			col := t.Columns[a.ix.Columns[len(a.eq)]]
 			if a.lo != nil {
@@ -183,8 +237,13 @@ func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 			return ts.indexScan(x, start, end), nil
 		}
 	}
+	return ts.rowScan(x, start, end), nil
+}
+
+// rowScan reads the rows of the primary index in [start, end).
+func (ts *TableScan) rowScan(x *ExecCtx, start, end []byte) rowexec.RowIter {
 	scan := &catalog.KVScan{Tx: x.Tx, Start: start, End: end}
-	dec := t.Decoder()
+	dec := ts.Table.Decoder()
 	return &rowexec.FuncIter{F: func() ([]any, error) {
 		kv, ok, err := scan.Next()
 		if !ok || err != nil {
@@ -194,6 +253,61 @@ func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 			return nil, pgerr.Convert(err)
 		}
 		return dec.Decode(kv.K, kv.V)
+	}}
+}
+
+// lookupEach reads, for each value of a's IN list or array, the rows
+// whose index key is key (the eq run's) followed by the value: each
+// value once, in index order, as PostgreSQL's index scans with
+// ScalarArrayOpExpr do.
+func (ts *TableScan) lookupEach(x *ExecCtx, a Access, key []byte) (rowexec.RowIter, error) {
+	vals, err := a.inValues(x)
+	if err != nil {
+		return nil, err
+	}
+	col := ts.Table.Columns[a.ix.Columns[len(a.eq)]]
+	var keys [][]byte
+	for _, v := range vals {
+		if v != nil { // = NULL matches nothing
+			keys = append(keys, types.AppendKey(bytesClone(key), col.Type, v, false))
+		}
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	keys = slices.CompactFunc(keys, bytes.Equal)
+	whole := len(a.eq)+1 == len(a.ix.Columns)
+	var cur rowexec.RowIter
+	next := func() (rowexec.RowIter, error) {
+		k := keys[0]
+		keys = keys[1:]
+		switch {
+		case a.ix.Primary:
+			return ts.rowScan(x, k, catalog.PrefixEnd(k)), nil
+		case !a.ix.NonUnique && whole:
+			return ts.uniqueLookup(x, k)
+		}
+		return ts.indexScan(x, k, catalog.PrefixEnd(k)), nil
+	}
+	return &rowexec.FuncIter{F: func() ([]any, error) {
+		for {
+			if cur == nil {
+				if len(keys) == 0 {
+					return nil, nil
+				}
+				if cur, err = next(); err != nil {
+					return nil, err
+				}
+			}
+			row, err := cur.Next()
+			if row != nil || err != nil {
+				return row, err
+			}
+			cur.Close()
+			cur = nil
+		}
+	}, Done: func() {
+		if cur != nil {
+			cur.Close()
+		}
 	}}, nil
 }
 
