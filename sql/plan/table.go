@@ -231,6 +231,8 @@ func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 			}
 		}
 		switch a.Kind {
+		case "pk-point":
+			return ts.pointLookup(x, start)
 		case "unique-point":
 			return ts.uniqueLookup(x, start)
 		case "index-scan":
@@ -309,6 +311,20 @@ func (ts *TableScan) lookupEach(x *ExecCtx, a Access, key []byte) (rowexec.RowIt
 			cur.Close()
 		}
 	}}, nil
+}
+
+// pointLookup reads the row whose whole primary key is key: a point read,
+// which the sstables' bloom filters serve, not a scan of a range.
+func (ts *TableScan) pointLookup(x *ExecCtx, key []byte) (rowexec.RowIter, error) {
+	v, ok, err := x.Tx.Get(key)
+	if err != nil || !ok {
+		return &rowexec.SliceIter{}, err
+	}
+	row, err := ts.Table.DecodeRow(key, v)
+	if err != nil {
+		return nil, err
+	}
+	return &rowexec.SliceIter{Rows: [][]any{row}}, nil
 }
 
 // uniqueLookup finds the row a unique index entry points to.
