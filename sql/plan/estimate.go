@@ -292,14 +292,17 @@ func (es estimator) eqSel(c colRef, v Expr) float64 {
 	}
 	rows := tableRows(c.t)
 	nd := cs.Distinct(rows)
-	if val, t, ok := constValue(v); ok {
-		if val == nil {
-			return 0
-		}
-		text := valueText(t, val)
-		if i := slices.Index(cs.MCV, text); i >= 0 {
-			return cs.MCF[i]
-		}
+	val, t, ok := constValue(v)
+	if !ok {
+		// A value not known until it runs (a parameter, the outer row's
+		// column): any of the distinct values, as likely as another.
+		return (1 - cs.NullFrac) / nd
+	}
+	if val == nil {
+		return 0
+	}
+	if i := slices.Index(cs.MCV, valueText(t, val)); i >= 0 {
+		return cs.MCF[i]
 	}
 	rest := 1 - cs.NullFrac
 	for _, f := range cs.MCF {

@@ -7,6 +7,7 @@ import (
 	"github.com/epochdb/epochdb/sql/catalog"
 	"github.com/epochdb/epochdb/sql/rowexec"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // Join order. FROM items are joined in the order written, a left-deep
@@ -289,6 +290,10 @@ const dpLimit = 10
 type joinEstimates struct {
 	rows  []float64
 	joins []joinConjunct
+	// lookups[i] holds the items whose rows can find their match in i
+	// through an index of i's (an equality of their column with a
+	// leading indexed column of i's), with the cost of a lookup.
+	lookups []map[int]float64
 }
 
 type joinConjunct struct {
@@ -330,7 +335,14 @@ func (je *joinEstimates) step(mask uint64, i int) float64 {
 	if !je.connected(mask, i) {
 		return left*right + out
 	}
-	return 1.5*right + left + out
+	cost := 1.5*right + left + out
+	for j, lookup := range je.lookups[i] {
+		if mask&(1<<j) != 0 {
+			// An index nested loop: a lookup per row so far.
+			cost = min(cost, left*lookup+out)
+		}
+	}
+	return cost
 }
 
 // costedOrder is the cheapest order of items by the estimates, or nil
@@ -340,7 +352,7 @@ func (c *Compiler) costedOrder(items []joinItem, conds []conjunctRefs) []int {
 	if n > 64 {
 		return nil
 	}
-	je := &joinEstimates{rows: make([]float64, n)}
+	je := &joinEstimates{rows: make([]float64, n), lookups: make([]map[int]float64, n)}
 	tables := make(map[uint32]*catalog.Table)
 	for i, it := range items {
 		ts, ok := it.src.(*TableScan)
@@ -369,6 +381,10 @@ func (c *Compiler) costedOrder(items []joinItem, conds []conjunctRefs) []int {
 			continue
 		}
 		je.joins = append(je.joins, joinConjunct{mask: mask, sel: sel})
+		if len(cr.items) == 2 {
+			je.noteLookup(items, cr.items[0], cr.items[1], cr.cond, tables)
+			je.noteLookup(items, cr.items[1], cr.items[0], cr.cond, tables)
+		}
 	}
 	cost := func(order []int) float64 {
 		total, mask := 0.0, uint64(1)<<order[0]
@@ -474,4 +490,50 @@ func (je *joinEstimates) greedy(n int) []int {
 		}
 	}
 	return bestOrder
+}
+
+// noteLookup records that item i can look up the rows of item j's
+// matches through an index of i's, if cond equates a column of j with a
+// leading indexed column of i.
+func (je *joinEstimates) noteLookup(items []joinItem, i, j int, cond ast.ExprNode, tables map[uint32]*catalog.Table) {
+	eq, ok := unparen(cond).(*ast.BinaryOperationExpr)
+	if !ok || eq.Op != opcode.EQ {
+		return
+	}
+	ts := items[i].src.(*TableScan)
+	for _, side := range []ast.ExprNode{eq.L, eq.R} {
+		cn, ok := unparen(side).(*ast.ColumnNameExpr)
+		if !ok {
+			continue
+		}
+		idx, _, err := items[i].scope.resolve(cn.Name.Table.O, cn.Name.Name.O)
+		if err != nil {
+			continue
+		}
+		for _, ix := range ts.Table.Indexes {
+			if len(ix.Columns) > 0 && ix.Columns[0] == idx {
+				c := ts.Table.Columns[idx]
+				matches := 1.0
+				if !ix.Primary && !(len(ix.Columns) == 1 && !ix.NonUnique) {
+					matches = tableRows(ts.Table) * estimator{tables: tables}.eqSel(colRef{t: ts.Table, col: c, stats: c.Stats}, &ParamExpr{})
+				}
+				if je.lookups[i] == nil {
+					je.lookups[i] = make(map[int]float64)
+				}
+				je.lookups[i][j] = lookupCost(ix, matches)
+				return
+			}
+		}
+	}
+}
+
+// unparen strips the parentheses around n.
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
 }

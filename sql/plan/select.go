@@ -288,6 +288,11 @@ type NestedJoin struct {
 	// or a function in FROM, which is lateral without saying so): it is
 	// opened again for each left row, as a correlated subquery is.
 	lateral bool
+	// indexed marks a lateral join that indexLoops made of a hash join:
+	// its right side looks up each left row's match in an index, and
+	// unserved are the hash keys the index does not serve.
+	indexed  bool
+	unserved []hashKey
 }
 
 // emit is the join's row for a pair: the USING columns, then the pair.
@@ -327,6 +332,11 @@ func (j *NestedJoin) Describe(e *Explainer) *Node {
 	cols := append(make([]ScopeCol, len(j.using)), padCols(left.cols, j.LeftWidth)...)
 	cols = append(cols, padCols(right.cols, j.RightWidth)...)
 	rows := left.Est.Rows * right.Est.Rows * j.selectivity(e, left, right)
+	if j.indexed {
+		// The right side's estimate is per left row; the keys its index
+		// does not serve filter the pairs.
+		rows = left.Est.Rows * right.Est.Rows * (&NestedJoin{hash: j.unserved}).selectivity(e, left, right)
+	}
 	switch joinType {
 	case "Left":
 		rows = max(rows, left.Est.Rows)
@@ -805,7 +815,7 @@ func (c *Compiler) planSelect(n *ast.SelectStmt) (*SelectPlan, error) {
 			} // else the compiled clause splits otherwise: keep it whole
 		}
 	}
-	p.src, p.srcCols = src, sc.Cols
+	p.src, p.srcCols = c.indexLoops(src), sc.Cols
 
 	// Grouping: GROUP BY, or an aggregate anywhere in the select list or
 	// HAVING, makes the rest compile over the grouped rows.

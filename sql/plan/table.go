@@ -20,6 +20,9 @@ type TableScan struct {
 	Table  *catalog.Table
 	Access Access
 	Alias  string // the name the query gives the table, for EXPLAIN
+	// lookup marks an index nested loop's inner scan, whose filters do
+	// not repeat its index condition (a query's WHERE clause does).
+	lookup bool
 }
 
 // Access is how a scan reaches its rows.
@@ -84,9 +87,13 @@ func (ts *TableScan) Describe(e *Explainer) *Node {
 			Est: Estimate{Total: pages*seqPageCost + rows*cpuTupleCost, Rows: rows, Width: width}}
 	}
 	found := rows * ts.Access.selectivity(e.estimator(cols), t)
+	base := rows
+	if ts.lookup {
+		base = 0
+	}
 	return &Node{Type: "Index Scan", Label: "Index Scan using " + ts.Access.ix.Name + " on " + on,
 		Attrs: append([]Field{{"Scan Direction", "Forward"}, {"Index Name", ts.Access.ix.Name}}, rel...),
-		Props: []Field{{"Index Cond", ts.Access.condText(t)}}, cols: cols, base: rows,
+		Props: []Field{{"Index Cond", ts.Access.condText(t)}}, cols: cols, base: base,
 		Est: Estimate{Startup: 0.29, Total: 0.29 + randomPageCost*max(1, found/4) + found*(cpuTupleCost+cpuOperCost), Rows: found, Width: width}}
 }
 
