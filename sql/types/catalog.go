@@ -91,10 +91,22 @@ var (
 	catalog = map[Oid]Info{} // the built-in types and the extensions'
 	all     []Info           // the built-in types, ordered by oid, as pg_type scans list them
 	// arrayElem maps an array type's oid to its element's; 0 for any other
-	// oid. Elem and IsArray run for every value written, and a lookup of
-	// the whole Info in catalog costs more than the rest of them.
-	arrayElem = map[Oid]Oid{}
+	// oid. Elem and IsArray run for every value written and read, so the
+	// oids below denseOids are looked up in a slice, not a map.
+	arrayElem      = map[Oid]Oid{}
+	arrayElemDense [denseOids]Oid
 )
+
+// denseOids bounds the built-in oids arrayElemDense holds.
+const denseOids = 1 << 13
+
+// elemOf is arrayElem[oid].
+func elemOf(oid Oid) Oid {
+	if oid < denseOids {
+		return arrayElemDense[oid]
+	}
+	return arrayElem[oid]
+}
 
 func init() {
 	for _, b := range builtins {
@@ -106,6 +118,9 @@ func init() {
 	for _, in := range catalog {
 		if in.Category == 'A' {
 			arrayElem[in.Oid] = in.Elem
+			if in.Oid < denseOids {
+				arrayElemDense[in.Oid] = in.Elem
+			}
 		}
 	}
 	slices.SortFunc(all, func(a, b Info) int { return cmp.Compare(a.Oid, b.Oid) })
@@ -179,12 +194,12 @@ func Lookup(oid Oid) (Info, bool) {
 func All() []Info { return all }
 
 // IsArray reports whether t is an array type.
-func (t T) IsArray() bool { return arrayElem[t.Oid] != 0 || isEnumArray(t.Oid) }
+func (t T) IsArray() bool { return elemOf(t.Oid) != 0 || isEnumArray(t.Oid) }
 
 // Elem returns the element type of an array type, carrying the array's
 // modifier as PostgreSQL does (varchar(10)[] has atttypmod 14).
 func (t T) Elem() (T, bool) {
-	elem := arrayElem[t.Oid]
+	elem := elemOf(t.Oid)
 	if elem == 0 {
 		if isEnumArray(t.Oid) {
 			return T{t.Oid - enumArrayOffset, t.Mod}, true
