@@ -78,9 +78,20 @@ func (g *sqlGen) pick(n int) int {
 func (g *sqlGen) one(options ...string) string { return options[g.pick(len(options))] }
 
 func (g *sqlGen) statement() string {
-	switch g.pick(9) {
+	switch g.pick(12) {
 	case 0, 1:
 		return "SELECT " + g.list() + " FROM " + g.source()
+	case 9:
+		// The planner's estimates and EXPLAIN's description of every
+		// kind of plan, run or not.
+		return "EXPLAIN " + g.one("", "ANALYZE ", "(ANALYZE, FORMAT JSON) ", "(COSTS OFF) ") +
+			"SELECT " + g.list() + " FROM " + g.source() + g.one("", " WHERE "+g.expr(), " ORDER BY 1 LIMIT 2", " GROUP BY 1")
+	case 10:
+		return "ANALYZE" + g.one("", " t", " mv2")
+	case 11:
+		// Joins the planner orders by cost, with index lookups.
+		return "SELECT " + g.list() + " FROM t JOIN " + g.one("t AS u", "mv2 AS u", "mv1 AS u") + " ON " +
+			g.one("u.a = t.a", "u.a = t.a + 1", "u.a IN (1, t.a)") + g.one("", " WHERE t.a = "+g.integer(), " WHERE u.a = ANY ('{1,3}')")
 	case 2:
 		unique := g.one("", "UNIQUE ")
 		where := g.one("", " WHERE "+g.expr())
