@@ -45,6 +45,7 @@ func (c *Compiler) indexLoops(src Source) Source {
 		s.Left = c.indexLoops(s.Left)
 		c.filteredScan(s.Right)
 		c.indexLoop(s)
+		c.mergeJoin(s)
 	}
 	return src
 }
@@ -111,15 +112,18 @@ func (c *Compiler) indexLoop(j *NestedJoin) {
 	if a.Kind == "seq" || len(a.eq) == 0 {
 		return
 	}
-	// Cost it: a lookup per left row against building the hash table of
-	// the right side's rows.
+	// Cost it, in rows' worth of work: a lookup per left row, against
+	// reading the right side and building a hash table of it (or, where
+	// both sides come in key order, merging them) and reading the left.
 	e := &Explainer{tables: make(map[uint32]*catalog.Table)}
 	left := e.Node(j.Left).Est
-	rightRows := e.Node(j.Right).Est.Rows
 	matches := tableRows(t) * a.selectivity(e.estimator(PlainTableScope(t, ts.Alias).Cols), t)
 	loop := left.Rows * lookupCost(a.ix, matches)
-	hash := 1.5*rightRows + left.Rows*cpuOperCost*float64(len(j.hash)) + tableRows(t)*cpuTupleCost
-	if loop >= hash {
+	other := 2.5*tableRows(t) + left.Rows
+	if c.canMerge(j) {
+		other = tableRows(t) + left.Rows
+	}
+	if loop >= other {
 		return
 	}
 	lookup := &TableScan{Table: t, Access: a, Alias: ts.Alias, lookup: true}

@@ -57,7 +57,7 @@ type conjunctRefs struct {
 // above). It returns a *permuted, with the ON conditions pushed into the
 // tree, or src unchanged.
 func (c *Compiler) planJoinOrder(from *ast.TableRefsClause, where ast.ExprNode, src Source, sc *Scope) Source {
-	if from == nil || where == nil {
+	if from == nil {
 		return src
 	}
 	var sources []*ast.TableSource
@@ -84,7 +84,14 @@ func (c *Compiler) planJoinOrder(from *ast.TableRefsClause, where ast.ExprNode, 
 		return src
 	}
 	var conds []conjunctRefs
-	for _, cond := range append(astConjuncts(where), ons...) {
+	var wheres []ast.ExprNode
+	if where != nil {
+		wheres = astConjuncts(where)
+	}
+	if len(wheres)+len(ons) == 0 {
+		return src
+	}
+	for _, cond := range append(wheres, ons...) {
 		if !HasSubquery(cond) {
 			conds = append(conds, itemsRead(cond, items))
 		} else if slices.Contains(ons, cond) {

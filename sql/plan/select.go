@@ -293,6 +293,9 @@ type NestedJoin struct {
 	// unserved are the hash keys the index does not serve.
 	indexed  bool
 	unserved []hashKey
+	// merge marks a join whose sides both come in its one hash key's
+	// order: it walks them together (see mergejoin.go).
+	merge bool
 }
 
 // emit is the join's row for a pair: the USING columns, then the pair.
@@ -353,6 +356,14 @@ func (j *NestedJoin) Describe(e *Explainer) *Node {
 	}
 	if suffix == "" {
 		suffix = " Join"
+	}
+	if j.merge {
+		k := j.hash[0]
+		cond := "(" + e.qualified(k.left, left.cols) + " = " + e.qualified(k.right, right.cols) + ")"
+		return &Node{Type: "Merge Join", Label: "Merge" + suffix, Attrs: []Field{{"Join Type", joinType}, {"Inner Unique", false}},
+			Props: []Field{{"Merge Cond", cond}}, Kids: []*Node{left, right}, cols: cols,
+			Est: Estimate{Startup: left.Est.Startup + right.Est.Startup, Total: left.Est.Total + right.Est.Total +
+				(left.Est.Rows+right.Est.Rows)*cpuOperCost + rows*cpuTupleCost, Rows: rows, Width: width}}
 	}
 	hash := &Node{Type: "Hash", Parent: "Inner", Kids: []*Node{right.as("Outer")}, Est: right.Est}
 	hash.Est.Startup = right.Est.Total
@@ -416,6 +427,18 @@ func (j *NestedJoin) selectivity(e *Explainer, left, right *Node) float64 {
 // (graceJoin) and a join without hash keys reads its right rows from a
 // row store for each left row (storeJoin).
 func (j *NestedJoin) Open(x *ExecCtx) (rowexec.RowIter, error) {
+	if j.merge {
+		lit, err := open(x, j.Left)
+		if err != nil {
+			return nil, err
+		}
+		rit, err := open(x, j.Right)
+		if err != nil {
+			lit.Close()
+			return nil, err
+		}
+		return j.mergeRows(x, lit, rit), nil
+	}
 	if j.lateral {
 		lit, err := open(x, j.Left)
 		if err != nil {
