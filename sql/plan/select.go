@@ -1341,7 +1341,15 @@ func firstSelect(n ast.Node) *ast.SelectStmt {
 func (p *SelectPlan) Describe(e *Explainer) *Node {
 	n := e.Node(p.src)
 	if p.where != nil {
-		n.Props = append(n.Props, Field{"Filter", e.expr(p.where, p.srcCols)})
+		// What an index scan's condition already holds is not shown
+		// again as its Filter, as in PostgreSQL (it is rechecked).
+		shown := p.where
+		if ts, ok := p.src.(*TableScan); ok {
+			shown = ts.Access.residual(p.where)
+		}
+		if shown != nil {
+			n.Props = append(n.Props, Field{"Filter", e.expr(shown, p.srcCols)})
+		}
 		e.filter(n, p.where, p.srcCols)
 		e.attach(n, p, "where")
 	}

@@ -42,6 +42,36 @@ type Access struct {
 	inArray Expr
 }
 
+// residual is where without the conjuncts the access binds: those its
+// index condition holds.
+func (a Access) residual(where Expr) Expr {
+	if a.ix == nil {
+		return where
+	}
+	bound := func(e Expr) bool {
+		return slices.Contains(a.eq, e) || e == a.lo || e == a.hi
+	}
+	var rest Expr
+	for _, c := range Conjuncts(where) {
+		switch x := c.(type) {
+		case *cmpExpr:
+			if bound(x.l) || bound(x.r) {
+				continue
+			}
+		case *inExpr:
+			if a.in != nil && len(x.list) == len(a.in) && len(x.list) > 0 && &x.list[0] == &a.in[0] {
+				continue
+			}
+		case *quantifiedExpr:
+			if a.inArray != nil && x.arr == a.inArray {
+				continue
+			}
+		}
+		rest = andExpr(rest, c)
+	}
+	return rest
+}
+
 // hasIn reports whether the access looks up a list of values.
 func (a Access) hasIn() bool { return a.in != nil || a.inArray != nil }
 
