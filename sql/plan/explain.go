@@ -381,12 +381,6 @@ func ExplainLines(n *Node, opts ExplainOptions) []string {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
-// Text is n in the text format, without costs: what the tests of plan
-// shapes compare.
-func (n *Node) Text() string {
-	return strings.Join(ExplainLines(n, ExplainOptions{Format: "text"}), "\n")
-}
-
 // heading is the node's line in the text format: its label, then what
 // PostgreSQL prints beside it (" on t", " using ix").
 func (n *Node) heading() string {
