@@ -744,9 +744,7 @@ func planTarget(c *plan.Compiler, p *plan.WritePlan, with *ast.WithClause, refs 
 	}
 	p.Describe = func(e *plan.Explainer) *plan.Node {
 		scan := e.Node(m.scan)
-		if m.where != nil {
-			scan.Props = append(scan.Props, plan.Field{Key: "Filter", Value: e.Condition(m.where, sc.Cols)})
-		}
+		e.Where(scan, m.scan, m.where, sc.Cols)
 		return plan.ModifyNode(p.Verb, t.Name, "", scan)
 	}
 	return m, nil

@@ -2,8 +2,11 @@ package sql_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/epochdb/epochdb"
 )
 
 // Point lookups and range scans by primary key, unique constraints and
@@ -64,17 +67,7 @@ func TestExplainShowsIndexUse(t *testing.T) {
 		if strings.Contains(c.query, "$1") {
 			args = append(args, 1, 2)
 		}
-		rows, err := db.Query(ctx, "EXPLAIN (COSTS OFF) "+c.query, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.query, err)
-		}
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			qp = append(qp, line)
-		}
+		qp = explainLines(t, db, "EXPLAIN (COSTS OFF) "+c.query, args...)
 		if got := strings.Join(qp, "\n"); !strings.Contains(got, c.want) {
 			t.Errorf("EXPLAIN %s:\n%s\nwant it to mention %q", c.query, got, c.want)
 		}
@@ -100,27 +93,73 @@ func TestExplainJoinMethods(t *testing.T) {
 		"INSERT INTO line SELECT g / 4 + 1, g % 4, g % 10 FROM generate_series(0, 19999) g",
 		"ANALYZE",
 	)
-	ctx := context.Background()
 	for _, c := range []struct{ query, want string }{
 		{"SELECT count(*) FROM ord o JOIN line l ON l.ord = o.id", "->  Merge Join\n        Merge Cond: (o.id = l.ord)\n        ->  Seq Scan on ord o\n        ->  Seq Scan on line l"},
 		{"SELECT count(*) FROM cust c JOIN ord o ON o.cust = c.id", "->  Hash Join\n        Hash Cond: (o.cust = c.id)\n        ->  Seq Scan on ord o\n        ->  Hash\n              ->  Seq Scan on cust c"},
 		{"SELECT * FROM ord o JOIN cust c ON c.id = o.cust WHERE o.id = 7", "Nested Loop\n  ->  Index Scan using ord_pkey on ord o\n        Index Cond: (id = 7)"},
 		{"SELECT * FROM line l, ord o WHERE l.ord = o.id AND o.id IN (3, 4)", "Nested Loop\n  ->  Index Scan using ord_pkey on ord o"},
 	} {
-		rows, err := db.Query(ctx, "EXPLAIN (COSTS OFF) "+c.query)
-		if err != nil {
-			t.Fatalf("%s: %v", c.query, err)
-		}
-		var lines []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, line)
-		}
-		if got := strings.Join(lines, "\n"); !strings.Contains(got, c.want) {
+		if got := strings.Join(explainLines(t, db, "EXPLAIN (COSTS OFF) "+c.query), "\n"); !strings.Contains(got, c.want) {
 			t.Errorf("EXPLAIN %s:\n%s\nwant it to contain\n%s", c.query, got, c.want)
 		}
 	}
+}
+
+// TestExplainAnalyzeCountsEveryNode: under EXPLAIN ANALYZE every node
+// of a plan that runs has its counts, and the root's rows are the
+// query's.
+func TestExplainAnalyzeCountsEveryNode(t *testing.T) {
+	db := openDB(t,
+		"CREATE TABLE a (id int PRIMARY KEY, g int, v text)",
+		"INSERT INTO a SELECT i, i % 5, 'v' || i FROM generate_series(1, 200) i",
+		"ANALYZE a",
+	)
+	ctx := context.Background()
+	for _, q := range []string{
+		"SELECT g, count(*) FROM a WHERE id > 10 GROUP BY g HAVING count(*) > 1 ORDER BY g DESC LIMIT 3",
+		"SELECT id FROM a WHERE g = 1 UNION SELECT id + 1 FROM a WHERE g = 2 ORDER BY 1 LIMIT 4",
+		"SELECT DISTINCT g FROM a ORDER BY g",
+		"SELECT x.id, y.v FROM a x JOIN a y ON y.id = x.g WHERE x.id < 20",
+		"WITH w AS MATERIALIZED (SELECT * FROM a WHERE g = 3) SELECT count(*) FROM w",
+		"SELECT id, row_number() OVER (ORDER BY id) FROM a WHERE id IN (3, 4, 5)",
+		"SELECT * FROM a WHERE id > (SELECT avg(id) FROM a) LIMIT 2",
+	} {
+		want := 0
+		counted, err := db.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for counted.Next() {
+			want++
+		}
+		lines := explainLines(t, db, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+q)
+		plan := strings.Join(lines, "\n")
+		for i, l := range lines {
+			node := i == 0 || strings.Contains(l, "->  ")
+			if node && !strings.Contains(l, "(actual rows=") {
+				t.Errorf("%s: node without counts: %q\n%s", q, l, plan)
+			}
+		}
+		if root := fmt.Sprintf("(actual rows=%d loops=1)", want); !strings.HasSuffix(lines[0], root) {
+			t.Errorf("%s: root %q, want it to end %s\n%s", q, lines[0], root, plan)
+		}
+	}
+}
+
+// explainLines runs an EXPLAIN and returns its lines.
+func explainLines(t *testing.T, db *epochdb.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(context.Background(), query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -36,7 +36,7 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 	if plan.HasSubquery(e) {
 		return 0, false, pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in index expression")
 	}
-	e = unparen(e)
+	e = plan.Unparen(e)
 	stored := s.storedExpr(e)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == stored {
@@ -88,24 +88,13 @@ func (s *Session) hiddenColumnFor(t *catalog.Table, e ast.ExprNode) (int, bool, 
 // hiddenColumnOf is the position of t's hidden column that computes e
 // over t's unqualified columns, or -1.
 func hiddenColumnOf(t *catalog.Table, alias string, e ast.ExprNode) int {
-	text := plan.UnqualifiedText(unparen(e), alias)
+	text := plan.UnqualifiedText(plan.Unparen(e), alias)
 	for i, c := range t.Columns {
 		if c.Hidden && !c.Dropped && c.Generated == text {
 			return i
 		}
 	}
 	return -1
-}
-
-// unparen is e without the parentheses around it.
-func unparen(e ast.ExprNode) ast.ExprNode {
-	for {
-		p, ok := e.(*ast.ParenthesesExpr)
-		if !ok {
-			return e
-		}
-		e = p.Expr
-	}
 }
 
 // dropUnusedHidden drops the hidden columns of t that no index keys on.

@@ -1686,6 +1686,13 @@ func (s *Session) explain(ctx context.Context, pt *Portal, n *ast.ExplainStmt) (
 		return "", err
 	}
 	opts.Planning = time.Since(began)
+	if opts.Analyze {
+		// It runs the statement, so it takes the statement's table
+		// locks, and plans again if DDL it waited for changed the catalog.
+		if err := s.lockTables(ctx, inner); err != nil {
+			return "", err
+		}
+	}
 	var src plan.Source
 	switch qp := inner.plan.(type) {
 	case plan.QueryPlan:

@@ -76,14 +76,7 @@ type estimator struct {
 
 // column is the table column e reads directly (through casts), if any.
 func (es estimator) column(e Expr) (colRef, bool) {
-	for {
-		c, ok := e.(*castExpr)
-		if !ok {
-			break
-		}
-		e = c.e
-	}
-	ce, ok := e.(*ColExpr)
+	ce, ok := uncast(e).(*ColExpr)
 	if !ok || ce.Index >= len(es.cols) {
 		return colRef{}, false
 	}
@@ -102,14 +95,7 @@ func (es estimator) column(e Expr) (colRef, bool) {
 
 // constValue is the value of e if it is a constant (through casts).
 func constValue(e Expr) (any, types.T, bool) {
-	for {
-		c, ok := e.(*castExpr)
-		if !ok {
-			break
-		}
-		e = c.e
-	}
-	if c, ok := e.(*ConstExpr); ok {
+	if c, ok := uncast(e).(*ConstExpr); ok {
 		return c.V, c.T, true
 	}
 	return nil, types.T{}, false
@@ -118,18 +104,23 @@ func constValue(e Expr) (any, types.T, bool) {
 // isValue reports whether e has one value for the whole scan: a
 // constant or a parameter.
 func isValue(e Expr) bool {
-	for {
-		c, ok := e.(*castExpr)
-		if !ok {
-			break
-		}
-		e = c.e
-	}
-	switch e.(type) {
+	switch uncast(e).(type) {
 	case *ConstExpr, *ParamExpr:
 		return true
 	}
 	return false
+}
+
+// uncast is e without the casts around it: the estimates judge a cast
+// column as the column, a cast constant as the constant.
+func uncast(e Expr) Expr {
+	for {
+		c, ok := e.(*castExpr)
+		if !ok {
+			return e
+		}
+		e = c.e
+	}
 }
 
 // selectivity is the fraction of rows for which x holds.
@@ -284,20 +275,11 @@ func valueText(t types.T, v any) string {
 // common values leave.
 func (es estimator) eqSel(c colRef, v Expr) float64 {
 	cs := c.stats
-	if cs == nil {
-		if isUnique(c) {
-			return 1 / tableRows(c.t)
-		}
-		return defaultEqSel
-	}
-	rows := tableRows(c.t)
-	nd := cs.Distinct(rows)
 	val, t, ok := constValue(v)
-	if !ok {
-		// A value not known until it runs (a parameter, the outer row's
-		// column): any of the distinct values, as likely as another.
-		return (1 - cs.NullFrac) / nd
+	if cs == nil || !ok {
+		return eqSelUnknown(c)
 	}
+	nd := cs.Distinct(tableRows(c.t))
 	if val == nil {
 		return 0
 	}
@@ -312,6 +294,19 @@ func (es estimator) eqSel(c colRef, v Expr) float64 {
 		return max(0, rest) / others
 	}
 	return max(0, rest) / max(1, nd)
+}
+
+// eqSelUnknown is the selectivity of col = a value not known until it
+// runs (a parameter, an outer row's column): any of the distinct values,
+// as likely as another.
+func eqSelUnknown(c colRef) float64 {
+	switch {
+	case c.stats != nil:
+		return (1 - c.stats.NullFrac) / c.stats.Distinct(tableRows(c.t))
+	case isUnique(c):
+		return 1 / tableRows(c.t)
+	}
+	return defaultEqSel
 }
 
 // isUnique reports whether c alone is a unique index's column.
@@ -548,6 +543,27 @@ func (es estimator) groups(exprs []Expr, rows float64) float64 {
 		}
 	}
 	return max(1, min(n, rows))
+}
+
+// sortNode is a Sort over n, with its estimate.
+func sortNode(n *Node) *Node {
+	est := n.Est
+	est.Startup = n.Est.Total + sortCost(n.Est.Rows)
+	est.Total = est.Startup + n.Est.Rows*cpuOperCost
+	return &Node{Type: "Sort", Kids: []*Node{n.as("Outer")}, Est: est}
+}
+
+// limitNode is a Limit over n: as many rows as a constant limit allows,
+// at that share of n's cost beyond its startup.
+func limitNode(n *Node, limit Expr) *Node {
+	est := n.Est
+	if v, t, ok := constValue(limit); ok && v != nil {
+		if k, ok := asFloat(t, v); ok && k < est.Rows {
+			est.Total = est.Startup + (est.Total-est.Startup)*k/est.Rows
+			est.Rows = max(1, k)
+		}
+	}
+	return &Node{Type: "Limit", Kids: []*Node{n.as("Outer")}, Est: est}
 }
 
 // sortCost is the cost of sorting rows rows, PostgreSQL's cost_sort.

@@ -89,19 +89,28 @@ func (x *ExecCtx) Analyze(a *Analysis) { x.analysis = a }
 // open opens s, a child of the node that calls it, measured when the
 // statement runs under EXPLAIN ANALYZE.
 func open(x *ExecCtx, s Source) (rowexec.RowIter, error) {
-	if x.analysis == nil {
-		return s.Open(x)
-	}
-	return x.track(s, "", func() (rowexec.RowIter, error) { return s.Open(x) })
+	began := x.began()
+	it, err := s.Open(x)
+	return x.tracked(s, "", began, it, err)
 }
 
-// track measures the iterator that mk makes as the node (src, stage): mk's
-// own time counts towards the node's first row, as an Open that reads
-// all its input (a hash, a sort) does its work there.
-func (x *ExecCtx) track(src any, stage string, mk func() (rowexec.RowIter, error)) (rowexec.RowIter, error) {
+// began is when a node starts making its iterator, under EXPLAIN
+// ANALYZE; the zero time, for nothing, otherwise.
+func (x *ExecCtx) began() time.Time {
+	if x.analysis == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// tracked is it, which the node (src, stage) made since began, measured
+// under EXPLAIN ANALYZE: making it counts towards the node's first row,
+// as an Open that reads all its input (a hash, a sort) does its work
+// there. Without ANALYZE, or on err, it is it as it is.
+func (x *ExecCtx) tracked(src any, stage string, began time.Time, it rowexec.RowIter, err error) (rowexec.RowIter, error) {
 	a := x.analysis
-	if a == nil {
-		return mk()
+	if a == nil || err != nil {
+		return it, err
 	}
 	k := nodeKey{src, stage}
 	st := a.stats[k]
@@ -110,11 +119,6 @@ func (x *ExecCtx) track(src any, stage string, mk func() (rowexec.RowIter, error
 		a.stats[k] = st
 	}
 	st.Loops++
-	began := time.Now()
-	it, err := mk()
-	if err != nil {
-		return nil, err
-	}
 	return &trackedIter{in: it, st: st, began: began}, nil
 }
 
@@ -237,6 +241,25 @@ func (n *Node) as(parent string) *Node {
 	return n
 }
 
+// passedStats are the counts of a node that no step of its own measures
+// and that passes on every row of its inputs (an Append over them, a Sort
+// under the Unique that measures both): their rows, summed, over the
+// loops of the first; nil if none of them ran.
+func passedStats(kids ...*Node) *NodeStats {
+	var st *NodeStats
+	for _, k := range kids {
+		if k.Stats == nil {
+			continue
+		}
+		if st == nil {
+			st = &NodeStats{Loops: k.Stats.Loops, Startup: k.Stats.Startup}
+		}
+		st.Rows += k.Stats.Rows
+		st.Totals += k.Stats.Totals
+	}
+	return st
+}
+
 // subqueryScan is n as a set operation's input: PostgreSQL reads each
 // through a Subquery Scan.
 func subqueryScan(n *Node) *Node {
@@ -278,8 +301,23 @@ func ModifyNode(verb, table, alias string, from *Node) *Node {
 		Est: Estimate{Startup: from.Est.Startup, Total: from.Est.Total + from.Est.Rows*cpuTupleCost}}
 }
 
-// Condition is expr for the sql package's plans.
-func (e *Explainer) Condition(x Expr, cols []ScopeCol) string { return e.expr(x, cols) }
+// Where applies a query's WHERE clause, over cols, to n, the node of the
+// FROM item src: its Filter, without what an index scan's condition
+// already holds (as PostgreSQL shows it; the rows are rechecked against
+// all of it), and its estimate, judged on the whole clause.
+func (e *Explainer) Where(n *Node, src Source, where Expr, cols []ScopeCol) {
+	if where == nil {
+		return
+	}
+	shown := where
+	if ts, ok := src.(*TableScan); ok {
+		shown = ts.Access.residual(where)
+	}
+	if shown != nil {
+		n.Props = append(n.Props, Field{"Filter", e.expr(shown, cols)})
+	}
+	e.filter(n, where, cols)
+}
 
 // keyTexts are grouping or sort keys as EXPLAIN shows them: the
 // expressions' SQL, without the quotes a plain name does not need.

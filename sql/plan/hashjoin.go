@@ -45,14 +45,7 @@ func (c *Compiler) addHashKey(j *NestedJoin, cols []ScopeCol, cond ast.ExprNode)
 	if j.lateral {
 		return // its right rows change with each left row
 	}
-	for {
-		p, ok := cond.(*ast.ParenthesesExpr)
-		if !ok {
-			break
-		}
-		cond = p.Expr
-	}
-	eq, ok := cond.(*ast.BinaryOperationExpr)
+	eq, ok := Unparen(cond).(*ast.BinaryOperationExpr)
 	if !ok || eq.Op != opcode.EQ {
 		return
 	}
@@ -362,15 +355,12 @@ func (j *NestedJoin) storeJoin(x *ExecCtx, right rowexec.RowIter) (rowexec.RowIt
 				if r == nil {
 					break
 				}
-				row := append(append(make([]any, 0, len(cur)+j.RightWidth), cur...), r...)
-				if j.on != nil {
-					v, err := j.on.Eval(x.Env(row))
-					if err != nil {
-						return nil, err
-					}
-					if !IsTrue(v) {
-						continue
-					}
+				row, ok, err := j.pair(x, cur, r)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
 				}
 				curMatched = true
 				if matched != nil {

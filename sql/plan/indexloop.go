@@ -55,14 +55,7 @@ func (c *Compiler) indexLoops(src Source) Source {
 // whether src was such a run. The filters stay, so the access only has
 // to find a superset of their rows.
 func (c *Compiler) filteredScan(src Source) bool {
-	var pred Expr
-	for {
-		f, ok := src.(*filtered)
-		if !ok {
-			break
-		}
-		pred, src = andExpr(pred, f.pred), f.in
-	}
+	_, pred, src := filterChain(src)
 	ts, ok := src.(*TableScan)
 	if !ok || pred == nil || ts.Access.Kind != "seq" {
 		return false
@@ -78,16 +71,7 @@ func (c *Compiler) indexLoop(j *NestedJoin) {
 	if j.lateral || j.rightOuter || len(j.hash) == 0 || len(j.using) > 0 {
 		return
 	}
-	var filters []*filtered
-	right := j.Right
-	for {
-		f, ok := right.(*filtered)
-		if !ok {
-			break
-		}
-		filters = append(filters, f)
-		right = f.in
-	}
+	filters, filter, right := filterChain(j.Right)
 	ts, ok := right.(*TableScan)
 	if !ok || ts.Access.Kind != "seq" {
 		return
@@ -108,7 +92,9 @@ func (c *Compiler) indexLoop(j *NestedJoin) {
 	if cond == nil {
 		return
 	}
-	a := ChooseAccess(t, cond, func(*catalog.Index) int { return 0 })
+	// A partial index serves only where the right side's own filters
+	// imply its predicate.
+	a := ChooseAccess(t, cond, c.Host.PartialImplied(t, andExpr(filter, cond)))
 	if a.Kind == "seq" || len(a.eq) == 0 {
 		return
 	}

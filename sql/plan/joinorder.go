@@ -389,8 +389,8 @@ func (c *Compiler) costedOrder(items []joinItem, conds []conjunctRefs) []int {
 		}
 		je.joins = append(je.joins, joinConjunct{mask: mask, sel: sel})
 		if len(cr.items) == 2 {
-			je.noteLookup(items, cr.items[0], cr.items[1], cr.cond, tables)
-			je.noteLookup(items, cr.items[1], cr.items[0], cr.cond, tables)
+			je.noteLookup(items, cr.items[0], cr.items[1], cr.cond)
+			je.noteLookup(items, cr.items[1], cr.items[0], cr.cond)
 		}
 	}
 	cost := func(order []int) float64 {
@@ -502,14 +502,14 @@ func (je *joinEstimates) greedy(n int) []int {
 // noteLookup records that item i can look up the rows of item j's
 // matches through an index of i's, if cond equates a column of j with a
 // leading indexed column of i.
-func (je *joinEstimates) noteLookup(items []joinItem, i, j int, cond ast.ExprNode, tables map[uint32]*catalog.Table) {
-	eq, ok := unparen(cond).(*ast.BinaryOperationExpr)
+func (je *joinEstimates) noteLookup(items []joinItem, i, j int, cond ast.ExprNode) {
+	eq, ok := Unparen(cond).(*ast.BinaryOperationExpr)
 	if !ok || eq.Op != opcode.EQ {
 		return
 	}
 	ts := items[i].src.(*TableScan)
 	for _, side := range []ast.ExprNode{eq.L, eq.R} {
-		cn, ok := unparen(side).(*ast.ColumnNameExpr)
+		cn, ok := Unparen(side).(*ast.ColumnNameExpr)
 		if !ok {
 			continue
 		}
@@ -518,11 +518,13 @@ func (je *joinEstimates) noteLookup(items []joinItem, i, j int, cond ast.ExprNod
 			continue
 		}
 		for _, ix := range ts.Table.Indexes {
-			if len(ix.Columns) > 0 && ix.Columns[0] == idx {
+			// A partial index may not serve (indexLoop decides, from the
+			// filters); leave it out of the estimate.
+			if len(ix.Columns) > 0 && ix.Columns[0] == idx && ix.Where == "" {
 				c := ts.Table.Columns[idx]
 				matches := 1.0
-				if !ix.Primary && !(len(ix.Columns) == 1 && !ix.NonUnique) {
-					matches = tableRows(ts.Table) * estimator{tables: tables}.eqSel(colRef{t: ts.Table, col: c, stats: c.Stats}, &ParamExpr{})
+				if len(ix.Columns) > 1 || ix.NonUnique {
+					matches = tableRows(ts.Table) * eqSelUnknown(colRef{t: ts.Table, col: c, stats: c.Stats})
 				}
 				if je.lookups[i] == nil {
 					je.lookups[i] = make(map[int]float64)
@@ -531,16 +533,5 @@ func (je *joinEstimates) noteLookup(items []joinItem, i, j int, cond ast.ExprNod
 				return
 			}
 		}
-	}
-}
-
-// unparen strips the parentheses around n.
-func unparen(n ast.ExprNode) ast.ExprNode {
-	for {
-		p, ok := n.(*ast.ParenthesesExpr)
-		if !ok {
-			return n
-		}
-		n = p.Expr
 	}
 }

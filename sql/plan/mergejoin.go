@@ -56,13 +56,7 @@ func mergeable(t types.T) bool {
 // scan in primary key order (through filters, which keep the order)
 // whose key's first column e is.
 func sortedBy(src Source, e Expr) bool {
-	for {
-		f, ok := src.(*filtered)
-		if !ok {
-			break
-		}
-		src = f.in
-	}
+	_, _, src = filterChain(src)
 	ts, ok := src.(*TableScan)
 	ce, cok := e.(*ColExpr)
 	if !ok || !cok {
@@ -156,18 +150,14 @@ func (j *NestedJoin) mergeRows(x *ExecCtx, lit, rit rowexec.RowIter) rowexec.Row
 				if err := x.Canceled(); err != nil {
 					return nil, err
 				}
-				row := append(append(make([]any, 0, len(cur)+j.RightWidth), cur...), run[i]...)
+				row, ok, err := j.pair(x, cur, run[i])
 				i++
-				if j.on != nil {
-					v, err := j.on.Eval(x.Env(row))
-					if err != nil {
-						return nil, err
-					}
-					if !IsTrue(v) {
-						continue
-					}
+				if err != nil {
+					return nil, err
 				}
-				return j.emit(x, row)
+				if ok {
+					return j.emit(x, row)
+				}
 			}
 			cur = nil
 		}

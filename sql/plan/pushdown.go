@@ -36,6 +36,17 @@ func astConjuncts(n ast.ExprNode) []ast.ExprNode {
 	return []ast.ExprNode{n}
 }
 
+// Unparen is n without the parentheses around it.
+func Unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
+}
+
 // PushDown pushes what it can of the conjuncts of where into the join
 // tree src, whose rows have the columns cols, and returns the tree and
 // the positions of the conjuncts left for the WHERE clause.
@@ -130,18 +141,31 @@ func (f *filtered) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	return &FilterIter{In: it, X: x, Pred: f.pred}, nil
 }
 
+// filterChain splits src into its run of pushed-down filters, outermost
+// first, their conjunction (in the order pushed, nil for none), and the
+// source they filter. The filters of one run read the same columns: they
+// were pushed into the same FROM item.
+func filterChain(src Source) ([]*filtered, Expr, Source) {
+	var fs []*filtered
+	for {
+		f, ok := src.(*filtered)
+		if !ok {
+			break
+		}
+		fs, src = append(fs, f), f.in
+	}
+	var pred Expr
+	for i := len(fs) - 1; i >= 0; i-- {
+		pred = andExpr(pred, fs[i].pred)
+	}
+	return fs, pred, src
+}
+
 // Describe shows a run of conjuncts pushed into the same FROM item as
 // one Filter, which is judged as a whole (a range's two bounds select
 // the range between them).
 func (f *filtered) Describe(e *Explainer) *Node {
-	pred, in := f.pred, f.in
-	for {
-		g, ok := in.(*filtered)
-		if !ok || len(g.cols) != len(f.cols) {
-			break
-		}
-		pred, in = andExpr(g.pred, pred), g.in
-	}
+	_, pred, in := filterChain(f)
 	n := e.Node(in)
 	n.Props = append(n.Props, Field{"Filter", e.expr(pred, f.cols)})
 	e.filter(n, pred, f.cols)

@@ -338,7 +338,7 @@ func (j *NestedJoin) Describe(e *Explainer) *Node {
 	if j.indexed {
 		// The right side's estimate is per left row; the keys its index
 		// does not serve filter the pairs.
-		rows = left.Est.Rows * right.Est.Rows * (&NestedJoin{hash: j.unserved}).selectivity(e, left, right)
+		rows = left.Est.Rows * right.Est.Rows * keysSelectivity(e, left, right, j.unserved)
 	}
 	switch joinType {
 	case "Left":
@@ -393,17 +393,22 @@ func padCols(cols []ScopeCol, n int) []ScopeCol {
 	return make([]ScopeCol, n)
 }
 
-// selectivity is the share of pairs the join keeps: its hash keys'
-// equalities, each judged as a join of its two columns, and the rest of
-// its condition.
+// selectivity is the share of pairs the join keeps: by its hash keys'
+// equalities where it has them, else by its whole condition.
 func (j *NestedJoin) selectivity(e *Explainer, left, right *Node) float64 {
 	if len(j.hash) == 0 {
 		pair := append(padCols(left.cols, j.LeftWidth), padCols(right.cols, j.RightWidth)...)
 		return e.estimator(pair).selectivity(j.on)
 	}
+	return keysSelectivity(e, left, right, j.hash)
+}
+
+// keysSelectivity is the share of pairs of left's and right's rows that
+// the equalities keys keep, each judged as a join of its two columns.
+func keysSelectivity(e *Explainer, left, right *Node, keys []hashKey) float64 {
 	s := 1.0
 	les, res := e.estimator(left.cols), e.estimator(right.cols)
-	for _, k := range j.hash {
+	for _, k := range keys {
 		l, lok := les.column(k.left)
 		r, rok := res.column(k.right)
 		switch {
@@ -471,6 +476,17 @@ func (j *NestedJoin) Open(x *ExecCtx) (rowexec.RowIter, error) {
 		return nil, err
 	}
 	return j.loop(x, lit, right, buckets), nil
+}
+
+// pair joins left row l and right row r: their row, and whether the
+// join condition holds for it.
+func (j *NestedJoin) pair(x *ExecCtx, l, r []any) ([]any, bool, error) {
+	row := append(append(make([]any, 0, len(l)+j.RightWidth), l...), r...)
+	if j.on == nil {
+		return row, true, nil
+	}
+	v, err := j.on.Eval(x.Env(row))
+	return row, err == nil && IsTrue(v), err
 }
 
 // padLeft is the join's row for a right row no left row matched.
@@ -551,16 +567,13 @@ func (j *NestedJoin) loop(x *ExecCtx, lit rowexec.RowIter, right [][]any, bucket
 				if buckets != nil {
 					ri = cands[i]
 				}
-				row := append(append(make([]any, 0, len(cur)+j.RightWidth), cur...), right[ri]...)
+				row, ok, err := j.pair(x, cur, right[ri])
 				i++
-				if j.on != nil {
-					v, err := j.on.Eval(x.Env(row))
-					if err != nil {
-						return nil, err
-					}
-					if !IsTrue(v) {
-						continue
-					}
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
 				}
 				matched = true
 				if rightMatched != nil {
@@ -1341,25 +1354,19 @@ func firstSelect(n ast.Node) *ast.SelectStmt {
 func (p *SelectPlan) Describe(e *Explainer) *Node {
 	n := e.Node(p.src)
 	if p.where != nil {
-		// What an index scan's condition already holds is not shown
-		// again as its Filter, as in PostgreSQL (it is rechecked).
-		shown := p.where
-		if ts, ok := p.src.(*TableScan); ok {
-			shown = ts.Access.residual(p.where)
-		}
-		if shown != nil {
-			n.Props = append(n.Props, Field{"Filter", e.expr(shown, p.srcCols)})
-		}
-		e.filter(n, p.where, p.srcCols)
+		e.Where(n, p.src, p.where, p.srcCols)
 		e.attach(n, p, "where")
 	}
 	es := e.estimator(p.srcCols)
 	// wrap puts parent over n, with rows rows, costing cost more than n
-	// from its first row (startup) or over all (run).
+	// from its first row (startup) or over all (run), and the counts of
+	// the step stage ("" for a node no step of its own measures).
 	wrap := func(parent *Node, stage string, rows, startup, run float64) {
 		parent.Kids = append([]*Node{n.as("Outer")}, parent.Kids...)
 		parent.Est = Estimate{Startup: n.Est.Startup + startup, Total: n.Est.Total + startup + run, Rows: max(1, rows), Width: n.Est.Width}
-		e.attach(parent, p, stage)
+		if stage != "" {
+			e.attach(parent, p, stage)
+		}
 		n = parent
 	}
 	if a := p.agg; a != nil {
@@ -1391,14 +1398,15 @@ func (p *SelectPlan) Describe(e *Explainer) *Node {
 		for _, k := range p.order {
 			keys = append(keys, p.sortKeyText(k))
 		}
-		rows := n.Est.Rows
-		sort := &Node{Type: "Sort", Props: []Field{{"Sort Key", keys}}}
+		n = sortNode(n)
+		n.Props = []Field{{"Sort Key", keys}}
+		// Under a Unique, which measures the step, the Sort's counts are
+		// the rows it sorted: all of its input's.
+		n.Stats = passedStats(n.Kids[0])
 		if p.distinct || p.distinctOn != nil {
-			wrap(&Node{Type: "Sort", Props: sort.Props}, "", rows, sortCost(rows), rows*cpuOperCost)
-			n.Stats = nil
-			wrap(&Node{Type: "Unique"}, "sort", max(1, rows/2), 0, rows*cpuOperCost)
+			wrap(&Node{Type: "Unique"}, "sort", max(1, n.Est.Rows/2), 0, n.Est.Rows*cpuOperCost)
 		} else {
-			wrap(sort, "sort", rows, sortCost(rows), rows*cpuOperCost)
+			e.attach(n, p, "sort")
 		}
 	case p.distinct:
 		rows := n.Est.Rows
@@ -1412,17 +1420,8 @@ func (p *SelectPlan) Describe(e *Explainer) *Node {
 		n = &Node{Type: "LockRows", Kids: []*Node{n.as("Outer")}, Est: n.Est}
 	}
 	if p.limit != nil || p.offset != nil {
-		rows := n.Est.Rows
-		if v, t, ok := constValue(p.limit); ok && v != nil {
-			if k, ok := asFloat(t, v); ok {
-				rows = min(rows, k)
-			}
-		}
-		in := n.Est
-		wrap(&Node{Type: "Limit"}, "limit", rows, 0, 0)
-		if in.Rows > 0 {
-			n.Est.Total = in.Startup + (in.Total-in.Startup)*rows/in.Rows
-		}
+		n = limitNode(n, p.limit)
+		e.attach(n, p, "limit")
 	}
 	e.parts(n, p.ctes, p.subs)
 	return n
@@ -1446,59 +1445,49 @@ func (p *SelectPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Under EXPLAIN ANALYZE each step is a node of its own; step makes
-	// the next one, measured.
-	step := func(stage string, mk func() (rowexec.RowIter, error)) error {
-		it, err = x.track(p, stage, mk)
-		return err
-	}
+	// Under EXPLAIN ANALYZE each step is a node of its own, which
+	// x.tracked measures from the time x.began gave it.
 	if p.where != nil {
-		if err := step("where", func() (rowexec.RowIter, error) { return &FilterIter{In: it, X: x, Pred: p.where}, nil }); err != nil {
-			return nil, err
-		}
+		began := x.began()
+		it, _ = x.tracked(p, "where", began, &FilterIter{In: it, X: x, Pred: p.where}, nil)
 	}
 	// Grouping and HAVING, then the windows over what they kept, then the
 	// set-returning functions (which a grouped or windowed query has not).
 	if p.agg != nil {
-		if err := step("agg", func() (rowexec.RowIter, error) {
-			it, err := p.aggregate(x, it)
-			if err != nil || p.having == nil {
-				return it, err
-			}
-			return &FilterIter{In: it, X: x, Pred: p.having}, nil
-		}); err != nil {
+		began := x.began()
+		it, err = p.aggregate(x, it)
+		if err == nil && p.having != nil {
+			it = &FilterIter{In: it, X: x, Pred: p.having}
+		}
+		if it, err = x.tracked(p, "agg", began, it, err); err != nil {
 			return nil, err
 		}
 	}
 	if p.windows != nil {
-		if err := step("windows", func() (rowexec.RowIter, error) { return p.windows.apply(x, it) }); err != nil {
+		began := x.began()
+		it, err = p.windows.apply(x, it)
+		if it, err = x.tracked(p, "windows", began, it, err); err != nil {
 			return nil, err
 		}
 	}
 	if p.srfs != nil {
-		if err := step("srfs", func() (rowexec.RowIter, error) { return p.srfs.apply(x, it), nil }); err != nil {
-			return nil, err
-		}
+		began := x.began()
+		it, _ = x.tracked(p, "srfs", began, p.srfs.apply(x, it), nil)
 	}
 	it = &ProjectIter{In: it, X: x, Exprs: p.Exprs}
-	limit := func() (rowexec.RowIter, error) {
-		if p.limit == nil && p.offset == nil {
-			return it, nil
-		}
-		return x.track(p, "limit", func() (rowexec.RowIter, error) { return window(x, it, p.limit, p.offset) })
-	}
 	if !p.distinct && p.distinctOn == nil && len(p.order) == 0 {
 		if p.Locking != nil {
 			it = &lockIter{in: it, x: x, p: p}
 		}
-		return limit()
+		return p.window(x, it)
 	}
-	if err := step("sort", func() (rowexec.RowIter, error) { return p.ordered(x, it) }); err != nil {
+	began := x.began()
+	it, err = p.ordered(x, it)
+	if it, err = x.tracked(p, "sort", began, it, err); err != nil {
 		return nil, err
 	}
 	if p.Locking != nil {
-		it = &lockIter{in: it, x: x, p: p}
-		return limit()
+		return p.window(x, &lockIter{in: it, x: x, p: p})
 	}
 	visible := it
 	it = &rowexec.FuncIter{F: func() ([]any, error) {
@@ -1508,7 +1497,17 @@ func (p *SelectPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 		}
 		return row[:p.visible], nil
 	}, Done: visible.Close}
-	return limit()
+	return p.window(x, it)
+}
+
+// window applies the query's OFFSET and LIMIT to it, as its Limit node.
+func (p *SelectPlan) window(x *ExecCtx, it rowexec.RowIter) (rowexec.RowIter, error) {
+	if p.limit == nil && p.offset == nil {
+		return it, nil
+	}
+	began := x.began()
+	it, err := window(x, it, p.limit, p.offset)
+	return x.tracked(p, "limit", began, it, err)
 }
 
 // window applies OFFSET and LIMIT to it. It reads no more rows than it

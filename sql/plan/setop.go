@@ -43,11 +43,11 @@ func (p *setOpPlan) Describe(e *Explainer) *Node {
 		if p.all {
 			cmd += " All"
 		}
-		app := &Node{Type: "Append", Parent: "Outer", Kids: []*Node{subqueryScan(left), subqueryScan(right)}, Est: sum}
+		app := &Node{Type: "Append", Parent: "Outer", Kids: []*Node{subqueryScan(left), subqueryScan(right)}, Est: sum, Stats: passedStats(left, right)}
 		agg.Rows = left.Est.Rows
 		return &Node{Type: "SetOp", Label: "HashSetOp " + cmd, Attrs: []Field{{"Command", cmd}, {"Strategy", "Hashed"}}, Kids: []*Node{app}, Est: agg}
 	}
-	app := &Node{Type: "Append", Kids: []*Node{left.as("Member"), right.as("Member")}, Est: sum}
+	app := &Node{Type: "Append", Kids: []*Node{left.as("Member"), right.as("Member")}, Est: sum, Stats: passedStats(left, right)}
 	if p.all {
 		return app
 	}
@@ -428,21 +428,28 @@ func (q *setOpQuery) Open(x *ExecCtx) (rowexec.RowIter, error) {
 		return nil, err
 	}
 	if len(q.order) > 0 {
-		if it, err = rowexec.SortFirst(x, it, rowexec.ByKeys(q.order), rowsRead(x, q.limit, q.offset)); err != nil {
+		began := x.began()
+		it, err = rowexec.SortFirst(x, it, rowexec.ByKeys(q.order), rowsRead(x, q.limit, q.offset))
+		if it, err = x.tracked(q, "sort", began, it, err); err != nil {
 			return nil, err
 		}
 	}
-	return window(x, it, q.limit, q.offset)
+	if q.limit == nil && q.offset == nil {
+		return it, nil
+	}
+	began := x.began()
+	it, err = window(x, it, q.limit, q.offset)
+	return x.tracked(q, "limit", began, it, err)
 }
 
 func (q *setOpQuery) Describe(e *Explainer) *Node {
 	n := e.Node(q.in)
 	if len(q.order) > 0 {
-		n = &Node{Type: "Sort", Kids: []*Node{n.as("Outer")}}
+		n = sortNode(n)
 		e.attach(n, q, "sort")
 	}
 	if q.limit != nil || q.offset != nil {
-		n = &Node{Type: "Limit", Kids: []*Node{n.as("Outer")}}
+		n = limitNode(n, q.limit)
 		e.attach(n, q, "limit")
 	}
 	e.parts(n, q.ctes, q.subs)

@@ -319,6 +319,8 @@ func (ts *TableScan) lookupEach(x *ExecCtx, a Access, key []byte) (rowexec.RowIt
 		k := keys[0]
 		keys = keys[1:]
 		switch {
+		case a.ix.Primary && whole:
+			return ts.pointLookup(x, k)
 		case a.ix.Primary:
 			return ts.rowScan(x, k, catalog.PrefixEnd(k)), nil
 		case !a.ix.NonUnique && whole:
@@ -370,15 +372,7 @@ func (ts *TableScan) uniqueLookup(x *ExecCtx, key []byte) (rowexec.RowIter, erro
 	if err != nil || !ok {
 		return &rowexec.SliceIter{}, err
 	}
-	v, ok, err := x.Tx.Get(pk)
-	if err != nil || !ok {
-		return &rowexec.SliceIter{}, err
-	}
-	row, err := ts.Table.DecodeRow(pk, v)
-	if err != nil {
-		return nil, err
-	}
-	return &rowexec.SliceIter{Rows: [][]any{row}}, nil
+	return ts.pointLookup(x, pk)
 }
 
 // indexScan reads the rows that the index entries in [start, end) point
