@@ -3,6 +3,7 @@ package sstable
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/cockroachdb/errors"
 )
@@ -43,6 +44,9 @@ func (w *blockWriter) empty() bool { return len(w.restarts) == 0 }
 func (w *blockWriter) size() int { return len(w.buf) + 4*len(w.restarts) + 4 }
 
 func (w *blockWriter) add(e *Entry) {
+	// shared is the longest prefix common with the last key, or 0 at a
+	// restart. Readers rely on its being the longest: a shorter one with
+	// a delta marks a new key (see blockIter.decodeKey).
 	shared := 0
 	if w.empty() || w.counter >= w.restartInterval {
 		w.restarts = append(w.restarts, uint32(len(w.buf)))
@@ -137,6 +141,7 @@ type blockIter struct {
 	restAt      int // start of the current entry's fields after its key
 	next        int // start of the entry after it
 	key         []byte
+	step        KeyStep // how the last decodeKey changed key
 	e           *Entry
 	err         error
 	// While moving backwards, back holds the entries of the current restart
@@ -178,15 +183,46 @@ func (it *blockIter) uvarint(p int) (uint64, int) {
 	return it.uvarintSlow(p)
 }
 
+// uvarintSlow decodes a uvarint of more than one byte, as the sequence
+// number and timestamp of every entry are, and a scan decodes two per
+// entry. With ten bytes left in the block it reads eight as one word and
+// gathers the 7-bit groups up to the first byte without a continuation
+// bit, with no loop; nearer the end it goes byte by byte.
 func (it *blockIter) uvarintSlow(p int) (uint64, int) {
-	if p >= len(it.data) {
+	d := it.data
+	if p >= 0 && p+10 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[p:])
+		stop := ^w & 0x8080808080808080
+		n := 8
+		if stop != 0 {
+			n = bits.TrailingZeros64(stop)/8 + 1
+			w &= 1<<(8*n) - 1 // 1<<64 is 0: all of w
+		}
+		x := w&0x7f | w>>1&(0x7f<<7) | w>>2&(0x7f<<14) | w>>3&(0x7f<<21) |
+			w>>4&(0x7f<<28) | w>>5&(0x7f<<35) | w>>6&(0x7f<<42) | w>>7&(0x7f<<49)
+		if stop != 0 {
+			return x, p + n
+		}
+		// Timestamps and transaction ids use the top bits: nine or ten bytes.
+		if b := d[p+8]; b < 0x80 {
+			return x | uint64(b)<<56, p + 9
+		} else if c := d[p+9]; c <= 1 {
+			return x | uint64(b&0x7f)<<56 | uint64(c)<<63, p + 10
+		}
 		return 0, -1
 	}
-	v, n := binary.Uvarint(it.data[p:])
-	if n <= 0 {
-		return 0, -1
+	var x uint64
+	for i, s := p, uint(0); i < len(d) && s < 64; i, s = i+1, s+7 {
+		b := d[i]
+		if b < 0x80 {
+			if s == 63 && b > 1 {
+				return 0, -1 // overflows 64 bits
+			}
+			return x | uint64(b)<<s, i + 1
+		}
+		x |= uint64(b&0x7f) << s
 	}
-	return v, p + n
+	return 0, -1
 }
 
 // decodeHeader parses the header of the entry at p: how much of the
@@ -214,6 +250,17 @@ func (it *blockIter) decodeKey(p int) bool {
 	shared, keyAt, restAt, next, ok := it.decodeHeader(p)
 	if !ok || shared > len(it.key) {
 		return it.fail(p)
+	}
+	// With the longest common prefix stored, the whole previous key and
+	// no delta is the same key, and a prefix of it with a delta or without
+	// is a different one. A restart stores the key whole: unknown.
+	switch {
+	case shared == len(it.key) && restAt == keyAt:
+		it.step = StepSameKey
+	case shared == 0:
+		it.step = StepUnknown
+	default:
+		it.step = StepNewKey
 	}
 	it.key = append(it.key[:shared], it.data[keyAt:restAt]...)
 	it.offset, it.restAt, it.next = p, restAt, next
@@ -258,6 +305,7 @@ func (it *blockIter) decodeRest() bool {
 		e.Value = it.data[p:end:end]
 	}
 	e.Key = it.key
+	e.Step = StepUnknown
 	return true
 }
 
@@ -298,7 +346,11 @@ func (it *blockIter) nextEntry() bool {
 		it.offset = len(it.data)
 		return false
 	}
-	return it.decodeAt(it.next)
+	if !it.decodeAt(it.next) {
+		return false
+	}
+	it.e.Step = it.step
+	return true
 }
 
 // seekGE positions at the first entry whose key is >= key.

@@ -45,7 +45,20 @@ type Entry struct {
 	Cmd   uint32
 	Flags uint8  // opaque to sstable
 	Value []byte // empty for tombstones and locks
+	// Step says how the Next that reached the entry changed the key, where
+	// the iterator knows it without comparing keys; any other move leaves
+	// StepUnknown. A scan uses it to group a key's versions.
+	Step KeyStep
 }
+
+// KeyStep is how a move forward changed an iterator's key.
+type KeyStep uint8
+
+const (
+	StepUnknown KeyStep = iota
+	StepSameKey         // another, older version of the key before
+	StepNewKey          // a greater key
+)
 
 // Resolved reports whether the entry carries a commit timestamp rather than
 // a transaction id.

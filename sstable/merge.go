@@ -27,6 +27,7 @@ type MergingIter struct {
 	iters []InternalIterator
 	heap  []mergeItem // a min-heap of the positioned sources
 	err   error
+	step  KeyStep // see Step
 }
 
 type mergeItem struct {
@@ -71,7 +72,7 @@ func (m *MergingIter) down(i int) {
 
 // reset positions every source with move and builds the heap.
 func (m *MergingIter) reset(move func(InternalIterator) bool) bool {
-	m.heap = m.heap[:0]
+	m.heap, m.step = m.heap[:0], StepUnknown
 	if m.err != nil {
 		return false
 	}
@@ -110,6 +111,7 @@ func (m *MergingIter) Next() bool {
 		return false
 	}
 	top := &m.heap[0]
+	from := top.index
 	if top.it.Next() {
 		top.e = top.it.Entry()
 	} else {
@@ -122,8 +124,18 @@ func (m *MergingIter) Next() bool {
 		m.heap = m.heap[:last]
 	}
 	m.down(0)
+	m.step = StepUnknown
+	if len(m.heap) > 0 && m.heap[0].index == from {
+		// The source that held the least key still does: its step is the
+		// merge's.
+		m.step = m.heap[0].e.Step
+	}
 	return len(m.heap) > 0
 }
+
+// Step says how the last Next changed the merged key, as Entry.Step does
+// for one source: known when the source at the top stayed there.
+func (m *MergingIter) Step() KeyStep { return m.step }
 
 // Entry returns the current entry, or nil; it belongs to one of the sources
 // and follows that source's rules for how long it stays valid.

@@ -108,3 +108,56 @@ func TestMergingIterStopsOnCorruption(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 }
+
+// TestKeyStep checks the Step that Next reports, alone and merged: a
+// known step must agree with comparing the keys, since a scan groups a
+// key's versions by it. It also checks that a file's walk knows the step
+// for most moves, or the scan would compare keys after all.
+func TestKeyStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	model := randomEntries(rng, 3000)
+	fs := vfs.NewMem()
+	writeTable(t, fs, "all.sst", model, WriterOptions{BlockSize: 1024})
+	parts := make([][]Entry, 3)
+	for _, e := range model {
+		i := rng.IntN(len(parts))
+		parts[i] = append(parts[i], e)
+	}
+	var iters []InternalIterator
+	for i, p := range parts {
+		name := fmt.Sprintf("%d.sst", i)
+		writeTable(t, fs, name, p, WriterOptions{BlockSize: 1024})
+		iters = append(iters, openTable(t, fs, name, uint64(i+1), nil).NewIter())
+	}
+	walk := func(name string, it InternalIterator, step func() KeyStep) (known int) {
+		var prev []byte
+		n := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			e := it.Entry()
+			if n > 0 {
+				switch s := step(); {
+				case s == StepSameKey && string(e.Key) != string(prev),
+					s == StepNewKey && string(e.Key) == string(prev):
+					t.Fatalf("%s: entry %d (%x after %x): step %d", name, n, e.Key, prev, s)
+				case s != StepUnknown:
+					known++
+				}
+			}
+			prev = append(prev[:0], e.Key...)
+			n++
+		}
+		if n != len(model) && name != "part" {
+			t.Fatalf("%s: walked %d of %d entries", name, n, len(model))
+		}
+		return known
+	}
+	file := openTable(t, fs, "all.sst", 0, nil).NewIter()
+	if known := walk("file", file, func() KeyStep { return file.Entry().Step }); known < len(model)*3/4 {
+		t.Errorf("a file's walk knew the step of %d of %d moves", known, len(model))
+	}
+	m := NewMergingIter(iters...)
+	walk("merge", m, m.Step)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

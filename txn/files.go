@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/epochdb/epochdb/memtable"
 	"github.com/epochdb/epochdb/sstable"
 )
 
@@ -41,16 +42,24 @@ type fileSet struct {
 // entryVer converts a file's entry to a version, resolving an unresolved
 // one through the status table.
 func (fs *fileSet) entryVer(e *sstable.Entry) ver {
-	v := ver{cmd: e.Cmd, val: e.Value, tomb: e.Kind == sstable.KindTombstone, noKey: e.Flags&flagNoKey != 0}
-	if e.Kind == sstable.KindLock {
-		v.lockM = e.Flags & flagLockMask
-	}
-	if e.Txn == 0 {
-		v.ts = e.TS
-	} else {
+	var v ver
+	fill(&v, e)
+	if e.Txn != 0 {
 		v.st = fs.statuses.lookup(e.Txn)
 	}
 	return v
+}
+
+// fill sets v to e but for the writer's status of an unresolved entry. A
+// scan fills the versions it appends in place: copying a ver costs more
+// than making it.
+func fill(v *ver, e *sstable.Entry) {
+	v.m, v.cmd, v.val = nil, e.Cmd, e.Value
+	v.tomb, v.noKey, v.lockM = e.Kind == sstable.KindTombstone, e.Flags&flagNoKey != 0, 0
+	if e.Kind == sstable.KindLock {
+		v.lockM = e.Flags & flagLockMask
+	}
+	v.st, v.ts = nil, e.TS
 }
 
 // mayContain reports whether some file may hold a version of key.
@@ -126,6 +135,11 @@ type diskScan struct {
 	it    *sstable.MergingIter
 	end   []byte
 	valid bool
+	// The writer of the last unresolved entry, and its status: a file
+	// flushed before its writers resolved names one writer in long runs,
+	// and the status table's lookup takes a lock.
+	lastTxn uint64
+	lastSt  *memtable.Status
 }
 
 func (fs *fileSet) scan(start, end []byte) *diskScan {
@@ -162,14 +176,38 @@ func (d *diskScan) key() []byte {
 // collect appends the versions of the current key, which equals key (a
 // copy that outlives the move), to buf, newest first, and moves past them.
 func (d *diskScan) collect(buf []ver, key []byte) []ver {
-	e := d.it.Entry()
-	for d.valid && bytes.Equal(e.Key, key) {
-		buf = append(buf, d.fs.entryVer(e))
+	e, start := d.it.Entry(), len(buf)
+	for d.valid && (len(buf) == start || d.sameKey(e, key)) {
+		if len(buf) < cap(buf) {
+			buf = buf[:len(buf)+1]
+		} else {
+			buf = append(buf, ver{})
+		}
+		v := &buf[len(buf)-1]
+		fill(v, e)
+		if e.Txn != 0 {
+			if e.Txn != d.lastTxn {
+				d.lastTxn, d.lastSt = e.Txn, d.fs.statuses.lookup(e.Txn)
+			}
+			v.st = d.lastSt
+		}
 		if d.valid = d.it.Next(); d.valid {
 			e = d.it.Entry()
 		}
 	}
 	return buf
+}
+
+// sameKey reports whether e, just reached by Next, is a version of key,
+// without comparing them where the merge knows.
+func (d *diskScan) sameKey(e *sstable.Entry, key []byte) bool {
+	switch d.it.Step() {
+	case sstable.StepSameKey:
+		return true
+	case sstable.StepNewKey:
+		return false
+	}
+	return bytes.Equal(e.Key, key)
 }
 
 func (d *diskScan) err() error { return d.it.Err() }

@@ -44,14 +44,18 @@ func (sc *scanner) next() *walker {
 			key = h.Key()
 		}
 	}
-	fromDisk := false
+	// onDisk: the files hold versions of key; fromDisk: only they do.
+	var dk []byte
 	if sc.disk != nil {
-		if dk := sc.disk.key(); dk != nil && (key == nil || bytes.Compare(dk, key) <= 0) {
-			fromDisk = key == nil || bytes.Compare(dk, key) < 0
-			if fromDisk {
-				key = sc.keep(dk) // the disk iterator reuses its key
-			}
-		}
+		dk = sc.disk.key()
+	}
+	onDisk, fromDisk := dk != nil, dk != nil
+	if dk != nil && key != nil {
+		c := bytes.Compare(dk, key)
+		onDisk, fromDisk = c <= 0, c < 0
+	}
+	if fromDisk {
+		key = sc.keep(dk) // the disk iterator reuses its key
 	}
 	if key == nil {
 		if sc.disk != nil {
@@ -60,7 +64,7 @@ func (sc *scanner) next() *walker {
 		return nil
 	}
 	w := &sc.w
-	*w = walker{rs: sc.rs, key: key, rows: w.rows[:0], disk: w.disk[:0], diskDone: true}
+	w.reset(sc.rs, key)
 	if !fromDisk {
 		for i, h := range sc.heads {
 			if h != nil && bytes.Equal(h.Key(), key) {
@@ -69,10 +73,8 @@ func (sc *scanner) next() *walker {
 			}
 		}
 	}
-	if sc.disk != nil {
-		if dk := sc.disk.key(); dk != nil && bytes.Equal(dk, key) {
-			w.disk = sc.disk.collect(w.disk, key)
-		}
+	if onDisk {
+		w.disk = sc.disk.collect(w.disk, key)
 		if err := sc.disk.err(); err != nil {
 			sc.err = err
 			return nil

@@ -116,6 +116,15 @@ type walker struct {
 	err      error
 }
 
+// reset starts w on a scan's key in rs, keeping its buffers. It sets the
+// fields one by one: zeroing the whole walker, its current version
+// included, would cost a scan more than the rest of the step.
+func (w *walker) reset(rs *readState, key []byte) {
+	w.rs, w.key, w.point, w.blind = rs, key, false, false
+	w.rows, w.ri, w.fi, w.mv = w.rows[:0], 0, 0, nil
+	w.diskDone, w.disk, w.di, w.err = true, w.disk[:0], 0, nil
+}
+
 // startPoint starts w on key in rs, with row its row in the mutable
 // memtable (nil if there is none).
 func (w *walker) startPoint(rs *readState, key []byte, row *memtable.Row) {

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -56,6 +57,14 @@ type Accumulator interface {
 	Add(args []any) error
 	Result() (any, error)
 }
+
+// IntAdder and FloatAdder are Accumulators of one argument that also take
+// it unboxed, as a fused scan in sql/plan hands it over: AddInt(v) is
+// Add([]any{v}) without an allocation per row.
+type (
+	IntAdder   interface{ AddInt(v int64) error }
+	FloatAdder interface{ AddFloat(v float64) error }
+)
 
 // A Remover takes a row's arguments back out of the state: the row Add
 // took first of those it still holds.
@@ -124,9 +133,11 @@ type count struct{ n int64 }
 
 func newCount(Env, []types.T, types.T) Accumulator { return &count{} }
 
-func (c *count) Add([]any) error      { c.n++; return nil }
-func (c *count) Remove([]any) error   { c.n--; return nil }
-func (c *count) Result() (any, error) { return c.n, nil }
+func (c *count) Add([]any) error        { c.n++; return nil }
+func (c *count) AddInt(int64) error     { c.n++; return nil }
+func (c *count) AddFloat(float64) error { c.n++; return nil }
+func (c *count) Remove([]any) error     { c.n--; return nil }
+func (c *count) Result() (any, error)   { return c.n, nil }
 
 // sumOverloads are sum's, or with avg avg's: integer sums are exact
 // (numeric), float sums float8's.
@@ -160,6 +171,8 @@ type sum struct {
 	n           int64
 	i           int64
 	ints        bool
+	f           float64 // the sum of float inputs, once floats
+	floats      bool
 	acc         any
 	nonFinite   int
 	exponents   map[int32]int64
@@ -170,27 +183,14 @@ func newSum(avg, moving bool) func(Env, []types.T, types.T) Accumulator {
 }
 
 func (s *sum) Add(a []any) error {
-	s.n++
 	switch x := a[0].(type) {
 	case int64:
-		if s.acc == nil {
-			if !s.ints {
-				s.i, s.ints = x, true
-				return nil
-			}
-			if r := s.i + x; (r > s.i) == (x > 0) {
-				s.i = r
-				return nil
-			}
-			s.acc, s.ints = apd.New(s.i, 0), false // past int64: go on in numeric
-		}
-		d := apd.New(x, 0)
-		// d is this call's own: it takes the sum.
-		if _, err := NumericContext.Add(d, s.acc.(*apd.Decimal), d); err != nil {
-			return err
-		}
-		s.acc = d
-		return nil
+		return s.AddInt(x)
+	case float64:
+		return s.AddFloat(x)
+	}
+	s.n++
+	switch x := a[0].(type) {
 	case *apd.Decimal:
 		if s.moving {
 			if x.Form != apd.Finite {
@@ -203,12 +203,6 @@ func (s *sum) Add(a []any) error {
 			s.exponents[x.Exponent]++
 		}
 		return s.addNumeric(x)
-	case float64:
-		if s.acc == nil {
-			s.acc = x
-		} else {
-			s.acc = s.acc.(float64) + x
-		}
 	case types.Interval:
 		if s.acc == nil {
 			s.acc = x
@@ -216,6 +210,41 @@ func (s *sum) Add(a []any) error {
 			y := s.acc.(types.Interval)
 			s.acc = types.Interval{Months: y.Months + x.Months, Days: y.Days + x.Days, Micros: y.Micros + x.Micros}
 		}
+	}
+	return nil
+}
+
+// AddInt adds an integer input: in int64 while the sum fits, then in
+// numeric, so that sum(int8) is exact.
+func (s *sum) AddInt(x int64) error {
+	s.n++
+	if s.acc == nil {
+		if !s.ints {
+			s.i, s.ints = x, true
+			return nil
+		}
+		if r := s.i + x; (r > s.i) == (x > 0) {
+			s.i = r
+			return nil
+		}
+		s.acc, s.ints = apd.New(s.i, 0), false // past int64: go on in numeric
+	}
+	d := apd.New(x, 0)
+	// d is this call's own: it takes the sum.
+	if _, err := NumericContext.Add(d, s.acc.(*apd.Decimal), d); err != nil {
+		return err
+	}
+	s.acc = d
+	return nil
+}
+
+// AddFloat adds a float input, into a float64 that Result boxes.
+func (s *sum) AddFloat(x float64) error {
+	s.n++
+	if !s.floats {
+		s.f, s.floats = x, true // not 0 + x: the sum of -0 alone is -0
+	} else {
+		s.f += x
 	}
 	return nil
 }
@@ -287,6 +316,9 @@ var errRecompute = pgerr.New(pgerr.InternalError, "moving aggregate holds a valu
 func ErrRecompute(err error) bool { return err == errRecompute }
 
 func (s *sum) Result() (any, error) {
+	if s.floats {
+		s.acc = s.f
+	}
 	if s.nonFinite > 0 {
 		return nil, errRecompute
 	}
@@ -389,6 +421,10 @@ type extreme struct {
 	sign int
 	t    types.T
 	v    any
+	// An unboxed input's extreme, kept as its type until Result boxes it.
+	i     int64
+	f     float64
+	typed bool
 }
 
 func newExtreme(sign int) func(Env, []types.T, types.T) Accumulator {
@@ -402,6 +438,22 @@ func (x *extreme) Add(a []any) error {
 	return nil
 }
 
+// AddInt is Add of an integer.
+func (x *extreme) AddInt(v int64) error {
+	if !x.typed || cmp.Compare(v, x.i)*x.sign >= 0 {
+		x.i, x.typed = v, true
+	}
+	return nil
+}
+
+// AddFloat is Add of a float.
+func (x *extreme) AddFloat(v float64) error {
+	if !x.typed || types.CompareFloat(v, x.f)*x.sign >= 0 {
+		x.f, x.typed = v, true
+	}
+	return nil
+}
+
 // beats reports whether v, an input of type t later than cur, takes its
 // place as the result of min (sign -1) or max (+1).
 func beats(sign int, t types.T, v, cur any) bool { return types.Compare(t, v, cur)*sign >= 0 }
@@ -411,7 +463,15 @@ func beats(sign int, t types.T, v, cur any) bool { return types.Compare(t, v, cu
 // of the inputs it keeps.
 func (a *Aggregate) Beats(t types.T, v, cur any) bool { return beats(a.Extreme, t, v, cur) }
 
-func (x *extreme) Result() (any, error) { return x.v, nil }
+func (x *extreme) Result() (any, error) {
+	switch {
+	case !x.typed:
+		return x.v, nil
+	case x.t.Oid == types.OidFloat4 || x.t.Oid == types.OidFloat8:
+		return x.f, nil
+	}
+	return x.i, nil
+}
 
 // boolAgg is bool_and and every (all) or bool_or: the true inputs
 // counted, so that they can come back out.

@@ -1441,27 +1441,9 @@ func (p *SelectPlan) sortKeyText(k rowexec.SortKey) string {
 
 // Open executes the plan and returns its output rows as an iterator.
 func (p *SelectPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
-	it, err := open(x, p.src)
+	it, err := p.openGrouped(x)
 	if err != nil {
 		return nil, err
-	}
-	// Under EXPLAIN ANALYZE each step is a node of its own, which
-	// x.tracked measures from the time x.began gave it.
-	if p.where != nil {
-		began := x.began()
-		it, _ = x.tracked(p, "where", began, &FilterIter{In: it, X: x, Pred: p.where}, nil)
-	}
-	// Grouping and HAVING, then the windows over what they kept, then the
-	// set-returning functions (which a grouped or windowed query has not).
-	if p.agg != nil {
-		began := x.began()
-		it, err = p.aggregate(x, it)
-		if err == nil && p.having != nil {
-			it = &FilterIter{In: it, X: x, Pred: p.having}
-		}
-		if it, err = x.tracked(p, "agg", began, it, err); err != nil {
-			return nil, err
-		}
 	}
 	if p.windows != nil {
 		began := x.began()
@@ -1498,6 +1480,37 @@ func (p *SelectPlan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 		return row[:p.visible], nil
 	}, Done: visible.Close}
 	return p.window(x, it)
+}
+
+// openGrouped opens the source, filtered by WHERE, and then grouped and
+// filtered by HAVING if the query aggregates.
+func (p *SelectPlan) openGrouped(x *ExecCtx) (rowexec.RowIter, error) {
+	if f := p.fuseAggregate(x); f != nil {
+		it, err := f.run(x)
+		if err == nil && p.having != nil {
+			it = &FilterIter{In: it, X: x, Pred: p.having}
+		}
+		return it, err
+	}
+	it, err := open(x, p.src)
+	if err != nil {
+		return nil, err
+	}
+	// Under EXPLAIN ANALYZE each step is a node of its own, which
+	// x.tracked measures from the time x.began gave it.
+	if p.where != nil {
+		began := x.began()
+		it, _ = x.tracked(p, "where", began, &FilterIter{In: it, X: x, Pred: p.where}, nil)
+	}
+	if p.agg == nil {
+		return it, nil
+	}
+	began := x.began()
+	it, err = p.aggregate(x, it)
+	if err == nil && p.having != nil {
+		it = &FilterIter{In: it, X: x, Pred: p.having}
+	}
+	return x.tracked(p, "agg", began, it, err)
 }
 
 // window applies the query's OFFSET and LIMIT to it, as its Limit node.

@@ -36,17 +36,7 @@ func Compare(t T, a, b any) int {
 	case OidInt2, OidInt4, OidInt8, OidOid, OidTime:
 		return cmp.Compare(a.(int64), b.(int64))
 	case OidFloat4, OidFloat8:
-		// cmp.Compare puts NaN first; PostgreSQL puts it last.
-		x, y := a.(float64), b.(float64)
-		switch xn, yn := math.IsNaN(x), math.IsNaN(y); {
-		case xn && yn:
-			return 0
-		case xn:
-			return 1
-		case yn:
-			return -1
-		}
-		return cmp.Compare(x, y)
+		return CompareFloat(a.(float64), b.(float64))
 	case OidNumeric:
 		return compareNumeric(a.(*apd.Decimal), b.(*apd.Decimal))
 	case OidBpchar:
@@ -132,4 +122,18 @@ func compareArrays(elem T, a, b []any) int {
 		}
 	}
 	return cmp.Compare(len(a), len(b))
+}
+
+// CompareFloat orders floats as PostgreSQL does: cmp.Compare puts NaN
+// first, PostgreSQL puts it last (and equal to itself).
+func CompareFloat(x, y float64) int {
+	switch xn, yn := math.IsNaN(x), math.IsNaN(y); {
+	case xn && yn:
+		return 0
+	case xn:
+		return 1
+	case yn:
+		return -1
+	}
+	return cmp.Compare(x, y)
 }

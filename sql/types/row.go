@@ -166,22 +166,28 @@ func errRow(ncols int) error {
 
 type rowReader struct{ b []byte }
 
+// uvarint is binary.Uvarint written out, as every integer column of every
+// row scanned is one.
 func (r *rowReader) uvarint() (uint64, bool) {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		return 0, false
+	b := r.b
+	var x uint64
+	for i, s := 0, uint(0); i < len(b) && s < 64; i, s = i+1, s+7 {
+		c := b[i]
+		if c < 0x80 {
+			if s == 63 && c > 1 {
+				return 0, false // overflows 64 bits
+			}
+			r.b = b[i+1:]
+			return x | uint64(c)<<s, true
+		}
+		x |= uint64(c&0x7f) << s
 	}
-	r.b = r.b[n:]
-	return v, true
+	return 0, false
 }
 
 func (r *rowReader) varint() (int64, bool) {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		return 0, false
-	}
-	r.b = r.b[n:]
-	return v, true
+	u, ok := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1), ok // zigzag
 }
 
 func (r *rowReader) next(n uint64) ([]byte, bool) {
