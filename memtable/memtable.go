@@ -180,6 +180,37 @@ func (m *Memtable) Ascend(start, end []byte, fn func(*Row) bool) {
 	}
 }
 
+// Bounds returns the least and the greatest key in [start, end) (a nil end
+// means no upper bound), or nils if there is none. Its rows may be
+// versions of deleted or uncommitted rows: it bounds keys, not data.
+func (m *Memtable) Bounds(start, end []byte) (first, last []byte) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	m.tree.AscendGreaterOrEqual(item{key: start}, func(it item) bool {
+		if end == nil || bytes.Compare(it.key, end) < 0 {
+			first = it.key
+		}
+		return false
+	})
+	if first == nil {
+		return nil, nil
+	}
+	last = first
+	visit := func(it item) bool {
+		if end != nil && bytes.Compare(it.key, end) >= 0 {
+			return true // end itself
+		}
+		last = it.key
+		return false
+	}
+	if end == nil {
+		m.tree.Descend(visit)
+	} else {
+		m.tree.DescendLessOrEqual(item{key: end}, visit)
+	}
+	return first, last
+}
+
 // Iter walks rows in key order, collecting them in small batches under the
 // tree's read lock, so that its user may take row locks, write, or block
 // between steps. Rows inserted behind it are not seen; rows removed after

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -114,11 +115,14 @@ func TestWritesStream(t *testing.T) {
 // table scan does for each row.
 type probeContext struct {
 	context.Context
+	mu    sync.Mutex // a parallel scan's workers ask at once
 	calls int
 	at    int64
 }
 
 func (c *probeContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.calls++; c.calls == ctxProbeAt {
 		c.at = heapAfterGC()
 	}

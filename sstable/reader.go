@@ -257,6 +257,16 @@ func (r *Reader) findBlock(key []byte) int {
 	return lo
 }
 
+// Separators calls fn with each data block's separator, in order: every
+// key of the block is <= it, and every key of later blocks is > it but
+// where two blocks share a key's versions. A block holds about the same
+// bytes as another, so the separators cut a file into near-equal shares.
+func (r *Reader) Separators(fn func(sep []byte)) {
+	for _, ix := range r.index {
+		fn(ix.sep)
+	}
+}
+
 // Properties returns the file's properties. The caller must not modify them.
 func (r *Reader) Properties() *Properties { return &r.props }
 

@@ -249,24 +249,9 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 	if tx.ended {
 		return ErrDone
 	}
-	var stopped []byte
-	sc := newScanner(tx.s.state.Load(), start, end)
-	defer sc.close()
-	for w := sc.next(); w != nil; w = sc.next() {
-		v := tx.visibleIn(w)
-		if w.err != nil {
-			return w.err
-		}
-		if v == nil || v.tombstone() {
-			continue
-		}
-		if !fn(w.key, v.value()) {
-			stopped = w.key
-			break
-		}
-	}
-	if sc.err != nil {
-		return sc.err
+	stopped, err := tx.scan(tx.s.state.Load(), start, end, fn)
+	if err != nil {
+		return err
 	}
 	if tx.iso == Serializable {
 		if stopped != nil {
@@ -276,6 +261,27 @@ func (tx *Tx) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 		tx.noteRead(start, end)
 	}
 	return nil
+}
+
+// scan is Scan in read state rs without noting the read; it returns the
+// key fn stopped at, if it did. It changes nothing in tx, so that
+// ScanChunks runs it on several goroutines at once.
+func (tx *Tx) scan(rs *readState, start, end []byte, fn func(key, value []byte) bool) (stopped []byte, err error) {
+	sc := newScanner(rs, start, end)
+	defer sc.close()
+	for w := sc.next(); w != nil; w = sc.next() {
+		v := tx.visibleIn(w)
+		if w.err != nil {
+			return nil, w.err
+		}
+		if v == nil || v.tombstone() {
+			continue
+		}
+		if !fn(w.key, v.value()) {
+			return w.key, nil
+		}
+	}
+	return nil, sc.err
 }
 
 // noteRead records that a SERIALIZABLE tx read [start, end).

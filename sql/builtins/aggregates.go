@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -65,6 +66,18 @@ type (
 	IntAdder   interface{ AddInt(v int64) error }
 	FloatAdder interface{ AddFloat(v float64) error }
 )
+
+// A Merger takes in another state of its aggregate, made by AddInt or
+// AddFloat over other rows: the workers of a parallel scan aggregate
+// their shares apart. Only aggregates whose result does not depend on the
+// order of their inputs merge: count, and min, max, sum and avg of
+// integers (not of floats: sums round by order, and min(-0, 0) is the
+// later).
+type Merger interface{ Merge(other Accumulator) error }
+
+func errNoMerge(a Accumulator) error {
+	return fmt.Errorf("builtins: cannot merge %T into this state", a)
+}
 
 // A Remover takes a row's arguments back out of the state: the row Add
 // took first of those it still holds.
@@ -138,6 +151,15 @@ func (c *count) AddInt(int64) error     { c.n++; return nil }
 func (c *count) AddFloat(float64) error { c.n++; return nil }
 func (c *count) Remove([]any) error     { c.n--; return nil }
 func (c *count) Result() (any, error)   { return c.n, nil }
+
+func (c *count) Merge(a Accumulator) error {
+	o, ok := a.(*count)
+	if !ok {
+		return errNoMerge(a)
+	}
+	c.n += o.n
+	return nil
+}
 
 // sumOverloads are sum's, or with avg avg's: integer sums are exact
 // (numeric), float sums float8's.
@@ -236,6 +258,32 @@ func (s *sum) AddInt(x int64) error {
 	}
 	s.acc = d
 	return nil
+}
+
+// Merge adds another integer sum in.
+func (s *sum) Merge(a Accumulator) error {
+	o, ok := a.(*sum)
+	if !ok || s.floats || o.floats || s.moving || o.moving {
+		return errNoMerge(a)
+	}
+	switch {
+	case o.n == 0:
+		return nil
+	case o.ints:
+		s.n--
+		err := s.AddInt(o.i)
+		s.n += o.n
+		return err
+	}
+	d, ok := o.acc.(*apd.Decimal)
+	if !ok {
+		return errNoMerge(a)
+	}
+	if s.ints {
+		s.acc, s.ints = apd.New(s.i, 0), false
+	}
+	s.n += o.n
+	return s.addNumeric(d)
 }
 
 // AddFloat adds a float input, into a float64 that Result boxes.
@@ -444,6 +492,20 @@ func (x *extreme) AddInt(v int64) error {
 		x.i, x.typed = v, true
 	}
 	return nil
+}
+
+// Merge takes in another state's integer extreme. Float extremes do not
+// merge: -0 and 0 are equal, and which of them min gives depends on the
+// order of the inputs.
+func (x *extreme) Merge(a Accumulator) error {
+	o, ok := a.(*extreme)
+	switch {
+	case !ok || o.v != nil || x.v != nil || x.t.Oid == types.OidFloat4 || x.t.Oid == types.OidFloat8:
+		return errNoMerge(a)
+	case !o.typed:
+		return nil
+	}
+	return x.AddInt(o.i)
 }
 
 // AddFloat is Add of a float.

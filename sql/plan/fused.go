@@ -1,9 +1,13 @@
 package plan
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"runtime"
 	"runtime/debug"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/epochdb/epochdb/sql/builtins"
@@ -407,21 +411,29 @@ const fusedBatch = 4096
 
 // run scans the table and returns the aggregates' one row.
 //
-// The scan's loop (txn) and the work on each row (decoding, kernels,
-// aggregates) take about equal time, so past its first batch a scan runs
-// them as a pipeline on two goroutines: this one reads the rows and hands
-// their values over in batches, and a second takes them into the
-// aggregates, in scan order, as the serial loop would. Only aggregates
-// that take their inputs unboxed are pipelined: their states are plain
-// memory, not the session's.
+// The first batch of rows is aggregated in the scan's loop. A longer scan
+// then uses the second core one of two ways. If every aggregate merges
+// (builtins.Merger), the rest of the table is cut into chunks that
+// several goroutines scan and aggregate apart (txn.ScanChunks), and their
+// states are merged at the end. Otherwise, if every aggregate takes its
+// input unboxed, the scan goes on here and hands batches of values to a
+// second goroutine that aggregates them in scan order (fusedPipe): the
+// storage's loop and the evaluation overlap. Aggregates that neither merge
+// nor take unboxed inputs run in the scan's loop alone: their states may
+// call into the session.
 func (f *fusedAgg) run(x *ExecCtx) (rowexec.RowIter, error) {
 	prefix := catalog.IndexPrefix(f.t.DataID, catalog.PrimaryIndexID)
+	end := catalog.PrefixEnd(prefix)
 	row := types.NewPicked(f.slots)
 	batch := make([][]byte, 0, fusedBatch)
-	var p *fusedPipe
-	var failed error
+	chunked := runtime.GOMAXPROCS(0) > 1 && f.mergeable()
+	var (
+		p      *fusedPipe
+		failed error
+		resume []byte // where the chunked scan takes over
+	)
 	rows := 0
-	err := x.Tx.Scan(prefix, catalog.PrefixEnd(prefix), func(_, v []byte) bool {
+	err := x.Tx.Scan(prefix, end, func(k, v []byte) bool {
 		if rows++; rows%512 == 0 {
 			if failed = x.Ctx.Err(); failed != nil { // a CancelRequest or statement_timeout
 				return false
@@ -433,11 +445,15 @@ func (f *fusedAgg) run(x *ExecCtx) (rowexec.RowIter, error) {
 		switch {
 		case p != nil:
 			batch, failed = p.hand(batch)
+		case chunked:
+			failed = f.addAll(f.calls, batch, row)
+			batch, resume = batch[:0], append(bytes.Clone(k), 0)
+			return false
 		case rows > fusedBatch && f.pipelined():
 			p = f.startPipe(x)
 			batch, failed = p.hand(batch)
 		default:
-			failed = f.addAll(batch, row)
+			failed = f.addAll(f.calls, batch, row)
 			batch = batch[:0]
 		}
 		return failed == nil
@@ -451,8 +467,10 @@ func (f *fusedAgg) run(x *ExecCtx) (rowexec.RowIter, error) {
 		if perr := p.finish(batch, err == nil); perr != nil {
 			err = perr
 		}
+	case err == nil && resume != nil:
+		err = f.runChunks(x, resume, end)
 	case err == nil:
-		err = f.addAll(batch, row)
+		err = f.addAll(f.calls, batch, row)
 	}
 	if err != nil {
 		return nil, pgerr.Convert(err)
@@ -466,6 +484,92 @@ func (f *fusedAgg) run(x *ExecCtx) (rowexec.RowIter, error) {
 	return &rowexec.SliceIter{Rows: [][]any{out}}, nil
 }
 
+// mergeable reports whether every call's state merges, and takes its
+// input unboxed: count, and integer min, max, sum and avg.
+func (f *fusedAgg) mergeable() bool {
+	for _, c := range f.calls {
+		if _, ok := c.st.acc.(builtins.Merger); !ok {
+			return false
+		}
+		if !c.countStar && c.intAdd == nil && (c.fltAdd == nil || c.st.call.fn != "count") {
+			return false
+		}
+	}
+	return true
+}
+
+// runChunks aggregates [start, end) of the table on one goroutine per
+// core, each into states of its own, and merges them into f's. The error
+// is the one of the first failing row in key order: of the lowest chunk
+// that failed.
+func (f *fusedAgg) runChunks(x *ExecCtx, start, end []byte) error {
+	type share struct {
+		calls []fusedCall
+		row   *types.Picked
+		rows  int
+	}
+	// Each worker makes its share on its own goroutine, so that it comes
+	// from the memory of the core it runs on: shares allocated side by
+	// side would share cache lines that both cores write on every row.
+	shares := make([]*share, runtime.GOMAXPROCS(0))
+	var mu sync.Mutex
+	failedAt, failed := -1, error(nil)
+	fail := func(chunk int, err error) bool {
+		mu.Lock()
+		if failedAt < 0 || chunk < failedAt {
+			failedAt, failed = chunk, err
+		}
+		mu.Unlock()
+		return false
+	}
+	err := x.Tx.ScanChunks(start, end, len(shares), func(w, chunk int, _, v []byte) bool {
+		sh := shares[w]
+		if sh == nil {
+			sh = &share{calls: f.fork(x), row: types.NewPicked(f.slots)}
+			shares[w] = sh
+		}
+		if sh.rows++; sh.rows%512 == 0 {
+			if err := x.Ctx.Err(); err != nil {
+				return fail(chunk, err)
+			}
+		}
+		if err := f.pickAndAdd(sh.calls, v, sh.row); err != nil {
+			return fail(chunk, err)
+		}
+		return true
+	})
+	if failed != nil {
+		return failed
+	}
+	if err != nil {
+		return err
+	}
+	for _, sh := range shares {
+		if sh == nil {
+			continue // a worker that found no chunk
+		}
+		for i := range f.calls {
+			if err := f.calls[i].st.acc.(builtins.Merger).Merge(sh.calls[i].st.acc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fork returns copies of f's calls with fresh states.
+func (f *fusedAgg) fork(x *ExecCtx) []fusedCall {
+	calls := slices.Clone(f.calls)
+	for i := range calls {
+		c := &calls[i]
+		c.st = newAggState(x, c.st.call)
+		c.intAdd, _ = c.st.acc.(builtins.IntAdder)
+		c.fltAdd, _ = c.st.acc.(builtins.FloatAdder)
+		c.boxed = make([]any, 1)
+	}
+	return calls
+}
+
 // pipelined reports whether every call's state takes its input unboxed.
 func (f *fusedAgg) pipelined() bool {
 	for _, c := range f.calls {
@@ -476,17 +580,23 @@ func (f *fusedAgg) pipelined() bool {
 	return true
 }
 
-// addAll takes the rows whose values are vals into the aggregates.
-func (f *fusedAgg) addAll(vals [][]byte, row *types.Picked) error {
+// addAll takes the rows whose values are vals into calls' states.
+func (f *fusedAgg) addAll(calls []fusedCall, vals [][]byte, row *types.Picked) error {
 	for _, v := range vals {
-		if err := f.picker.Pick(v, row); err != nil {
-			return pgerr.New(pgerr.DataCorrupted, "corrupt row in table %q: %v", f.t.Name, err)
-		}
-		if err := f.add(row); err != nil {
+		if err := f.pickAndAdd(calls, v, row); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pickAndAdd decodes the row whose value is v into row and takes it into
+// calls' states.
+func (f *fusedAgg) pickAndAdd(calls []fusedCall, v []byte, row *types.Picked) error {
+	if err := f.picker.Pick(v, row); err != nil {
+		return pgerr.New(pgerr.DataCorrupted, "corrupt row in table %q: %v", f.t.Name, err)
+	}
+	return f.add(calls, row)
 }
 
 // fusedPipe carries batches of row values from a scan to the goroutine
@@ -518,7 +628,7 @@ func (f *fusedAgg) startPipe(x *ExecCtx) *fusedPipe {
 		row := types.NewPicked(f.slots)
 		for b := range p.full {
 			if res.err == nil {
-				if res.err = f.addAll(b, row); res.err != nil {
+				if res.err = f.addAll(f.calls, b, row); res.err != nil {
 					p.failed.Store(true)
 				}
 			}
@@ -557,15 +667,15 @@ func (p *fusedPipe) finish(last [][]byte, more bool) error {
 	return res.err
 }
 
-// add takes one row into the aggregates, if the WHERE clause keeps it.
-func (f *fusedAgg) add(row *types.Picked) error {
+// add takes one row into calls' states, if the WHERE clause keeps it.
+func (f *fusedAgg) add(calls []fusedCall, row *types.Picked) error {
 	if f.where != nil {
 		if ok, null, err := f.where(row); err != nil || null || !ok {
 			return err
 		}
 	}
-	for i := range f.calls {
-		if err := f.calls[i].add(row); err != nil {
+	for i := range calls {
+		if err := calls[i].add(row); err != nil {
 			return err
 		}
 	}
