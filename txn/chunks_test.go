@@ -12,16 +12,14 @@ import (
 // bigKey is a key that sorts as its number, like an integer primary key.
 func bigKey(i int) []byte { return binary.BigEndian.AppendUint64([]byte("t/"), uint64(i)) }
 
-// TestScanChunks checks ScanChunks against Scan over versions in files
-// and memtables, deleted and updated keys, and the transaction's own
-// uncommitted writes: the chunks, in order, hold exactly Scan's keys and
-// values, and no worker runs two calls at once.
-func TestScanChunks(t *testing.T) {
-	ctx := context.Background()
+// storeOfBigKeys is a store whose files hold the keys 0..n-1, each with
+// its number as the value.
+func storeOfBigKeys(t *testing.T, n int) *Store {
+	t.Helper()
 	s, _ := newMemStore(t, Options{})
 	tx := s.Begin(ReadCommitted)
-	for i := range 20000 {
-		if err := tx.Put(ctx, bigKey(i), itoa(i)); err != nil {
+	for i := range n {
+		if err := tx.Put(context.Background(), bigKey(i), itoa(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -29,7 +27,17 @@ func TestScanChunks(t *testing.T) {
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	tx = s.Begin(ReadCommitted)
+	return s
+}
+
+// TestScanChunks checks ScanChunks against Scan over versions in files
+// and memtables, deleted and updated keys, and the transaction's own
+// uncommitted writes: the chunks, in order, hold exactly Scan's keys and
+// values, and no worker runs two calls at once.
+func TestScanChunks(t *testing.T) {
+	ctx := context.Background()
+	s := storeOfBigKeys(t, 20000)
+	tx := s.Begin(ReadCommitted)
 	for i := 0; i < 30000; i += 7 {
 		if i%2 == 0 {
 			if err := tx.Delete(ctx, bigKey(i)); err != nil {
@@ -99,19 +107,8 @@ func TestScanChunks(t *testing.T) {
 // other worker may take one more in the moment between fn's false and
 // the scan's noting it, no more.
 func TestScanChunksStops(t *testing.T) {
-	ctx := context.Background()
-	s, _ := newMemStore(t, Options{})
+	s := storeOfBigKeys(t, 50000)
 	tx := s.Begin(ReadCommitted)
-	for i := range 50000 {
-		if err := tx.Put(ctx, bigKey(i), itoa(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustCommit(t, tx)
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	tx = s.Begin(ReadCommitted)
 	defer tx.Rollback()
 	const stopKey = 30000
 	var mu sync.Mutex
