@@ -105,6 +105,12 @@
 // read as the statement does; MutateOnce and LockRow then tell a row that
 // another part wrote, which the caller leaves alone.
 //
+// A transaction is used by one goroutine, with one exception: ScanChunks
+// (chunks.go) scans a range in chunks on several goroutines at once. The
+// scan itself changes nothing in the transaction; the read a
+// SERIALIZABLE one records is noted once, on the caller's goroutine,
+// after every worker has stopped.
+//
 // SERIALIZABLE is REPEATABLE READ that also records the key ranges it
 // reads through its snapshot: a point read its key, a scan the range up to
 // where it stopped. A serializable transaction that wrote commits under a

@@ -30,6 +30,16 @@
 // Rows are pulled: a LIMIT stops the scans below it, and a WITH query or a
 // subquery computes only as far as it is read.
 //
+// One shape runs differently: aggregates over a whole table with no GROUP
+// BY (fused.go). When every expression in it compiles to a kernel over
+// unboxed integers, floats and booleans, the aggregation runs inside the
+// table scan's loop instead of pulling boxed rows through three
+// iterators; past its first batch it uses every core, scanning chunks
+// apart and merging the states where the aggregates merge, and
+// overlapping the scan with the aggregation on a second goroutine where
+// they must see the rows in order. The kernels reuse Eval's operators in
+// Eval's order, so that the two paths agree to the first error.
+//
 // # Why the planner and the executor are one package
 //
 // Expressions hold queries and queries hold expressions. A subquery is an
