@@ -104,6 +104,10 @@ type plFunction struct {
 	// which table and names they are for (see bindTransitions).
 	trans   []*plan.Transition
 	transOf transitionShape
+	// spare is the frame of a trigger call that ended, for the next one:
+	// a row trigger runs once per row, and a frame with its environment
+	// costs as much to make as its body takes to run.
+	spare *plFrame
 }
 
 // transitionShape is what a function's transition tables are planned
@@ -314,8 +318,10 @@ type plFrame struct {
 	// contexted is the last error a CONTEXT line was added to.
 	contexted error
 	// callEnv is the environment the frame's expressions run in, with
-	// the slots as their parameters; made at the first.
-	callEnv *plan.Env
+	// the slots as their parameters; made at the first, or remade there
+	// from a spare frame's (staleEnv).
+	callEnv  *plan.Env
+	staleEnv bool
 }
 
 // exprEnv is the environment an expression of the frame evaluates in.
@@ -323,8 +329,8 @@ type plFrame struct {
 // it runs, so one serves the whole call, its subqueries' cached results
 // forgotten each time.
 func (fr *plFrame) exprEnv() *plan.Env {
-	if fr.callEnv == nil {
-		fr.callEnv = fr.env.CallEnv(fr.vals)
+	if fr.callEnv == nil || fr.staleEnv {
+		fr.callEnv, fr.staleEnv = fr.env.CallEnvIn(fr.callEnv, fr.vals), false
 	} else {
 		fr.callEnv.Forget()
 	}
@@ -398,7 +404,14 @@ func (fn *plFunction) start(e *plan.Env, args []any) (*plFrame, error) {
 			}
 		}
 	}
-	fr := &plFrame{fn: fn, env: e, vals: make([]any, fn.nslots), ts: slices.Clone(fn.types)}
+	fr := fn.spare
+	if fr != nil {
+		fn.spare = nil
+		*fr = plFrame{fn: fn, env: e, vals: fr.vals, ts: fr.ts, callEnv: fr.callEnv, staleEnv: true}
+		copy(fr.ts, fn.types)
+	} else {
+		fr = &plFrame{fn: fn, env: e, vals: make([]any, fn.nslots), ts: slices.Clone(fn.types)}
+	}
 	if fn.f != nil {
 		in := 0
 		for i, p := range fn.f.Params {
@@ -436,6 +449,15 @@ func (fn *plFunction) trigger(e *plan.Env, call *triggerCall) (any, error) {
 		return nil, err
 	}
 	defer fn.exit()
+	// What the call returns is NEW's row, which the frame does not own
+	// (store copies a record it takes): the frame can serve the next call.
+	// A call in progress below this one (a trigger that fires itself) has
+	// its own.
+	defer func() {
+		clear(fr.vals)
+		fr.env, fr.set, fr.caught, fr.contexted = nil, nil, nil, nil
+		fn.spare = fr
+	}()
 	tv := fn.tg
 	rt, ok := fn.rowTypes[call.t]
 	if !ok {

@@ -122,6 +122,9 @@ type Session struct {
 		txn   atomic.Uint64
 	}
 	noticeFn func(*pgerr.Error)
+	// triggerDepth is how many triggers are running, for
+	// pg_trigger_depth().
+	triggerDepth int
 	// notifyFn receives the notifications of the channels the session
 	// listens on, from the committing session's goroutine.
 	notifyFn func(Notification)

@@ -131,7 +131,15 @@ func (s *Session) fire(e *plan.Env, call triggerCall) (any, error) {
 		}
 		rc.triggers[call.tg] = fn
 	}
+	s.triggerDepth++
+	defer func() { s.triggerDepth-- }()
 	return fn.trigger(e, &call)
+}
+
+func init() {
+	plan.FuncCompilers["pg_trigger_depth"] = plan.Fixed(types.Int4, nil, func(e *plan.Env, _ []any) (any, error) {
+		return int64(sessionOf(e.Host).triggerDepth), nil
+	})
 }
 
 // whenHolds evaluates a trigger's WHEN condition on the old and new rows,

@@ -71,3 +71,49 @@ func TestStatementParts(t *testing.T) {
 	}
 	mustCommit(t, tx)
 }
+
+// TestMutateOnceTellsTriggeredWrites checks that MutateOnce tells a row
+// written by a statement nested in the one in progress (a trigger's, two
+// levels down here) from one written by another part of the statement:
+// PostgreSQL refuses the first (ErrWrittenByTrigger, 27000) and leaves
+// the second alone (ErrWrittenByStatement). The next statement may write
+// both.
+func TestMutateOnceTellsTriggeredWrites(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newMemStore(t, Options{})
+	tx := s.Begin(ReadCommitted)
+	defer tx.Rollback()
+	for _, k := range []string{"a", "b", "c"} {
+		if err := tx.Put(ctx, []byte(k), []byte("0")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx.NextStatement()
+	set1 := func([]byte, bool) ([]byte, Op, error) { return []byte("1"), Put, nil }
+	end := tx.Nested()
+	if err := tx.MutateOnce(ctx, []byte("a"), set1); err != nil {
+		t.Fatal(err)
+	}
+	inner := tx.Nested()
+	if err := tx.Put(ctx, []byte("c"), []byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	inner()
+	end()
+	part := tx.StatementPart()
+	if err := tx.Put(ctx, []byte("b"), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	part()
+	for k, want := range map[string]error{"a": ErrWrittenByTrigger, "c": ErrWrittenByTrigger, "b": ErrWrittenByStatement} {
+		if err := tx.MutateOnce(ctx, []byte(k), set1); !errors.Is(err, want) {
+			t.Errorf("%s: MutateOnce gives %v, want %v", k, err, want)
+		}
+	}
+	tx.NextStatement()
+	for _, k := range []string{"a", "b", "c"} {
+		if err := tx.MutateOnce(ctx, []byte(k), set1); err != nil {
+			t.Errorf("%s, next statement: %v", k, err)
+		}
+	}
+}

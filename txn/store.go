@@ -39,6 +39,10 @@ var (
 	// the statement in progress wrote. The caller leaves the row alone,
 	// as PostgreSQL does a row its command already modified.
 	ErrWrittenByStatement = errors.New("txn: row already written by this statement")
+	// ErrWrittenByTrigger: MutateOnce met a row that a statement nested
+	// in the one in progress (a trigger's) wrote after it began, which
+	// PostgreSQL refuses to update or delete over (27000).
+	ErrWrittenByTrigger = errors.New("txn: row already written by an operation the statement triggered")
 	// ErrRowHeld: a write of a row whose new value the transaction is
 	// computing in a Mutate callback, by code that callback ran (a
 	// function that updates the row it is updating). Waiting for the

@@ -81,6 +81,11 @@ type Tx struct {
 	// StatementPart). stmtCmd is the first number of the statement in
 	// progress, lastCmd the highest number handed out.
 	cmd, stmtCmd, lastCmd uint32
+	// nested are the numbers the statements nested in the top-level one
+	// in progress took (Nested): spans [from, to], ascending, adjacent
+	// ones merged. A row written under one of them was written by an
+	// operation the statement triggered (see ErrWrittenByTrigger).
+	nested []cmdSpan
 
 	writes pushed // the versions this transaction pushed
 	locks  pushed // its row locks (see LockRow)
@@ -142,6 +147,7 @@ func (tx *Tx) NextStatement() {
 	}
 	tx.lastCmd++
 	tx.cmd, tx.stmtCmd = tx.lastCmd, tx.lastCmd
+	tx.nested = tx.nested[:0]
 	if tx.iso == ReadCommitted {
 		tx.takeSnapshot()
 	}
@@ -158,7 +164,32 @@ func (tx *Tx) Nested() (end func()) {
 	cmd, stmt := tx.cmd, tx.stmtCmd
 	tx.lastCmd++
 	tx.cmd, tx.stmtCmd = tx.lastCmd, tx.lastCmd
-	return func() { tx.cmd, tx.stmtCmd = cmd, stmt }
+	from := tx.lastCmd
+	return func() {
+		tx.cmd, tx.stmtCmd = cmd, stmt
+		// The span takes in those of the statements nested in this one,
+		// and of the one before it if they touch (a trigger per row: one
+		// span for the statement).
+		sp := cmdSpan{from, tx.lastCmd}
+		for n := len(tx.nested); n > 0 && tx.nested[n-1].to+1 >= sp.from; n-- {
+			sp.from = min(sp.from, tx.nested[n-1].from)
+			tx.nested = tx.nested[:n-1]
+		}
+		tx.nested = append(tx.nested, sp)
+	}
+}
+
+// cmdSpan is a run of statement numbers, from and to included.
+type cmdSpan struct{ from, to uint32 }
+
+// triggered reports whether statement number cmd was a nested statement's.
+func (tx *Tx) triggered(cmd uint32) bool {
+	for _, sp := range tx.nested {
+		if sp.from <= cmd && cmd <= sp.to {
+			return true
+		}
+	}
+	return false
 }
 
 // StatementPart starts a part of the statement in progress that writes
@@ -546,6 +577,9 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		if once && base != nil && tx.owns(base.status()) && base.cmdNo() >= tx.stmtCmd && base.cmdNo() != tx.cmd {
 			leaveRow(row)
 			s.memMu.RUnlock()
+			if base.cmdNo() > tx.cmd && tx.triggered(base.cmdNo()) {
+				return ErrWrittenByTrigger
+			}
 			return ErrWrittenByStatement
 		}
 		exists := base != nil && !base.tombstone()

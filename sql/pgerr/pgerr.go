@@ -218,6 +218,8 @@ func Convert(err error) *Error {
 		code, msg = SerializationFailure, "could not serialize access due to read/write dependencies among transactions"
 	case errors.Is(err, txn.ErrDeadlock):
 		code, msg = DeadlockDetected, "deadlock detected"
+	case errors.Is(err, txn.ErrWrittenByTrigger):
+		code, msg = TriggeredDataChangeViolation, "tuple to be updated was already modified by an operation triggered by the current command"
 	case errors.Is(err, txn.ErrRowHeld):
 		// What PostgreSQL says of a row that code its update ran changed.
 		code, msg = TriggeredDataChangeViolation, "tuple to be updated was already modified by an operation triggered by the current command"
