@@ -14,7 +14,8 @@ import (
 // bytes, in the areas where real SQL once reached internal errors:
 // expression indexes, materialized view refreshes, row values and IS
 // [NOT] NULL over them, numeric literals of any size, temporary tables,
-// and the network types' operators and functions. Each statement may fail, but only with a proper SQLSTATE: a
+// the network types' operators and functions, and aggregates over a whole
+// table. Each statement may fail, but only with a proper SQLSTATE: a
 // panic or an internal error (XX000) fails the test.
 func FuzzStatements(f *testing.F) {
 	for _, seed := range [][]byte{
@@ -106,6 +107,15 @@ func (g *sqlGen) statement() string {
 		return "CREATE " + g.one("TEMP ", "") + "TABLE " + g.one("tt", "t2") + " " + g.one("", "ON COMMIT DROP ", "ON COMMIT DELETE ROWS ") + "AS SELECT " + g.list() + " FROM " + g.source()
 	case 7:
 		return "SELECT " + g.expr() + " FROM (VALUES (1, row(1, 2)), (1, row(NULL, NULL)), (NULL, NULL)) r(a, b)"
+	case 8:
+		// Aggregates over the whole table, which the scan computes
+		// itself where their expressions compile to kernels (fused.go).
+		agg := func() string {
+			arg := g.one("a", "a * "+g.integer(), "a + a", "-a", "a / "+g.integer(), "a::float8", "a % 3", g.expr())
+			return g.one("count(*)", "sum("+arg+")", "avg("+arg+")", "min("+arg+")", "max("+arg+")", "count("+arg+")", "bool_and(a > 1)") +
+				g.one("", " FILTER (WHERE "+g.expr()+")")
+		}
+		return "SELECT " + agg() + ", " + agg() + " FROM t" + g.one("", " WHERE "+g.expr(), " WHERE a > "+g.integer()+" AND a < 10")
 	}
 	return "SELECT " + g.number() + " " + g.one("*", "+", "-", "/", "%", "^") + " " + g.number()
 }
