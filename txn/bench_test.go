@@ -19,15 +19,7 @@ import (
 func BenchmarkCommit(b *testing.B) {
 	for _, n := range []int{1, 16, 64} {
 		b.Run(fmt.Sprintf("committers=%d", n), func(b *testing.B) {
-			s, err := txn.Open(b.TempDir(), txn.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					b.Error(err)
-				}
-			})
+			s := openBenchStore(b)
 			ctx := context.Background()
 			value := bytes.Repeat([]byte{'v'}, 100)
 			before := s.Stats().WAL
@@ -68,15 +60,7 @@ func BenchmarkCommit(b *testing.B) {
 func BenchmarkScan(b *testing.B) {
 	for _, where := range []string{"memtable", "files"} {
 		b.Run("in="+where, func(b *testing.B) {
-			s, err := txn.Open(b.TempDir(), txn.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					b.Error(err)
-				}
-			})
+			s := openBenchStore(b)
 			const rows = 200_000
 			ctx := context.Background()
 			tx := s.Begin(txn.ReadCommitted)
@@ -108,4 +92,18 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// openBenchStore opens a store on the real file system, closed when b ends.
+func openBenchStore(b *testing.B) *txn.Store {
+	s, err := txn.Open(b.TempDir(), txn.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	return s
 }
