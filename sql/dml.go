@@ -940,7 +940,13 @@ func (s *Session) modifyRows(x *plan.ExecCtx, t *catalog.Table, scan *plan.Table
 		} else {
 			err = s.modifyRow(x, t, key, true, pred, update, done)
 		}
-		if err != nil && !errors.Is(err, txn.ErrWrittenByStatement) {
+		switch {
+		case errors.Is(err, txn.ErrWrittenByTrigger) && update == nil && !triggered:
+			// What PostgreSQL's DELETE says itself; with a BEFORE
+			// trigger, the trigger's fetch of the row says "updated".
+			return pgerr.New(pgerr.TriggeredDataChangeViolation, "tuple to be deleted was already modified by an operation triggered by the current command").
+				WithHint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")
+		case err != nil && !errors.Is(err, txn.ErrWrittenByStatement):
 			return err
 		}
 	}

@@ -225,9 +225,9 @@ func (r *conflictRun) update(x *plan.ExecCtx, t *catalog.Table, key []byte, row 
 		return done(written)
 	})
 	switch {
-	case errors.Is(err, txn.ErrWrittenByStatement):
-		// A data-modifying WITH query of the statement wrote the row
-		// before this INSERT met it.
+	case errors.Is(err, txn.ErrWrittenByStatement), errors.Is(err, txn.ErrWrittenByTrigger) && !found:
+		// A data-modifying WITH query of the statement, or a trigger
+		// of this INSERT, wrote the row before the INSERT met it.
 		return false, errAffectedTwice()
 	case errors.Is(err, errWrittenMeanwhile) && r.oc.withDML:
 		// One wrote it while SET was computed, which PostgreSQL's update

@@ -577,7 +577,7 @@ func (tx *Tx) mutate(ctx context.Context, key []byte, fn func(cur []byte, exists
 		if once && base != nil && tx.owns(base.status()) && base.cmdNo() >= tx.stmtCmd && base.cmdNo() != tx.cmd {
 			leaveRow(row)
 			s.memMu.RUnlock()
-			if base.cmdNo() > tx.cmd && tx.triggered(base.cmdNo()) {
+			if tx.triggered(base.cmdNo()) {
 				return ErrWrittenByTrigger
 			}
 			return ErrWrittenByStatement

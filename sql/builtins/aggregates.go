@@ -286,13 +286,21 @@ func (s *sum) Merge(a Accumulator) error {
 	return s.addNumeric(d)
 }
 
-// AddFloat adds a float input, into a float64 that Result boxes.
+// AddFloat adds a float input, into a float64 that Result boxes. Like
+// PostgreSQL's float8pl it fails where finite inputs overflow.
 func (s *sum) AddFloat(x float64) error {
 	s.n++
-	if !s.floats {
+	switch {
+	case !s.floats && !s.avg:
 		s.f, s.floats = x, true // not 0 + x: the sum of -0 alone is -0
-	} else {
-		s.f += x
+	case !s.floats:
+		s.f, s.floats = 0+x, true // avg's sum starts at 0: avg(-0) is 0
+	default:
+		r := s.f + x
+		if math.IsInf(r, 0) && !math.IsInf(s.f, 0) && !math.IsInf(x, 0) {
+			return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+		}
+		s.f = r
 	}
 	return nil
 }

@@ -432,6 +432,7 @@ func (f *fusedAgg) run(x *ExecCtx) (rowexec.RowIter, error) {
 		failed error
 		resume []byte // where the chunked scan takes over
 	)
+	defer func() { p.abandon() }()
 	rows := 0
 	err := x.Tx.Scan(prefix, end, func(k, v []byte) bool {
 		if rows++; rows%512 == 0 {
@@ -570,6 +571,16 @@ func (f *fusedAgg) fork(x *ExecCtx) []fusedCall {
 	return calls
 }
 
+// abandon ends the aggregating goroutine of a scan that panicked, which
+// never reached finish.
+func (p *fusedPipe) abandon() {
+	if p != nil && !p.closed {
+		p.closed = true
+		close(p.full)
+		<-p.done
+	}
+}
+
 // pipelined reports whether every call's state takes its input unboxed.
 func (f *fusedAgg) pipelined() bool {
 	for _, c := range f.calls {
@@ -606,6 +617,7 @@ type fusedPipe struct {
 	full, free chan [][]byte
 	done       chan fusedResult
 	failed     atomic.Bool // the aggregating goroutine met an error
+	closed     bool        // full is closed (finish, or abandon)
 }
 
 type fusedResult struct {
@@ -622,6 +634,12 @@ func (f *fusedAgg) startPipe(x *ExecCtx) *fusedPipe {
 		defer func() {
 			if r := recover(); r != nil {
 				res.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+				// The scan stops at its next hand; until then it must
+				// not wait for a batch back.
+				p.failed.Store(true)
+				for b := range p.full {
+					p.free <- b[:0]
+				}
 			}
 			p.done <- res
 		}()
@@ -659,6 +677,7 @@ func (p *fusedPipe) finish(last [][]byte, more bool) error {
 	if more && len(last) > 0 {
 		p.full <- last
 	}
+	p.closed = true
 	close(p.full)
 	res := <-p.done
 	if res.panicked != nil {
