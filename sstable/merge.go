@@ -138,7 +138,8 @@ func (m *MergingIter) Next() bool {
 func (m *MergingIter) Step() KeyStep { return m.step }
 
 // Entry returns the current entry, or nil; it belongs to one of the sources
-// and follows that source's rules for how long it stays valid.
+// and follows that source's rules for how long it stays valid. Its Step is
+// that source's: the merge's is Step.
 func (m *MergingIter) Entry() *Entry {
 	if len(m.heap) == 0 {
 		return nil
