@@ -240,6 +240,11 @@ func (s *sum) Add(a []any) error {
 // numeric, so that sum(int8) is exact.
 func (s *sum) AddInt(x int64) error {
 	s.n++
+	return s.addInt(x)
+}
+
+// addInt adds x to the integer sum, counting no input.
+func (s *sum) addInt(x int64) error {
 	if s.acc == nil {
 		if !s.ints {
 			s.i, s.ints = x, true
@@ -266,14 +271,12 @@ func (s *sum) Merge(a Accumulator) error {
 	if !ok || s.floats || o.floats || s.moving || o.moving {
 		return errNoMerge(a)
 	}
-	switch {
-	case o.n == 0:
+	if o.n == 0 {
 		return nil
-	case o.ints:
-		s.n--
-		err := s.AddInt(o.i)
-		s.n += o.n
-		return err
+	}
+	s.n += o.n
+	if o.ints {
+		return s.addInt(o.i)
 	}
 	d, ok := o.acc.(*apd.Decimal)
 	if !ok {
@@ -282,7 +285,6 @@ func (s *sum) Merge(a Accumulator) error {
 	if s.ints {
 		s.acc, s.ints = apd.New(s.i, 0), false
 	}
-	s.n += o.n
 	return s.addNumeric(d)
 }
 

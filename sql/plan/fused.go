@@ -141,6 +141,13 @@ type fusedCall struct {
 	countStar bool  // count(*)
 }
 
+// setState makes st the call's state, with its unboxed ways in.
+func (c *fusedCall) setState(st *aggState) {
+	c.st, c.boxed = st, make([]any, 1)
+	c.intAdd, _ = st.acc.(builtins.IntAdder)
+	c.fltAdd, _ = st.acc.(builtins.FloatAdder)
+}
+
 // fuser compiles expressions over one table's rows into kernels,
 // collecting the columns they read.
 type fuser struct {
@@ -180,7 +187,8 @@ func (fu *fuser) call(c *aggCall) (fusedCall, bool) {
 	if c.distinct || len(c.order) > 0 || c.agg == nil || c.agg.NewOrderedSet != nil {
 		return fusedCall{}, false
 	}
-	fc := fusedCall{st: newAggState(fu.x, c), nulls: c.agg.KeepsNulls}
+	fc := fusedCall{nulls: c.agg.KeepsNulls}
+	fc.setState(newAggState(fu.x, c))
 	if c.filter != nil {
 		var ok bool
 		if fc.filter, ok = fu.bools(c.filter); !ok {
@@ -199,14 +207,11 @@ func (fu *fuser) call(c *aggCall) (fusedCall, bool) {
 	switch {
 	case isIntType(arg.Type()):
 		fc.ints, ok = fu.ints(arg)
-		fc.intAdd, _ = fc.st.acc.(builtins.IntAdder)
 	case arg.Type().Oid == types.OidFloat8:
 		fc.floats, ok = fu.floats(arg)
-		fc.fltAdd, _ = fc.st.acc.(builtins.FloatAdder)
 	case arg.Type().Oid == types.OidBool:
 		fc.bools, ok = fu.bools(arg)
 	}
-	fc.boxed = make([]any, 1)
 	return fc, ok
 }
 
@@ -492,7 +497,7 @@ func (f *fusedAgg) mergeable() bool {
 		if _, ok := c.st.acc.(builtins.Merger); !ok {
 			return false
 		}
-		if !c.countStar && c.intAdd == nil && (c.fltAdd == nil || c.st.call.fn != "count") {
+		if !c.countStar && (c.ints == nil || c.intAdd == nil) && (c.floats == nil || c.fltAdd == nil || c.st.call.fn != "count") {
 			return false
 		}
 	}
@@ -562,11 +567,7 @@ func (f *fusedAgg) runChunks(x *ExecCtx, start, end []byte) error {
 func (f *fusedAgg) fork(x *ExecCtx) []fusedCall {
 	calls := slices.Clone(f.calls)
 	for i := range calls {
-		c := &calls[i]
-		c.st = newAggState(x, c.st.call)
-		c.intAdd, _ = c.st.acc.(builtins.IntAdder)
-		c.fltAdd, _ = c.st.acc.(builtins.FloatAdder)
-		c.boxed = make([]any, 1)
+		calls[i].setState(newAggState(x, calls[i].st.call))
 	}
 	return calls
 }
@@ -584,7 +585,7 @@ func (p *fusedPipe) abandon() {
 // pipelined reports whether every call's state takes its input unboxed.
 func (f *fusedAgg) pipelined() bool {
 	for _, c := range f.calls {
-		if !c.countStar && c.intAdd == nil && c.fltAdd == nil {
+		if !c.countStar && (c.ints == nil || c.intAdd == nil) && (c.floats == nil || c.fltAdd == nil) {
 			return false
 		}
 	}
