@@ -122,6 +122,33 @@ func TestStorageViews(t *testing.T) {
 	}
 }
 
+// pg_stat_wal counts the log writer's batches, fsyncs and bytes: each
+// autocommitted write is one group commit of its own here, with no other
+// session to share it.
+func TestPgStatWAL(t *testing.T) {
+	c := pgxConnect(t, serveSmall(t))
+	mustExec(t, c, "CREATE TABLE w (id int PRIMARY KEY)")
+	stat := func() (bytes, writes, syncs int64) {
+		t.Helper()
+		err := c.QueryRow(context.Background(),
+			"SELECT wal_bytes::int8, wal_write, wal_sync FROM pg_stat_wal WHERE wal_sync_time >= 0 AND wal_fpi = 0").
+			Scan(&bytes, &writes, &syncs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes, writes, syncs
+	}
+	b0, w0, s0 := stat()
+	for i := range 5 {
+		mustExec(t, c, fmt.Sprintf("INSERT INTO w VALUES (%d)", i))
+	}
+	b1, w1, s1 := stat()
+	if b1 <= b0 || w1-w0 < 5 || s1-s0 < 5 {
+		t.Fatalf("after 5 commits pg_stat_wal went from %d bytes, %d writes, %d syncs to %d, %d, %d",
+			b0, w0, s0, b1, w1, s1)
+	}
+}
+
 // VACUUM, like PostgreSQL's, refuses to run in a transaction block.
 func TestVacuumInTransactionBlock(t *testing.T) {
 	c := pgxConnect(t, serveSmall(t))

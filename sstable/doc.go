@@ -192,8 +192,9 @@
 // end up read before the newer ones moved down), or the next file of a
 // level, round-robin by key, into the files it overlaps one level down. A
 // file that overlaps nothing below moves without a rewrite. When nothing
-// is due, a file whose unresolved writers have all ended is rewritten in
-// place, so that its versions resolve and their status entries go.
+// is due, a file that the rewrite callback names is rewritten in place:
+// txn names one whose unresolved writers have all ended when resolving its
+// versions, so that their status entries go, is worth the rewrite.
 //
 // What a compaction keeps of a key is txn's decision (keepVersions): it
 // drops versions of aborted writers and ended row locks, rewrites those of

@@ -193,25 +193,40 @@ func (s *Store) compactOnce(all bool) (bool, error) {
 	return true, s.runCompaction(c)
 }
 
-// needsRewrite reports whether rewriting f alone would drop something: it
-// holds unresolved versions whose writers have all ended, or it meets a
-// dropped range that was not yet in force when it was written.
+// needsRewrite reports whether f is worth rewriting alone: it meets a
+// dropped range that was not yet in force when it was written, or its
+// unresolved versions, whose writers have all ended, are worth resolving
+// (resolveDue).
 func (s *Store) needsRewrite(f *sstable.FileMeta) bool {
-	if len(f.Unresolved) > 0 && s.stale(f) {
+	t := s.state.Load().files.table(f.Num)
+	if t == nil {
+		return false
+	}
+	if len(f.Unresolved) > 0 && s.resolveDue(t) && s.stale(f) {
 		return true
 	}
 	horizon := s.epochs.OldestTS(s.visible.Load())
 	if len(s.drops.effective(horizon, f.SmallestKey, f.LargestKey)) == 0 {
 		return false
 	}
-	for _, files := range s.state.Load().files.levels {
-		for _, t := range files {
-			if t.meta.Num == f.Num {
-				return t.dropsApplied < s.drops.count(horizon)
-			}
-		}
-	}
-	return false
+	return t.dropsApplied < s.drops.count(horizon)
+}
+
+// Resolving a file's versions in place rewrites the whole file, and an L0
+// file takes all of L0 and the L1 files it overlaps with it. That is worth
+// it when many of its versions are unresolved (every read of one looks its
+// writer up), or when the status table has grown past statusBound. A flush
+// that catches a few transactions in flight leaves a small share, which
+// the next compaction that the tree's shape calls for resolves anyway;
+// rewriting for it at once made every flush of a busy store rewrite L1.
+const (
+	resolveShare = 16 // due when at least 1/resolveShare of the entries are unresolved
+	statusBound  = 4096
+)
+
+func (s *Store) resolveDue(t *table) bool {
+	p := t.r.Properties()
+	return p.NumUnresolved*resolveShare >= p.NumEntries || s.statuses.len() > statusBound
 }
 
 // stale reports whether every writer of f's unresolved versions has
@@ -587,6 +602,21 @@ func (fs *fileSet) version() *sstable.Version {
 		}
 	}
 	return v
+}
+
+// table returns the file numbered num, or nil if fs does not hold it.
+func (fs *fileSet) table(num uint64) *table {
+	if fs == nil {
+		return nil
+	}
+	for _, files := range fs.levels {
+		for _, t := range files {
+			if t.meta.Num == num {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 // tables returns c's input files, L0's newest first and then by key: the

@@ -748,3 +748,83 @@ func runModelSeed(t *testing.T, seed uint64) {
 		_ = sn.tx.Rollback()
 	}
 }
+
+// A flush that catches a few writers in flight leaves their versions
+// unresolved in a large file. Rewriting the file for them alone (and, for
+// an L0 file, all of L0 and L1 with it) is not worth it until they are a
+// sizable share of the file or the status table grows past its bound; a
+// file that is mostly one large transaction's is rewritten once it ends.
+func TestResolveRewriteIsDueWhenItPays(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	// The background compactor waits: the files checked stay as flushed.
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	putAll(t, s, 2000, func(i int) string { return "committed" })
+	// inFlight begins n transactions that each write one row after the
+	// first ones, flushes, and then commits them.
+	next := 2000
+	inFlight := func(n int) {
+		t.Helper()
+		txs := make([]*Tx, n)
+		for i := range txs {
+			txs[i] = s.Begin(ReadCommitted)
+			if err := txs[i].Put(ctx, key(next), []byte("late")); err != nil {
+				t.Fatal(err)
+			}
+			next++
+		}
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range txs {
+			mustCommit(t, tx)
+		}
+	}
+	newest := func() *sstable.FileMeta {
+		t.Helper()
+		l0 := s.state.Load().files.levels[0]
+		if len(l0) == 0 {
+			t.Fatal("no L0 file after a flush")
+		}
+		return l0[0].meta
+	}
+
+	inFlight(10)
+	if f := newest(); len(f.Unresolved) != 10 || s.needsRewrite(f) {
+		t.Fatalf("10 unresolved of %d entries (%d writers): rewrite due = %v, want false",
+			f.Entries, len(f.Unresolved), s.needsRewrite(f))
+	}
+
+	big := s.Begin(ReadCommitted)
+	for i := range 1000 {
+		if err := big.Put(ctx, key(i), []byte("big")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f := newest()
+	if s.needsRewrite(f) {
+		t.Fatal("a rewrite is due while the file's writer is still in progress")
+	}
+	mustCommit(t, big)
+	if !s.needsRewrite(f) {
+		t.Fatalf("%d of %d entries unresolved and the writer ended: no rewrite due", 1000, f.Entries)
+	}
+	s.compactMu.Unlock()
+	err := s.Compact()
+	s.compactMu.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Past statusBound entries, even a small share is worth resolving.
+	putAll(t, s, 20*statusBound, func(i int) string { return "filler" })
+	inFlight(statusBound + 1)
+	if f := newest(); !s.needsRewrite(f) {
+		t.Fatalf("%d status entries (bound %d), %d of %d entries unresolved: no rewrite due",
+			s.statuses.len(), statusBound, len(f.Unresolved), f.Entries)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/errors"
 	"github.com/epochdb/epochdb/internal/vfs"
@@ -53,6 +54,11 @@ type Stats struct {
 	Writes  uint64 // batches written
 	Bytes   uint64 // bytes written
 	Segment uint64 // the segment being written
+	// WriteTime and SyncTime are the time spent in the segment files'
+	// writes and fsyncs; Stalls counts the Appends that waited for the
+	// flusher because MaxPending bytes were already waiting.
+	WriteTime, SyncTime time.Duration
+	Stalls              uint64
 }
 
 // group is the set of commits that share one write and one fsync. Its
@@ -107,7 +113,8 @@ type Writer struct {
 	stopPrepare chan struct{}
 	prepareEnd  chan struct{}
 
-	commits, syncs, writes, bytes atomic.Uint64
+	commits, syncs, writes, bytes, stalls atomic.Uint64
+	writeNanos, syncNanos                 atomic.Int64
 }
 
 // A segment being prepared has a temporary name until the flusher renames
@@ -237,6 +244,9 @@ func (w *Writer) errLocked() error {
 func (w *Writer) Append(records []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.errLocked() == nil && len(w.pending) >= w.opts.MaxPending {
+		w.stalls.Add(1)
+	}
 	for w.errLocked() == nil && len(w.pending) >= w.opts.MaxPending {
 		w.room.Wait()
 	}
@@ -302,6 +312,10 @@ func (w *Writer) Stats() Stats {
 		Writes:  w.writes.Load(),
 		Bytes:   w.bytes.Load(),
 		Segment: w.seg.Load(),
+
+		WriteTime: time.Duration(w.writeNanos.Load()),
+		SyncTime:  time.Duration(w.syncNanos.Load()),
+		Stalls:    w.stalls.Load(),
 	}
 }
 
@@ -378,7 +392,10 @@ func (w *Writer) write(buf []byte, sync bool) error {
 			}
 		}
 		putBatchHeader(buf, w.seg.Load(), w.segSize, w.synced)
-		if _, err := w.file.Write(buf); err != nil {
+		start := time.Now()
+		_, err := w.file.Write(buf)
+		w.writeNanos.Add(int64(time.Since(start)))
+		if err != nil {
 			return err
 		}
 		w.segSize += int64(len(buf))
@@ -401,7 +418,10 @@ func (w *Writer) syncFile() error {
 }
 
 func (w *Writer) forceSync() error {
-	if err := w.file.Sync(); err != nil {
+	start := time.Now()
+	err := w.file.Sync()
+	w.syncNanos.Add(int64(time.Since(start)))
+	if err != nil {
 		return err
 	}
 	w.unsynced, w.synced = false, w.segSize

@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"github.com/cockroachdb/apd/v3"
 	"time"
 
 	"github.com/epochdb/epochdb/sql/types"
@@ -13,6 +14,7 @@ import (
 //	epochdb_stat_files       each sstable: level, size, key range, entries, garbage, retirement
 //	epochdb_stat_checkpoint  the flush cost, the log a crash would replay, the checkpoint interval
 //	epochdb_stat_reclaim     who holds back cleanup: each pin with its session and what it holds
+//	pg_stat_wal              the log writer's batches, fsyncs, bytes and time, in PostgreSQL's columns
 
 func init() {
 	for _, v := range []*virtTable{
@@ -26,6 +28,9 @@ func init() {
 				"wal_bytes_per_sec float8, mtbf interval, recommended_interval interval, configured_interval interval, "+
 				"interval_in_force interval, memtable_bytes int8, memtable_threshold int8, frozen_memtables int4, "+
 				"write_stalls int8, write_stall_time interval, compactions int8, compaction_bytes_written int8", statCheckpointRows),
+		catalogTable(OidPgCatalog, 0, "v", "pg_stat_wal",
+			"wal_records int8, wal_fpi int8, wal_bytes numeric, wal_buffers_full int8, wal_write int8, wal_sync int8, "+
+				"wal_write_time float8, wal_sync_time float8, stats_reset timestamptz", pgStatWALRows),
 		catalogTable(0, 0, "v", "epochdb_stat_reclaim",
 			"kind text, pid int4, backend_xid int8, pinned_epoch int8, pinned_since timestamptz, age interval, query text, "+
 				"held_versions int8, held_version_bytes int8, held_files int8, held_file_bytes int8, "+
@@ -91,6 +96,21 @@ func statCheckpointRows(s Host) []row {
 		"frozen_memtables": int64(c.FrozenMemtables), "write_stalls": c.StallCount, "write_stall_time": interval(c.StallTime),
 		"compactions": st.Compaction.Compactions, "compaction_bytes_written": st.Compaction.BytesWritten,
 	}}
+}
+
+// pgStatWALRows is the log writer's activity since the store opened, in
+// PostgreSQL's columns: wal_write counts the batches written (one per group
+// commit, or more when large transactions stream), wal_sync the fsyncs,
+// and wal_buffers_full the appends that waited for the writer to catch up.
+// The times are in milliseconds and always kept (PostgreSQL keeps them only
+// under track_wal_io_timing). The log counts no records, so wal_records is
+// NULL; it never writes full-page images, so wal_fpi is 0.
+func pgStatWALRows(s Host) []row {
+	st := s.Store().Stats().WAL
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return []row{{"wal_records": nil, "wal_fpi": int64(0), "wal_bytes": apd.New(int64(st.Bytes), 0),
+		"wal_buffers_full": int64(st.Stalls), "wal_write": int64(st.Writes), "wal_sync": int64(st.Syncs),
+		"wal_write_time": ms(st.WriteTime), "wal_sync_time": ms(st.SyncTime), "stats_reset": nil}}
 }
 
 // Backend is a session as the views of the engine's activity show it:
