@@ -71,6 +71,16 @@ type conn struct {
 
 	ctx  context.Context // the connection's; stop cancels it
 	stop context.CancelFunc
+	// stmtCtx is the statements' context, a child of ctx, and stmtCancel
+	// cancels it. Statements share it until one is cancelled; see
+	// statementContext.
+	stmtCtx    context.Context
+	stmtCancel context.CancelFunc
+	endStmt    func() // endStatement, as a func made once
+
+	// desc and descNames are sendRowDescription's scratch.
+	desc      pgproto3.RowDescription
+	descNames []byte
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's, or nil
@@ -120,6 +130,7 @@ func newConn(s *Server, nc net.Conn, pid int32, secret [4]byte) *conn {
 		txStatus: 'I',
 	}
 	c.ctx, c.stop = context.WithCancel(context.Background())
+	c.endStmt = c.endStatement
 	c.wake = make(chan struct{}, 1)
 	c.be = pgproto3.NewBackend(connReader{c}, nil)
 	return c
@@ -620,16 +631,22 @@ func (c *conn) internalError(r any) error {
 // statementContext returns the context of a statement that a CancelRequest
 // may cancel, and the function that ends it.
 func (c *conn) statementContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(c.ctx)
-	c.mu.Lock()
-	c.cancel = cancel
-	c.mu.Unlock()
-	return ctx, func() {
-		c.mu.Lock()
-		c.cancel = nil
-		c.mu.Unlock()
-		cancel()
+	if c.stmtCtx == nil || c.stmtCtx.Err() != nil {
+		c.stmtCtx, c.stmtCancel = context.WithCancel(c.ctx)
 	}
+	c.mu.Lock()
+	c.cancel = c.stmtCancel
+	c.mu.Unlock()
+	return c.stmtCtx, c.endStmt
+}
+
+// endStatement ends the statement that statementContext began: a
+// CancelRequest from now on finds nothing to cancel. The context stays for
+// the next statement unless a cancel reached it.
+func (c *conn) endStatement() {
+	c.mu.Lock()
+	c.cancel = nil
+	c.mu.Unlock()
 }
 
 func (c *conn) cancelStatement() {
@@ -690,6 +707,9 @@ func (c *conn) notice(e *pgerr.Error) {
 // sendParams sends ParameterStatus for each parameter, in PostgreSQL's
 // order (by name, ignoring case).
 func (c *conn) sendParams(params map[string]string) {
+	if len(params) == 0 {
+		return
+	}
 	names := slices.SortedFunc(maps.Keys(params), func(a, b string) int {
 		return cmp.Compare(strings.ToLower(a), strings.ToLower(b))
 	})

@@ -17,7 +17,15 @@ func (c *conn) sendRowDescription(cols []sql.Column, formats []int16) {
 		c.send(&pgproto3.NoData{})
 		return
 	}
-	fields := make([]pgproto3.FieldDescription, len(cols))
+	// The message is encoded as it is sent, so the connection's scratch
+	// description and names serve every result: describing one allocates
+	// nothing once they have grown.
+	names := c.descNames[:0]
+	for _, col := range cols {
+		names = append(names, col.Name...)
+	}
+	c.descNames = names
+	fields := c.desc.Fields[:0]
 	for i, col := range cols {
 		size := int16(-1)
 		if info, ok := types.Lookup(col.Type.Oid); ok {
@@ -25,17 +33,20 @@ func (c *conn) sendRowDescription(cols []sql.Column, formats []int16) {
 		} else if types.IsEnum(col.Type.Oid) {
 			size = 4 // as pg_type says of every enum
 		}
-		fields[i] = pgproto3.FieldDescription{
-			Name:                 []byte(col.Name),
+		name := names[:len(col.Name):len(col.Name)]
+		names = names[len(col.Name):]
+		fields = append(fields, pgproto3.FieldDescription{
+			Name:                 name,
 			TableOID:             col.TableOID,
 			TableAttributeNumber: uint16(col.AttNum),
 			DataTypeOID:          uint32(col.Type.Oid),
 			DataTypeSize:         size,
 			TypeModifier:         col.Type.Mod,
 			Format:               formatOf(formats, i),
-		}
+		})
 	}
-	c.send(&pgproto3.RowDescription{Fields: fields})
+	c.desc.Fields = fields
+	c.send(&c.desc)
 }
 
 func formatOf(formats []int16, i int) int16 {

@@ -97,6 +97,18 @@ func TestCancelRequest(t *testing.T) {
 	if rows, err := conn.Exec(context.Background(), "rows 2").ReadAll(); err != nil || len(rows[0].Rows) != 2 {
 		t.Fatalf("after cancel: %v, %v", rows, err)
 	}
+	// A cancel that finds the connection idle cancels nothing, not even
+	// the statement after it (statements share a context until one is
+	// cancelled).
+	if err := conn.CancelRequest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the cancel connection is served on its own goroutine
+	for range 2 {
+		if rows, err := conn.Exec(context.Background(), "rows 2").ReadAll(); err != nil || len(rows[0].Rows) != 2 {
+			t.Fatalf("after a cancel while idle: %v, %v", rows, err)
+		}
+	}
 }
 
 // A connection that breaks the protocol closes; the others, including one

@@ -21,6 +21,7 @@ var ErrSealed = errors.New("reclaim: guard already sealed")
 type Guard struct {
 	m     *Manager
 	owner string
+	txn   uint64 // the transaction that pinned, for PinAt's guards
 	since time.Time
 	epoch Epoch // P, fixed at Pin
 
@@ -40,10 +41,10 @@ type Guard struct {
 // Pin registers a reader at the current epoch. owner names it in Stats, so
 // that a long reader holding garbage back can be found. The caller takes its
 // snapshot after Pin and then calls Seal.
-func (m *Manager) Pin(owner string) *Guard { return m.pin(owner, 0) }
+func (m *Manager) Pin(owner string) *Guard { return m.pin(owner, 0, 0) }
 
-func (m *Manager) pin(owner string, ts uint64) *Guard {
-	g := &Guard{m: m, owner: owner, since: m.now(), phi: unsealed, ts: ts}
+func (m *Manager) pin(owner string, txn, ts uint64) *Guard {
+	g := &Guard{m: m, owner: owner, txn: txn, since: m.now(), phi: unsealed, ts: ts}
 	m.mu.Lock()
 	g.epoch = m.Current()
 	g.prev = m.tail
@@ -61,9 +62,11 @@ func (m *Manager) pin(owner string, ts uint64) *Guard {
 // timestamp the snapshot will not be below (one read before PinAt), and
 // SealAt records the snapshot itself. OldestTS then tells the store which
 // versions a pinned reader may still need, which decides what compaction
-// may drop.
-func (m *Manager) PinAt(owner string, floor uint64) *Guard {
-	return m.pin(owner, floor)
+// may drop. txn, the transaction taking the snapshot, names the guard in
+// Stats (as "txn N", and PinInfo.Txn): a name built only when Stats is
+// read costs nothing on the statement path, where PinAt runs each time.
+func (m *Manager) PinAt(txn uint64, floor uint64) *Guard {
+	return m.pin("", txn, floor)
 }
 
 // SealAt is Seal for a guard from PinAt, recording the snapshot's

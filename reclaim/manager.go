@@ -1,6 +1,7 @@
 package reclaim
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -224,6 +225,7 @@ type Stats struct {
 // alone is holding back.
 type PinInfo struct {
 	Owner string
+	Txn   uint64 // the transaction of a guard from PinAt, or 0
 	Epoch Epoch
 	Since time.Time
 	// HeldCount and HeldBytes count the versions parked on this guard, and
@@ -253,8 +255,13 @@ func (m *Manager) Stats() Stats {
 		s.OldestPinned = m.head.epoch
 	}
 	for g := m.head; g != nil; g = g.next {
+		owner := g.owner
+		if g.txn != 0 {
+			owner = "txn " + strconv.FormatUint(g.txn, 10)
+		}
 		s.Pins = append(s.Pins, PinInfo{
-			Owner:         g.owner,
+			Owner:         owner,
+			Txn:           g.txn,
 			Epoch:         g.epoch,
 			Since:         g.since,
 			HeldCount:     int64(len(g.held)) - g.heldFiles,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -553,10 +554,17 @@ func TestOldestTS(t *testing.T) {
 		t.Fatalf("OldestTS with no guards = %d, want now (50)", got)
 	}
 	plain := m.Pin("plain")
-	a := m.PinAt("a", 10)
-	b := m.PinAt("b", 30)
+	a := m.PinAt(1, 10)
+	b := m.PinAt(2, 30)
 	if got := m.OldestTS(50); got != 10 {
 		t.Fatalf("OldestTS = %d, want a's floor 10", got)
+	}
+	var names []string
+	for _, p := range m.Stats().Pins {
+		names = append(names, fmt.Sprintf("%s/%d", p.Owner, p.Txn))
+	}
+	if got := strings.Join(names, " "); got != "plain/0 txn 1/1 txn 2/2" {
+		t.Fatalf("the pins are named %q, want %q", got, "plain/0 txn 1/1 txn 2/2")
 	}
 	a.SealAt(20)
 	if got := m.OldestTS(50); got != 20 {

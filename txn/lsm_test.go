@@ -183,7 +183,7 @@ func TestSnapshotSurvivesFlushAndCompaction(t *testing.T) {
 	st := s.Stats().Reclaim
 	var holder *struct{ files, bytes int64 }
 	for _, p := range st.Pins {
-		if p.Owner == ownerLabel(reader.ID()) {
+		if p.Txn == reader.ID() {
 			holder = &struct{ files, bytes int64 }{p.HeldFiles, p.HeldFileBytes}
 		}
 	}

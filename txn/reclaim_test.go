@@ -45,7 +45,7 @@ func TestPinnedReaderKeepsItsVersions(t *testing.T) {
 	}
 	s.Reclaim().Advance()
 	held := s.Stats().Reclaim
-	owner := ownerLabel(reader.ID())
+	owner := fmt.Sprintf("txn %d", reader.ID()) // how Stats names a transaction's pin
 	var pin *reclaim.PinInfo
 	for i, p := range held.Pins {
 		if p.Owner == owner {

@@ -4,8 +4,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -761,16 +759,3 @@ type frozenMem struct {
 // Reclaim exposes the epoch manager, for tools and tests that inspect or
 // advance it.
 func (s *Store) Reclaim() *reclaim.Manager { return s.epochs }
-
-func ownerLabel(id uint64) string { return "txn " + strconv.FormatUint(id, 10) }
-
-// OwnerTxn returns the transaction that holds a pin, from the owner that
-// Stats shows for it.
-func OwnerTxn(owner string) (uint64, bool) {
-	digits, ok := strings.CutPrefix(owner, "txn ")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseUint(digits, 10, 64)
-	return id, err == nil
-}

@@ -127,7 +127,7 @@ func (tx *Tx) takeSnapshot() {
 	if tx.guard != nil {
 		tx.guard.Unpin()
 	}
-	tx.guard = tx.s.epochs.PinAt(ownerLabel(tx.id), max(tx.s.visible.Load(), 1))
+	tx.guard = tx.s.epochs.PinAt(tx.id, max(tx.s.visible.Load(), 1))
 	tx.snap = tx.s.visible.Load()
 	tx.guard.SealAt(max(tx.snap, 1))
 }

@@ -138,7 +138,7 @@ func statReclaimRows(s Host) []row {
 			"pinned_epoch": int64(p.Epoch), "pinned_since": p.Since, "age": interval(now.Sub(p.Since)),
 			"held_versions": p.HeldCount, "held_version_bytes": p.HeldBytes,
 			"held_files": p.HeldFiles, "held_file_bytes": p.HeldFileBytes}
-		if id, ok := txn.OwnerTxn(p.Owner); ok {
+		if id := p.Txn; id != 0 {
 			r["backend_xid"] = int64(id)
 			if a, ok := byTxn[id]; ok {
 				r["pid"], r["query"] = int64(a.PID), a.Query

@@ -226,55 +226,60 @@ func (ts *TableScan) Open(x *ExecCtx) (rowexec.RowIter, error) {
 			a = Access{Kind: "seq"} // the WHERE clause filters the rows anyway
 		}
 	}
-	prefix := catalog.IndexPrefix(t.DataID, catalog.PrimaryIndexID)
-	start, end := prefix, catalog.PrefixEnd(prefix)
-	if a.Kind != "seq" {
-		key := catalog.IndexPrefix(t.DataID, a.ix.ID)
-		for i, e := range a.eq {
-			v, err := e.Eval(x.Env(nil))
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				return &rowexec.SliceIter{}, nil // col = NULL matches nothing
-			}
-			key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
+	if a.Kind == "seq" {
+		prefix := catalog.IndexPrefix(t.DataID, catalog.PrimaryIndexID)
+		return ts.rowScan(x, prefix, catalog.PrefixEnd(prefix)), nil
+	}
+	env := x.Env(nil) // the bounds are constants and parameters: one environment serves them all
+	key := catalog.IndexPrefix(t.DataID, a.ix.ID)
+	for i, e := range a.eq {
+		v, err := e.Eval(env)
+		if err != nil {
+			return nil, err
 		}
-		start, end = key, catalog.PrefixEnd(key)
-		if a.hasIn() {
-			return ts.lookupEach(x, a, key)
+		if v == nil {
+			return &rowexec.SliceIter{}, nil // col = NULL matches nothing
 		}
-		if a.lo != nil || a.hi != nil {
-			col := t.Columns[a.ix.Columns[len(a.eq)]]
-			if a.lo != nil {
-				v, err := a.lo.Eval(x.Env(nil))
-				if err != nil || v == nil {
-					return &rowexec.SliceIter{}, err
-				}
-				start = types.AppendKey(bytesClone(key), col.Type, v, false)
-				if !a.loIncl {
-					start = catalog.PrefixEnd(start)
-				}
+		key = types.AppendKey(key, t.Columns[a.ix.Columns[i]].Type, v, false)
+	}
+	start, end := key, []byte(nil) // end is PrefixEnd(key) unless hi bounds it
+	if a.hasIn() {
+		return ts.lookupEach(x, a, key)
+	}
+	if a.lo != nil || a.hi != nil {
+		col := t.Columns[a.ix.Columns[len(a.eq)]]
+		if a.lo != nil {
+			v, err := a.lo.Eval(env)
+			if err != nil || v == nil {
+				return &rowexec.SliceIter{}, err
 			}
-			if a.hi != nil {
-				v, err := a.hi.Eval(x.Env(nil))
-				if err != nil || v == nil {
-					return &rowexec.SliceIter{}, err
-				}
-				end = types.AppendKey(bytesClone(key), col.Type, v, false)
-				if a.hiIncl {
-					end = catalog.PrefixEnd(end)
-				}
+			start = types.AppendKey(bytesClone(key), col.Type, v, false)
+			if !a.loIncl {
+				start = catalog.PrefixEnd(start)
 			}
 		}
-		switch a.Kind {
-		case "pk-point":
-			return ts.pointLookup(x, start)
-		case "unique-point":
-			return ts.uniqueLookup(x, start)
-		case "index-scan":
-			return ts.indexScan(x, start, end), nil
+		if a.hi != nil {
+			v, err := a.hi.Eval(env)
+			if err != nil || v == nil {
+				return &rowexec.SliceIter{}, err
+			}
+			end = types.AppendKey(bytesClone(key), col.Type, v, false)
+			if a.hiIncl {
+				end = catalog.PrefixEnd(end)
+			}
 		}
+	}
+	switch a.Kind {
+	case "pk-point":
+		return ts.pointLookup(x, start)
+	case "unique-point":
+		return ts.uniqueLookup(x, start)
+	}
+	if end == nil {
+		end = catalog.PrefixEnd(key)
+	}
+	if a.Kind == "index-scan" {
+		return ts.indexScan(x, start, end), nil
 	}
 	return ts.rowScan(x, start, end), nil
 }
@@ -363,7 +368,7 @@ func (ts *TableScan) pointLookup(x *ExecCtx, key []byte) (rowexec.RowIter, error
 	if err != nil {
 		return nil, err
 	}
-	return &rowexec.SliceIter{Rows: [][]any{row}}, nil
+	return &rowexec.OneRow{Row: row}, nil
 }
 
 // uniqueLookup finds the row a unique index entry points to.

@@ -26,6 +26,22 @@ func (s *SliceIter) Next() ([]any, error) {
 
 func (s *SliceIter) Close() {}
 
+// OneRow yields Row once: a point lookup's result, in one allocation.
+type OneRow struct {
+	Row  []any
+	done bool
+}
+
+func (o *OneRow) Next() ([]any, error) {
+	if o.done {
+		return nil, nil
+	}
+	o.done = true
+	return o.Row, nil
+}
+
+func (o *OneRow) Close() {}
+
 // FuncIter adapts a closure.
 type FuncIter struct {
 	F    func() ([]any, error)
