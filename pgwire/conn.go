@@ -78,9 +78,11 @@ type conn struct {
 	stmtCancel context.CancelFunc
 	endStmt    func() // endStatement, as a func made once
 
-	// desc and descNames are sendRowDescription's scratch.
-	desc      pgproto3.RowDescription
-	descNames []byte
+	// desc and descNames are sendRowDescription's scratch, and completion
+	// complete's.
+	desc       pgproto3.RowDescription
+	descNames  []byte
+	completion pgproto3.CommandComplete
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running statement's, or nil
@@ -475,7 +477,7 @@ func (c *conn) run(ctx context.Context, p Portal, formats []int16, maxRows int, 
 		return true, err
 	}
 	if done {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		c.complete(tag)
 	} else {
 		c.send(&pgproto3.PortalSuspended{})
 	}
@@ -720,6 +722,12 @@ func (c *conn) sendParams(params map[string]string) {
 			c.loc = c.sess.Location() // the zone SQL uses, however it was spelled
 		}
 	}
+}
+
+// complete sends CommandComplete with tag.
+func (c *conn) complete(tag string) {
+	c.completion.CommandTag = append(c.completion.CommandTag[:0], tag...)
+	c.send(&c.completion)
 }
 
 // sendError sends err as an ErrorResponse.

@@ -62,7 +62,7 @@ func (c *conn) runCopy(ctx context.Context, p Portal, spec *sql.CopySpec) error 
 		}
 		c.send(&pgproto3.CopyDone{})
 	}
-	c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.complete(tag)
 	return nil
 }
 

@@ -145,8 +145,8 @@ func resultFormats(codes []int16, ncols int) ([]int16, error) {
 		}
 	}
 	switch {
-	case len(codes) == 0 || ncols == 0:
-		return nil, nil
+	case len(codes) == 0 || ncols == 0 || len(codes) == 1 && codes[0] == 0:
+		return nil, nil // all text
 	case len(codes) == 1:
 		formats := make([]int16, ncols)
 		for i := range formats {

@@ -90,6 +90,16 @@ func (x *ExecCtx) envAt(e **Env, row []any) *Env {
 	return *e
 }
 
+// envIn is envAt for an environment embedded in the iterator that uses
+// it, which then costs no allocation of its own.
+func (x *ExecCtx) envIn(e *Env, row []any) *Env {
+	if e.x != x {
+		*e = Env{Ctx: x.Ctx, params: x.Params, Host: x.Host, x: x}
+	}
+	e.Row = row
+	return e
+}
+
 // up returns the execution of the query n levels out from x.
 func (x *ExecCtx) up(n int) *ExecCtx {
 	for ; n > 0; n-- {
@@ -112,7 +122,7 @@ type FilterIter struct {
 	In   rowexec.RowIter
 	X    *ExecCtx
 	Pred Expr
-	env  *Env
+	env  Env
 }
 
 func (f *FilterIter) Next() ([]any, error) {
@@ -124,7 +134,7 @@ func (f *FilterIter) Next() ([]any, error) {
 		if err := f.X.Canceled(); err != nil {
 			return nil, err
 		}
-		v, err := f.Pred.Eval(f.X.envAt(&f.env, row))
+		v, err := f.Pred.Eval(f.X.envIn(&f.env, row))
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +151,7 @@ type ProjectIter struct {
 	In    rowexec.RowIter
 	X     *ExecCtx
 	Exprs []Expr
-	env   *Env
+	env   Env
 }
 
 func (p *ProjectIter) Next() ([]any, error) {
@@ -149,7 +159,7 @@ func (p *ProjectIter) Next() ([]any, error) {
 	if row == nil || err != nil {
 		return nil, err
 	}
-	e := p.X.envAt(&p.env, row)
+	e := p.X.envIn(&p.env, row)
 	out := make([]any, len(p.Exprs))
 	for i, ex := range p.Exprs {
 		if out[i], err = ex.Eval(e); err != nil {
