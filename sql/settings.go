@@ -185,6 +185,9 @@ func checkMillis(name string) func(string) (string, error) {
 
 // millis reads back a value checkMillis showed.
 func millis(v string) time.Duration {
+	if v == "0" {
+		return 0 // the default of every timeout, read at every statement
+	}
 	for _, u := range millisUnits {
 		if n, ok := strings.CutSuffix(v, u.name); ok {
 			if k, err := strconv.ParseInt(n, 10, 64); err == nil {
