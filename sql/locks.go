@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/epochdb/epochdb/sql/catalog"
 
@@ -39,15 +40,32 @@ import (
 // The DDL side claims the table before it waits for the users, so new
 // users queue behind it instead of starving it.
 type tableLocks struct {
-	mu     sync.Mutex
-	uses   map[tableUse]useMode // the tables each transaction uses
-	claims map[uint32]claim     // table id → the DDL transaction changing it
-	held   map[uint64][]uint32  // transaction → the tables it used or claimed
-	spare  [][]uint32           // held lists to reuse
+	// mu guards claims and released. A use takes it only while some table
+	// is claimed (claimed > 0): statements meet no lock that every
+	// session shares, only their own shard's, as PostgreSQL's fast-path
+	// relation locks do.
+	mu      sync.Mutex
+	claims  map[uint32]claim // table id → the DDL transaction changing it
+	claimed atomic.Int32     // len(claims)
 	// released, when not nil, is closed at the next release: a holder
 	// leaves the store's active set before it has published its catalog
 	// and released, and a waiter must not spin.
 	released chan struct{}
+	// shards hold the uses, by transaction. Lock order: mu, then a shard.
+	// A claim is counted in claimed before the DDL looks at any shard, and
+	// a use checks claimed under its shard's lock, so either the use is
+	// recorded before the DDL looks, or it sees the claim and takes mu.
+	shards [useShards]useShard
+}
+
+const useShards = 16
+
+type useShard struct {
+	mu    sync.Mutex
+	uses  map[tableUse]useMode // the tables each transaction uses
+	held  map[uint64][]uint32  // transaction → the tables it used or claimed
+	spare [][]uint32           // held lists to reuse
+	_     [64]byte             // a shard's lock to its own cache line
 }
 
 type tableUse struct {
@@ -73,8 +91,15 @@ type claim struct {
 }
 
 func newTableLocks() *tableLocks {
-	return &tableLocks{uses: map[tableUse]useMode{}, claims: map[uint32]claim{}, held: map[uint64][]uint32{}}
+	l := &tableLocks{claims: map[uint32]claim{}}
+	for i := range l.shards {
+		l.shards[i].uses = map[tableUse]useMode{}
+		l.shards[i].held = map[uint64][]uint32{}
+	}
+	return l
 }
+
+func (l *tableLocks) shard(tx uint64) *useShard { return &l.shards[tx%useShards] }
 
 // lockUse takes a use of a table for tx. It reports whether it waited for
 // a DDL transaction, whose catalog changes the caller must then load: the
@@ -82,22 +107,28 @@ func newTableLocks() *tableLocks {
 func (l *tableLocks) lockUse(ctx context.Context, tx *txn.Tx, table uint32, mode useMode) (waited bool, err error) {
 	id := tx.ID()
 	key := tableUse{table, id}
+	sh := l.shard(id)
+	sh.mu.Lock()
+	if had := sh.uses[key]; had >= mode || l.claimed.Load() == 0 {
+		sh.use(key, had, mode)
+		sh.mu.Unlock()
+		return false, nil
+	}
+	sh.mu.Unlock()
 	for {
 		l.mu.Lock()
 		c, claimed := l.claims[table]
-		had := l.uses[key]
+		sh.mu.Lock()
+		had := sh.uses[key]
 		// A transaction keeps a use it has even if DDL has claimed the
 		// table since: the DDL waits for it.
 		if !claimed || c.tx == id || had >= mode || !(c.exclusive || mode == useWrite) || had != 0 && !c.granted {
-			if had < mode {
-				l.uses[key] = mode
-				if had == 0 {
-					l.hold(id, table)
-				}
-			}
+			sh.use(key, had, mode)
+			sh.mu.Unlock()
 			l.mu.Unlock()
 			return waited, nil
 		}
+		sh.mu.Unlock()
 		if l.released == nil {
 			l.released = make(chan struct{})
 		}
@@ -121,13 +152,36 @@ func (l *tableLocks) lockUse(ctx context.Context, tx *txn.Tx, table uint32, mode
 	}
 }
 
-// hold records that transaction id locked table. l.mu is held.
-func (l *tableLocks) hold(id uint64, table uint32) {
-	tables, ok := l.held[id]
-	if !ok && len(l.spare) > 0 {
-		tables, l.spare = l.spare[len(l.spare)-1], l.spare[:len(l.spare)-1]
+// use raises key's use from had to mode. sh.mu is held.
+func (sh *useShard) use(key tableUse, had, mode useMode) {
+	if had >= mode {
+		return
 	}
-	l.held[id] = append(tables, table)
+	sh.uses[key] = mode
+	if had == 0 {
+		sh.hold(key.tx, key.table)
+	}
+}
+
+// hold records that transaction id locked table. sh.mu is held.
+func (sh *useShard) hold(id uint64, table uint32) {
+	tables, ok := sh.held[id]
+	if !ok && len(sh.spare) > 0 {
+		tables, sh.spare = sh.spare[len(sh.spare)-1], sh.spare[:len(sh.spare)-1]
+	}
+	sh.held[id] = append(tables, table)
+}
+
+// setClaim records c as table's claim. l.mu is held.
+func (l *tableLocks) setClaim(table uint32, c claim) {
+	l.claims[table] = c
+	l.claimed.Store(int32(len(l.claims)))
+}
+
+// dropClaim removes table's claim. l.mu is held.
+func (l *tableLocks) dropClaim(table uint32) {
+	delete(l.claims, table)
+	l.claimed.Store(int32(len(l.claims)))
 }
 
 // lockDDL claims a table for tx, then waits for every other transaction
@@ -140,22 +194,18 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32, excl
 	case !claimed || prev.tx != id:
 		// The catalog lock lets one DDL transaction in at a time, so no
 		// other holds the claim while this one runs.
-		l.claims[table] = claim{tx: id, exclusive: exclusive}
-		if l.uses[tableUse{table, id}] == 0 {
-			l.hold(id, table)
+		l.setClaim(table, claim{tx: id, exclusive: exclusive})
+		sh := l.shard(id)
+		sh.mu.Lock()
+		if sh.uses[tableUse{table, id}] == 0 {
+			sh.hold(id, table)
 		}
+		sh.mu.Unlock()
 	case exclusive && !prev.exclusive:
-		l.claims[table] = claim{tx: id, exclusive: true}
+		l.setClaim(table, claim{tx: id, exclusive: true})
 	}
 	for {
-		var other uint64
-		found := false
-		for u, mode := range l.uses {
-			if u.table == table && u.tx != id && (exclusive || mode == useWrite) {
-				other, found = u.tx, true
-				break
-			}
-		}
+		other, found := l.excludedUser(table, id, exclusive)
 		if !found {
 			c := l.claims[table]
 			c.granted = true
@@ -169,9 +219,9 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32, excl
 			// the table from everyone until its transaction ends.
 			l.mu.Lock()
 			if claimed && prev.tx == id {
-				l.claims[table] = prev
+				l.setClaim(table, prev)
 			} else {
-				delete(l.claims, table)
+				l.dropClaim(table)
 			}
 			if l.released != nil {
 				close(l.released)
@@ -183,28 +233,61 @@ func (l *tableLocks) lockDDL(ctx context.Context, tx *txn.Tx, table uint32, excl
 		l.mu.Lock()
 		// The user's transaction has ended; its release may still be on
 		// its way, so drop its use here.
-		delete(l.uses, tableUse{table, other})
+		sh := l.shard(other)
+		sh.mu.Lock()
+		delete(sh.uses, tableUse{table, other})
+		sh.mu.Unlock()
 	}
+}
+
+// excludedUser finds a transaction other than id that uses table in a mode
+// the claim excludes: any use for an exclusive claim, a write for a shared
+// one. l.mu is held.
+func (l *tableLocks) excludedUser(table uint32, id uint64, exclusive bool) (uint64, bool) {
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		for u, mode := range sh.uses {
+			if u.table == table && u.tx != id && (exclusive || mode == useWrite) {
+				sh.mu.Unlock()
+				return u.tx, true
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return 0, false
 }
 
 // release drops every lock of transaction id, once it has ended and its
 // catalog changes are published.
 func (l *tableLocks) release(id uint64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	tables, ok := l.held[id]
+	sh := l.shard(id)
+	sh.mu.Lock()
+	tables, ok := sh.held[id]
 	if !ok {
+		sh.mu.Unlock()
 		return
 	}
 	for _, table := range tables {
-		delete(l.uses, tableUse{table, id})
-		if l.claims[table].tx == id {
-			delete(l.claims, table)
-		}
+		delete(sh.uses, tableUse{table, id})
 	}
-	delete(l.held, id)
-	if cap(tables) <= 16 && len(l.spare) < 64 {
-		l.spare = append(l.spare, tables[:0])
+	delete(sh.held, id)
+	// Only while some table is claimed can id hold a claim: a claim that
+	// appears after this check is another transaction's.
+	claims := l.claimed.Load() > 0
+	if !claims && cap(tables) <= 16 && len(sh.spare) < 8 {
+		sh.spare = append(sh.spare, tables[:0])
+	}
+	sh.mu.Unlock()
+	if !claims {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, table := range tables {
+		if c, ok := l.claims[table]; ok && c.tx == id {
+			l.dropClaim(table)
+		}
 	}
 	if l.released != nil {
 		close(l.released)
