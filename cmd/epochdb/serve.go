@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -66,6 +67,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if cfg.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(cfg.memoryLimit)
 		log.Info("epochdb: memory limit", "bytes", cfg.memoryLimit)
+	}
+	// A goroutine in a blocking system call keeps its P until the runtime's
+	// monitor takes it back, tens of microseconds later, and the log's
+	// fdatasync (120-200 µs on this project's test disk) does that at every
+	// group commit. One P more than the CPUs lets the other sessions run
+	// meanwhile: pgbench -N -c 8 on 2 CPUs went from 7240 to 8412 tps
+	// (medians of 3 alternating runs), select-only stayed even.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+		log.Info("epochdb: scheduler", "gomaxprocs", runtime.GOMAXPROCS(0))
 	}
 	if cfg.pprof != "" {
 		if err := servePprof(cfg.pprof, log); err != nil {
