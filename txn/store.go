@@ -557,7 +557,6 @@ func (s *Store) begin(iso Isolation, owner *Owner) *Tx {
 		iso:   iso,
 		id:    s.nextTxn.Add(1) - 1,
 		owner: owner,
-		done:  make(chan struct{}),
 	}
 	tx.status = memtable.NewStatus(tx.id)
 	tx.cur = tx.status
@@ -581,8 +580,10 @@ func (s *Store) release(tx *Tx) {
 	if o := tx.owner; o != nil && o.cur == tx {
 		o.cur = nil
 	}
+	if tx.done != nil {
+		close(tx.done)
+	}
 	s.lockMu.Unlock()
-	close(tx.done)
 }
 
 // nextCommitTS returns the commit timestamp for the next commit: the clock

@@ -60,7 +60,10 @@ type Tx struct {
 	status *memtable.Status
 	// owner, if not nil, is the session that runs tx (see advisory.go).
 	owner *Owner
-	done  chan struct{} // closed when the transaction ends: its row locks are free
+	// done, made by the first waiter and guarded by the store's lockMu,
+	// is closed when the transaction ends: its row locks are free. Most
+	// transactions are waited for by no one, and make no channel.
+	done chan struct{}
 	// rolledBack, made by a waiter and guarded by the store's lockMu, is
 	// closed when ROLLBACK TO frees rows the transaction held, so that
 	// their waiters look again instead of waiting for its end.

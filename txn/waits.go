@@ -194,6 +194,10 @@ func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64, rows bool) e
 		s.lockMu.Unlock()
 		return nil
 	}
+	if h.done == nil {
+		h.done = make(chan struct{})
+	}
+	done := h.done
 	var rolledBack chan struct{}
 	if rows {
 		if h.rolledBack == nil {
@@ -209,7 +213,7 @@ func (s *Store) waitFor(ctx context.Context, tx *Tx, holder uint64, rows bool) e
 	}
 	s.lockMu.Unlock()
 
-	err := awaitLock(ctx, h.done, rolledBack)
+	err := awaitLock(ctx, done, rolledBack)
 	s.lockMu.Lock()
 	delete(s.waits, tx.id)
 	s.lockMu.Unlock()
