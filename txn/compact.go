@@ -193,10 +193,10 @@ func (s *Store) compactOnce(all bool) (bool, error) {
 	return true, s.runCompaction(c)
 }
 
-// needsRewrite reports whether f is worth rewriting alone: it meets a
-// dropped range that was not yet in force when it was written, or its
+// needsRewrite reports whether f is worth rewriting alone: it holds keys
+// of a dropped range that was not yet in force when it was written, or its
 // unresolved versions, whose writers have all ended, are worth resolving
-// (resolveDue).
+// (resolveDue). The caller holds compactMu.
 func (s *Store) needsRewrite(f *sstable.FileMeta) bool {
 	t := s.state.Load().files.table(f.Num)
 	if t == nil {
@@ -206,10 +206,39 @@ func (s *Store) needsRewrite(f *sstable.FileMeta) bool {
 		return true
 	}
 	horizon := s.epochs.OldestTS(s.visible.Load())
-	if len(s.drops.effective(horizon, f.SmallestKey, f.LargestKey)) == 0 {
+	inForce := s.drops.count(horizon)
+	if t.dropsApplied >= inForce {
 		return false
 	}
-	return t.dropsApplied < s.drops.count(horizon)
+	// A file's key range says little: a flushed file spans every table
+	// the memtable held, and so the gaps between them where the data of
+	// dropped tables was. Ask the file itself, and remember a clean
+	// answer, so that a flush is not taken for a reason to merge all of
+	// L0 into L1, and then to rewrite L1, every time.
+	held, err := holdsKeyIn(t, s.drops.effective(horizon, f.SmallestKey, f.LargestKey))
+	if err != nil {
+		return true // the rewrite reads the file again, and reports what failed
+	}
+	if !held {
+		t.dropsApplied = inForce
+	}
+	return held
+}
+
+// holdsKeyIn reports whether t holds a key in one of ranges, which are in
+// order of their starts.
+func holdsKeyIn(t *table, ranges []droppedRange) (bool, error) {
+	it := t.r.NewCompactionIter()
+	defer it.Close()
+	for _, r := range ranges {
+		if !it.SeekGE(r.start) {
+			break // nothing at or past this start, nor past the later ones
+		}
+		if r.end == nil || bytes.Compare(it.Entry().Key, r.end) < 0 {
+			return true, nil
+		}
+	}
+	return false, it.Err()
 }
 
 // Resolving a file's versions in place rewrites the whole file, and an L0

@@ -20,8 +20,9 @@ type table struct {
 	meta *sstable.FileMeta
 	r    *sstable.Reader
 	// dropsApplied is how many dropped ranges were in force when a
-	// compaction wrote the file; a file written with fewer may hold
-	// versions of a range dropped since (see needsRewrite).
+	// compaction wrote the file, or when needsRewrite found it held no
+	// key of any; a file with fewer may hold versions of a range dropped
+	// since. Guarded by the store's compactMu.
 	dropsApplied int
 }
 

@@ -592,6 +592,82 @@ func TestDropRange(t *testing.T) {
 	}
 }
 
+// A flushed file spans every table its memtable held, and so the gaps
+// where dropped tables' data was: it is due a rewrite only if it holds a
+// key of a dropped range, not because its key range meets one. Taking
+// the range for the keys merged all of L0 into L1 at every flush.
+func TestDropRangeRewriteNeedsKeys(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	ctx := context.Background()
+	put := func(prefix string, n int) {
+		t.Helper()
+		tx := s.Begin(ReadCommitted)
+		for i := range n {
+			_ = tx.Put(ctx, []byte(fmt.Sprintf("%s/%03d", prefix, i)), []byte("v"))
+		}
+		mustCommit(t, tx)
+	}
+	drop := func(prefix string) {
+		t.Helper()
+		d := s.Begin(ReadCommitted)
+		if err := d.DropRange(ctx, []byte(prefix+"/"), []byte(prefix+"0")); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, d)
+	}
+	put("b", 10)
+	drop("b")
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	flushed := func() *sstable.FileMeta {
+		t.Helper()
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		l0 := s.state.Load().files.levels[0]
+		if len(l0) == 0 {
+			t.Fatal("no L0 file after a flush")
+		}
+		return l0[0].meta
+	}
+
+	put("a", 10)
+	put("c", 10)
+	f := flushed()
+	if !(string(f.SmallestKey) < "b/" && string(f.LargestKey) > "b0") {
+		t.Fatalf("the file spans [%q, %q]; the test needs it to span the dropped b/", f.SmallestKey, f.LargestKey)
+	}
+	if s.needsRewrite(f) {
+		t.Fatal("a file with no key of the dropped range is due a rewrite for it")
+	}
+	if s.needsRewrite(f) {
+		t.Fatal("asked again, the file is due a rewrite")
+	}
+
+	// A drop of keys the file holds makes it due, and its rewrite clears it.
+	drop("c")
+	s.epochs.Advance()
+	if !s.needsRewrite(f) {
+		t.Fatal("the file holds keys of a range dropped after it was written, and is not due a rewrite")
+	}
+	s.compactMu.Unlock()
+	err := s.Compact()
+	s.compactMu.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range s.state.Load().files.levels {
+		for _, tb := range l {
+			if s.needsRewrite(tb.meta) {
+				t.Fatalf("file %d is still due a rewrite after a compaction", tb.meta.Num)
+			}
+		}
+	}
+}
+
 var modelSeeds = flag.Int("model-seeds", 30, "seeds of TestLSMModel")
 
 // TestLSMModel runs random transactions — large ones whose provisional
