@@ -165,9 +165,22 @@ func (s *cacheShard) remove(n *cacheNode) {
 	s.bytes -= n.charge
 }
 
-// evictFile drops every block of one file. It visits every cached block, so
-// it is for closing files, not for hot paths.
-func (c *Cache) evictFile(fileNum uint64) {
+// holds reports whether the cache has block (fileNum, offset), counting
+// neither a hit nor a miss and leaving its second chance alone.
+func (c *Cache) holds(fileNum, offset uint64) bool {
+	if c == nil {
+		return false
+	}
+	k := cacheKey{fileNum, offset}
+	s := c.shard(k)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m[k] != nil
+}
+
+// EvictFile drops every block of one file. It visits every cached block,
+// so it is for closing files, not for hot paths.
+func (c *Cache) EvictFile(fileNum uint64) {
 	if c == nil {
 		return
 	}

@@ -104,6 +104,59 @@ func TestCacheHits(t *testing.T) {
 	}
 }
 
+// A writer that warms the cache leaves every data block there, the same
+// bytes a read of the file would decompress: a scan of the new file
+// misses nothing and reads what was written.
+func TestCacheWarm(t *testing.T) {
+	fs := vfs.NewMem()
+	es := pgbenchAccounts(5000)
+	c := NewCache(8 << 20)
+	f, err := fs.Create("w.sst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWriter(f, WriterOptions{BlockSize: 4096})
+	w.Warm(c, 9)
+	for _, e := range es {
+		if err := w.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	r := openTable(t, fs, "w.sst", 9, c)
+	if got := r.CachedShare(); got != 1 {
+		t.Fatalf("%.2f of the warmed file's blocks cached, want all", got)
+	}
+	i := 0
+	it := r.NewIter()
+	for ok := it.First(); ok; ok = it.Next() {
+		if !sameEntry(it.Entry(), &es[i]) {
+			t.Fatalf("entry %d: %s, want %s", i, entryString(it.Entry()), entryString(&es[i]))
+		}
+		i++
+	}
+	it.Close()
+	if i != len(es) {
+		t.Fatalf("scanned %d entries, want %d", i, len(es))
+	}
+	if st := c.Stats(); st.Misses != 0 || st.Hits != int64(r.Properties().NumDataBlocks) {
+		t.Fatalf("scan of a warmed file of %d blocks: %+v", r.Properties().NumDataBlocks, st)
+	}
+
+	// Without Warm a new file starts out of the cache.
+	writeTable(t, fs, "cold.sst", es, WriterOptions{BlockSize: 4096})
+	if got := openTable(t, fs, "cold.sst", 10, c).CachedShare(); got != 0 {
+		t.Fatalf("%.2f of a file written without Warm is cached", got)
+	}
+	c.EvictFile(9)
+	if got := r.CachedShare(); got != 0 {
+		t.Fatalf("%.2f of the file cached after EvictFile", got)
+	}
+}
+
 // TestConcurrentReaders runs point reads and scans of two files from many
 // goroutines through one cache too small for them, so that blocks are
 // evicted and re-read while others use them.

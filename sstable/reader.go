@@ -306,9 +306,23 @@ func (r *Reader) NewIter() *Iter { return &Iter{r: r, idx: -1, fill: true} }
 // it does not evict what queries read.
 func (r *Reader) NewCompactionIter() *Iter { return &Iter{r: r, idx: -1} }
 
+// CachedShare is the share of the file's data blocks that the cache holds.
+func (r *Reader) CachedShare() float64 {
+	if r.cache == nil || len(r.index) == 0 {
+		return 0
+	}
+	n := 0
+	for _, e := range r.index {
+		if r.cache.holds(r.fileNum, e.handle.offset) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(r.index))
+}
+
 // Close closes the file and drops its blocks from the cache. Iterators must
 // be closed first.
 func (r *Reader) Close() error {
-	r.cache.evictFile(r.fileNum)
+	r.cache.EvictFile(r.fileNum)
 	return r.f.Close()
 }

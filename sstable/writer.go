@@ -51,6 +51,10 @@ type Writer struct {
 	index   []byte // index entries so far
 	hashes  []uint64
 
+	// warm, when set, receives each data block as file warmNum's (Warm).
+	warm    *Cache
+	warmNum uint64
+
 	hasLast bool
 	lastKey []byte
 	lastSeq uint64
@@ -148,9 +152,14 @@ func (w *Writer) account(e *Entry) {
 // flushBlock writes the block being built and its index entry. nextKey is
 // the key of the entry that will start the next block, or nil at the end.
 func (w *Writer) flushBlock(nextKey []byte) error {
-	h, err := w.writeBlock(w.block.finish(), w.opts.Compression)
+	raw := w.block.finish()
+	h, err := w.writeBlock(raw, w.opts.Compression)
 	if err != nil {
 		return err
+	}
+	if w.warm != nil {
+		b := bytes.Clone(raw) // the block writer reuses raw
+		w.warm.set(w.warmNum, h.offset, b, cap(b))
 	}
 	w.block.reset()
 	sep := w.lastKey
@@ -200,6 +209,13 @@ func (w *Writer) write(b []byte) error {
 	w.offset += uint64(len(b))
 	return nil
 }
+
+// Warm puts each data block the writer writes from now on into c as well,
+// as a block of file fileNum, so that reads of the file find them there
+// from the start: a file that takes over data readers use (a memtable's, or
+// the cached blocks of a compaction's inputs) starts as warm as it was. A
+// caller that gives up the file must evict them (Cache.EvictFile).
+func (w *Writer) Warm(c *Cache, fileNum uint64) { w.warm, w.warmNum = c, fileNum }
 
 // EstimatedSize is the size the file would have if it were finished now:
 // the bytes written so far plus the pending block (uncompressed), index and

@@ -289,10 +289,17 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 	dropsApplied := s.drops.count(horizon)
 	var iters []sstable.InternalIterator
 	var readBytes int64
+	var cachedBytes float64
 	for _, t := range inputs {
 		iters = append(iters, t.r.NewCompactionIter())
 		readBytes += t.meta.Size
+		cachedBytes += t.r.CachedShare() * float64(t.meta.Size)
 	}
+	// Outputs replace their inputs in the cache when readers had most of
+	// the inputs there: otherwise every compaction of a store that fits in
+	// the cache would leave its readers a cold file to fault in block by
+	// block. Inputs mostly out of the cache stay out, and so do outputs.
+	warm := cachedBytes >= float64(readBytes)/2
 	merged := sstable.NewMergingIter(iters...)
 	defer merged.Close()
 
@@ -352,7 +359,7 @@ func (s *Store) runCompaction(c *sstable.Compaction) error {
 			s.editMu.Lock()
 			num := s.newFileNum()
 			s.editMu.Unlock()
-			if w, finish, err = s.newTableWriter(num); err != nil {
+			if w, finish, err = s.newTableWriter(num, warm); err != nil {
 				return err
 			}
 		}

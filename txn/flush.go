@@ -264,7 +264,9 @@ func (s *Store) applyEdit(e *sstable.Edit) error {
 // returns a nil table if m held nothing worth a file, and the statuses of
 // the writers of its unresolved versions.
 func (s *Store) writeMemtable(m *memtable.Memtable, num uint64) (*table, map[uint64]*memtable.Status, error) {
-	w, finish, err := s.newTableWriter(num)
+	// The memtable's rows were all in memory; the file that takes them
+	// over starts in the cache, so that reading them costs no miss.
+	w, finish, err := s.newTableWriter(num, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -317,17 +319,26 @@ func (s *Store) writeMemtable(m *memtable.Memtable, num uint64) (*table, map[uin
 	return t, held, err
 }
 
-// newTableWriter creates sstable num. finish(true) completes, syncs and
+// newTableWriter creates sstable num, whose blocks go into the block cache
+// as they are written if warm is set. finish(true) completes, syncs and
 // opens it (returning nil for a file that got no entry, which it removes);
 // finish(false) abandons it.
-func (s *Store) newTableWriter(num uint64) (*sstable.Writer, func(keep bool) (*table, error), error) {
+func (s *Store) newTableWriter(num uint64, warm bool) (*sstable.Writer, func(keep bool) (*table, error), error) {
 	name := s.fs.PathJoin(s.dir, sstable.FileName(num))
 	f, err := s.fs.Create(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	w := sstable.NewWriter(f, s.opts.Table)
-	finish := func(keep bool) (*table, error) {
+	if warm {
+		w.Warm(s.cache, num)
+	}
+	finish := func(keep bool) (t *table, err error) {
+		defer func() {
+			if t == nil && warm {
+				s.cache.EvictFile(num) // what the abandoned file put there
+			}
+		}()
 		if !keep {
 			_ = f.Close()
 			_ = s.fs.Remove(name)

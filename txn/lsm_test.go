@@ -668,6 +668,54 @@ func TestDropRangeRewriteNeedsKeys(t *testing.T) {
 	}
 }
 
+// A flush's file starts in the block cache, and so does a compaction's
+// output when the cache held its inputs: reads after either miss nothing.
+// A compaction of inputs mostly out of the cache leaves its output out.
+func TestFilesStartWarm(t *testing.T) {
+	s, _ := newMemStore(t, Options{})
+	putAll(t, s, 3000, func(i int) string { return strings.Repeat("v", 100) })
+	readAll := func(what string) int64 {
+		t.Helper()
+		before := s.Stats().Cache.Misses
+		r := s.Begin(ReadCommitted)
+		if got := len(scanAll(t, r)); got != 3000 {
+			t.Fatalf("%s: %d keys, want 3000", what, got)
+		}
+		_ = r.Rollback()
+		return s.Stats().Cache.Misses - before
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := readAll("after a flush"); n != 0 {
+		t.Fatalf("reading a flushed file missed the cache %d times", n)
+	}
+	putAll(t, s, 3000, func(i int) string { return strings.Repeat("w", 100) })
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if n := readAll("after a compaction"); n != 0 {
+		t.Fatalf("reading the output of a compaction of cached inputs missed %d times", n)
+	}
+
+	// Inputs out of the cache: the output stays out.
+	putAll(t, s, 10, func(i int) string { return "x" })
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range s.state.Load().files.levels {
+		for _, tb := range l {
+			s.cache.EvictFile(tb.meta.Num)
+		}
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if n := readAll("after a cold compaction"); n == 0 {
+		t.Fatal("the output of a compaction of inputs out of the cache was put in it")
+	}
+}
+
 var modelSeeds = flag.Int("model-seeds", 30, "seeds of TestLSMModel")
 
 // TestLSMModel runs random transactions — large ones whose provisional
