@@ -78,6 +78,21 @@ func TestStorageViews(t *testing.T) {
 	if n := queryInt(t, a, "SELECT count(*) FROM epochdb_stat_checkpoint WHERE interval_in_force > interval '0'"); n != 1 {
 		t.Fatal("epochdb_stat_checkpoint has no interval in force")
 	}
+	// The flushed files start in the cache: reading them all hits it.
+	misses := queryInt(t, a, "SELECT misses FROM epochdb_stat_cache")
+	hits := queryInt(t, a, "SELECT hits FROM epochdb_stat_cache")
+	if n := queryInt(t, a, "SELECT count(*) FROM t WHERE v = repeat('x', 80)"); n != 3000 {
+		t.Fatalf("t has %d rows", n)
+	}
+	if got := queryInt(t, a, "SELECT hits FROM epochdb_stat_cache"); got <= hits {
+		t.Fatalf("reading t from its files counted no cache hit (%d before, %d after)", hits, got)
+	}
+	if got := queryInt(t, a, "SELECT misses FROM epochdb_stat_cache"); got != misses {
+		t.Fatalf("reading freshly flushed files missed the cache %d times", got-misses)
+	}
+	if n := queryInt(t, a, "SELECT count(*) FROM epochdb_stat_cache WHERE bytes > 0 AND bytes <= capacity_bytes AND blocks > 0 AND hit_ratio > 0"); n != 1 {
+		t.Fatal("epochdb_stat_cache does not show the blocks it holds")
+	}
 
 	// b holds a snapshot through the updates and the compaction.
 	bpid := queryInt(t, b, "SELECT pg_backend_pid()")

@@ -14,6 +14,7 @@ import (
 //	epochdb_stat_files       each sstable: level, size, key range, entries, garbage, retirement
 //	epochdb_stat_checkpoint  the flush cost, the log a crash would replay, the checkpoint interval
 //	epochdb_stat_reclaim     who holds back cleanup: each pin with its session and what it holds
+//	epochdb_stat_cache       the block cache: hits, misses, the bytes and blocks it holds
 //	pg_stat_wal              the log writer's batches, fsyncs, bytes and time, in PostgreSQL's columns
 
 func init() {
@@ -36,6 +37,8 @@ func init() {
 				"held_versions int8, held_version_bytes int8, held_files int8, held_file_bytes int8, "+
 				"current_epoch int8, oldest_pinned_epoch int8, freed_versions int8, freed_version_bytes int8, "+
 				"freed_files int8, freed_file_bytes int8", statReclaimRows),
+		catalogTable(0, 0, "v", "epochdb_stat_cache",
+			"hits int8, misses int8, hit_ratio float8, bytes int8, capacity_bytes int8, blocks int8", statCacheRows),
 	} {
 		virtualTables[v.name] = v
 	}
@@ -121,6 +124,18 @@ type Backend struct {
 	Query string
 	Txn   uint64
 	Locks *txn.Owner
+}
+
+// statCacheRows is the block cache's one row. The counters run from the
+// store's open; hit_ratio is NULL until the first read.
+func statCacheRows(s Host) []row {
+	c := s.Store().Stats().Cache
+	var ratio any
+	if n := c.Hits + c.Misses; n > 0 {
+		ratio = float64(c.Hits) / float64(n)
+	}
+	return []row{{"hits": c.Hits, "misses": c.Misses, "hit_ratio": ratio,
+		"bytes": c.Bytes, "capacity_bytes": c.Capacity, "blocks": c.Blocks}}
 }
 
 // statReclaimRows gives one row per pin, oldest first, named by the
