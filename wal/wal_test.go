@@ -663,3 +663,61 @@ func TestRecycledSegmentTail(t *testing.T) {
 		}
 	}
 }
+
+// A recycled segment is extended to full size before the flusher takes it,
+// so that the commits written into it overwrite allocated blocks: an append
+// would make every fdatasync write the file's size too. The old segment
+// held about 100 KiB; the new one takes 300 KiB of commits and must not grow.
+func TestRecycledSegmentIsFullSize(t *testing.T) {
+	const segSize = 1 << 20
+	fs := newFS(t)
+	w, err := Create(fs, dir, 1, Options{SegmentSize: segSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	commit := func(txn uint64, size int) {
+		err := w.Commit(func(buf []byte) []byte {
+			buf = AppendEntry(buf, txn, []byte("k"), bytes.Repeat([]byte{byte(txn)}, size), false)
+			return AppendCommit(buf, txn, txn, nil)
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range uint64(50) {
+		commit(i+1, 2000)
+	}
+	cut, err := w.Rotate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Recycle(cut); err != nil {
+		t.Fatal(err)
+	}
+	for tries := 0; ; tries++ {
+		names, _ := fs.List(dir)
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, prepPrefix+"r") }) {
+			break
+		}
+		if tries == 1000 {
+			t.Fatal("the recycled segment was never taken")
+		}
+		if _, err := w.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for i := range uint64(150) {
+		commit(100+i, 2000)
+	}
+	seg := w.seg.Load()
+	info, err := fs.Stat(fs.PathJoin(dir, SegmentName(seg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() != segSize {
+		t.Fatalf("segment %d, once a recycled one, is %d bytes after 300 KiB of commits; want %d (allocated in advance)",
+			seg, info.Size(), segSize)
+	}
+}

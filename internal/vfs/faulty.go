@@ -17,7 +17,7 @@ type Op int
 
 const (
 	OpCreate  Op = iota // FS.Create
-	OpWrite             // File.Write
+	OpWrite             // File.Write and File.WriteAt
 	OpSync              // File.Sync
 	OpSyncDir           // FS.SyncDir
 	OpRemove            // FS.Remove
@@ -162,6 +162,14 @@ func (f *faultyFile) Write(p []byte) (int, error) {
 		return 0, injected(OpWrite, f.name)
 	}
 	return f.File.Write(p)
+}
+
+// WriteAt counts as a Write.
+func (f *faultyFile) WriteAt(p []byte, off int64) (int, error) {
+	if f.fs.fails(OpWrite) {
+		return 0, injected(OpWrite, f.name)
+	}
+	return f.File.WriteAt(p, off)
 }
 
 func (f *faultyFile) Sync() error {

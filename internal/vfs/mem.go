@@ -497,6 +497,23 @@ func (f *memFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteAt writes p at off and leaves the offset where it was.
+func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return 0, &os.PathError{Op: "writeat", Path: f.name, Err: os.ErrClosed}
+	}
+	if !f.writable {
+		return 0, &os.PathError{Op: "writeat", Path: f.name, Err: syscall.EBADF}
+	}
+	if off < 0 {
+		return 0, &os.PathError{Op: "writeat", Path: f.name, Err: syscall.EINVAL}
+	}
+	f.node.writeAt(p, int(off))
+	return len(p), nil
+}
+
 func (f *memFile) Close() error {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()

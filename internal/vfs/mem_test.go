@@ -156,6 +156,24 @@ func TestMemCrashOverwrite(t *testing.T) {
 	expectContents(t, crash(fs), "/db/b", "abcdef")
 }
 
+// WriteAt writes where it is told, past the end too, without moving the
+// offset that Write continues from; unsynced, it is lost in a crash.
+func TestMemWriteAt(t *testing.T) {
+	fs := newMem(t)
+	f := create(t, fs, "/db/a", "abc", "", true)
+	_, err := f.WriteAt([]byte("XYZ"), 5)
+	must(t, err)
+	expectContents(t, fs, "/db/a", "abc\x00\x00XYZ")
+	mustWrite(t, f, "d")
+	expectContents(t, fs, "/db/a", "abcd\x00XYZ")
+	expectContents(t, crash(fs), "/db/a", "abc")
+	must(t, f.Sync())
+	expectContents(t, crash(fs), "/db/a", "abcd\x00XYZ")
+	if _, err := f.WriteAt([]byte("q"), -1); err == nil {
+		t.Fatal("WriteAt at a negative offset succeeded")
+	}
+}
+
 func TestMemCrashCreate(t *testing.T) {
 	fs := newMem(t)
 	create(t, fs, "/db/unsynced", "data", "", false)

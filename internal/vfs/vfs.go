@@ -48,11 +48,13 @@ type FS interface {
 var ErrLocked = errors.New("vfs: file is locked by another process")
 
 // File is an open file. Writes go at the current offset (append, for files
-// the storage engine writes); ReadAt and Truncate serve recovery.
+// the storage engine writes); ReadAt and Truncate serve recovery, and WriteAt
+// lets the log extend a recycled segment without moving its offset.
 type File interface {
 	io.Reader
 	io.ReaderAt
 	io.Writer
+	io.WriterAt
 	io.Closer
 	Stat() (os.FileInfo, error)
 	// Sync makes every completed Write durable. On Linux it is fdatasync.
