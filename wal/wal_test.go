@@ -596,6 +596,49 @@ func TestRotateCutsTheLog(t *testing.T) {
 	}
 }
 
+// commitSized commits transaction txn with one entry of size bytes.
+func commitSized(t *testing.T, w *Writer, txn uint64, size int) {
+	t.Helper()
+	err := w.Commit(func(buf []byte) []byte {
+		buf = AppendEntry(buf, txn, []byte("k"), bytes.Repeat([]byte{byte(txn)}, size), false)
+		return AppendCommit(buf, txn, txn, nil)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeOnRecycled fills a segment with 50 commits of 2000 bytes (about
+// 100 KiB), recycles it, and rotates until the flusher writes into it:
+// prepare offers one segment at a time, and may still be offering the
+// zero-filled one.
+func writeOnRecycled(t *testing.T, fs vfs.FS, w *Writer, label string) {
+	t.Helper()
+	for i := range uint64(50) {
+		commitSized(t, w, i+1, 2000)
+	}
+	cut, err := w.Rotate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Recycle(cut); err != nil {
+		t.Fatal(err)
+	}
+	recycledLeft := func() bool {
+		names, _ := fs.List(dir)
+		return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, prepPrefix+"r") })
+	}
+	for tries := 0; recycledLeft(); tries++ {
+		if tries == 1000 {
+			t.Fatalf("%sthe recycled segment was never written over", label)
+		}
+		if _, err := w.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // A recycled segment is written over from its start; what is left of its
 // old batches past the new records is the log's end, never corruption and
 // never records, whether the crash keeps the unsynced tail or not.
@@ -607,44 +650,10 @@ func TestRecycledSegmentTail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		commit := func(txn uint64, size int) {
-			err := w.Commit(func(buf []byte) []byte {
-				buf = AppendEntry(buf, txn, []byte("k"), bytes.Repeat([]byte{byte(txn)}, size), false)
-				return AppendCommit(buf, txn, txn, nil)
-			}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i := range uint64(50) {
-			commit(i+1, 2000) // a full-looking old segment
-		}
-		cut, err := w.Rotate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Recycle(cut); err != nil {
-			t.Fatal(err)
-		}
-		// Rotate until the flusher has taken the recycled segment: prepare
-		// offers one segment at a time, and may still be offering the
-		// zero-filled one.
-		recycledLeft := func() bool {
-			names, _ := fs.List(dir)
-			return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, prepPrefix+"r") })
-		}
-		for tries := 0; recycledLeft(); tries++ {
-			if tries == 1000 {
-				t.Fatalf("seed %d: the recycled segment was never written over", seed)
-			}
-			if _, err := w.Rotate(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		writeOnRecycled(t, fs, w, fmt.Sprintf("seed %d: ", seed))
 		n := 1 + rng.IntN(5)
 		for i := range n {
-			commit(uint64(100+i), 10)
+			commitSized(t, w, uint64(100+i), 10)
 		}
 		crashed := fs.CrashClone(vfs.CrashOptions{Rand: rng, KeepUnsynced: rng.IntN(2) == 0})
 		_ = w.Close()
@@ -676,40 +685,9 @@ func TestRecycledSegmentIsFullSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	commit := func(txn uint64, size int) {
-		err := w.Commit(func(buf []byte) []byte {
-			buf = AppendEntry(buf, txn, []byte("k"), bytes.Repeat([]byte{byte(txn)}, size), false)
-			return AppendCommit(buf, txn, txn, nil)
-		}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range uint64(50) {
-		commit(i+1, 2000)
-	}
-	cut, err := w.Rotate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Recycle(cut); err != nil {
-		t.Fatal(err)
-	}
-	for tries := 0; ; tries++ {
-		names, _ := fs.List(dir)
-		if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, prepPrefix+"r") }) {
-			break
-		}
-		if tries == 1000 {
-			t.Fatal("the recycled segment was never taken")
-		}
-		if _, err := w.Rotate(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	writeOnRecycled(t, fs, w, "")
 	for i := range uint64(150) {
-		commit(100+i, 2000)
+		commitSized(t, w, 100+i, 2000)
 	}
 	seg := w.seg.Load()
 	info, err := fs.Stat(fs.PathJoin(dir, SegmentName(seg)))

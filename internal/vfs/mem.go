@@ -486,11 +486,8 @@ func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
 func (f *memFile) Write(p []byte) (int, error) {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
-	if f.closed {
-		return 0, &os.PathError{Op: "write", Path: f.name, Err: os.ErrClosed}
-	}
-	if !f.writable {
-		return 0, &os.PathError{Op: "write", Path: f.name, Err: syscall.EBADF}
+	if err := f.writableLocked("write"); err != nil {
+		return 0, err
 	}
 	f.node.writeAt(p, f.pos)
 	f.pos += len(p)
@@ -501,17 +498,26 @@ func (f *memFile) Write(p []byte) (int, error) {
 func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
-	if f.closed {
-		return 0, &os.PathError{Op: "writeat", Path: f.name, Err: os.ErrClosed}
-	}
-	if !f.writable {
-		return 0, &os.PathError{Op: "writeat", Path: f.name, Err: syscall.EBADF}
+	if err := f.writableLocked("writeat"); err != nil {
+		return 0, err
 	}
 	if off < 0 {
 		return 0, &os.PathError{Op: "writeat", Path: f.name, Err: syscall.EINVAL}
 	}
 	f.node.writeAt(p, int(off))
 	return len(p), nil
+}
+
+// writableLocked is the error a write named op gets from a closed or
+// read-only file, or nil.
+func (f *memFile) writableLocked(op string) error {
+	if f.closed {
+		return &os.PathError{Op: op, Path: f.name, Err: os.ErrClosed}
+	}
+	if !f.writable {
+		return &os.PathError{Op: op, Path: f.name, Err: syscall.EBADF}
+	}
+	return nil
 }
 
 func (f *memFile) Close() error {
@@ -548,12 +554,10 @@ func (f *memFile) Sync() error {
 func (f *memFile) Truncate(size int64) error {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
-	switch {
-	case f.closed:
-		return &os.PathError{Op: "truncate", Path: f.name, Err: os.ErrClosed}
-	case !f.writable:
-		return &os.PathError{Op: "truncate", Path: f.name, Err: syscall.EBADF}
-	case size < 0:
+	if err := f.writableLocked("truncate"); err != nil {
+		return err
+	}
+	if size < 0 {
 		return &os.PathError{Op: "truncate", Path: f.name, Err: syscall.EINVAL}
 	}
 	f.node.truncate(int(size))
